@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"carrier/sandbox"
+)
+
+func init() {
+	register(&Command{Name: "sandbox", Summary: "run the embedded Google sandbox in the foreground", Run: runSandbox})
+}
+
+// DefaultSandboxAddr is where the sandbox listens unless told otherwise.
+const DefaultSandboxAddr = "127.0.0.1:8089"
+
+// SandboxDir is the embedded sandbox's default data folder.
+func SandboxDir() string { return filepath.Join(DataDir(), "sandbox") }
+
+func runSandbox(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "sandbox", "[--addr HOST:PORT] [--data DIR] [--token T] [--session-ttl 168h] [--faults SPEC]")
+	addr := fs.String("addr", DefaultSandboxAddr, "address to listen on (loopback only unless --public)")
+	public := fs.Bool("public", false, "allow a non-loopback --addr (the sandbox has no TLS: anyone on the network can reach it)")
+	dir := fs.String("data", SandboxDir(), "data folder (one sandbox per folder)")
+	token := fs.String("token", "", "bearer token API requests must carry (default: a new random one, printed)")
+	ttl := fs.Duration("session-ttl", 7*24*time.Hour, "how long a resumable upload session lives")
+	faults := fs.String("faults", "", "fault spec, e.g. seed=7,reset=0.05,err5xx=0.05,stall=0.02,partial=0.2,dropfinal=0.1,latency=20ms,rate=20MB")
+	quiet := fs.Bool("quiet", false, "log only warnings and errors")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if !*public && !sandbox.IsLoopback(*addr) {
+		return usagef("--addr %s is not a loopback address; the sandbox has no TLS and its data would be open to the network. Add --public if that is really wanted", *addr)
+	}
+	if *ttl <= 0 {
+		return usagef("--session-ttl must be positive")
+	}
+	if _, err := sandbox.ParseFaults(*faults); err != nil {
+		return usagef("--faults: %v", err)
+	}
+	generated := false
+	if *token == "" {
+		*token = "sbx-" + base64.RawURLEncoding.EncodeToString(randBytes(24))
+		generated = true
+	}
+	level := slog.LevelInfo
+	if *quiet {
+		level = slog.LevelWarn
+	}
+	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
+	sb, err := sandbox.Open(sandbox.Options{Dir: *dir, Token: *token, SessionTTL: *ttl, Faults: *faults, Logger: logger})
+	if err != nil {
+		var running *sandbox.ErrAlreadyRunning
+		if errors.As(err, &running) {
+			return err
+		}
+		return fmt.Errorf("%w", err)
+	}
+	defer sb.Close()
+	ln, err := sandbox.Listen(*addr)
+	if err != nil {
+		return fmt.Errorf("%w (is another program using the port? pick one with --addr 127.0.0.1:PORT, or :0 for any)", err)
+	}
+	fmt.Fprintln(env.Stdout, sandbox.URL(ln))
+	if generated {
+		fmt.Fprintf(env.Stdout, "token: %s\n", *token)
+	}
+	logger.Info("sandbox ready", "url", sandbox.URL(ln), "data", *dir, "account", sb.Account(), "faults", sb.Faults())
+	return sb.Serve(ctx, ln)
+}
+
+func randBytes(n int) []byte {
+	b := make([]byte, n)
+	rand.Read(b)
+	return b
+}

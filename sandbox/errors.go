@@ -1,0 +1,104 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+// apiError is an error in Google's JSON form. Handlers return it instead of
+// writing, so one place decides how errors look on the wire.
+type apiError struct {
+	Code    int
+	Status  string // google.rpc code name, e.g. INVALID_ARGUMENT
+	Reason  string // errors[0].reason, e.g. badContent
+	Message string
+}
+
+func (e *apiError) Error() string { return fmt.Sprintf("%d %s: %s", e.Code, e.Status, e.Message) }
+
+func errorf(code int, reason, format string, a ...any) *apiError {
+	return &apiError{Code: code, Status: rpcStatus(code), Reason: reason, Message: fmt.Sprintf(format, a...)}
+}
+
+func badRequest(format string, a ...any) *apiError {
+	return errorf(http.StatusBadRequest, "badRequest", format, a...)
+}
+
+func notFound(format string, a ...any) *apiError {
+	return errorf(http.StatusNotFound, "notFound", format, a...)
+}
+
+func rpcStatus(code int) string {
+	switch code {
+	case 400:
+		return "INVALID_ARGUMENT"
+	case 401:
+		return "UNAUTHENTICATED"
+	case 403:
+		return "PERMISSION_DENIED"
+	case 404, 410:
+		return "NOT_FOUND"
+	case 409:
+		return "ALREADY_EXISTS"
+	case 413:
+		return "OUT_OF_RANGE"
+	case 429:
+		return "RESOURCE_EXHAUSTED"
+	case 499:
+		return "CANCELLED"
+	case 501:
+		return "UNIMPLEMENTED"
+	case 503:
+		return "UNAVAILABLE"
+	case 504:
+		return "DEADLINE_EXCEEDED"
+	}
+	if code >= 500 {
+		return "INTERNAL"
+	}
+	return "FAILED_PRECONDITION"
+}
+
+type errorItem struct {
+	Message      string `json:"message"`
+	Domain       string `json:"domain"`
+	Reason       string `json:"reason"`
+	Location     string `json:"location,omitempty"`
+	LocationType string `json:"locationType,omitempty"`
+}
+
+type errorBody struct {
+	Error struct {
+		Code    int         `json:"code"`
+		Message string      `json:"message"`
+		Errors  []errorItem `json:"errors"`
+		Status  string      `json:"status"`
+	} `json:"error"`
+}
+
+func writeError(w http.ResponseWriter, e *apiError) {
+	var b errorBody
+	b.Error.Code = e.Code
+	b.Error.Message = e.Message
+	b.Error.Status = e.Status
+	item := errorItem{Message: e.Message, Domain: "global", Reason: e.Reason}
+	if e.Code == http.StatusUnauthorized {
+		item.Location, item.LocationType = "Authorization", "header"
+		w.Header().Set("WWW-Authenticate", `Bearer realm="https://accounts.google.com/", error="invalid_token"`)
+	}
+	b.Error.Errors = []errorItem{item}
+	writeJSON(w, e.Code, b)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	body, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		code = http.StatusInternalServerError
+		body = []byte(`{"error":{"code":500,"message":"could not encode the response","status":"INTERNAL"}}`)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	w.WriteHeader(code)
+	w.Write(body)
+	w.Write([]byte("\n"))
+}

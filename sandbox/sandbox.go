@@ -1,0 +1,221 @@
+// Package sandbox is Carrier's embedded stand-in for Google's upload
+// endpoints: Gmail and Mirror media uploads, Cloud Storage objects, their
+// read endpoints, and the resumable upload protocol with the behaviour of
+// real Google servers (PROTOCOL.md). It shares no code with package
+// transfer on purpose: it is the other side of the wire.
+package sandbox
+
+import (
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// DefaultAccount is the mailbox address the sandbox answers for.
+const DefaultAccount = "you@carrier.sandbox"
+
+// Options configure a sandbox.
+type Options struct {
+	Dir        string           // data folder (created 0700)
+	Token      string           // bearer token API requests must carry; session URIs need none
+	Account    string           // the mailbox's address; DefaultAccount if empty
+	SessionTTL time.Duration    // how long a resumable session lives; 0 means 168h
+	Faults     string           // fault spec (see ParseFaults); "" for none
+	Logger     *slog.Logger     // nil discards
+	Now        func() time.Time // nil means time.Now
+}
+
+// Stats counts what the sandbox saw since it was opened.
+type Stats struct {
+	Requests          int64 `json:"requests"`
+	SessionsCreated   int64 `json:"sessionsCreated"`
+	SessionsCompleted int64 `json:"sessionsCompleted"`
+	Completions       int64 `json:"completions"`   // resources created by any upload type
+	BytesReceived     int64 `json:"bytesReceived"` // media bytes that arrived, re-sent ones included
+	BytesStored       int64 `json:"bytesStored"`   // media bytes kept
+	FaultsInjected    int64 `json:"faultsInjected"`
+}
+
+// Sandbox is an open sandbox store with its HTTP handler.
+type Sandbox struct {
+	opts    Options
+	dir     string
+	db      *bolt.DB
+	log     *slog.Logger
+	now     func() time.Time
+	handler http.Handler
+	faults  *faultInjector
+
+	locks   sync.Map // upload id -> chan struct{} (a lock that respects request contexts)
+	closing chan struct{}
+	closed  sync.Once
+
+	stats struct {
+		requests, sessionsCreated, sessionsCompleted, completions atomic.Int64
+		bytesReceived, bytesStored, faults                       atomic.Int64
+	}
+}
+
+// ErrAlreadyRunning says another sandbox holds the data folder.
+type ErrAlreadyRunning struct {
+	Dir   string
+	Where string // "pid N at URL" when known
+}
+
+func (e *ErrAlreadyRunning) Error() string {
+	if e.Where != "" {
+		return fmt.Sprintf("a sandbox already runs on %s (%s); use it, or stop it first", e.Dir, e.Where)
+	}
+	return fmt.Sprintf("a sandbox already runs on %s; use it, or stop it first", e.Dir)
+}
+
+const runningFile = "running"
+
+// Open opens (or creates) the sandbox store in o.Dir. Only one process may
+// hold a data folder; a second gets *ErrAlreadyRunning.
+func Open(o Options) (*Sandbox, error) {
+	if o.Dir == "" {
+		return nil, errors.New("sandbox: no data folder given")
+	}
+	if o.Token == "" {
+		return nil, errors.New("sandbox: no access token given")
+	}
+	if o.Account == "" {
+		o.Account = DefaultAccount
+	}
+	if o.SessionTTL <= 0 {
+		o.SessionTTL = 7 * 24 * time.Hour
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	faults, err := ParseFaults(o.Faults)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range []string{o.Dir, filepath.Join(o.Dir, "uploads"), filepath.Join(o.Dir, "blobs")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, fmt.Errorf("sandbox: cannot create its data folder: %w", err)
+		}
+		os.Chmod(d, 0o700)
+	}
+	// bbolt's own file lock is the one-process-per-folder guard; a short
+	// timeout turns "blocked forever" into a message naming the holder.
+	db, err := bolt.Open(filepath.Join(o.Dir, "sandbox.db"), 0o600, &bolt.Options{Timeout: 200 * time.Millisecond})
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			where, _ := os.ReadFile(filepath.Join(o.Dir, runningFile))
+			return nil, &ErrAlreadyRunning{Dir: o.Dir, Where: strings.TrimSpace(string(where))}
+		}
+		return nil, fmt.Errorf("sandbox: cannot open its store in %s: %w", o.Dir, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range allBuckets {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sandbox: cannot prepare its store: %w", err)
+	}
+	s := &Sandbox{opts: o, dir: o.Dir, db: db, log: o.Logger, now: o.Now, faults: newFaultInjector(faults), closing: make(chan struct{})}
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Close releases the store and ends any request the fault injector holds.
+func (s *Sandbox) Close() error {
+	var err error
+	s.closed.Do(func() {
+		close(s.closing)
+		os.Remove(filepath.Join(s.dir, runningFile))
+		err = s.db.Close()
+	})
+	return err
+}
+
+// Handler serves the sandbox's HTTP API.
+func (s *Sandbox) Handler() http.Handler { return s.handler }
+
+// Account is the mailbox address the sandbox answers for.
+func (s *Sandbox) Account() string { return s.opts.Account }
+
+// Token is the static bearer token.
+func (s *Sandbox) Token() string { return s.opts.Token }
+
+// Stats returns the counters.
+func (s *Sandbox) Stats() Stats {
+	return Stats{
+		Requests:          s.stats.requests.Load(),
+		SessionsCreated:   s.stats.sessionsCreated.Load(),
+		SessionsCompleted: s.stats.sessionsCompleted.Load(),
+		Completions:       s.stats.completions.Load(),
+		BytesReceived:     s.stats.bytesReceived.Load(),
+		BytesStored:       s.stats.bytesStored.Load(),
+		FaultsInjected:    s.stats.faults.Load(),
+	}
+}
+
+// SetFaults replaces the fault spec at run time.
+func (s *Sandbox) SetFaults(spec string) error {
+	f, err := ParseFaults(spec)
+	if err != nil {
+		return err
+	}
+	s.faults.set(f)
+	return nil
+}
+
+// Faults returns the fault spec in force.
+func (s *Sandbox) Faults() string { return s.faults.get().String() }
+
+// announce records where this sandbox serves, for a second process that
+// finds the folder taken.
+func (s *Sandbox) announce(url string) {
+	p := filepath.Join(s.dir, runningFile)
+	os.WriteFile(p, []byte(fmt.Sprintf("pid %d at %s\n", os.Getpid(), url)), 0o600)
+}
+
+func (s *Sandbox) authorized(r *http.Request) bool {
+	h := r.Header.Get("Authorization")
+	tok, ok := strings.CutPrefix(h, "Bearer ")
+	if !ok {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.opts.Token)) == 1
+}
+
+var errUnauthenticated = errorf(http.StatusUnauthorized, "required",
+	"Request is missing a valid access token. Send 'Authorization: Bearer TOKEN' with the sandbox's token (printed when it starts).")
+
+// sessionLock takes the per-session lock, giving up when the request ends:
+// a status query must not wait forever behind a request whose client left.
+func (s *Sandbox) sessionLock(r *http.Request, id string) (unlock func(), ok bool) {
+	v, _ := s.locks.LoadOrStore(id, make(chan struct{}, 1))
+	ch := v.(chan struct{})
+	select {
+	case ch <- struct{}{}:
+		return func() { <-ch }, true
+	case <-r.Context().Done():
+		return nil, false
+	case <-s.closing:
+		return nil, false
+	}
+}

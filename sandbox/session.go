@@ -1,0 +1,329 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// sessionRec is a resumable session as stored. Its bytes are in
+// uploads/ID.part; Stored is the truth, and the file is cut back to it
+// before every write, so bytes a crash left past it never count.
+type sessionRec struct {
+	ID         string          `json:"id"`
+	Upload     upload          `json:"upload"`
+	Path       string          `json:"path"`
+	Started    string          `json:"started"`  // POST or PUT: decides 201 or 200 at the end
+	Declared   int64           `json:"declared"` // X-Upload-Content-Length, -1 if not given
+	Total      int64           `json:"total"`    // -1 until known
+	Stored     int64           `json:"stored"`
+	MD5State   []byte          `json:"md5State,omitempty"`
+	CRCState   []byte          `json:"crcState,omitempty"`
+	Created    time.Time       `json:"created"`
+	Done       bool            `json:"done"`
+	ResultCode int             `json:"resultCode,omitempty"`
+	Result     json.RawMessage `json:"result,omitempty"`
+}
+
+func (sess *sessionRec) successCode() int {
+	if sess.Started == http.MethodPut {
+		return http.StatusOK
+	}
+	return http.StatusCreated
+}
+
+var errSessionGone = notFound("No upload session with this id: it expired, was cancelled, or never existed. Start a new upload.")
+
+func (s *Sandbox) loadSession(id string) (*sessionRec, *apiError) {
+	sess := new(sessionRec)
+	err := s.db.View(func(tx *bolt.Tx) error { return getJSON(tx, bSessions, id, sess) })
+	if errors.Is(err, errNoRecord) {
+		return nil, errSessionGone
+	}
+	if err != nil {
+		return nil, errorf(500, "backendError", "%v", err)
+	}
+	if s.now().Sub(sess.Created) > s.opts.SessionTTL {
+		s.dropSession(id)
+		return nil, errSessionGone
+	}
+	return sess, nil
+}
+
+func (s *Sandbox) saveSession(sess *sessionRec) error {
+	return s.db.Update(func(tx *bolt.Tx) error { return putJSON(tx, bSessions, sess.ID, sess) })
+}
+
+func (s *Sandbox) dropSession(id string) {
+	s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bSessions).Delete([]byte(id)) })
+	os.Remove(s.uploadPath(id))
+}
+
+// serveSession answers requests to a session URI (PROTOCOL.md 4.2-4.4).
+// They need no Authorization: the URI is the capability.
+func (s *Sandbox) serveSession(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("upload_id")
+	w.Header().Set("X-GUploader-UploadID", id)
+	switch r.Method {
+	case http.MethodPut, http.MethodPost, http.MethodDelete:
+	default:
+		writeError(w, errorf(http.StatusMethodNotAllowed, "httpMethodNotAllowed", "A session URI takes PUT or POST (bytes or a status query) and DELETE (cancel), not %s.", r.Method))
+		return
+	}
+	var plan faultPlan
+	if r.Method != http.MethodDelete {
+		var handled bool
+		if plan, handled = s.beginFaults(w, r); handled {
+			return
+		}
+	}
+	unlock, ok := s.sessionLock(r, id)
+	if !ok {
+		return
+	}
+	defer unlock()
+	sess, e := s.loadSession(id)
+	if e != nil {
+		s.refuse(w, r, e)
+		return
+	}
+	if r.Method == http.MethodDelete {
+		s.dropSession(id)
+		writeError(w, errorf(499, "canceled", "The upload was cancelled by the client."))
+		return
+	}
+	if sess.Done {
+		if r.ContentLength != 0 {
+			w.Header().Set("Connection", "close") // the body stays unread
+		}
+		s.replay(w, sess)
+		return
+	}
+	s.serveBytes(w, r, sess, plan)
+}
+
+// refuse answers without reading the body; the connection is then
+// closed, since an unread body cannot be skipped on a kept-alive one.
+func (s *Sandbox) refuse(w http.ResponseWriter, r *http.Request, e *apiError) {
+	if r.ContentLength != 0 {
+		w.Header().Set("Connection", "close")
+	}
+	writeError(w, e)
+}
+
+// replay answers a finished session: a status query after completion gets
+// the resource, so a client whose last answer was lost never sends twice.
+func (s *Sandbox) replay(w http.ResponseWriter, sess *sessionRec) {
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	w.WriteHeader(sess.ResultCode)
+	w.Write(sess.Result)
+}
+
+func (s *Sandbox) incomplete(w http.ResponseWriter, r *http.Request, sess *sessionRec) {
+	if rg := rangeHeader(sess.Stored); rg != "" {
+		w.Header().Set("Range", rg)
+	}
+	w.Header().Set("Content-Length", "0")
+	if r.Header.Get("X-GUploader-No-308") == "yes" {
+		w.Header().Set("X-HTTP-Status-Code-Override", "308")
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	w.WriteHeader(http.StatusPermanentRedirect)
+}
+
+func (s *Sandbox) serveBytes(w http.ResponseWriter, r *http.Request, sess *sessionRec, plan faultPlan) {
+	m := methodByName[sess.Upload.Method]
+	var cr contentRange
+	if v := r.Header.Get("Content-Range"); v != "" {
+		var err error
+		if cr, err = parseContentRange(v); err != nil {
+			s.refuse(w, r, badRequest("%v", err))
+			return
+		}
+	} else {
+		switch {
+		case r.ContentLength > 0: // the whole upload in one request
+			cr = contentRange{First: 0, Last: r.ContentLength - 1, Total: r.ContentLength}
+		case r.ContentLength == 0 && sess.Total == 0:
+			cr = contentRange{Query: true, Total: 0}
+		case r.ContentLength == 0:
+			cr = contentRange{Query: true, Total: -1}
+		default:
+			s.refuse(w, r, badRequest("Send Content-Range (bytes FIRST-LAST/TOTAL) or Content-Length with the bytes of a session."))
+			return
+		}
+	}
+	if cr.Total >= 0 {
+		switch {
+		case sess.Total >= 0 && cr.Total != sess.Total:
+			s.refuse(w, r, badRequest("The total in Content-Range (%d) contradicts the upload's size (%d, from X-Upload-Content-Length or an earlier request).", cr.Total, sess.Total))
+			return
+		case cr.Total < sess.Stored:
+			s.refuse(w, r, badRequest("The total in Content-Range (%d) is less than the %d bytes already stored.", cr.Total, sess.Stored))
+			return
+		case m.Limit > 0 && cr.Total > m.Limit:
+			s.refuse(w, r, m.tooLarge(cr.Total))
+			return
+		}
+		if sess.Total < 0 {
+			sess.Total = cr.Total
+			if err := s.saveSession(sess); err != nil {
+				s.refuse(w, r, errorf(500, "backendError", "store: %v", err))
+				return
+			}
+		}
+	}
+	if cr.Query {
+		if sess.Total >= 0 && sess.Stored == sess.Total {
+			s.complete(w, r, sess, plan)
+			return
+		}
+		s.incomplete(w, r, sess)
+		return
+	}
+	span := cr.Last - cr.First + 1
+	if r.ContentLength >= 0 && r.ContentLength != span {
+		s.refuse(w, r, badRequest("Content-Length is %d but Content-Range names %d bytes.", r.ContentLength, span))
+		return
+	}
+	if cr.First > sess.Stored {
+		// Real servers answer 503 and change nothing; Range says where to go on.
+		if rg := rangeHeader(sess.Stored); rg != "" {
+			w.Header().Set("Range", rg)
+		}
+		s.refuse(w, r, errorf(http.StatusServiceUnavailable, "backendError",
+			"The chunk starts at byte %d but only %d bytes are stored; ask where the upload stands and resume from there.", cr.First, sess.Stored))
+		return
+	}
+	final := sess.Total >= 0 && cr.Last+1 == sess.Total
+	if !final && span%chunkGranularity != 0 {
+		s.refuse(w, r, badRequest("A chunk other than the last must be a multiple of %d bytes; this one is %d bytes.", chunkGranularity, span))
+		return
+	}
+	if m.Limit > 0 && cr.Last+1 > m.Limit {
+		s.refuse(w, r, m.tooLarge(cr.Last+1))
+		return
+	}
+	body := io.Reader(r.Body)
+	if skip := sess.Stored - cr.First; skip > 0 {
+		if n, err := s.discard(w, body, skip); err != nil || n < skip {
+			s.interrupted(w, err)
+			return
+		}
+	}
+	end := cr.Last + 1
+	keepEnd := end
+	if plan.partial {
+		// Keep only part of the new bytes, rounded down to 256 KiB, as a
+		// server that persisted less than it received.
+		k := sess.Stored + int64(plan.keepFrac*float64(end-sess.Stored))
+		k -= k % chunkGranularity
+		if k < end && k >= sess.Stored {
+			keepEnd = k
+			s.stats.faults.Add(1)
+		}
+	}
+	n, err := s.appendBytes(w, sess, body, keepEnd-sess.Stored)
+	if n > 0 {
+		if serr := s.saveSession(sess); serr != nil && err == nil {
+			err = serr
+		}
+	}
+	if err == nil && keepEnd < end {
+		_, err = s.discard(w, body, end-keepEnd)
+	}
+	if err != nil {
+		s.interrupted(w, err)
+		return
+	}
+	if sess.Total >= 0 && sess.Stored == sess.Total {
+		s.complete(w, r, sess, plan)
+		return
+	}
+	s.incomplete(w, r, sess)
+}
+
+// appendBytes stores up to n body bytes after sess.Stored, durably, and
+// advances sess.Stored by what was written, even when the body broke off.
+func (s *Sandbox) appendBytes(w http.ResponseWriter, sess *sessionRec, body io.Reader, n int64) (int64, error) {
+	if n <= 0 {
+		return 0, nil
+	}
+	f, err := os.OpenFile(s.uploadPath(sess.ID), os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	if err := f.Truncate(sess.Stored); err != nil {
+		return 0, err
+	}
+	if _, err := f.Seek(sess.Stored, io.SeekStart); err != nil {
+		return 0, err
+	}
+	h, err := restoreHashes(sess.MD5State, sess.CRCState)
+	if err != nil {
+		return 0, err
+	}
+	written, cerr := s.copyBody(w, f, body, n, h)
+	if written == 0 {
+		return 0, cerr
+	}
+	if err := f.Sync(); err != nil {
+		return 0, err
+	}
+	sess.Stored += written
+	sess.MD5State, sess.CRCState = h.state()
+	s.stats.bytesStored.Add(written)
+	if cerr == nil && written < n {
+		cerr = io.ErrUnexpectedEOF
+	}
+	return written, cerr
+}
+
+// interrupted ends a request whose body broke off. What arrived is already
+// stored; an injected reset closes the connection with no answer at all.
+func (s *Sandbox) interrupted(w http.ResponseWriter, err error) {
+	if errors.Is(err, errInjectedReset) {
+		abortConn()
+	}
+	w.Header().Set("Connection", "close")
+	writeError(w, badRequest("The request body ended early (%v); ask where the upload stands and resume.", err))
+}
+
+func (s *Sandbox) complete(w http.ResponseWriter, r *http.Request, sess *sessionRec, plan faultPlan) {
+	m := methodByName[sess.Upload.Method]
+	h, err := restoreHashes(sess.MD5State, sess.CRCState)
+	if err != nil {
+		writeError(w, errorf(500, "backendError", "store: %v", err))
+		return
+	}
+	path := s.uploadPath(sess.ID)
+	if sess.Stored == 0 {
+		// An empty upload has no part file yet.
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
+		if err != nil {
+			writeError(w, errorf(500, "backendError", "store: %v", err))
+			return
+		}
+		f.Close()
+	}
+	md := &media{Path: path, Size: sess.Stored, MD5: h.md5.Sum(nil), CRC32C: h.crc.Sum32()}
+	if _, e := s.finish(m, &sess.Upload, md, sess); e != nil && !sess.Done {
+		writeError(w, e)
+		return
+	}
+	if sess.ResultCode < 300 {
+		s.stats.sessionsCompleted.Add(1)
+	}
+	if plan.dropFinal {
+		s.stats.faults.Add(1)
+		abortConn()
+	}
+	s.replay(w, sess)
+}
