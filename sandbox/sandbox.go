@@ -63,7 +63,7 @@ type Sandbox struct {
 
 	stats struct {
 		requests, sessionsCreated, sessionsCompleted, completions atomic.Int64
-		bytesReceived, bytesStored, faults                       atomic.Int64
+		bytesReceived, bytesStored, faults                        atomic.Int64
 	}
 }
 

@@ -105,4 +105,4 @@ func syncDir(dir string) {
 }
 
 func (s *Sandbox) uploadPath(id string) string { return filepath.Join(s.dir, "uploads", id+".part") }
-func (s *Sandbox) blobPath(name string) string  { return filepath.Join(s.dir, "blobs", name) }
+func (s *Sandbox) blobPath(name string) string { return filepath.Join(s.dir, "blobs", name) }
