@@ -34,6 +34,12 @@ type Options struct {
 	Faults     string           // fault spec (see ParseFaults); "" for none
 	Logger     *slog.Logger     // nil discards
 	Now        func() time.Time // nil means time.Now
+
+	// HeaderTimeout bounds how long a client may take to send its request
+	// headers, BodyIdle how long a body may go without a byte; they keep
+	// slow or vanished clients from holding connections. 0 means 10s and 2m.
+	HeaderTimeout time.Duration
+	BodyIdle      time.Duration
 }
 
 // Stats counts what the sandbox saw since it was opened.
@@ -57,7 +63,8 @@ type Sandbox struct {
 	handler http.Handler
 	faults  *faultInjector
 
-	locks   sync.Map // upload id -> chan struct{} (a lock that respects request contexts)
+	locksMu sync.Mutex
+	locks   map[string]*sessionMutex // only sessions with a request in flight
 	closing chan struct{}
 	closed  sync.Once
 
@@ -100,6 +107,12 @@ func Open(o Options) (*Sandbox, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.HeaderTimeout <= 0 {
+		o.HeaderTimeout = 10 * time.Second
+	}
+	if o.BodyIdle <= 0 {
+		o.BodyIdle = 2 * time.Minute
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -135,9 +148,34 @@ func Open(o Options) (*Sandbox, error) {
 		db.Close()
 		return nil, fmt.Errorf("sandbox: cannot prepare its store: %w", err)
 	}
-	s := &Sandbox{opts: o, dir: o.Dir, db: db, log: o.Logger, now: o.Now, faults: newFaultInjector(faults), closing: make(chan struct{})}
+	s := &Sandbox{opts: o, dir: o.Dir, db: db, log: o.Logger, now: o.Now, faults: newFaultInjector(faults), closing: make(chan struct{}), locks: map[string]*sessionMutex{}}
 	s.handler = s.routes()
+	s.sweep()
 	return s, nil
+}
+
+// sweep drops what outlived its use: expired sessions with their bytes,
+// and the temporary files of simple uploads a crash interrupted.
+func (s *Sandbox) sweep() {
+	var expired []string
+	s.db.View(func(tx *bolt.Tx) error {
+		return forEach(tx, bSessions, func(id string, sess *sessionRec) error {
+			if s.now().Sub(sess.Created) > s.opts.SessionTTL {
+				expired = append(expired, id)
+			}
+			return nil
+		})
+	})
+	for _, id := range expired {
+		s.dropSession(id)
+	}
+	tmps, _ := filepath.Glob(filepath.Join(s.dir, "uploads", "simple-*.part"))
+	for _, p := range tmps {
+		os.Remove(p)
+	}
+	if len(expired)+len(tmps) > 0 {
+		s.log.Info("swept", "expiredSessions", len(expired), "tempFiles", len(tmps))
+	}
 }
 
 // Close releases the store and ends any request the fault injector holds.
@@ -205,17 +243,38 @@ func (s *Sandbox) authorized(r *http.Request) bool {
 var errUnauthenticated = errorf(http.StatusUnauthorized, "required",
 	"Request is missing a valid access token. Send 'Authorization: Bearer TOKEN' with the sandbox's token (printed when it starts).")
 
+// sessionMutex is a lock that a waiter can give up on; refs counts the
+// requests holding or awaiting it, so the map keeps no entry for idle
+// sessions (nor for the made-up ids a hostile client may send).
+type sessionMutex struct {
+	ch   chan struct{}
+	refs int
+}
+
 // sessionLock takes the per-session lock, giving up when the request ends:
 // a status query must not wait forever behind a request whose client left.
 func (s *Sandbox) sessionLock(r *http.Request, id string) (unlock func(), ok bool) {
-	v, _ := s.locks.LoadOrStore(id, make(chan struct{}, 1))
-	ch := v.(chan struct{})
-	select {
-	case ch <- struct{}{}:
-		return func() { <-ch }, true
-	case <-r.Context().Done():
-		return nil, false
-	case <-s.closing:
-		return nil, false
+	s.locksMu.Lock()
+	m := s.locks[id]
+	if m == nil {
+		m = &sessionMutex{ch: make(chan struct{}, 1)}
+		s.locks[id] = m
 	}
+	m.refs++
+	s.locksMu.Unlock()
+	release := func() {
+		s.locksMu.Lock()
+		if m.refs--; m.refs == 0 {
+			delete(s.locks, id)
+		}
+		s.locksMu.Unlock()
+	}
+	select {
+	case m.ch <- struct{}{}:
+		return func() { <-m.ch; release() }, true
+	case <-r.Context().Done():
+	case <-s.closing:
+	}
+	release()
+	return nil, false
 }

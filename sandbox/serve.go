@@ -39,7 +39,7 @@ func (s *Sandbox) Serve(ctx context.Context, ln net.Listener) error {
 	s.announce(url)
 	srv := &http.Server{
 		Handler:           s.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: s.opts.HeaderTimeout,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		BaseContext:       func(net.Listener) context.Context { return ctx },

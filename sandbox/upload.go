@@ -30,11 +30,6 @@ const chunkGranularity = 256 << 10
 // maxMetadata bounds the JSON metadata of an upload.
 const maxMetadata = 1 << 20
 
-// bodyIdle is how long a request body may go without a byte before the
-// sandbox gives up on it: a slow or vanished client cannot hold a
-// connection and a session lock forever.
-const bodyIdle = 2 * time.Minute
-
 // uploadMethod is one API method that takes media (PROTOCOL.md section 1).
 type uploadMethod struct {
 	Name       string // API method name, for messages
@@ -478,8 +473,8 @@ func (s *Sandbox) copyBody(w http.ResponseWriter, dst io.Writer, src io.Reader, 
 	var written int64
 	var lastDeadline time.Time
 	for written < n {
-		if now := time.Now(); now.Sub(lastDeadline) > time.Second {
-			rc.SetReadDeadline(now.Add(bodyIdle))
+		if now := time.Now(); now.Sub(lastDeadline) > s.opts.BodyIdle/8 {
+			rc.SetReadDeadline(now.Add(s.opts.BodyIdle))
 			lastDeadline = now
 		}
 		p := buf
