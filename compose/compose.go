@@ -1,0 +1,568 @@
+// Package compose turns what a person writes into the exact bytes Google
+// takes: an RFC822 message built with go-message, written once to a private
+// spool file whose size and SHA-256 go into the upload job, so a resume
+// sends exactly these bytes. It also prepares Mirror timeline items.
+package compose
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	netmail "net/mail"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/emersion/go-message/mail"
+)
+
+// Method is where a message goes; it decides the size limit.
+type Method string
+
+const (
+	Send   Method = "send"
+	Draft  Method = "draft"
+	Insert Method = "insert"
+	Import Method = "import"
+)
+
+// Limits on the encoded message (PROTOCOL.md section 1): 35 MiB for send
+// and drafts, 150 MiB for insert and import.
+const (
+	LimitSend   = 35 << 20
+	LimitInsert = 150 << 20
+)
+
+// ParseMethod reads a --as value.
+func ParseMethod(s string) (Method, error) {
+	switch m := Method(strings.ToLower(strings.TrimSpace(s))); m {
+	case Send, Draft, Insert, Import:
+		return m, nil
+	case "drafts":
+		return Draft, nil
+	}
+	return "", fmt.Errorf("unknown method %q: use send, draft, insert or import", s)
+}
+
+// Limit is the largest encoded message the method takes.
+func (m Method) Limit() int64 {
+	if m == Insert || m == Import {
+		return LimitInsert
+	}
+	return LimitSend
+}
+
+// Message is what a person wrote.
+type Message struct {
+	From        string   // optional: Gmail fills in the account
+	To, Cc, Bcc []string // each entry may hold several addresses separated by commas
+	ReplyTo     []string
+	Subject     string
+	Text        string // plain text body, UTF-8
+	HTML        string // optional HTML alternative
+	Attachments []string
+	InReplyTo   string   // Message-ID of the message replied to, with or without <>
+	References  []string // Message-IDs of the thread
+	Date        time.Time
+	MessageID   string // without <>; generated when empty
+}
+
+// Problem is one thing to fix before a message can go.
+type Problem struct {
+	Field   string // "To", "Subject", "Attachment", "Size", ...
+	Message string
+}
+
+// InputError lists every problem found, so a person can fix them at once.
+type InputError struct{ Problems []Problem }
+
+func (e *InputError) Error() string {
+	if len(e.Problems) == 1 {
+		return e.Problems[0].Field + ": " + e.Problems[0].Message
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d problems:", len(e.Problems))
+	for _, p := range e.Problems {
+		fmt.Fprintf(&b, "\n  %s: %s", p.Field, p.Message)
+	}
+	return b.String()
+}
+
+// SizeError says a message is over its method's limit, and by how much.
+type SizeError struct {
+	Method Method
+	Size   int64
+	Limit  int64
+}
+
+func (e *SizeError) Error() string {
+	over := e.Size - e.Limit
+	if e.Method == "timeline" {
+		return fmt.Sprintf("the file is %s; the timeline takes at most %s: it is %s over", HumanSize(e.Size), HumanSize(e.Limit), HumanSize(over))
+	}
+	return fmt.Sprintf("the encoded message is %s; %s takes at most %s: remove %s (attachments grow by about a third when encoded, so about %s of files)",
+		HumanSize(e.Size), e.Method, HumanSize(e.Limit), HumanSize(over), HumanSize(over*3/4))
+}
+
+// HumanSize writes a byte count the way people read it.
+func HumanSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// ParseAddresses reads one field's entries into addresses, naming the
+// entry that does not parse. Addresses must be ASCII: Gmail's API takes
+// internationalized domains only in their punycode form.
+func ParseAddresses(field string, entries []string) ([]*mail.Address, []Problem) {
+	var out []*mail.Address
+	var problems []Problem
+	for _, e := range entries {
+		if strings.TrimSpace(e) == "" {
+			continue
+		}
+		if strings.ContainsAny(e, "\r\n") {
+			problems = append(problems, Problem{field, fmt.Sprintf("%q contains a line break", e)})
+			continue
+		}
+		list, err := netmail.ParseAddressList(e)
+		if err != nil {
+			problems = append(problems, Problem{field, fmt.Sprintf("%q is not an address (%v); write it as name@example.com or Name <name@example.com>", strings.TrimSpace(e), err)})
+			continue
+		}
+		for _, a := range list {
+			if !isASCII(a.Address) {
+				problems = append(problems, Problem{field, fmt.Sprintf("%q has non-ASCII characters; write the domain in its punycode (xn--) form", a.Address)})
+				continue
+			}
+			out = append(out, a)
+		}
+	}
+	return out, problems
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// Check finds every problem with a message before anything is written.
+func (m *Message) Check() error {
+	var problems []Problem
+	fields := []struct {
+		name    string
+		entries []string
+	}{{"From", []string{m.From}}, {"To", m.To}, {"Cc", m.Cc}, {"Bcc", m.Bcc}, {"Reply-To", m.ReplyTo}}
+	recipients := 0
+	for _, f := range fields {
+		addrs, ps := ParseAddresses(f.name, f.entries)
+		problems = append(problems, ps...)
+		if f.name == "From" && len(addrs) > 1 {
+			problems = append(problems, Problem{"From", "give one sender address"})
+		}
+		if f.name == "To" || f.name == "Cc" || f.name == "Bcc" {
+			recipients += len(addrs)
+		}
+	}
+	if recipients == 0 && len(problems) == 0 {
+		problems = append(problems, Problem{"To", "add at least one recipient (To, Cc or Bcc)"})
+	}
+	for _, h := range []struct{ name, value string }{{"Subject", m.Subject}, {"In-Reply-To", m.InReplyTo}, {"Message-ID", m.MessageID}} {
+		if strings.ContainsAny(h.value, "\r\n") {
+			problems = append(problems, Problem{h.name, "must be a single line (a line break in a header would let it add headers of its own)"})
+		}
+	}
+	for _, r := range m.References {
+		if strings.ContainsAny(r, "\r\n") || strings.TrimSpace(r) == "" {
+			problems = append(problems, Problem{"References", fmt.Sprintf("%q is not a Message-ID", r)})
+		}
+	}
+	for _, id := range append([]string{m.InReplyTo, m.MessageID}, m.References...) {
+		if id = strings.Trim(strings.TrimSpace(id), "<>"); id != "" && (!strings.Contains(id, "@") || strings.ContainsAny(id, " <>\t")) {
+			problems = append(problems, Problem{"Message-ID", fmt.Sprintf("%q is not of the form id@host", id)})
+		}
+	}
+	if !utf8.ValidString(m.Subject) || !utf8.ValidString(m.Text) || !utf8.ValidString(m.HTML) {
+		problems = append(problems, Problem{"Body", "is not valid UTF-8"})
+	}
+	for _, p := range m.Attachments {
+		if err := checkReadable(p); err != nil {
+			problems = append(problems, Problem{"Attachment", err.Error()})
+		}
+	}
+	if len(problems) > 0 {
+		return &InputError{problems}
+	}
+	return nil
+}
+
+func checkReadable(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %v", path, unwrapPathError(err))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %v", path, unwrapPathError(err))
+	}
+	if fi.IsDir() {
+		return fmt.Errorf("%s is a folder; attach the files in it, or a zip of it", path)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", path)
+	}
+	return nil
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Spool is a built message on disk. Its bytes never change.
+type Spool struct {
+	Path   string
+	Size   int64
+	SHA256 string // hex
+}
+
+// Build checks the message, writes it to a new private file in dir, and
+// checks its encoded size against the method's limit. Nothing is left
+// behind when it fails.
+func Build(ctx context.Context, m *Message, method Method, dir string) (*Spool, error) {
+	if err := m.Check(); err != nil {
+		return nil, err
+	}
+	if est := m.EstimateSize(); est > method.Limit()+method.Limit()/50 {
+		// Clearly over: refuse before spending time and disk on it.
+		return nil, &SizeError{Method: method, Size: est, Limit: method.Limit()}
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("cannot create the spool folder %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, "msg-*.eml.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("cannot create a spool file in %s: %w", dir, err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	h := sha256.New()
+	cw := &countingWriter{w: io.MultiWriter(f, h)}
+	if err := m.WriteTo(ctx, cw); err != nil {
+		return nil, err
+	}
+	if cw.n > method.Limit() {
+		return nil, &SizeError{Method: method, Size: cw.n, Limit: method.Limit()}
+	}
+	if err := f.Sync(); err != nil {
+		return nil, fmt.Errorf("cannot write the spool file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("cannot write the spool file: %w", err)
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	final := strings.TrimSuffix(f.Name(), ".tmp")
+	if err := os.Rename(f.Name(), final); err != nil {
+		return nil, fmt.Errorf("cannot keep the spool file: %w", err)
+	}
+	os.Chmod(final, 0o400) // a reminder to everyone: these bytes never change
+	ok = true
+	return &Spool{Path: final, Size: cw.n, SHA256: sum}, nil
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// WriteTo writes the message. Attachments stream from disk; memory stays
+// flat whatever their size.
+func (m *Message) WriteTo(ctx context.Context, w io.Writer) error {
+	var h mail.Header
+	if err := m.header(&h); err != nil {
+		return err
+	}
+	if len(m.Attachments) == 0 {
+		if m.HTML == "" {
+			h.SetContentType("text/plain", map[string]string{"charset": "utf-8"})
+			h.Set("Content-Transfer-Encoding", "quoted-printable")
+			body, err := mail.CreateSingleInlineWriter(w, h)
+			if err != nil {
+				return err
+			}
+			return writeClose(body, m.Text)
+		}
+		iw, err := mail.CreateInlineWriter(w, h)
+		if err != nil {
+			return err
+		}
+		if err := m.writeAlternatives(iw); err != nil {
+			return err
+		}
+		return iw.Close()
+	}
+	mw, err := mail.CreateWriter(w, h)
+	if err != nil {
+		return err
+	}
+	iw, err := mw.CreateInline()
+	if err != nil {
+		return err
+	}
+	if err := m.writeAlternatives(iw); err != nil {
+		return err
+	}
+	if err := iw.Close(); err != nil {
+		return err
+	}
+	for _, p := range m.Attachments {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := writeAttachment(ctx, mw, p); err != nil {
+			return err
+		}
+	}
+	return mw.Close()
+}
+
+func writeClose(wc io.WriteCloser, s string) error {
+	if _, err := io.WriteString(wc, s); err != nil {
+		wc.Close()
+		return err
+	}
+	return wc.Close()
+}
+
+func (m *Message) writeAlternatives(iw *mail.InlineWriter) error {
+	var th mail.InlineHeader
+	th.SetContentType("text/plain", map[string]string{"charset": "utf-8"})
+	pw, err := iw.CreatePart(th)
+	if err != nil {
+		return err
+	}
+	if err := writeClose(pw, m.Text); err != nil {
+		return err
+	}
+	if m.HTML == "" {
+		return nil
+	}
+	var hh mail.InlineHeader
+	hh.SetContentType("text/html", map[string]string{"charset": "utf-8"})
+	pw, err = iw.CreatePart(hh)
+	if err != nil {
+		return err
+	}
+	return writeClose(pw, m.HTML)
+}
+
+func (m *Message) header(h *mail.Header) error {
+	set := func(key string, entries []string) {
+		addrs, _ := ParseAddresses(key, entries) // Check already vetted them
+		if len(addrs) > 0 {
+			h.SetAddressList(key, addrs)
+		}
+	}
+	set("From", []string{m.From})
+	set("To", m.To)
+	set("Cc", m.Cc)
+	set("Bcc", m.Bcc) // kept in the raw message: Gmail takes it from there and removes it on delivery
+	set("Reply-To", m.ReplyTo)
+	if m.Subject != "" {
+		h.SetSubject(m.Subject)
+	}
+	date := m.Date
+	if date.IsZero() {
+		date = time.Now()
+	}
+	h.SetDate(date)
+	id := strings.Trim(m.MessageID, "<> ")
+	if id == "" {
+		id = newMessageID(m.From)
+	}
+	h.SetMessageID(id)
+	if r := strings.Trim(m.InReplyTo, "<> "); r != "" {
+		h.SetMsgIDList("In-Reply-To", []string{r})
+		refs := trimIDs(m.References)
+		if len(refs) == 0 || refs[len(refs)-1] != r {
+			refs = append(refs, r)
+		}
+		h.SetMsgIDList("References", refs)
+	} else if refs := trimIDs(m.References); len(refs) > 0 {
+		h.SetMsgIDList("References", refs)
+	}
+	h.Set("MIME-Version", "1.0")
+	return nil
+}
+
+func trimIDs(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		if id = strings.Trim(id, "<> "); id != "" {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// newMessageID names the sender's domain, not this machine's host name.
+func newMessageID(from string) string {
+	domain := "carrier.local"
+	if a, err := netmail.ParseAddress(from); err == nil {
+		if _, d, ok := strings.Cut(a.Address, "@"); ok && d != "" {
+			domain = d
+		}
+	}
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b) + "@" + domain
+}
+
+func writeAttachment(ctx context.Context, mw *mail.Writer, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return &InputError{[]Problem{{"Attachment", fmt.Sprintf("cannot read %s: %v", path, unwrapPathError(err))}}}
+	}
+	defer f.Close()
+	mediaType, err := DetectType(f, path)
+	if err != nil {
+		return &InputError{[]Problem{{"Attachment", fmt.Sprintf("cannot read %s: %v", path, err)}}}
+	}
+	name := filepath.Base(path)
+	var ah mail.AttachmentHeader
+	ah.Set("Content-Type", mediaType+"; "+nameParam(name))
+	ah.Set("Content-Disposition", "attachment; "+filenameParam(name))
+	ah.Set("Content-Transfer-Encoding", "base64")
+	pw, err := mw.CreateAttachment(ah)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(pw, &ctxReader{ctx: ctx, r: f}); err != nil {
+		pw.Close()
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	return pw.Close()
+}
+
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// nameParam is Content-Type's name parameter for old mail readers: plain
+// when ASCII, an RFC 2047 encoded word otherwise (what such readers parse).
+func nameParam(name string) string {
+	if isASCII(name) {
+		return `name="` + quoteEscaper.Replace(name) + `"`
+	}
+	return `name="` + mime.QEncoding.Encode("utf-8", name) + `"`
+}
+
+var quoteEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+
+// filenameParam is Content-Disposition's filename in RFC 2231 form, split
+// into continuations so no header line grows past what folding can fix.
+func filenameParam(name string) string {
+	if isASCII(name) && !strings.ContainsAny(name, "\"\\") && len(name) <= 60 {
+		return `filename="` + name + `"`
+	}
+	var enc strings.Builder
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c < 0x80 && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$&+-.^_`|~", c) >= 0) {
+			enc.WriteByte(c)
+		} else {
+			fmt.Fprintf(&enc, "%%%02X", c)
+		}
+	}
+	s := enc.String()
+	if len(s) <= 60 {
+		return "filename*=utf-8''" + s
+	}
+	var parts []string
+	for i := 0; len(s) > 0; i++ {
+		n := min(60, len(s))
+		// Never split a %XX escape.
+		if j := strings.LastIndexByte(s[:n], '%'); j >= 0 && j > n-3 {
+			n = j
+		}
+		prefix := ""
+		if i == 0 {
+			prefix = "utf-8''"
+		}
+		parts = append(parts, fmt.Sprintf("filename*%d*=%s%s", i, prefix, s[:n]))
+		s = s[n:]
+	}
+	return strings.Join(parts, "; ")
+}
+
+// EstimateSize is the encoded size of the message, from file sizes, without
+// writing it: base64 turns 57 bytes into a 78-byte line. The UI's meter
+// uses it; Build checks the exact size.
+func (m *Message) EstimateSize() int64 {
+	n := int64(2048) // headers and MIME structure
+	n += qpSize(m.Text) + qpSize(m.HTML)
+	for _, p := range m.Attachments {
+		if fi, err := os.Stat(p); err == nil {
+			n += Base64Size(fi.Size()) + 300 + 2*int64(len(filepath.Base(p)))*3
+		}
+	}
+	return n
+}
+
+// Base64Size is the size of n bytes in base64 with CRLF every 76 characters.
+func Base64Size(n int64) int64 {
+	chars := (n + 2) / 3 * 4
+	return chars + (chars+75)/76*2
+}
+
+func qpSize(s string) int64 {
+	n := int64(0)
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 || s[i] == '=' {
+			n += 3
+		} else {
+			n++
+		}
+	}
+	return n + n/75*3
+}
