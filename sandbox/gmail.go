@@ -73,7 +73,7 @@ func (s *Sandbox) checkUser(userID string) *apiError {
 	if userID == "me" || strings.EqualFold(userID, s.opts.Account) {
 		return nil
 	}
-	return errorf(http.StatusForbidden, "forbidden", "Delegation denied for %s: this sandbox's mailbox is %s (or use \"me\").", s.opts.Account, userID)
+	return errorf(http.StatusForbidden, "forbidden", "Delegation denied for %s: this sandbox's mailbox is %s; use that address or \"me\" instead of %s.", s.opts.Account, s.opts.Account, userID)
 }
 
 func gmailPrepare(s *Sandbox, tx *bolt.Tx, u *upload) *apiError {
