@@ -251,3 +251,31 @@ func TestMirrorTimeline(t *testing.T) {
 		t.Fatalf("replaced attachment still served: %d", r.code)
 	}
 }
+
+func TestGmailMetadataURIs(t *testing.T) {
+	e := newEnv(t)
+	raw := base64.RawURLEncoding.EncodeToString([]byte(testMail))
+	sent := e.do("POST", "/gmail/v1/users/me/messages/send", auth("Content-Type", "application/json"), []byte(`{"raw":"`+raw+`"}`))
+	if sent.code != 200 || !slices.Equal(labels(sent.json(t)["labelIds"]), []string{"SENT"}) {
+		t.Fatalf("messages.send with raw: %d %s", sent.code, sent.body)
+	}
+	got := e.do("GET", "/gmail/v1/users/me/messages/"+sent.json(t)["id"].(string)+"?format=raw", auth(), nil).json(t)
+	if b, _ := base64.URLEncoding.DecodeString(got["raw"].(string)); string(b) != testMail {
+		t.Fatal("raw round trip differs")
+	}
+	d := e.do("POST", "/gmail/v1/users/me/drafts", auth(), []byte(`{"message":{"raw":"`+raw+`"}}`)).json(t)
+	msgID := d["message"].(map[string]any)["id"].(string)
+	r := e.do("POST", "/gmail/v1/users/me/drafts/send", auth(), []byte(`{"id":"`+d["id"].(string)+`"}`))
+	if r.code != 200 || r.json(t)["id"] != msgID || !slices.Equal(labels(r.json(t)["labelIds"]), []string{"SENT"}) {
+		t.Fatalf("drafts.send of a draft as it stands: %d %s", r.code, r.body)
+	}
+	if r := e.do("GET", "/gmail/v1/users/me/drafts/"+d["id"].(string), auth(), nil); r.code != 404 {
+		t.Fatalf("sent draft still listed: %d", r.code)
+	}
+	if r := e.do("POST", "/gmail/v1/users/me/messages/send", auth(), []byte(`{}`)); r.code != 400 || !strings.Contains(r.errMessage(t), "raw") {
+		t.Fatalf("no raw: %d %s", r.code, r.body)
+	}
+	if r := e.do("POST", "/gmail/v1/users/me/messages/send", auth(), []byte(`{"raw":"***"}`)); r.code != 400 {
+		t.Fatalf("bad raw: %d %s", r.code, r.body)
+	}
+}

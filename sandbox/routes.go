@@ -35,6 +35,7 @@ func (s *Sandbox) routes() http.Handler {
 		api.Handle(m.HTTPMethod+" "+m.Pattern, s.uploadHandler(m))
 	}
 	s.gmailRoutes(api)
+	s.gmailMetadataRoutes(api)
 	s.mirrorRoutes(api)
 	s.storageRoutes(api)
 	api.HandleFunc("GET /sandbox/v1/stats", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, s.Stats()) })
