@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -28,7 +26,7 @@ func runSandbox(ctx context.Context, env *Env, args []string) error {
 	addr := fs.String("addr", DefaultSandboxAddr, "address to listen on (loopback only unless --public)")
 	public := fs.Bool("public", false, "allow a non-loopback --addr (the sandbox has no TLS: anyone on the network can reach it)")
 	dir := fs.String("data", SandboxDir(), "data folder (one sandbox per folder)")
-	token := fs.String("token", "", "bearer token API requests must carry (default: a new random one, printed)")
+	token := fs.String("token", "", "bearer token API requests must carry (default: the data folder's own, made on first use and printed)")
 	ttl := fs.Duration("session-ttl", 7*24*time.Hour, "how long a resumable upload session lives")
 	faults := fs.String("faults", "", "fault spec, e.g. seed=7,reset=0.05,err5xx=0.05,stall=0.02,partial=0.2,dropfinal=0.1,latency=20ms,rate=20MB")
 	quiet := fs.Bool("quiet", false, "log only warnings and errors")
@@ -46,8 +44,13 @@ func runSandbox(ctx context.Context, env *Env, args []string) error {
 	}
 	generated := false
 	if *token == "" {
-		*token = "sbx-" + base64.RawURLEncoding.EncodeToString(randBytes(24))
-		generated = true
+		// The folder's token stays the same across runs, so the desktop
+		// app and the CLI can use this sandbox without being told it.
+		t, err := sandboxToken(*dir)
+		if err != nil {
+			return err
+		}
+		*token, generated = t, true
 	}
 	level := slog.LevelInfo
 	if *quiet {
@@ -73,10 +76,4 @@ func runSandbox(ctx context.Context, env *Env, args []string) error {
 	}
 	logger.Info("sandbox ready", "url", sandbox.URL(ln), "data", *dir, "account", sb.Account(), "faults", sb.Faults())
 	return sb.Serve(ctx, ln)
-}
-
-func randBytes(n int) []byte {
-	b := make([]byte, n)
-	rand.Read(b)
-	return b
 }
