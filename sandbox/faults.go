@@ -273,6 +273,14 @@ func (s *Sandbox) stallConn(w http.ResponseWriter, r *http.Request, d time.Durat
 // abortConn closes the connection without an answer.
 func abortConn() { panic(http.ErrAbortHandler) }
 
+// abortIfInjected drops the connection when a body read failed because of
+// an injected reset: the client must see a broken connection, not a 400.
+func abortIfInjected(err error) {
+	if errors.Is(err, errInjectedReset) {
+		abortConn()
+	}
+}
+
 // faultBody injects a reset and the bandwidth cap into a request body.
 type faultBody struct {
 	r       io.ReadCloser

@@ -310,3 +310,27 @@ func soakUpload(c *http.Client, base, name string, data []byte) error {
 	}
 	return fmt.Errorf("gave up after 400 attempts")
 }
+
+func TestResetDuringMetadataDropsTheConnection(t *testing.T) {
+	e := newEnv(t)
+	e.sb.SetFaults("seed=1,reset=1")
+	meta := []byte(`{"name":"with-metadata","metadata":{"k":"` + strings.Repeat("v", 4000) + `"}}`)
+	multi := append(append([]byte("--B\r\nContent-Type: application/json\r\n\r\n"), meta...), "\r\n--B\r\nContent-Type: text/plain\r\n\r\nx\r\n--B--\r\n"...)
+	for _, c := range []struct {
+		path, ctype string
+		body        []byte
+	}{
+		{"/upload/storage/v1/b/bkt/o?uploadType=resumable", "application/json", meta},
+		{"/upload/storage/v1/b/bkt/o?uploadType=multipart", "multipart/related; boundary=B", multi},
+	} {
+		path := c.path
+		req, _ := http.NewRequest("POST", e.srv.URL+path, bytes.NewReader(c.body))
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		req.Header.Set("Content-Type", c.ctype)
+		if r, err := e.srv.Client().Do(req); err == nil {
+			b, _ := io.ReadAll(r.Body)
+			r.Body.Close()
+			t.Fatalf("%s: reset=1 answered %d %s", path, r.StatusCode, b)
+		}
+	}
+}

@@ -163,6 +163,7 @@ func patternParams(pattern string) []string {
 func readMetadata(r io.Reader) (json.RawMessage, *apiError) {
 	data, err := io.ReadAll(io.LimitReader(r, maxMetadata+1))
 	if err != nil {
+		abortIfInjected(err)
 		return nil, badRequest("Could not read the metadata: %v", err)
 	}
 	if len(data) > maxMetadata {
@@ -268,6 +269,7 @@ func (s *Sandbox) simpleUpload(w http.ResponseWriter, r *http.Request, m *upload
 		mr := multipart.NewReader(r.Body, params["boundary"])
 		part, err := mr.NextPart()
 		if err != nil {
+			abortIfInjected(err)
 			return badRequest("The multipart body must be metadata (application/json) then media; the first part is unreadable: %v", err)
 		}
 		if pt, _, _ := mime.ParseMediaType(part.Header.Get("Content-Type")); pt != "application/json" {
@@ -280,6 +282,7 @@ func (s *Sandbox) simpleUpload(w http.ResponseWriter, r *http.Request, m *upload
 		u.Metadata = meta
 		part, err = mr.NextPart()
 		if err != nil {
+			abortIfInjected(err)
 			return badRequest("The multipart body must be metadata (application/json) then media; the media part is missing or unreadable: %v", err)
 		}
 		u.MediaType = part.Header.Get("Content-Type")
@@ -299,6 +302,7 @@ func (s *Sandbox) simpleUpload(w http.ResponseWriter, r *http.Request, m *upload
 		}
 		defer os.Remove(md.Path)
 		if _, err := mr.NextPart(); err != io.EOF {
+			abortIfInjected(err)
 			return badRequest("The multipart body must be exactly two parts, metadata then media; found more.")
 		}
 		return s.finishSimple(w, r, m, u, md, plan)

@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"carrier/transfer"
+)
+
+// progress shows transfer events on stderr: a redrawn bar on a terminal,
+// plain lines every few seconds otherwise (a log file or a CI job).
+type progress struct {
+	w     io.Writer
+	tty   bool
+	every time.Duration
+	last  map[string]time.Time
+	drawn bool // a bar is on the current line
+}
+
+func newProgress(w io.Writer) *progress {
+	p := &progress{w: w, every: 2 * time.Second, last: map[string]time.Time{}}
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			p.tty, p.every = true, 100*time.Millisecond
+		}
+	}
+	return p
+}
+
+func (p *progress) event(e transfer.Event) {
+	switch e.Kind {
+	case transfer.EventProgress:
+		now := time.Now()
+		if now.Sub(p.last[e.Job]) < p.every && e.Confirmed < e.Total {
+			return
+		}
+		p.last[e.Job] = now
+		if p.tty {
+			fmt.Fprintf(p.w, "\r\033[K%s", bar(e))
+			p.drawn = true
+			return
+		}
+		fmt.Fprintf(p.w, "%s: %s\n", e.Job, counts(e))
+	case transfer.EventRetrying:
+		p.line(fmt.Sprintf("%s: retrying in %s (attempt %d): %s", e.Job, e.Wait.Round(time.Millisecond), e.Attempt, e.Reason))
+	case transfer.EventStarted:
+		p.line(fmt.Sprintf("%s: started (%s)", e.Job, size(e.Total)))
+	case transfer.EventDone:
+		p.line(fmt.Sprintf("%s: done, %s, status %d", e.Job, size(e.Total), e.Response.Status))
+	case transfer.EventFailed:
+		p.line(fmt.Sprintf("%s: failed: %s", e.Job, e.Message))
+	case transfer.EventPaused, transfer.EventCancelled:
+		p.line(fmt.Sprintf("%s: %s", e.Job, e.Kind))
+	}
+}
+
+// line prints a whole line, first ending any bar being drawn.
+func (p *progress) line(s string) {
+	if p.drawn {
+		fmt.Fprintln(p.w)
+		p.drawn = false
+	}
+	fmt.Fprintln(p.w, s)
+}
+
+func (p *progress) finish() {
+	if p.drawn {
+		fmt.Fprintln(p.w)
+		p.drawn = false
+	}
+}
+
+func bar(e transfer.Event) string {
+	const width = 30
+	frac := 1.0
+	if e.Total > 0 {
+		frac = float64(e.Sent) / float64(e.Total)
+	}
+	n := min(width, max(0, int(frac*width)))
+	return "[" + strings.Repeat("#", n) + strings.Repeat("-", width-n) + "] " + counts(e)
+}
+
+func counts(e transfer.Event) string {
+	pct := 100.0
+	if e.Total > 0 {
+		pct = 100 * float64(e.Sent) / float64(e.Total)
+	}
+	s := fmt.Sprintf("%s of %s (%.0f%%), %s confirmed, %s/s", size(e.Sent), size(e.Total), pct, size(e.Confirmed), size(int64(e.Rate)))
+	if e.Rate > 0 && e.Total > e.Sent {
+		eta := time.Duration(float64(e.Total-e.Sent) / e.Rate * float64(time.Second))
+		s += ", ETA " + eta.Round(time.Second).String()
+	}
+	return s
+}
+
+func size(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// watch prints events until stop is closed, then drains what is left.
+func (p *progress) watch(events <-chan transfer.Event, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	for {
+		select {
+		case e := <-events:
+			p.event(e)
+		case <-stop:
+			for {
+				select {
+				case e := <-events:
+					p.event(e)
+				default:
+					p.finish()
+					return
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"text/tabwriter"
+
+	"carrier/transfer"
+)
+
+func init() {
+	register(&Command{
+		Name:    "resume",
+		Summary: "finish (or list) every unfinished upload of the journal",
+		Run:     runResume,
+	})
+}
+
+func runResume(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "resume", "[--state-dir DIR] [--list]")
+	var tf transferFlags
+	tf.add(fs)
+	list := fs.Bool("list", false, "list the unfinished and failed jobs instead of resuming them")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *list {
+		return listJobs(env, tf.stateDir)
+	}
+	events := make(chan transfer.Event, 256)
+	cfg, err := tf.config(events)
+	if err != nil {
+		return err
+	}
+	q, err := transfer.New(cfg)
+	if err != nil {
+		return err
+	}
+	stop, printed := make(chan struct{}), make(chan struct{})
+	go newProgress(env.Stderr).watch(events, stop, printed)
+	defer func() {
+		q.Close()
+		close(stop)
+		<-printed
+	}()
+	ids, skipped := q.ResumeJournal(true)
+	if len(ids) == 0 && skipped == nil {
+		fmt.Fprintln(env.Stderr, "carrier resume: no unfinished uploads")
+		return nil
+	}
+	var failed []error
+	for _, id := range ids {
+		if err := finishJob(ctx, env, q, id, false); err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("interrupted; unfinished jobs stay in the journal: run `carrier resume` again")
+			}
+			failed = append(failed, err)
+		}
+	}
+	if skipped != nil {
+		failed = append(failed, fmt.Errorf("some jobs were not resumed: %w", skipped))
+	}
+	if len(failed) > 0 {
+		return errors.Join(failed...)
+	}
+	return nil
+}
+
+func listJobs(env *Env, stateDir string) error {
+	j, err := transfer.OpenJournal(stateDir)
+	if err != nil {
+		return err
+	}
+	recs, lerr := j.List()
+	tw := tabwriter.NewWriter(env.Stdout, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "JOB\tSTATE\tTYPE\tCONFIRMED\tFILE\tNOTE")
+	n := 0
+	for _, r := range recs {
+		if r.State == transfer.StateDone || r.State == transfer.StateCancelled {
+			continue
+		}
+		n++
+		note := r.Error
+		switch {
+		case r.State.Unfinished() && r.Type != transfer.Resumable && r.Sent:
+			note = "may have arrived; cannot be resumed: needs your decision"
+		case r.State == transfer.StateFailed && r.Retryable:
+			note = "will be retried by carrier resume: " + note
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s/%s\t%s\t%s\n", r.ID, r.State, r.Type, size(r.Confirmed), size(r.Size), r.Path, note)
+	}
+	tw.Flush()
+	if n == 0 {
+		fmt.Fprintln(env.Stderr, "no unfinished uploads")
+	}
+	if lerr != nil {
+		return fmt.Errorf("some journal records could not be read: %w", lerr)
+	}
+	return nil
+}

@@ -1,0 +1,152 @@
+package transfer
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// APIError is a refusal from the server, in Google's JSON error form
+// {"error":{"code","message","errors":[{"reason"}],"status"}} when the
+// server sent one.
+type APIError struct {
+	Code    int      // HTTP status
+	Status  string   // Google's status word, e.g. INVALID_ARGUMENT
+	Message string   // the server's own words, redacted
+	Reasons []string // errors[].reason, e.g. rateLimitExceeded
+}
+
+func (e *APIError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the server answered %d %s", e.Code, http.StatusText(e.Code))
+	if e.Status != "" {
+		fmt.Fprintf(&b, " (%s)", e.Status)
+	}
+	if e.Message != "" {
+		fmt.Fprintf(&b, ": %s", e.Message)
+	}
+	return b.String()
+}
+
+// rateLimited reports whether the refusal asks the client to slow down, so
+// it deserves a backoff rather than a failure.
+func (e *APIError) rateLimited() bool {
+	if e.Code == http.StatusTooManyRequests {
+		return true
+	}
+	if e.Code != http.StatusForbidden {
+		return false
+	}
+	for _, r := range e.Reasons {
+		if r == "rateLimitExceeded" || r == "userRateLimitExceeded" {
+			return true
+		}
+	}
+	return false
+}
+
+// maxErrorBody bounds what is read of an error answer: a message a person
+// reads, not a download.
+const maxErrorBody = 64 << 10
+
+// parseAPIError builds an APIError from an answer the caller has judged an
+// error; body is what was read of it.
+func parseAPIError(code int, body []byte) *APIError {
+	e := &APIError{Code: code}
+	var g struct {
+		Error struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+			Status  string `json:"status"`
+			Errors  []struct {
+				Message string `json:"message"`
+				Reason  string `json:"reason"`
+			} `json:"errors"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &g) == nil && (g.Error.Message != "" || g.Error.Status != "" || len(g.Error.Errors) > 0) {
+		e.Status = g.Error.Status
+		e.Message = g.Error.Message
+		for _, x := range g.Error.Errors {
+			if x.Reason != "" {
+				e.Reasons = append(e.Reasons, x.Reason)
+			}
+			if e.Message == "" {
+				e.Message = x.Message
+			}
+		}
+	} else {
+		// Not Google's form (a proxy's HTML page, plain text): keep a short
+		// readable line of it.
+		s := strings.TrimSpace(string(body))
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			s = s[:i]
+		}
+		if len(s) > 200 {
+			s = s[:200] + "..."
+		}
+		e.Message = s
+	}
+	e.Message = redact(e.Message)
+	return e
+}
+
+// NetError is a request that got no answer: the connection failed, broke,
+// stalled, or was abandoned. It names the host and path of the request but
+// never its query or, for a session URI, its path: both can carry the
+// upload_id, which is a credential.
+type NetError struct {
+	Op    string // what was being done, e.g. "send bytes 0-262143"
+	Where string // host and path, redacted
+	Err   error  // the cause, with any *url.Error unwrapped
+}
+
+func (e *NetError) Error() string {
+	return fmt.Sprintf("%s to %s: %s", e.Op, e.Where, redact(e.Err.Error()))
+}
+
+func (e *NetError) Unwrap() error { return e.Err }
+
+// netError wraps a transport error so that the URL inside *url.Error is
+// dropped: net/http puts the full URL, upload_id included, in its text.
+func netError(op, where string, err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return &NetError{Op: op, Where: where, Err: err}
+}
+
+var secretParam = regexp.MustCompile(`(?i)(upload_id|access_token|token|key|sig|signature)=[^&\s"']*`)
+
+// redact removes anything that looks like a session id or token from text
+// that may reach a person, a log or the journal's error field.
+func redact(s string) string {
+	if !strings.Contains(s, "=") {
+		return s
+	}
+	return secretParam.ReplaceAllString(s, "$1=REDACTED")
+}
+
+// targetWhere names a target URI for messages: scheme, host and path only.
+func targetWhere(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "the upload URI"
+	}
+	return u.Scheme + "://" + u.Host + u.Path
+}
+
+// sessionWhere names a session URI for messages: its host only, since
+// servers are free to put the session id in the path.
+func sessionWhere(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "the upload session"
+	}
+	return "the upload session at " + u.Host
+}

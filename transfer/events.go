@@ -1,0 +1,131 @@
+package transfer
+
+import (
+	"fmt"
+	"time"
+)
+
+// EventKind says what happened to a job.
+type EventKind int
+
+const (
+	EventQueued    EventKind = iota + 1 // recorded and waiting for a worker
+	EventStarted                        // a worker took it
+	EventProgress                       // bytes moved or were confirmed
+	EventRetrying                       // something failed; it will try again after Wait
+	EventPaused                         // stopped by Pause; the session is kept
+	EventDone                           // finished; Response holds the server's answer
+	EventFailed                         // gave up; Message says why and what to do
+	EventCancelled                      // stopped by Cancel; the session was deleted
+)
+
+func (k EventKind) String() string {
+	switch k {
+	case EventQueued:
+		return "queued"
+	case EventStarted:
+		return "started"
+	case EventProgress:
+		return "progress"
+	case EventRetrying:
+		return "retrying"
+	case EventPaused:
+		return "paused"
+	case EventDone:
+		return "done"
+	case EventFailed:
+		return "failed"
+	case EventCancelled:
+		return "cancelled"
+	}
+	return fmt.Sprintf("EventKind(%d)", int(k))
+}
+
+// Event is one thing that happened to a job. No field ever holds a session
+// URI or a token.
+type Event struct {
+	Kind EventKind
+	Job  string
+
+	// Progress, on every event that knows it.
+	Sent      int64   // bytes of the file handed to the network at the current position
+	Confirmed int64   // bytes the server said it stores
+	Total     int64   // file size
+	Rate      float64 // bytes per second over the last few seconds
+
+	// Retrying.
+	Attempt int           // consecutive failures so far without progress
+	Wait    time.Duration // before the next try (0 after a wake)
+	Reason  string        // what failed
+
+	Response *Response // Done
+	Err      error     // Failed
+	Message  string    // Failed: Err's text, for a person
+}
+
+func (e Event) String() string {
+	switch e.Kind {
+	case EventProgress:
+		return fmt.Sprintf("%s %s sent=%d confirmed=%d total=%d rate=%.0fB/s", e.Job, e.Kind, e.Sent, e.Confirmed, e.Total, e.Rate)
+	case EventRetrying:
+		return fmt.Sprintf("%s %s attempt=%d wait=%s: %s", e.Job, e.Kind, e.Attempt, e.Wait, e.Reason)
+	case EventDone:
+		return fmt.Sprintf("%s %s status=%d", e.Job, e.Kind, e.Response.Status)
+	case EventFailed:
+		return fmt.Sprintf("%s %s: %s", e.Job, e.Kind, e.Message)
+	}
+	return e.Job + " " + e.Kind.String()
+}
+
+// rateMeter measures bytes per second over a sliding window of samples.
+type rateMeter struct {
+	samples []rateSample
+}
+
+type rateSample struct {
+	at    time.Duration
+	bytes int64
+}
+
+const rateWindow = 5 * time.Second
+
+func (m *rateMeter) add(at time.Duration, total int64) float64 {
+	if n := len(m.samples); n == 0 || at-m.samples[n-1].at >= 200*time.Millisecond {
+		m.samples = append(m.samples, rateSample{at, total})
+	}
+	i := 0
+	for i < len(m.samples)-1 && at-m.samples[i].at > rateWindow {
+		i++
+	}
+	m.samples = m.samples[i:]
+	first := m.samples[0]
+	dt := (at - first.at).Seconds()
+	if dt <= 0 {
+		return 0
+	}
+	return float64(total-first.bytes) / dt
+}
+
+// progressEvery throttles progress events from one job.
+const progressEvery = 100 * time.Millisecond
+
+// sentTo notes that the transport has read the file up to off.
+func (r *run) sentTo(off int64) {
+	if off > r.sent {
+		r.moved += off - r.sent
+	}
+	r.sent = off
+	r.progress(false)
+}
+
+// progress emits a progress event, at most every progressEvery unless
+// forced (a confirmation is always worth showing).
+func (r *run) progress(force bool) {
+	now := r.q.clock.Elapsed()
+	rate := r.rate.add(now, r.moved)
+	if !force && now-r.lastEmit < progressEvery {
+		return
+	}
+	r.lastEmit = now
+	r.q.emit(Event{Kind: EventProgress, Job: r.rec.ID, Sent: r.sent, Confirmed: r.rec.Confirmed, Total: r.rec.Size, Rate: rate})
+}

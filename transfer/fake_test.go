@@ -1,0 +1,456 @@
+package transfer
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeServer is a small, exact stand-in for a resumable upload endpoint,
+// for protocol cases the sandbox cannot be made to produce on demand. Its
+// session URIs carry upload_id=SECRET-..., so tests can look for leaks.
+type fakeServer struct {
+	t     *testing.T
+	srv   *httptest.Server
+	stop  chan struct{} // closed when the test ends
+	token string        // required on start/media/multipart requests when set
+
+	mu          sync.Mutex
+	sessions    map[string]*fakeSession
+	nextID      int
+	completions int
+	received    int64          // body bytes that arrived on upload requests
+	counts      map[string]int // requests per kind: start, status, chunk, delete, media, multipart
+	log         []string       // "kind Content-Range"
+	discard     bool           // keep only counts and hashes (memory tests)
+	resources   [][]byte       // bodies of completed uploads, in order
+	// hook may take over a request; n counts requests of that kind, from 1.
+	hook func(kind string, n int, w http.ResponseWriter, r *http.Request, s *fakeSession) bool
+	// keep decides how many of the stored+arrived bytes a chunk keeps
+	// (default: all).
+	keep func(s *fakeSession, stored, arrived int64) int64
+	// rangeForm formats a 308's Range (default "bytes=0-N").
+	rangeForm func(last int64) string
+	// override answers 308 as 200 + X-HTTP-Status-Code-Override.
+	override bool
+}
+
+type fakeSession struct {
+	id       string
+	size     int64
+	method   string
+	stored   int64
+	data     bytes.Buffer
+	h        hash.Hash // discard mode: SHA-256 of what was kept, instead of data
+	done     bool
+	resource []byte
+	gone     bool
+}
+
+func newFake(t *testing.T) *fakeServer {
+	f := &fakeServer{t: t, sessions: map[string]*fakeSession{}, counts: map[string]int{}}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.stop = make(chan struct{})
+	t.Cleanup(func() {
+		close(f.stop)
+		f.srv.Close()
+	})
+	return f
+}
+
+// hold keeps a request unanswered until the client gives up or the test
+// ends. A server notices a client leaving only once it has read the body,
+// hence the second way out.
+func (f *fakeServer) hold(r *http.Request) {
+	select {
+	case <-r.Context().Done():
+	case <-f.stop:
+	}
+}
+
+func (f *fakeServer) url() string { return f.srv.URL + "/upload/storage/v1/b/bkt/o?name=obj" }
+
+func (f *fakeServer) count(kind string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.counts[kind]
+}
+
+func (f *fakeServer) stats() (completions int, received int64, sessions int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.completions, f.received, len(f.sessions)
+}
+
+func (f *fakeServer) kindOf(r *http.Request) string {
+	q := r.URL.Query()
+	switch {
+	case q.Get("upload_id") != "":
+		switch {
+		case r.Method == http.MethodDelete:
+			return "delete"
+		case strings.HasPrefix(r.Header.Get("Content-Range"), "bytes */") && r.ContentLength == 0:
+			return "status"
+		}
+		return "chunk"
+	case q.Get("uploadType") == "resumable":
+		return "start"
+	case q.Get("uploadType") == "multipart":
+		return "multipart"
+	}
+	return "media"
+}
+
+func (f *fakeServer) serve(w http.ResponseWriter, r *http.Request) {
+	kind := f.kindOf(r)
+	f.mu.Lock()
+	f.counts[kind]++
+	n := f.counts[kind]
+	f.log = append(f.log, kind+" "+r.Header.Get("Content-Range"))
+	s := f.sessions[r.URL.Query().Get("upload_id")]
+	hook := f.hook
+	f.mu.Unlock()
+	if hook != nil && hook(kind, n, w, r, s) {
+		return
+	}
+	if kind != "status" && kind != "chunk" && kind != "delete" && f.token != "" && r.Header.Get("Authorization") != "Bearer "+f.token {
+		googleError(w, 401, "UNAUTHENTICATED", "authError", "Request had invalid authentication credentials.")
+		return
+	}
+	switch kind {
+	case "start":
+		size, err := strconv.ParseInt(r.Header.Get("X-Upload-Content-Length"), 10, 64)
+		if err != nil || r.Header.Get("X-Upload-Content-Type") == "" {
+			googleError(w, 400, "INVALID_ARGUMENT", "invalid", "missing X-Upload headers")
+			return
+		}
+		if r.ContentLength > 0 && r.Header.Get("Content-Type") != "application/json; charset=UTF-8" {
+			googleError(w, 400, "INVALID_ARGUMENT", "invalid", "metadata must be JSON")
+			return
+		}
+		io.Copy(io.Discard, r.Body)
+		f.mu.Lock()
+		f.nextID++
+		id := fmt.Sprintf("SECRET-%d", f.nextID)
+		sess := &fakeSession{id: id, size: size, method: r.Method}
+		if f.discard {
+			sess.h = sha256.New()
+		}
+		f.sessions[id] = sess
+		f.mu.Unlock()
+		w.Header().Set("Location", f.srv.URL+"/upload/storage/v1/b/bkt/o?uploadType=resumable&name=obj&upload_id="+id)
+		w.WriteHeader(200)
+	case "status", "chunk":
+		f.session(w, r, s)
+	case "delete":
+		f.mu.Lock()
+		if s == nil || s.gone {
+			f.mu.Unlock()
+			googleError(w, 404, "NOT_FOUND", "notFound", "No such upload")
+			return
+		}
+		s.gone = true
+		f.mu.Unlock()
+		w.WriteHeader(499)
+	case "media", "multipart":
+		f.oneShot(w, r, kind)
+	}
+}
+
+func (f *fakeServer) session(w http.ResponseWriter, r *http.Request, s *fakeSession) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if s == nil || s.gone {
+		googleError(w, 404, "NOT_FOUND", "notFound", "No such upload session")
+		return
+	}
+	cr := strings.TrimPrefix(r.Header.Get("Content-Range"), "bytes ")
+	span, total, _ := strings.Cut(cr, "/")
+	if total != "*" && total != strconv.FormatInt(s.size, 10) {
+		googleError(w, 400, "INVALID_ARGUMENT", "invalid", "total differs from X-Upload-Content-Length")
+		return
+	}
+	if s.done {
+		io.Copy(io.Discard, r.Body)
+		f.answerDone(w, s)
+		return
+	}
+	if span != "*" {
+		a, b, _ := strings.Cut(span, "-")
+		first, err1 := strconv.ParseInt(a, 10, 64)
+		last, err2 := strconv.ParseInt(b, 10, 64)
+		if err1 != nil || err2 != nil || last < first || last >= s.size {
+			googleError(w, 400, "INVALID_ARGUMENT", "invalid", "bad Content-Range")
+			return
+		}
+		if first > s.stored {
+			io.Copy(io.Discard, r.Body)
+			googleError(w, 503, "UNAVAILABLE", "backendError", "chunk starts after the stored offset")
+			return
+		}
+		f.mu.Unlock()
+		body, err := io.ReadAll(r.Body)
+		f.mu.Lock()
+		f.received += int64(len(body))
+		if err != nil || int64(len(body)) != last-first+1 {
+			return // a broken request stores nothing here
+		}
+		fresh := body[s.stored-first:]
+		keepTo := s.stored + int64(len(fresh))
+		if f.keep != nil {
+			keepTo = min(keepTo, f.keep(s, s.stored, int64(len(fresh))))
+		}
+		fresh = fresh[:keepTo-s.stored]
+		if s.h != nil {
+			s.h.Write(fresh)
+		} else {
+			s.data.Write(fresh)
+		}
+		s.stored = keepTo
+		if s.stored == s.size {
+			s.done = true
+			f.completions++
+			sum := sha256.Sum256(s.data.Bytes())
+			if s.h != nil {
+				sum = [32]byte(s.h.Sum(nil))
+			}
+			s.resource, _ = json.Marshal(map[string]any{"id": s.id[len("SECRET-"):], "size": s.size, "sha256": hex.EncodeToString(sum[:])})
+			f.resources = append(f.resources, s.data.Bytes())
+			f.answerDone(w, s)
+			return
+		}
+	} else if s.size == 0 && total == "0" {
+		s.done = true
+		f.completions++
+		s.resource = []byte(`{"id":"empty","size":0,"sha256":"` + sha(nil) + `"}`)
+		f.resources = append(f.resources, nil)
+		f.answerDone(w, s)
+		return
+	}
+	if s.stored > 0 {
+		rv := "bytes=0-" + strconv.FormatInt(s.stored-1, 10)
+		if f.rangeForm != nil {
+			rv = f.rangeForm(s.stored - 1)
+		}
+		w.Header().Set("Range", rv)
+	}
+	if f.override {
+		w.Header().Set("X-HTTP-Status-Code-Override", "308")
+		w.WriteHeader(200)
+		return
+	}
+	w.WriteHeader(308)
+}
+
+func (f *fakeServer) answerDone(w http.ResponseWriter, s *fakeSession) {
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	if s.method == http.MethodPut {
+		w.WriteHeader(200)
+	} else {
+		w.WriteHeader(201)
+	}
+	w.Write(s.resource)
+}
+
+func (f *fakeServer) oneShot(w http.ResponseWriter, r *http.Request, kind string) {
+	body, err := io.ReadAll(r.Body)
+	f.mu.Lock()
+	f.received += int64(len(body))
+	f.mu.Unlock()
+	if err != nil || int64(len(body)) != r.ContentLength {
+		return
+	}
+	media := body
+	if kind == "multipart" {
+		mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if err != nil || mt != "multipart/related" {
+			googleError(w, 400, "INVALID_ARGUMENT", "invalid", "not multipart/related")
+			return
+		}
+		mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+		p1, err := mr.NextPart()
+		if err != nil || p1.Header.Get("Content-Type") != "application/json; charset=UTF-8" {
+			googleError(w, 400, "INVALID_ARGUMENT", "invalid", "first part must be JSON metadata")
+			return
+		}
+		meta, _ := io.ReadAll(p1)
+		if !json.Valid(meta) {
+			googleError(w, 400, "INVALID_ARGUMENT", "invalid", "metadata is not JSON")
+			return
+		}
+		p2, err := mr.NextPart()
+		if err != nil {
+			googleError(w, 400, "INVALID_ARGUMENT", "invalid", "no media part")
+			return
+		}
+		media, _ = io.ReadAll(p2)
+		if _, err := mr.NextPart(); err != io.EOF {
+			googleError(w, 400, "INVALID_ARGUMENT", "invalid", "more than two parts")
+			return
+		}
+	}
+	f.mu.Lock()
+	f.completions++
+	f.resources = append(f.resources, media)
+	f.mu.Unlock()
+	sum := sha256.Sum256(media)
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"id":"one","size":%d,"sha256":"%x"}`, len(media), sum)
+}
+
+func googleError(w http.ResponseWriter, code int, status, reason, msg string) {
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{
+		"code": code, "message": msg, "status": status,
+		"errors": []any{map[string]any{"message": msg, "domain": "global", "reason": reason}},
+	}})
+}
+
+// hangUp drops the connection without an answer, as a reset or a lost
+// answer looks to the client.
+func hangUp(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic("no hijacker")
+	}
+	c, _, err := hj.Hijack()
+	if err == nil {
+		c.Close()
+	}
+}
+
+// --- harness ---
+
+type harness struct {
+	t      *testing.T
+	q      *Queue
+	events chan Event
+	dir    string
+	mu     sync.Mutex
+	seen   []Event
+}
+
+func newHarness(t *testing.T, cfg Config) *harness {
+	t.Helper()
+	h := &harness{t: t, events: make(chan Event, 4096)}
+	if cfg.StateDir == "" {
+		cfg.StateDir = t.TempDir()
+	}
+	h.dir = cfg.StateDir
+	if cfg.RetryBase == 0 {
+		cfg.RetryBase = time.Millisecond
+	}
+	cfg.Events = h.events
+	q, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.q = q
+	t.Cleanup(func() { q.Close() })
+	return h
+}
+
+// next returns the next event of one of the kinds (any kind when none),
+// failing the test after a deadline.
+func (h *harness) next(kinds ...EventKind) Event {
+	h.t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case e := <-h.events:
+			h.mu.Lock()
+			h.seen = append(h.seen, e)
+			h.mu.Unlock()
+			if len(kinds) == 0 {
+				return e
+			}
+			for _, k := range kinds {
+				if e.Kind == k {
+					return e
+				}
+			}
+		case <-deadline:
+			h.t.Fatalf("no %v event within the deadline", kinds)
+		}
+	}
+}
+
+// finish waits for the job's done or failed event.
+func (h *harness) finish(id string) Event {
+	h.t.Helper()
+	for {
+		e := h.next(EventDone, EventFailed, EventCancelled)
+		if e.Job == id {
+			return e
+		}
+	}
+}
+
+func (h *harness) mustDone(id string) *Response {
+	h.t.Helper()
+	e := h.finish(id)
+	if e.Kind != EventDone {
+		h.t.Fatalf("job %s: %s", id, e)
+	}
+	return e.Response
+}
+
+func (h *harness) add(spec Spec) string {
+	h.t.Helper()
+	id, err := h.q.Add(spec)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return id
+}
+
+// writeFile makes a file of n pseudo-random bytes.
+func writeFile(t testing.TB, n int64) (string, []byte) {
+	t.Helper()
+	data := make([]byte, n)
+	var x uint32 = uint32(n) + 12345
+	for i := range data {
+		x = x*1664525 + 1013904223
+		data[i] = byte(x >> 24)
+	}
+	p := filepath.Join(t.TempDir(), "src.bin")
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p, data
+}
+
+func sha(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+
+// resourceSHA reads the sha256 a fake resource reports.
+func resourceSHA(t *testing.T, resp *Response) string {
+	t.Helper()
+	var v struct{ SHA256 string }
+	if err := json.Unmarshal(resp.Body, &v); err != nil {
+		t.Fatalf("resource %q: %v", resp.Body, err)
+	}
+	return v.SHA256
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}

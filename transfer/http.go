@@ -1,0 +1,227 @@
+package transfer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Causes given to a request's context when the engine abandons it.
+var (
+	errStalled = errors.New("no progress within the stall timeout, so the request was abandoned")
+	errWoke    = errors.New("the computer woke from sleep, so the request was abandoned")
+)
+
+// answer is a server's reply with its body read.
+type answer struct {
+	status int // with X-HTTP-Status-Code-Override applied
+	header http.Header
+	body   []byte
+}
+
+// maxAnswerBody bounds the final resource read into memory and the journal.
+const maxAnswerBody = 8 << 20
+
+// progressBody is a request body that reports each read, so the stall
+// watchdog and progress events see bytes leave. It never reads a whole
+// chunk: the transport pulls it through its own small buffer.
+type progressBody struct {
+	r      io.Reader
+	mu     sync.Mutex
+	n      int64
+	closed bool
+	onRead func(total int64) // called with the body bytes read so far
+}
+
+var errBodyClosed = errors.New("request body read after the request ended")
+
+func (b *progressBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		// The transport may read on after RoundTrip returned; once the
+		// engine has moved on, those reads must not report progress.
+		return 0, errBodyClosed
+	}
+	if n > 0 {
+		b.n += int64(n)
+		if b.onRead != nil {
+			b.onRead(b.n)
+		}
+	}
+	return n, err
+}
+
+func (b *progressBody) Close() error {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+	return nil
+}
+
+func (b *progressBody) count() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.n
+}
+
+// watchdog abandons a request that makes no progress for the stall
+// timeout, or when the machine wakes.
+type watchdog struct {
+	clock Clock
+	last  atomic.Int64 // Clock.Elapsed at the last sign of life
+}
+
+func (w *watchdog) touch() { w.last.Store(int64(w.clock.Elapsed())) }
+
+func (w *watchdog) run(stall time.Duration, wake <-chan struct{}, done <-chan struct{}, abandon context.CancelCauseFunc) {
+	for {
+		idle := w.clock.Elapsed() - time.Duration(w.last.Load())
+		t := w.clock.NewTimer(stall - idle)
+		select {
+		case <-t.C():
+			if w.clock.Elapsed()-time.Duration(w.last.Load()) >= stall {
+				abandon(errStalled)
+				return
+			}
+		case <-wake:
+			t.Stop()
+			abandon(errWoke)
+			return
+		case <-done:
+			t.Stop()
+			return
+		}
+	}
+}
+
+// touchReader reports reads of a response body to the watchdog.
+type touchReader struct {
+	r io.Reader
+	w *watchdog
+}
+
+func (t touchReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 {
+		t.w.touch()
+	}
+	return n, err
+}
+
+// exchange sends req and reads the answer, under the stall watchdog. op and
+// where name the request in errors (never the URI itself). A transport
+// failure comes back as *NetError; the parent context's own cancellation
+// comes back as its cause.
+func (r *run) exchange(ctx context.Context, req *http.Request, op, where string, body *progressBody) (*answer, error) {
+	q := r.q
+	w := &watchdog{clock: q.clock}
+	w.touch()
+	reqCtx, abandon := context.WithCancelCause(ctx)
+	defer abandon(nil)
+	done := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		w.run(q.stall, q.wake.Chan(), done, abandon)
+	}()
+	defer func() {
+		close(done)
+		<-watched
+	}()
+	if body != nil {
+		inner := body.onRead
+		body.onRead = func(n int64) {
+			w.touch()
+			if inner != nil {
+				inner(n)
+			}
+		}
+		defer body.Close()
+	}
+	req = req.WithContext(reqCtx)
+	resp, err := q.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		if c := context.Cause(reqCtx); c != nil && c != context.Canceled {
+			err = c
+		}
+		return nil, netError(op, where, err)
+	}
+	defer resp.Body.Close()
+	w.touch()
+	limit := int64(maxAnswerBody)
+	if resp.StatusCode >= 300 {
+		limit = maxErrorBody
+	}
+	data, err := io.ReadAll(io.LimitReader(touchReader{resp.Body, w}, limit))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		if c := context.Cause(reqCtx); c != nil && c != context.Canceled {
+			err = c
+		}
+		return nil, netError(op+" (reading the answer)", where, err)
+	}
+	a := &answer{status: resp.StatusCode, header: resp.Header, body: data}
+	// The official client asks for 200 + override instead of 308; some
+	// servers answer that way unasked. Both mean the same.
+	if ov := resp.Header.Get("X-HTTP-Status-Code-Override"); ov != "" && resp.StatusCode == http.StatusOK {
+		if code, err := strconv.Atoi(strings.TrimSpace(ov)); err == nil && code >= 100 && code <= 599 {
+			a.status = code
+		}
+	}
+	return a, nil
+}
+
+// parseRange reads the stored range of a 308: "bytes=0-N" or "0-N" gives
+// N+1 bytes stored; no header means none.
+func parseRange(h http.Header) (int64, error) {
+	v := strings.TrimSpace(h.Get("Range"))
+	if v == "" {
+		return 0, nil
+	}
+	s := strings.TrimPrefix(v, "bytes=")
+	first, last, ok := strings.Cut(s, "-")
+	if !ok {
+		return 0, fmt.Errorf("unreadable Range header %q in the server's answer", v)
+	}
+	a, err1 := strconv.ParseInt(strings.TrimSpace(first), 10, 64)
+	b, err2 := strconv.ParseInt(strings.TrimSpace(last), 10, 64)
+	if err1 != nil || err2 != nil || a != 0 || b < 0 || b == 1<<63-1 {
+		return 0, fmt.Errorf("unreadable Range header %q in the server's answer", v)
+	}
+	return b + 1, nil
+}
+
+// withUploadType sets the uploadType query parameter, keeping the others.
+func withUploadType(raw string, t UploadType) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", errors.New("the upload URI is not a valid URI")
+	}
+	q := u.Query()
+	q.Set("uploadType", string(t))
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+// sameOrigin reports whether a session URI is on the target's host, where
+// the token may be sent; a session elsewhere gets no credentials.
+func sameOrigin(a, b string) bool {
+	ua, err1 := url.Parse(a)
+	ub, err2 := url.Parse(b)
+	return err1 == nil && err2 == nil && ua.Scheme == ub.Scheme && strings.EqualFold(ua.Host, ub.Host)
+}

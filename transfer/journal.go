@@ -1,0 +1,154 @@
+package transfer
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Journal keeps one JSON file per job in <state dir>/jobs.
+//
+// Files rather than bbolt: the desktop app, `carrier upload` and `carrier
+// resume` may run at once on the same journal, and bbolt locks its whole
+// database to one process. With a file per job, a process locks only the
+// jobs it works (Lock), each write is one atomic rename, and a damaged
+// record costs one job, not the journal.
+type Journal struct {
+	dir string
+}
+
+// ErrBusy is returned by Journal.Lock when another worker (in this
+// process or another) holds the job.
+var ErrBusy = errors.New("the job is being worked by another Carrier process or window")
+
+// OpenJournal opens (making it if needed) the journal under stateDir. The
+// folder is made private: records hold session URIs, which are credentials.
+func OpenJournal(stateDir string) (*Journal, error) {
+	dir := filepath.Join(stateDir, "jobs")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("cannot make the upload journal folder: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("cannot make the upload journal folder private: %w", err)
+	}
+	return &Journal{dir: dir}, nil
+}
+
+// Dir is the folder holding the records.
+func (j *Journal) Dir() string { return j.dir }
+
+func (j *Journal) path(id, ext string) string { return filepath.Join(j.dir, id+ext) }
+
+// Save writes r durably: a temporary file is written and synced, renamed
+// over the record, and the folder synced, so a crash leaves either the old
+// record or the new one, never a torn one.
+func (j *Journal) Save(r *Record) error {
+	data, err := EncodeRecord(r)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(j.dir, "."+r.ID+".*.tmp") // CreateTemp makes it 0600
+	if err != nil {
+		return fmt.Errorf("cannot write the upload journal: %w", err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
+		return fmt.Errorf("cannot write the upload journal (disk full?): %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("cannot write the upload journal: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("cannot write the upload journal: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), j.path(r.ID, ".json")); err != nil {
+		return fmt.Errorf("cannot write the upload journal: %w", err)
+	}
+	done = true
+	return syncDir(j.dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil // some systems cannot open folders; the rename stands
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return fmt.Errorf("cannot sync the upload journal folder: %w", err)
+	}
+	return nil
+}
+
+// Load reads one record.
+func (j *Journal) Load(id string) (*Record, error) {
+	if !idPattern.MatchString(id) {
+		return nil, fmt.Errorf("%q is not a job id", id)
+	}
+	data, err := os.ReadFile(j.path(id, ".json"))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no job %q in the journal %s: %w", id, j.dir, err)
+		}
+		return nil, fmt.Errorf("cannot read job %q: %w", id, err)
+	}
+	r, err := DecodeRecord(data)
+	if err != nil {
+		return nil, err
+	}
+	if r.ID != id {
+		return nil, fmt.Errorf("job file %s holds job %q", j.path(id, ".json"), r.ID)
+	}
+	return r, nil
+}
+
+// List reads every record, oldest first. Records that cannot be read are
+// left out and reported together in the error; the others are returned.
+func (j *Journal) List() ([]*Record, error) {
+	entries, err := os.ReadDir(j.dir)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the upload journal: %w", err)
+	}
+	var recs []*Record
+	var errs []error
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		r, err := j.Load(strings.TrimSuffix(name, ".json"))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			continue
+		}
+		recs = append(recs, r)
+	}
+	sort.Slice(recs, func(a, b int) bool {
+		if !recs[a].Created.Equal(recs[b].Created) {
+			return recs[a].Created.Before(recs[b].Created)
+		}
+		return recs[a].ID < recs[b].ID
+	})
+	return recs, errors.Join(errs...)
+}
+
+// Lock takes the job for this worker until the returned release is called.
+// It fails with ErrBusy at once, without waiting, when someone else has it.
+// The lock is the operating system's (flock), so it goes away when the
+// process dies, however it dies.
+func (j *Journal) Lock(id string) (release func(), err error) {
+	if !idPattern.MatchString(id) {
+		return nil, fmt.Errorf("%q is not a job id", id)
+	}
+	return lockFile(j.path(id, ".lock"))
+}

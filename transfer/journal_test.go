@@ -1,0 +1,438 @@
+package transfer
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func goodRecord() *Record {
+	t0 := time.Date(2030, 1, 2, 3, 4, 5, 6, time.UTC)
+	return &Record{
+		Version: recordVersion, ID: "20300102T030405-abcdef01", Created: t0,
+		URL: "https://h/upload/x?name=a", Method: "POST", Type: Resumable, ContentType: "message/rfc822",
+		Metadata: json.RawMessage(`{"a":1}`), Path: "/tmp/f", Size: 10, ModTime: t0,
+		SHA256: strings.Repeat("ab", 32), ChunkSize: ChunkQuantum, State: StateQueued,
+		Session: "https://h/upload/x?upload_id=1", SessionStarted: t0, Confirmed: 5, Updated: t0,
+	}
+}
+
+func TestRecordRoundTrip(t *testing.T) {
+	r := goodRecord()
+	data, err := EncodeRecord(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := DecodeRecord(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := EncodeRecord(back)
+	if string(again) != string(data) {
+		t.Errorf("round trip changed the record:\n%s\n%s", data, again)
+	}
+}
+
+func TestDecodeRecordRefuses(t *testing.T) {
+	cases := map[string]func(r *Record){
+		"version":           func(r *Record) { r.Version = 2 },
+		"id with slash":     func(r *Record) { r.ID = "../x" },
+		"method":            func(r *Record) { r.Method = "GET" },
+		"type":              func(r *Record) { r.Type = "simple" },
+		"content type CRLF": func(r *Record) { r.ContentType = "a\r\nX-Evil: 1" },
+		"size":              func(r *Record) { r.Size = -1 },
+		"confirmed > size":  func(r *Record) { r.Confirmed = 11 },
+		"chunk":             func(r *Record) { r.ChunkSize = 1000 },
+		"state":             func(r *Record) { r.State = "lost" },
+		"hash":              func(r *Record) { r.SHA256 = "xyz" },
+		"url":               func(r *Record) { r.URL = "file:///etc/passwd" },
+		"session":           func(r *Record) { r.Session = "/relative" },
+		"done w/o response": func(r *Record) { r.State = StateDone },
+		"response status":   func(r *Record) { r.Response = &Response{Status: 1000} },
+	}
+	for name, mutate := range cases {
+		r := goodRecord()
+		mutate(r)
+		data, _ := json.Marshal(r)
+		if _, err := DecodeRecord(data); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	for _, raw := range []string{``, `{`, `[]`, `{"version":1,"bogus":2}`, `{"version":1}{}`} {
+		if _, err := DecodeRecord([]byte(raw)); err == nil {
+			t.Errorf("%q: accepted", raw)
+		}
+	}
+}
+
+func FuzzDecodeRecord(f *testing.F) {
+	data, _ := EncodeRecord(goodRecord())
+	f.Add(data)
+	f.Add([]byte(`{"version":1,"id":"a"}`))
+	f.Add([]byte(`{"version":1,"id":"a","confirmed":-1,"size":1e30}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := DecodeRecord(data)
+		if err != nil {
+			return
+		}
+		// Whatever it accepts must be a record it would write itself.
+		out, err := EncodeRecord(r)
+		if err != nil {
+			t.Fatalf("accepted a record it cannot encode: %v", err)
+		}
+		if _, err := DecodeRecord(out); err != nil {
+			t.Fatalf("cannot read its own output: %v", err)
+		}
+	})
+}
+
+func TestJournalFilesArePrivateAndAtomic(t *testing.T) {
+	state := t.TempDir()
+	j, err := OpenJournal(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := goodRecord()
+	for i := range 3 {
+		r.Confirmed = int64(i)
+		if err := j.Save(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fi, _ := os.Stat(j.Dir())
+	if fi.Mode().Perm() != 0o700 {
+		t.Errorf("journal folder mode %v", fi.Mode().Perm())
+	}
+	entries, _ := os.ReadDir(j.Dir())
+	if len(entries) != 1 {
+		t.Errorf("left files behind: %v", entries)
+	}
+	fi, _ = os.Stat(filepath.Join(j.Dir(), r.ID+".json"))
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("record mode %v", fi.Mode().Perm())
+	}
+	back, err := j.Load(r.ID)
+	if err != nil || back.Confirmed != 2 {
+		t.Fatalf("%+v %v", back, err)
+	}
+	// A damaged record costs that job, not the journal.
+	os.WriteFile(filepath.Join(j.Dir(), "broken.json"), []byte("{"), 0o600)
+	recs, err := j.List()
+	if len(recs) != 1 || err == nil {
+		t.Errorf("List = %d records, %v", len(recs), err)
+	}
+}
+
+func TestJournalLock(t *testing.T) {
+	j, _ := OpenJournal(t.TempDir())
+	release, err := j.Lock("job1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Lock("job1"); !errors.Is(err, ErrBusy) {
+		t.Fatalf("second lock: %v", err)
+	}
+	release()
+	release2, err := j.Lock("job1")
+	if err != nil {
+		t.Fatalf("after release: %v", err)
+	}
+	release2()
+	if _, err := j.Lock("../x"); err == nil {
+		t.Error("a path as id must be refused")
+	}
+}
+
+// stopAfterChunk makes a fake hold chunk number n, so a test can close the
+// queue (as a crash would) with part of the file confirmed.
+func stopAfterChunk(f *fakeServer, n int) <-chan struct{} {
+	held := make(chan struct{})
+	f.hook = func(kind string, k int, w http.ResponseWriter, r *http.Request, s *fakeSession) bool {
+		if kind == "chunk" && k == n {
+			close(held)
+			f.hold(r)
+			return true
+		}
+		return false
+	}
+	return held
+}
+
+func waitChan(t *testing.T, ch <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(20 * time.Second):
+		t.Fatal("timed out")
+	}
+}
+
+// A restart resumes the same session from where the server stands.
+func TestRestartResumesSameSession(t *testing.T) {
+	const Q = ChunkQuantum
+	f := newFake(t)
+	held := stopAfterChunk(f, 3)
+	state := t.TempDir()
+	path, data := writeFile(t, 5*Q+1)
+	h1 := newHarness(t, Config{StateDir: state})
+	id := h1.add(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: path, ChunkSize: Q})
+	waitChan(t, held)
+	h1.q.Close()
+	f.hook = nil
+
+	h2 := newHarness(t, Config{StateDir: state})
+	ids, err := h2.q.ResumeJournal(false)
+	if err != nil || len(ids) != 1 || ids[0] != id {
+		t.Fatalf("ResumeJournal = %v, %v", ids, err)
+	}
+	if resourceSHA(t, h2.mustDone(id)) != sha(data) {
+		t.Fatal("bytes differ")
+	}
+	comp, recv, sessions := f.stats()
+	if comp != 1 || sessions != 1 {
+		t.Errorf("completions=%d sessions=%d: a restart must keep the session", comp, sessions)
+	}
+	if recv > 5*Q+1+Q {
+		t.Errorf("received %d bytes; re-sent more than one chunk", recv)
+	}
+	rec, _ := h2.q.journal.Load(id)
+	if rec.State != StateDone || rec.Response == nil {
+		t.Errorf("journal: %+v", rec)
+	}
+	// A second process sees nothing left to do.
+	h3 := newHarness(t, Config{StateDir: state})
+	if ids, _ := h3.q.ResumeJournal(true); len(ids) != 0 {
+		t.Errorf("done jobs resumed again: %v", ids)
+	}
+}
+
+func TestChangedSourceRefused(t *testing.T) {
+	const Q = ChunkQuantum
+	cases := map[string]func(path string, data []byte){
+		"content, same size and time": func(path string, data []byte) {
+			fi, _ := os.Stat(path)
+			data[len(data)-1] ^= 0xff
+			os.WriteFile(path, data, 0o600)
+			os.Chtimes(path, fi.ModTime(), fi.ModTime())
+		},
+		"size": func(path string, data []byte) {
+			os.WriteFile(path, append(data, 1), 0o600)
+		},
+		"time": func(path string, data []byte) {
+			os.Chtimes(path, time.Now(), time.Now().Add(time.Hour))
+		},
+	}
+	for name, change := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := newFake(t)
+			held := stopAfterChunk(f, 2)
+			state := t.TempDir()
+			path, data := writeFile(t, 3*Q)
+			h1 := newHarness(t, Config{StateDir: state})
+			id := h1.add(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: path, ChunkSize: Q})
+			waitChan(t, held)
+			h1.q.Close()
+			f.hook = nil
+			change(path, data)
+			h2 := newHarness(t, Config{StateDir: state})
+			h2.q.ResumeJournal(false)
+			e := h2.finish(id)
+			if e.Kind != EventFailed || !errors.Is(e.Err, ErrSourceChanged) || !strings.Contains(e.Message, "changed") {
+				t.Fatalf("got %s", e)
+			}
+			if comp, _, _ := f.stats(); comp != 0 {
+				t.Error("mixed bytes completed an upload")
+			}
+		})
+	}
+}
+
+func TestExpiredSessionReplaced(t *testing.T) {
+	const Q = ChunkQuantum
+	for _, finished := range []bool{false, true} {
+		name := map[bool]string{false: "unfinished", true: "finished before expiry"}[finished]
+		t.Run(name, func(t *testing.T) {
+			clock := NewFakeClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+			f := newFake(t)
+			held := make(chan struct{})
+			f.hook = func(kind string, k int, w http.ResponseWriter, r *http.Request, s *fakeSession) bool {
+				if kind == "chunk" && k == 2 {
+					if finished {
+						f.session(discardWriter{}, r, s)
+					}
+					close(held)
+					f.hold(r)
+					return true
+				}
+				return false
+			}
+			state := t.TempDir()
+			path, data := writeFile(t, 2*Q)
+			h1 := newHarness(t, Config{StateDir: state, Clock: clock, StallTimeout: time.Hour})
+			id := h1.add(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: path, ChunkSize: Q})
+			waitChan(t, held)
+			h1.q.Close()
+			f.hook = nil
+			clock.Advance(DefaultSessionTTL + time.Minute)
+			h2 := newHarness(t, Config{StateDir: state, Clock: clock, StallTimeout: time.Hour})
+			h2.q.ResumeJournal(false)
+			if resourceSHA(t, h2.mustDone(id)) != sha(data) {
+				t.Fatal("bytes differ")
+			}
+			comp, _, sessions := f.stats()
+			wantSessions := map[bool]int{false: 2, true: 1}[finished]
+			if comp != 1 || sessions != wantSessions {
+				t.Errorf("completions=%d sessions=%d, want 1 and %d", comp, sessions, wantSessions)
+			}
+		})
+	}
+}
+
+func TestPauseResumeCancelRetry(t *testing.T) {
+	const Q = ChunkQuantum
+	t.Run("pause and resume", func(t *testing.T) {
+		f := newFake(t)
+		held := stopAfterChunk(f, 2)
+		h := newHarness(t, Config{})
+		path, data := writeFile(t, 3*Q)
+		id := h.add(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: path, ChunkSize: Q})
+		waitChan(t, held)
+		if err := h.q.Pause(id); err != nil {
+			t.Fatal(err)
+		}
+		h.next(EventPaused)
+		f.hook = nil
+		rec, _ := h.q.Job(id)
+		if rec.State != StatePaused || rec.Session == "" {
+			t.Fatalf("paused record: %+v", rec)
+		}
+		if err := h.q.Resume(ctxT(t), id); err != nil {
+			t.Fatal(err)
+		}
+		if resourceSHA(t, h.mustDone(id)) != sha(data) {
+			t.Fatal("bytes differ")
+		}
+		if _, _, sessions := f.stats(); sessions != 1 {
+			t.Errorf("%d sessions: a pause keeps the session", sessions)
+		}
+	})
+	t.Run("cancel deletes the session", func(t *testing.T) {
+		f := newFake(t)
+		held := stopAfterChunk(f, 2)
+		h := newHarness(t, Config{})
+		path, _ := writeFile(t, 3*Q)
+		id := h.add(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: path, ChunkSize: Q})
+		waitChan(t, held)
+		if err := h.q.Cancel(ctxT(t), id); err != nil {
+			t.Fatal(err)
+		}
+		if e := h.finish(id); e.Kind != EventCancelled {
+			t.Fatalf("got %s", e)
+		}
+		if f.count("delete") != 1 {
+			t.Errorf("%d DELETEs", f.count("delete"))
+		}
+		rec, _ := h.q.journal.Load(id)
+		if rec.State != StateCancelled {
+			t.Errorf("state %s", rec.State)
+		}
+		if err := h.q.Retry(ctxT(t), id); err == nil {
+			t.Error("a cancelled job cannot be retried")
+		}
+	})
+	t.Run("retry a failed job", func(t *testing.T) {
+		f := newFake(t)
+		f.hook = func(kind string, n int, w http.ResponseWriter, r *http.Request, s *fakeSession) bool {
+			if kind == "start" && n == 1 {
+				googleError(w, 400, "INVALID_ARGUMENT", "invalid", "not today")
+				return true
+			}
+			return false
+		}
+		h := newHarness(t, Config{})
+		path, data := writeFile(t, Q)
+		id := h.add(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: path})
+		if e := h.finish(id); e.Kind != EventFailed {
+			t.Fatalf("got %s", e)
+		}
+		if err := h.q.Retry(ctxT(t), id); err != nil {
+			t.Fatal(err)
+		}
+		if resourceSHA(t, h.mustDone(id)) != sha(data) {
+			t.Fatal("bytes differ")
+		}
+		rec, err := h.q.Wait(ctxT(t), id)
+		if err != nil || rec.State != StateDone {
+			t.Fatalf("Wait: %+v %v", rec.State, err)
+		}
+	})
+}
+
+func TestWorkersLimitConcurrency(t *testing.T) {
+	f := newFake(t)
+	var inFlight, peak int
+	gate := make(chan struct{})
+	f.hook = func(kind string, n int, w http.ResponseWriter, r *http.Request, s *fakeSession) bool {
+		if kind != "chunk" {
+			return false
+		}
+		f.mu.Lock()
+		inFlight++
+		peak = max(peak, inFlight)
+		f.mu.Unlock()
+		select {
+		case <-gate:
+		case <-time.After(100 * time.Millisecond):
+		}
+		f.mu.Lock()
+		inFlight--
+		f.mu.Unlock()
+		return false
+	}
+	h := newHarness(t, Config{Workers: 2})
+	var ids []string
+	for range 5 {
+		path, _ := writeFile(t, 1000)
+		ids = append(ids, h.add(Spec{URL: f.url(), ContentType: "text/plain", Path: path}))
+	}
+	for _, id := range ids {
+		if _, err := h.q.Wait(ctxT(t), id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(gate)
+	if comp, _, _ := f.stats(); comp != 5 {
+		t.Errorf("%d completions", comp)
+	}
+	if peak != 2 {
+		t.Errorf("peak %d chunks in flight with 2 workers", peak)
+	}
+}
+
+func TestAddRefusesBadSpecs(t *testing.T) {
+	h := newHarness(t, Config{})
+	path, _ := writeFile(t, 10)
+	cases := map[string]Spec{
+		"no url":         {ContentType: "a/b", Path: path},
+		"bad metadata":   {URL: "http://h/u", ContentType: "a/b", Path: path, Metadata: []byte("{")},
+		"media+metadata": {URL: "http://h/u", ContentType: "a/b", Path: path, Type: Media, Metadata: []byte("{}")},
+		"chunk":          {URL: "http://h/u", ContentType: "a/b", Path: path, ChunkSize: 1000},
+		"no file":        {URL: "http://h/u", ContentType: "a/b", Path: path + ".missing"},
+		"folder":         {URL: "http://h/u", ContentType: "a/b", Path: filepath.Dir(path)},
+		"no type":        {URL: "http://h/u", Path: path},
+		"method":         {URL: "http://h/u", ContentType: "a/b", Path: path, Method: "PATCH"},
+	}
+	for name, spec := range cases {
+		if _, err := h.q.Add(spec); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if n := len(h.q.Jobs()); n != 0 {
+		t.Errorf("%d jobs recorded from bad specs", n)
+	}
+}

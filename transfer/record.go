@@ -1,0 +1,182 @@
+package transfer
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// UploadType is Google's uploadType parameter.
+type UploadType string
+
+const (
+	// Resumable is the default: the only type that can be resumed and asked
+	// whether it finished, so the only one that can guarantee no duplicate.
+	Resumable UploadType = "resumable"
+	// Multipart sends metadata and media in one multipart/related request.
+	Multipart UploadType = "multipart"
+	// Media sends the bytes alone in one request.
+	Media UploadType = "media"
+)
+
+// State is where a job stands.
+type State string
+
+const (
+	StateQueued    State = "queued" // unfinished: waiting for, or in, a worker
+	StatePaused    State = "paused" // unfinished, held by the person; the session is kept
+	StateDone      State = "done"
+	StateFailed    State = "failed"
+	StateCancelled State = "cancelled"
+)
+
+// Unfinished reports whether a job in state s still has work to do.
+func (s State) Unfinished() bool { return s == StateQueued || s == StatePaused }
+
+// ChunkQuantum is the unit every chunk but the last must be a multiple of.
+const ChunkQuantum = 256 << 10
+
+// recordVersion changes when a field changes meaning; older records are
+// then refused rather than misread.
+const recordVersion = 1
+
+// Record is one job as the journal keeps it. The first group of fields is
+// fixed when the job is recorded; the second is where it stands.
+type Record struct {
+	Version     int             `json:"version"`
+	ID          string          `json:"id"`
+	Created     time.Time       `json:"created"`
+	URL         string          `json:"url"` // the upload URI, without uploadType
+	Method      string          `json:"method"`
+	Type        UploadType      `json:"uploadType"`
+	ContentType string          `json:"contentType"`
+	Metadata    json.RawMessage `json:"metadata,omitempty"`
+	Path        string          `json:"path"`
+	Size        int64           `json:"size"`
+	ModTime     time.Time       `json:"modTime"`
+	// SHA256 (hex) is filled in before the first request; a record without
+	// it never sent anything.
+	SHA256    string `json:"sha256,omitempty"`
+	ChunkSize int64  `json:"chunkSize"`
+	Label     string `json:"label,omitempty"` // for people; see Spec.Label
+
+	State          State     `json:"state"`
+	Session        string    `json:"session,omitempty"` // a credential: never print it
+	SessionStarted time.Time `json:"sessionStarted,omitzero"`
+	Confirmed      int64     `json:"confirmed"` // bytes the server said it stores
+	// Sent is set before a request carrying media bytes goes out: a media
+	// or multipart job with Sent may have arrived, and cannot be asked.
+	Sent     bool      `json:"sent,omitempty"`
+	Response *Response `json:"response,omitempty"`
+	Error    string    `json:"error,omitempty"`
+	// Retryable marks a failure that was transient (the server kept
+	// failing, the network was gone): trying again later may work.
+	Retryable bool      `json:"retryable,omitempty"`
+	Updated   time.Time `json:"updated"`
+}
+
+// Response is the server's final answer to a finished upload.
+type Response struct {
+	Status      int    `json:"status"`
+	ContentType string `json:"contentType,omitempty"`
+	Body        []byte `json:"body"`
+}
+
+var idPattern = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z_-]{0,63}$`)
+
+// EncodeRecord is the journal's file format.
+func EncodeRecord(r *Record) ([]byte, error) {
+	if err := r.validate(); err != nil {
+		return nil, err
+	}
+	return json.MarshalIndent(r, "", "  ")
+}
+
+// DecodeRecord parses and checks one journal file. It refuses anything it
+// could misread: a record it accepts is safe to act on.
+func DecodeRecord(data []byte) (*Record, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var r Record
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("job record is not valid JSON: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("job record has data after its end")
+	}
+	if err := r.validate(); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+func (r *Record) validate() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("job record %q: "+format, append([]any{r.ID}, a...)...)
+	}
+	switch {
+	case r.Version != recordVersion:
+		return bad("version %d is not %d (written by another Carrier version?)", r.Version, recordVersion)
+	case !idPattern.MatchString(r.ID):
+		return bad("invalid id")
+	case r.Method != "POST" && r.Method != "PUT":
+		return bad("method %q is neither POST nor PUT", r.Method)
+	case r.Type != Resumable && r.Type != Multipart && r.Type != Media:
+		return bad("unknown upload type %q", r.Type)
+	case r.ContentType == "" || strings.ContainsAny(r.ContentType, "\r\n\x00"):
+		return bad("invalid content type")
+	case r.Path == "":
+		return bad("no source file")
+	case r.Size < 0:
+		return bad("negative size")
+	case r.Confirmed < 0 || r.Confirmed > r.Size:
+		return bad("confirmed offset %d outside 0..%d", r.Confirmed, r.Size)
+	case r.ChunkSize <= 0 || r.ChunkSize%ChunkQuantum != 0:
+		return bad("chunk size %d is not a positive multiple of %d", r.ChunkSize, ChunkQuantum)
+	}
+	switch r.State {
+	case StateQueued, StatePaused, StateDone, StateFailed, StateCancelled:
+	default:
+		return bad("unknown state %q", r.State)
+	}
+	if r.SHA256 != "" {
+		if b, err := hex.DecodeString(r.SHA256); err != nil || len(b) != 32 {
+			return bad("invalid SHA-256")
+		}
+	}
+	if err := checkHTTPURL(r.URL); err != nil {
+		return bad("upload URI: %v", err)
+	}
+	if r.Session != "" {
+		if err := checkHTTPURL(r.Session); err != nil {
+			return bad("session URI is not an absolute http(s) URI")
+		}
+	}
+	if len(r.Metadata) > 0 && !json.Valid(r.Metadata) {
+		return bad("metadata is not valid JSON")
+	}
+	if r.Response != nil && (r.Response.Status < 100 || r.Response.Status > 599) {
+		return bad("response status %d", r.Response.Status)
+	}
+	if r.State == StateDone && r.Response == nil {
+		return bad("done without a response")
+	}
+	return nil
+}
+
+func checkHTTPURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return errors.New("not a URI")
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return errors.New("not an absolute http(s) URI")
+	}
+	return nil
+}
