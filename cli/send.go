@@ -1,0 +1,315 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"carrier/compose"
+	"carrier/transfer"
+)
+
+func init() {
+	register(&Command{Name: "send", Summary: "send a message through Gmail (or save a draft, insert, import)", Run: runSend})
+	register(&Command{Name: "timeline", Summary: "post a picture, video or sound to the Mirror timeline", Run: runTimeline})
+}
+
+// uploadFlags are the transfer settings of send and timeline.
+type uploadFlags struct {
+	transferFlags
+	endpointFlags
+	uploadType string
+	chunkSize  int64
+}
+
+func (f *uploadFlags) add(fs *flag.FlagSet) {
+	f.transferFlags.add(fs)
+	f.endpointFlags.add(fs)
+	fs.StringVar(&f.uploadType, "upload-type", "resumable", "resumable (the only one that can resume and never sends twice), multipart or media")
+	fs.Int64Var(&f.chunkSize, "chunk-size", 0, "bytes per request, a multiple of 262144 (default 8 MiB)")
+}
+
+func (f *uploadFlags) check() (transfer.UploadType, error) {
+	typ := transfer.UploadType(f.uploadType)
+	if typ != transfer.Resumable && typ != transfer.Multipart && typ != transfer.Media {
+		return "", usagef("--upload-type must be resumable, multipart or media, not %q", f.uploadType)
+	}
+	if f.chunkSize < 0 || f.chunkSize%transfer.ChunkQuantum != 0 {
+		return "", usagef("--chunk-size must be a multiple of 262144 (256 KiB), not %d", f.chunkSize)
+	}
+	return typ, nil
+}
+
+// upload runs one job to its end on the target and prints the response.
+func (f *uploadFlags) upload(ctx context.Context, env *Env, t *target, spec transfer.Spec) (*transfer.Record, error) {
+	events := make(chan transfer.Event, 256)
+	cfg, err := f.config(events)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Auth = t.auth
+	q, err := transfer.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	stop, printed := make(chan struct{}), make(chan struct{})
+	go newProgress(env.Stderr).watch(events, stop, printed)
+	defer func() {
+		q.Close()
+		close(stop)
+		<-printed
+	}()
+	spec.ChunkSize = f.chunkSize
+	id, err := q.Add(spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := finishJob(ctx, env, q, id, true); err != nil {
+		return nil, err
+	}
+	rec, _ := q.Job(id)
+	return &rec, nil
+}
+
+func runSend(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "send", "--to ADDR ... [--subject S] (--body TEXT | --body-file F) [--attach FILE]... [--as send|draft|insert|import] [--thread ID] [--label ID]... [--draft-id ID | --send-draft ID] [--endpoint URL] [transfer flags]")
+	var mf messageFlags
+	mf.register(fs)
+	var uf uploadFlags
+	uf.add(fs)
+	thread := fs.String("thread", "", "Gmail thread id to put the message in")
+	var labels stringList
+	fs.Var(&labels, "label", "Gmail label id for insert/import (repeatable; default INBOX and UNREAD)")
+	draftID := fs.String("draft-id", "", "replace the message of this draft (drafts.update)")
+	sendDraft := fs.String("send-draft", "", "send this draft: as it stands, or with the message given by the other flags")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	typ, err := uf.check()
+	if err != nil {
+		return err
+	}
+	if *draftID != "" && *sendDraft != "" {
+		return usagef("give --draft-id (update a draft) or --send-draft (send one), not both")
+	}
+	noMessage := len(mf.to)+len(mf.cc)+len(mf.bcc)+len(mf.attach) == 0 && mf.body == "" && mf.bodyFile == "" && mf.subject == ""
+	t, err := uf.resolve(ctx, uf.token)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	if *sendDraft != "" && noMessage {
+		return sendDraftAsIs(ctx, env, t, *sendDraft)
+	}
+	msg, method, err := mf.message(env)
+	if err != nil {
+		return err
+	}
+	if *draftID != "" || *sendDraft != "" {
+		method = compose.Draft
+	}
+	path, httpMethod, meta, err := gmailTarget(method, *thread, labels, *draftID, *sendDraft)
+	if err != nil {
+		return err
+	}
+	spoolDir := filepath.Join(uf.stateDir, "spool")
+	sp, err := compose.Build(ctx, msg, method, spoolDir)
+	if err != nil {
+		return err
+	}
+	rec, err := uf.upload(ctx, env, t, transfer.Spec{
+		URL: t.base + path, Method: httpMethod, Type: typ, ContentType: "message/rfc822",
+		Metadata: meta, Path: sp.Path, Label: labelOf(msg),
+	})
+	if err != nil {
+		return err
+	}
+	if rec.SHA256 == sp.SHA256 {
+		os.Remove(sp.Path) // delivered: the spool's job is done
+	}
+	return nil
+}
+
+func labelOf(m *compose.Message) string {
+	to := strings.Join(append(append(append([]string{}, m.To...), m.Cc...), m.Bcc...), ", ")
+	subj := m.Subject
+	if subj == "" {
+		subj = "(no subject)"
+	}
+	return subj + " → " + to
+}
+
+// gmailTarget picks the media URI, HTTP method and metadata for a message.
+func gmailTarget(method compose.Method, thread string, labels []string, draftID, sendDraft string) (path, httpMethod string, meta []byte, err error) {
+	const users = "/upload/gmail/v1/users/me"
+	m := map[string]any{}
+	if thread != "" {
+		m["threadId"] = thread
+	}
+	if len(labels) > 0 {
+		if method != compose.Insert && method != compose.Import && method != compose.Send {
+			return "", "", nil, usagef("--label is for send, insert and import")
+		}
+		m["labelIds"] = labels
+	}
+	httpMethod = http.MethodPost
+	switch {
+	case sendDraft != "":
+		path, m = users+"/drafts/send", map[string]any{"id": sendDraft}
+	case draftID != "":
+		path, httpMethod = users+"/drafts/"+url.PathEscape(draftID), http.MethodPut
+		inner := map[string]any{}
+		if thread != "" {
+			inner["threadId"] = thread
+		}
+		m = map[string]any{"id": draftID, "message": inner}
+	case method == compose.Draft:
+		inner := map[string]any{}
+		if thread != "" {
+			inner["threadId"] = thread
+		}
+		path, m = users+"/drafts", map[string]any{"message": inner}
+	case method == compose.Insert:
+		path = users + "/messages"
+	case method == compose.Import:
+		path = users + "/messages/import"
+	default:
+		path = users + "/messages/send"
+	}
+	meta, err = json.Marshal(m)
+	return path, httpMethod, meta, err
+}
+
+// sendDraftAsIs calls drafts.send on the metadata URI: no upload, the
+// draft goes as it stands.
+func sendDraftAsIs(ctx context.Context, env *Env, t *target, id string) error {
+	body, _ := json.Marshal(map[string]string{"id": id})
+	resp, err := apiCall(ctx, t, http.MethodPost, "/gmail/v1/users/me/drafts/send", body)
+	if err != nil {
+		return err
+	}
+	env.Stdout.Write(resp)
+	return nil
+}
+
+// apiCall makes one authorized JSON request and returns the body of a 2xx
+// answer, or the server's own message.
+func apiCall(ctx context.Context, t *target, method, path string, body []byte) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, method, t.base+path, strings.NewReader(string(body)))
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json; charset=UTF-8")
+	}
+	send := func() (*http.Response, []byte, error) {
+		if err := t.auth.Authorize(ctx, req); err != nil {
+			return nil, nil, err
+		}
+		req.Body = io.NopCloser(strings.NewReader(string(body)))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, nil, fmt.Errorf("cannot reach %s: %w", req.URL.Host, err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+		return resp, b, err
+	}
+	resp, b, err := send()
+	if err == nil && resp.StatusCode == http.StatusUnauthorized {
+		if rerr := t.auth.Refresh(ctx); rerr == nil {
+			resp, b, err = send()
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		var ge struct {
+			Error struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(b, &ge) == nil && ge.Error.Message != "" {
+			return nil, fmt.Errorf("%s answered %d: %s", req.URL.Host, resp.StatusCode, ge.Error.Message)
+		}
+		return nil, fmt.Errorf("%s answered %s", req.URL.Host, resp.Status)
+	}
+	return b, nil
+}
+
+func runTimeline(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "timeline", "--media FILE [--text T | --html-file F] [--notify] [--item ID] [--endpoint URL] [transfer flags]")
+	var uf uploadFlags
+	uf.add(fs)
+	mediaPath := fs.String("media", "", "the picture, video or sound (required)")
+	text := fs.String("text", "", "caption")
+	htmlFile := fs.String("html-file", "", "HTML caption, from this file")
+	notify := fs.Bool("notify", false, "notify the wearer (notification level DEFAULT)")
+	item := fs.String("item", "", "add the media to this existing timeline item instead of making a new one")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	typ, err := uf.check()
+	if err != nil {
+		return err
+	}
+	if *mediaPath == "" {
+		return usagef("--media FILE is required")
+	}
+	if *item != "" && (*text != "" || *htmlFile != "" || *notify) {
+		return usagef("--item adds media to an existing item; its caption cannot be changed here")
+	}
+	tm, err := compose.CheckTimelineMedia(*mediaPath)
+	if err != nil {
+		return err
+	}
+	ti := compose.TimelineItem{Media: *mediaPath, Text: *text, Notify: *notify}
+	if *htmlFile != "" {
+		b, err := readInput(env, *htmlFile)
+		if err != nil {
+			return fmt.Errorf("--html-file: %w", err)
+		}
+		ti.HTML = string(b)
+	}
+	t, err := uf.resolve(ctx, uf.token)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	spec := transfer.Spec{Type: typ, ContentType: tm.MediaType, Path: tm.Path, Label: filepath.Base(tm.Path) + " → timeline"}
+	if *item == "" {
+		captioned := ti.Text != "" || ti.HTML != "" || ti.Notify
+		if typ == transfer.Media && captioned {
+			return usagef("a caption travels as metadata, which --upload-type media cannot carry: use resumable or multipart")
+		}
+		if captioned {
+			if spec.Metadata, err = ti.Metadata(); err != nil {
+				return err
+			}
+		}
+		spec.URL = t.base + "/upload/mirror/v1/timeline"
+		_, err = uf.upload(ctx, env, t, spec)
+		return err
+	}
+	spec.URL = t.base + "/upload/mirror/v1/timeline/" + url.PathEscape(*item) + "/attachments"
+	// The attachment's answer goes to stdout only as part of the item.
+	quiet := *env
+	quiet.Stdout = io.Discard
+	if _, err := uf.upload(ctx, &quiet, t, spec); err != nil {
+		return err
+	}
+	body, err := apiCall(ctx, t, http.MethodGet, "/mirror/v1/timeline/"+url.PathEscape(*item), nil)
+	if err != nil {
+		return err
+	}
+	env.Stdout.Write(body)
+	return nil
+}

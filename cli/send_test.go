@@ -1,0 +1,245 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"net/mail"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"carrier/sandbox"
+	"carrier/transfer"
+)
+
+type sendEnv struct {
+	t     *testing.T
+	url   string
+	state string
+}
+
+func newSendEnv(t *testing.T) *sendEnv {
+	sb, err := sandbox.Open(sandbox.Options{Dir: t.TempDir(), Token: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(sb.Handler())
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { sb.Close() })
+	return &sendEnv{t: t, url: srv.URL, state: t.TempDir()}
+}
+
+// run runs a command against the sandbox and returns its stdout JSON.
+func (e *sendEnv) run(args ...string) (map[string]any, string, int) {
+	e.t.Helper()
+	var out, errOut bytes.Buffer
+	args = append(args, "--endpoint", e.url, "--token", "tok", "--state-dir", e.state, "--retry-base", "10ms")
+	code := Main(context.Background(), &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut}, args)
+	var m map[string]any
+	if code == 0 {
+		if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+			e.t.Fatalf("%v: stdout is not JSON: %v\n%s", args, err, out.String())
+		}
+	}
+	return m, errOut.String(), code
+}
+
+func (e *sendEnv) get(path string) map[string]any {
+	e.t.Helper()
+	req, _ := http.NewRequest("GET", e.url+path, nil)
+	req.Header.Set("Authorization", "Bearer tok")
+	r, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer r.Body.Close()
+	var m map[string]any
+	b, _ := io.ReadAll(r.Body)
+	if r.StatusCode != 200 {
+		e.t.Fatalf("GET %s: %d %s", path, r.StatusCode, b)
+	}
+	json.Unmarshal(b, &m)
+	return m
+}
+
+// raw fetches a message's bytes with format=raw.
+func (e *sendEnv) raw(id string) []byte {
+	e.t.Helper()
+	b, err := base64.URLEncoding.DecodeString(e.get("/gmail/v1/users/me/messages/" + id + "?format=raw")["raw"].(string))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return b
+}
+
+// lastRecord is the newest job in the journal.
+func (e *sendEnv) lastRecord() *transfer.Record {
+	j, err := transfer.OpenJournal(e.state)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	recs, err := j.List()
+	if err != nil || len(recs) == 0 {
+		e.t.Fatalf("journal: %v", err)
+	}
+	last := recs[0]
+	for _, r := range recs {
+		if r.Created.After(last.Created) || r.Created.Equal(last.Created) && r.ID > last.ID {
+			last = r
+		}
+	}
+	return last
+}
+
+func TestSendEndToEnd(t *testing.T) {
+	e := newSendEnv(t)
+	dir := t.TempDir()
+	attData := bytes.Repeat([]byte("données binaires \x00\x01\x02"), 40000)
+	att := filepath.Join(dir, "Überweisung 報告.bin")
+	os.WriteFile(att, attData, 0o600)
+	msg, errs, code := e.run("send", "--to", "Zoë <zoe@example.com>", "--subject", "Grüße", "--body", "Hallo", "--attach", att, "--chunk-size", "262144")
+	if code != 0 {
+		t.Fatalf("send: %d %s", code, errs)
+	}
+	if msg["labelIds"].([]any)[0] != "SENT" {
+		t.Fatalf("send answered %v", msg)
+	}
+	raw := e.raw(msg["id"].(string))
+	rec := e.lastRecord()
+	sum := sha256.Sum256(raw)
+	if rec.State != transfer.StateDone || rec.SHA256 != hex.EncodeToString(sum[:]) || rec.Size != int64(len(raw)) {
+		t.Fatalf("the sandbox holds different bytes than the spool (%s vs %s)", rec.SHA256, hex.EncodeToString(sum[:]))
+	}
+	if _, err := os.Stat(rec.Path); !os.IsNotExist(err) {
+		t.Errorf("the spool of a delivered message is kept: %v", err)
+	}
+	parsed, _ := mail.ReadMessage(bytes.NewReader(raw))
+	_, params, _ := mime.ParseMediaType(parsed.Header.Get("Content-Type"))
+	mr := multipart.NewReader(parsed.Body, params["boundary"])
+	mr.NextPart()
+	p, err := mr.NextPart()
+	if err != nil || p.FileName() != "Überweisung 報告.bin" {
+		t.Fatalf("attachment part: %v %q", err, p.FileName())
+	}
+	got, _ := io.ReadAll(base64.NewDecoder(base64.StdEncoding, p))
+	if !bytes.Equal(got, attData) {
+		t.Fatal("attachment bytes differ")
+	}
+
+	reply, _, code := e.run("send", "--to", "zoe@example.com", "--body", "again", "--thread", msg["threadId"].(string))
+	if code != 0 || reply["threadId"] != msg["threadId"] {
+		t.Fatalf("reply in thread: %v", reply)
+	}
+}
+
+func TestSendDraftsInsertImport(t *testing.T) {
+	e := newSendEnv(t)
+	d, errs, code := e.run("send", "--as", "draft", "--to", "a@example.com", "--subject", "v1", "--body", "one")
+	if code != 0 {
+		t.Fatalf("draft: %s", errs)
+	}
+	id := d["id"].(string)
+	if d["message"].(map[string]any)["labelIds"].([]any)[0] != "DRAFT" {
+		t.Fatalf("draft: %v", d)
+	}
+	u, errs, code := e.run("send", "--draft-id", id, "--to", "a@example.com", "--subject", "v2", "--body", "two")
+	if code != 0 || u["id"] != id {
+		t.Fatalf("drafts.update: %v %s", u, errs)
+	}
+	if raw := e.raw(u["message"].(map[string]any)["id"].(string)); !bytes.Contains(raw, []byte("Subject: v2")) {
+		t.Fatalf("updated draft: %s", raw)
+	}
+	sent, errs, code := e.run("send", "--send-draft", id)
+	if code != 0 || sent["labelIds"].([]any)[0] != "SENT" {
+		t.Fatalf("drafts.send: %v %s", sent, errs)
+	}
+	if raw := e.raw(sent["id"].(string)); !bytes.Contains(raw, []byte("Subject: v2")) {
+		t.Fatal("the sent draft is not the updated one")
+	}
+	d2, _, _ := e.run("send", "--as", "draft", "--to", "a@example.com", "--body", "x")
+	s2, errs, code := e.run("send", "--send-draft", d2["id"].(string), "--to", "b@example.com", "--subject", "final", "--body", "y")
+	if code != 0 || !bytes.Contains(e.raw(s2["id"].(string)), []byte("Subject: final")) {
+		t.Fatalf("drafts.send with a new message: %v %s", s2, errs)
+	}
+	ins, _, code := e.run("send", "--as", "insert", "--to", "me@example.com", "--body", "kept", "--label", "Label_7")
+	if code != 0 || ins["labelIds"].([]any)[0] != "Label_7" {
+		t.Fatalf("insert: %v", ins)
+	}
+	imp, _, code := e.run("send", "--as", "import", "--to", "me@example.com", "--body", "imported", "--upload-type", "multipart")
+	if code != 0 || imp["labelIds"].([]any)[0] != "INBOX" {
+		t.Fatalf("import: %v", imp)
+	}
+}
+
+func TestSendRefusals(t *testing.T) {
+	e := newSendEnv(t)
+	big := filepath.Join(t.TempDir(), "big.bin")
+	f, _ := os.Create(big)
+	f.Truncate(27 << 20)
+	f.Close()
+	cases := []struct {
+		args []string
+		code int
+		say  string
+	}{
+		{[]string{"send", "--to", "a@example.com", "--attach", big}, 1, "takes at most 35.0 MiB"},
+		{[]string{"send", "--to", "not an address"}, 1, "not an address"},
+		{[]string{"send", "--to", "a@example.com", "--thread", "nope"}, 1, "nope"},
+		{[]string{"send", "--to", "a@example.com", "--draft-id", "r1", "--send-draft", "r2"}, 2, "not both"},
+		{[]string{"send", "--send-draft", "r404"}, 1, "r404"},
+		{[]string{"send", "--as", "draft", "--label", "X", "--to", "a@example.com"}, 2, "--label"},
+		{[]string{"timeline", "--media", big}, 1, "pictures, videos and sounds"},
+		{[]string{"timeline"}, 2, "--media"},
+	}
+	for _, c := range cases {
+		_, errs, code := e.run(c.args...)
+		if code != c.code || !strings.Contains(errs, c.say) {
+			t.Errorf("%v: exit %d, %q", c.args, code, errs)
+		}
+	}
+	var errOut bytes.Buffer
+	code := Main(context.Background(), &Env{Stdout: io.Discard, Stderr: &errOut}, []string{"send", "--to", "a@example.com", "--endpoint", "http://127.0.0.1:1", "--state-dir", t.TempDir()})
+	if code != 1 || !strings.Contains(errOut.String(), "carrier login") {
+		t.Errorf("no credentials: %d %q", code, errOut.String())
+	}
+}
+
+func TestTimelineCommand(t *testing.T) {
+	e := newSendEnv(t)
+	png, _ := base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+	pic := filepath.Join(t.TempDir(), "dot.png")
+	os.WriteFile(pic, png, 0o600)
+	item, errs, code := e.run("timeline", "--media", pic, "--text", "Hello ☃", "--notify")
+	if code != 0 {
+		t.Fatalf("timeline: %s", errs)
+	}
+	if item["text"] != "Hello ☃" || len(item["attachments"].([]any)) != 1 || item["notification"].(map[string]any)["level"] != "DEFAULT" {
+		t.Fatalf("item: %v", item)
+	}
+	more, errs, code := e.run("timeline", "--media", pic, "--item", item["id"].(string))
+	if code != 0 || len(more["attachments"].([]any)) != 2 || more["id"] != item["id"] {
+		t.Fatalf("attachment: %v %s", more, errs)
+	}
+	att := more["attachments"].([]any)[1].(map[string]any)
+	req, _ := http.NewRequest("GET", att["contentUrl"].(string), nil)
+	req.Header.Set("Authorization", "Bearer tok")
+	r, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	if !bytes.Equal(got, png) || att["contentType"] != "image/png" {
+		t.Fatal("the stored picture differs")
+	}
+}
