@@ -4,12 +4,15 @@
 GO        ?= go
 export PATH := $(PATH):/usr/local/go/bin:$(HOME)/go/bin
 BIN       := bin/carrier
-# System packages: what building Carrier needs, and what the tests add.
-RUN_PKGS  := gcc
-TEST_PKGS := $(RUN_PKGS) curl
+# System packages: what building Carrier needs (cgo and Fyne's OpenGL
+# driver), and what the tests add (a virtual X server, a drag source,
+# screenshots).
+RUN_PKGS  := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev \
+             libxi-dev libxxf86vm-dev libwayland-dev libxkbcommon-dev
+TEST_PKGS := $(RUN_PKGS) curl xvfb xdotool imagemagick python3-gi gir1.2-gtk-3.0
 FUZZTIME  ?= 30s
 
-.PHONY: all build run test deps-run deps-test vet fmt-check bench soak fuzz clean
+.PHONY: all build run test test-keyring deps-run deps-test vet fmt-check bench soak fuzz clean
 
 all: build
 
@@ -23,9 +26,9 @@ deps-test:
 build: deps-run
 	$(GO) build -o $(BIN) .
 
-# Starts Carrier on the embedded sandbox in the user's data folder.
+# Opens Carrier's window on the embedded sandbox in the user's data folder.
 run: build
-	./$(BIN) sandbox
+	./$(BIN)
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -36,6 +39,13 @@ vet:
 
 test: deps-test fmt-check vet
 	$(GO) test -race -timeout 15m ./...
+	@$(MAKE) --no-print-directory test-keyring
+
+# Sign-in against a real Secret Service: a private D-Bus session, an
+# unlocked gnome-keyring-daemon and a scratch HOME that is then searched for
+# tokens (scripts/test-keyring.sh installs what it needs).
+test-keyring:
+	GO="$(GO)" scripts/test-keyring.sh
 
 bench: deps-test
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -1,20 +1,153 @@
 // Command carrier sends mail and media to Google with resumable uploads.
-// It dispatches the headless commands of package cli; with no command it
-// opens the desktop app.
+// With a command it runs one of package cli's headless commands; with none
+// it opens the desktop app. This is the only file that imports Fyne's app
+// package (and with it the OpenGL driver and cgo).
 package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/app"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
 
 	"carrier/cli"
+	"carrier/transfer"
+	"carrier/ui"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, cli.StdEnv(), os.Args[1:])
+	var code int
+	if len(os.Args) > 1 {
+		code = cli.Main(ctx, cli.StdEnv(), os.Args[1:])
+	} else {
+		code = runDesktop(ctx)
+	}
 	stop()
 	os.Exit(code)
+}
+
+// runDesktop opens the window on the embedded sandbox, resumes the
+// journal's unfinished uploads, and keeps them going until Quit.
+func runDesktop(ctx context.Context) int {
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	a := app.NewWithID("app.carrier.desktop")
+	w := a.NewWindow("Carrier")
+	w.Resize(fyne.NewSize(1100, 720))
+
+	emb, err := cli.StartEmbedded(ctx, cli.SandboxDir(), logger)
+	if err != nil {
+		return fatalWindow(a, w, fmt.Errorf("the embedded sandbox could not start: %w", err))
+	}
+	defer emb.Close()
+	auth := transfer.StaticToken(emb.Token)
+	events := make(chan transfer.Event, 1024)
+	q, err := transfer.New(transfer.Config{StateDir: cli.StateDir(), Auth: auth, Events: events})
+	if err != nil {
+		return fatalWindow(a, w, fmt.Errorf("the upload journal in %s could not be opened: %w", cli.StateDir(), err))
+	}
+	defer q.Close()
+
+	u := ui.New(a, w, ui.Deps{
+		Uploads:   q,
+		Events:    events,
+		Endpoint:  emb.URL,
+		Auth:      auth,
+		SpoolDir:  filepath.Join(cli.StateDir(), "spool"),
+		Account:   func() ui.Account { return ui.Account{Sandbox: true, Address: "you@carrier.sandbox"} },
+		SetFaults: func(spec string) error { return setFaults(emb, spec) },
+	})
+	defer u.Close()
+	if _, err := q.ResumeJournal(false); err != nil {
+		logger.Warn("some uploads could not be resumed", "err", err)
+	}
+
+	tray := trayAvailable()
+	if desk, ok := a.(desktop.App); ok && tray {
+		desk.SetSystemTrayMenu(fyne.NewMenu("Carrier",
+			fyne.NewMenuItem("Show", func() { w.Show(); w.RequestFocus() }),
+			fyne.NewMenuItem("Pause all", func() { pauseAll(q) }),
+			fyne.NewMenuItem("Quit", a.Quit),
+		))
+	}
+	w.SetCloseIntercept(func() {
+		switch {
+		case !u.Busy():
+			a.Quit()
+		case tray:
+			w.Hide()
+			a.SendNotification(fyne.NewNotification("Carrier keeps uploading", "Uploads go on in the background. Quit from the tray icon."))
+		default:
+			dialog.ShowConfirm("Uploads are still running",
+				"Quit anyway? Unfinished uploads are kept and resume the next time Carrier starts.",
+				func(quit bool) {
+					if quit {
+						a.Quit()
+					}
+				}, w)
+		}
+	})
+	go func() {
+		<-ctx.Done()
+		fyne.Do(a.Quit)
+	}()
+	w.ShowAndRun()
+	return 0
+}
+
+func pauseAll(q *transfer.Queue) {
+	for _, r := range q.Jobs() {
+		if r.State == transfer.StateQueued {
+			q.Pause(r.ID)
+		}
+	}
+}
+
+// setFaults switches the sandbox's fault injection, in this process or
+// through the control endpoint of the one that serves the folder.
+func setFaults(emb *cli.Embedded, spec string) error {
+	if sb := emb.Sandbox(); sb != nil {
+		return sb.SetFaults(spec)
+	}
+	req, err := http.NewRequest(http.MethodPut, emb.URL+"/sandbox/v1/faults", strings.NewReader(spec))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+emb.Token)
+	client := &http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return errors.New(strings.TrimSpace(string(b)))
+	}
+	return nil
+}
+
+// fatalWindow shows why Carrier cannot work, in the window a person is
+// looking at, rather than only on a terminal they may not have.
+func fatalWindow(a fyne.App, w fyne.Window, err error) int {
+	fmt.Fprintln(os.Stderr, "carrier:", err)
+	d := dialog.NewError(err, w)
+	d.SetOnClosed(a.Quit)
+	w.Resize(fyne.NewSize(640, 360))
+	d.Show()
+	w.ShowAndRun()
+	return 1
 }

@@ -356,7 +356,7 @@ func (r *run) backoff(ctx context.Context, cause error) error {
 	defer t.Stop()
 	// Sent after the timer exists, so whoever reacts to the event finds
 	// the wait already under way.
-	q.emit(Event{Kind: EventRetrying, Job: r.rec.ID, Attempt: r.failures, Wait: wait, Reason: cause.Error()})
+	q.emit(Event{Kind: EventRetrying, Job: r.rec.ID, Attempt: r.failures, Wait: wait, Reason: cause.Error(), Woke: woke})
 	select {
 	case <-t.C():
 	case <-wake:

@@ -57,6 +57,7 @@ type Event struct {
 	Attempt int           // consecutive failures so far without progress
 	Wait    time.Duration // before the next try (0 after a wake)
 	Reason  string        // what failed
+	Woke    bool          // the machine woke from sleep: asking the session at once
 
 	Response *Response // Done
 	Err      error     // Failed

@@ -1,0 +1,107 @@
+package ui
+
+import (
+	"context"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// chaosFaults is what chaos mode asks of the sandbox: enough trouble to
+// watch Carrier recover, not so much that nothing moves.
+const chaosFaults = "seed=42,reset=0.08,err5xx=0.08,stall=0.02,stallfor=45s,partial=0.2,dropfinal=0.1,latency=40ms,rate=4MB"
+
+type accountScreen struct {
+	u               *UI
+	who             *widget.Label
+	signIn, signOut *widget.Button
+	chaos           *widget.Check
+	status          *widget.Label
+	content         fyne.CanvasObject
+}
+
+func newAccountScreen(u *UI) *accountScreen {
+	a := &accountScreen{u: u}
+	a.who = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	a.who.Wrapping = fyne.TextWrapWord
+	a.status = widget.NewLabel("")
+	a.status.Wrapping = fyne.TextWrapWord
+	a.signIn = widget.NewButtonWithIcon("Sign in with Google…", theme.LoginIcon(), a.doSignIn)
+	a.signOut = widget.NewButtonWithIcon("Sign out", theme.LogoutIcon(), a.doSignOut)
+	a.chaos = widget.NewCheck("Chaos mode: the sandbox drops connections, fails, stalls and slows down, so you can watch uploads recover", a.setChaos)
+	box := container.NewVBox(a.who, container.NewHBox(a.signIn, a.signOut), a.status)
+	if u.deps.SetFaults != nil {
+		box.Add(widget.NewSeparator())
+		box.Add(a.chaos)
+	}
+	a.content = container.NewPadded(box)
+	a.show()
+	return a
+}
+
+func (a *accountScreen) show() {
+	acct := Account{Sandbox: true}
+	if a.u.deps.Account != nil {
+		acct = a.u.deps.Account()
+	}
+	if acct.Sandbox {
+		a.who.SetText("Sandbox: messages stay on this computer")
+	} else {
+		a.who.SetText("Signed in as " + acct.Address)
+	}
+	if a.u.deps.SignIn == nil {
+		a.signIn.Hide()
+	} else if acct.Sandbox {
+		a.signIn.Show()
+	} else {
+		a.signIn.Hide()
+	}
+	if a.u.deps.SignOut == nil || acct.Sandbox {
+		a.signOut.Hide()
+	} else {
+		a.signOut.Show()
+	}
+}
+
+func (a *accountScreen) doSignIn() {
+	a.signIn.Disable()
+	a.status.SetText("Finish signing in in your browser…")
+	a.u.goBackground(func(ctx context.Context) {
+		_, err := a.u.deps.SignIn(ctx)
+		a.u.do(func() {
+			a.signIn.Enable()
+			if err != nil {
+				a.status.SetText("Not signed in: " + err.Error())
+				return
+			}
+			a.status.SetText("")
+			a.show()
+		})
+	})
+}
+
+func (a *accountScreen) doSignOut() {
+	if err := a.u.deps.SignOut(); err != nil {
+		a.status.SetText("Could not sign out: " + err.Error())
+		return
+	}
+	a.show()
+}
+
+func (a *accountScreen) setChaos(on bool) {
+	spec := "none"
+	if on {
+		spec = chaosFaults
+	}
+	if err := a.u.deps.SetFaults(spec); err != nil {
+		a.status.SetText("Could not change the sandbox's faults: " + err.Error())
+		return
+	}
+	if on {
+		a.status.SetText("Chaos mode is on. Watch the Transfers screen.")
+	} else {
+		a.status.SetText("Chaos mode is off.")
+	}
+}

@@ -1,0 +1,303 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"carrier/compose"
+	"carrier/transfer"
+)
+
+type composeScreen struct {
+	u                            *UI
+	to, cc, bcc, subject         *widget.Entry
+	body                         *widget.Entry
+	form                         *widget.Form
+	attachments                  []string
+	attList                      *fyne.Container
+	meter                        *widget.ProgressBar
+	meterNote                    *widget.Label
+	sendBtn, draftBtn, attachBtn *widget.Button
+	status                       *widget.Label
+	busy                         bool
+	content                      fyne.CanvasObject
+}
+
+func addressValidator(field string) fyne.StringValidator {
+	return func(s string) error {
+		_, problems := compose.ParseAddresses(field, []string{s})
+		if len(problems) > 0 {
+			return errors.New(problems[0].Message)
+		}
+		return nil
+	}
+}
+
+func newComposeScreen(u *UI) *composeScreen {
+	c := &composeScreen{u: u}
+	c.to, c.cc, c.bcc = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
+	c.to.SetPlaceHolder("name@example.com, Name <other@example.com>")
+	for _, e := range []struct {
+		entry *widget.Entry
+		field string
+	}{{c.to, "To"}, {c.cc, "Cc"}, {c.bcc, "Bcc"}} {
+		e.entry.Validator = addressValidator(e.field)
+		e.entry.OnChanged = func(string) { c.updateButtons() }
+	}
+	c.subject = widget.NewEntry()
+	c.subject.Validator = func(s string) error {
+		if strings.ContainsAny(s, "\r\n") {
+			return errors.New("the subject must be one line")
+		}
+		return nil
+	}
+	c.subject.OnChanged = func(string) { c.updateButtons() }
+	c.body = widget.NewMultiLineEntry()
+	c.body.Wrapping = fyne.TextWrapWord
+	c.body.SetMinRowsVisible(8)
+	c.body.OnChanged = func(string) { c.updateMeter() }
+	c.form = widget.NewForm(
+		&widget.FormItem{Text: "To", Widget: c.to, HintText: "Recipients, separated by commas"},
+		&widget.FormItem{Text: "Cc", Widget: c.cc},
+		&widget.FormItem{Text: "Bcc", Widget: c.bcc, HintText: "Hidden from the other recipients"},
+		&widget.FormItem{Text: "Subject", Widget: c.subject},
+	)
+	c.attList = container.NewVBox()
+	c.attachBtn = widget.NewButtonWithIcon("Attach…", theme.ContentAddIcon(), c.pickFile)
+	c.meter = widget.NewProgressBar()
+	c.meter.TextFormatter = func() string {
+		return humanSize(int64(c.meter.Value*compose.LimitSend)) + " of " + humanSize(compose.LimitSend)
+	}
+	c.meterNote = widget.NewLabel("")
+	c.meterNote.Wrapping = fyne.TextWrapWord
+	c.sendBtn = widget.NewButtonWithIcon("Send", theme.MailSendIcon(), func() { c.submit(compose.Send) })
+	c.sendBtn.Importance = widget.HighImportance
+	c.draftBtn = widget.NewButtonWithIcon("Save as draft", theme.DocumentSaveIcon(), func() { c.submit(compose.Draft) })
+	c.status = widget.NewLabel("")
+	c.status.Wrapping = fyne.TextWrapWord
+	hint := widget.NewLabelWithStyle("Drop files anywhere on the window to attach them. Ctrl+Enter sends.", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
+	top := container.NewVBox(c.form)
+	bottom := container.NewVBox(
+		widget.NewSeparator(),
+		container.NewBorder(nil, nil, widget.NewLabelWithStyle("Attachments", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), c.attachBtn),
+		c.attList,
+		container.NewBorder(nil, nil, widget.NewLabel("Size"), nil, c.meter),
+		c.meterNote,
+		container.NewHBox(hint, layout.NewSpacer(), c.draftBtn, c.sendBtn),
+		c.status,
+	)
+	c.content = container.NewPadded(container.NewBorder(top, bottom, nil, nil, c.body))
+	c.refreshAttachments()
+	return c
+}
+
+func (c *composeScreen) addShortcuts(cv fyne.Canvas) {
+	send := func(fyne.Shortcut) {
+		if c.u.tabs.Selected() == c.u.composeTab && !c.sendBtn.Disabled() {
+			c.submit(compose.Send)
+		}
+	}
+	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierControl}, send)
+	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyEnter, Modifier: fyne.KeyModifierControl}, send)
+}
+
+func (c *composeScreen) message() *compose.Message {
+	return &compose.Message{
+		To: []string{c.to.Text}, Cc: []string{c.cc.Text}, Bcc: []string{c.bcc.Text},
+		Subject: c.subject.Text, Text: c.body.Text, Attachments: append([]string(nil), c.attachments...),
+	}
+}
+
+// attach adds files, refusing folders and unreadable files with a message.
+func (c *composeScreen) attach(paths ...string) {
+	var refused []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+			refused = append(refused, filepath.Base(p)+": cannot be read")
+		case fi.IsDir():
+			refused = append(refused, filepath.Base(p)+": is a folder (attach the files in it, or a zip of it)")
+		case c.has(p):
+		default:
+			c.attachments = append(c.attachments, p)
+		}
+	}
+	c.refreshAttachments()
+	if len(refused) > 0 {
+		c.status.SetText("Not attached: " + strings.Join(refused, "; "))
+	}
+}
+
+func (c *composeScreen) has(p string) bool {
+	for _, a := range c.attachments {
+		if a == p {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *composeScreen) remove(p string) {
+	for i, a := range c.attachments {
+		if a == p {
+			c.attachments = append(c.attachments[:i], c.attachments[i+1:]...)
+			break
+		}
+	}
+	c.refreshAttachments()
+}
+
+func (c *composeScreen) refreshAttachments() {
+	c.attList.RemoveAll()
+	if len(c.attachments) == 0 {
+		c.attList.Add(widget.NewLabelWithStyle("No attachments", fyne.TextAlignLeading, fyne.TextStyle{Italic: true}))
+	}
+	for _, p := range c.attachments {
+		size := ""
+		if fi, err := os.Stat(p); err == nil {
+			size = humanSize(fi.Size())
+		}
+		name := widget.NewLabel(filepath.Base(p))
+		name.Truncation = fyne.TextTruncateEllipsis
+		remove := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { c.remove(p) })
+		c.attList.Add(container.NewBorder(nil, nil, widget.NewIcon(theme.FileIcon()), container.NewHBox(widget.NewLabel(size), remove), name))
+	}
+	c.attList.Refresh()
+	c.updateMeter()
+}
+
+// updateMeter shows the encoded size against the send limit.
+func (c *composeScreen) updateMeter() {
+	est := c.message().EstimateSize()
+	c.meter.SetValue(min(float64(est)/compose.LimitSend, 1))
+	if est > compose.LimitSend {
+		over := est - compose.LimitSend
+		c.meterNote.SetText("Too large to send: " + humanSize(over) + " over the 35 MiB limit once encoded. Remove about " + humanSize(over*3/4) + " of attachments.")
+		c.meterNote.Importance = widget.DangerImportance
+	} else {
+		c.meterNote.SetText("")
+		c.meterNote.Importance = widget.MediumImportance
+	}
+	c.meterNote.Refresh()
+	c.updateButtons()
+}
+
+func (c *composeScreen) updateButtons() {
+	ok := !c.busy && c.message().EstimateSize() <= compose.LimitSend
+	for _, e := range []*widget.Entry{c.to, c.cc, c.bcc, c.subject} {
+		if e.Validate() != nil {
+			ok = false
+		}
+	}
+	for _, b := range []*widget.Button{c.sendBtn, c.draftBtn} {
+		if ok {
+			b.Enable()
+		} else {
+			b.Disable()
+		}
+	}
+}
+
+func (c *composeScreen) pickFile() {
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil || r == nil {
+			return
+		}
+		r.Close()
+		c.attach(r.URI().Path())
+	}, c.u.win)
+	d.Show()
+}
+
+// submit builds the message off the UI thread, then queues its upload.
+func (c *composeScreen) submit(method compose.Method) {
+	msg := c.message()
+	if err := msg.Check(); err != nil {
+		c.status.SetText(problemText(err))
+		return
+	}
+	c.busy = true
+	c.updateButtons()
+	c.status.SetText("Preparing the message…")
+	label := labelFor(msg)
+	c.u.goBackground(func(ctx context.Context) {
+		sp, err := compose.Build(ctx, msg, method, c.u.deps.SpoolDir)
+		var id string
+		if err == nil {
+			id, err = c.u.deps.Uploads.Add(transfer.Spec{
+				URL: c.u.deps.Endpoint + gmailPath(method), ContentType: "message/rfc822",
+				Path: sp.Path, Label: label,
+			})
+		}
+		c.u.do(func() {
+			c.busy = false
+			if err != nil {
+				c.status.SetText(problemText(err))
+				c.updateButtons()
+				return
+			}
+			c.status.SetText("")
+			c.clear()
+			c.u.transfers.ensureRow(id)
+			c.u.ShowTransfers()
+		})
+	})
+}
+
+func (c *composeScreen) clear() {
+	for _, e := range []*widget.Entry{c.to, c.cc, c.bcc, c.subject, c.body} {
+		e.SetText("")
+	}
+	c.attachments = nil
+	c.refreshAttachments()
+}
+
+func gmailPath(m compose.Method) string {
+	switch m {
+	case compose.Draft:
+		return "/upload/gmail/v1/users/me/drafts"
+	case compose.Insert:
+		return "/upload/gmail/v1/users/me/messages"
+	case compose.Import:
+		return "/upload/gmail/v1/users/me/messages/import"
+	}
+	return "/upload/gmail/v1/users/me/messages/send"
+}
+
+// labelFor names a message in the transfers list.
+func labelFor(m *compose.Message) string {
+	to := strings.TrimSpace(strings.Join(append(append(append([]string{}, m.To...), m.Cc...), m.Bcc...), ", "))
+	to = strings.Trim(to, ", ")
+	subj := m.Subject
+	if subj == "" {
+		subj = "(no subject)"
+	}
+	if len(to) > 60 {
+		to = to[:57] + "…"
+	}
+	return subj + " → " + to
+}
+
+func problemText(err error) string {
+	var ie *compose.InputError
+	if errors.As(err, &ie) {
+		var lines []string
+		for _, p := range ie.Problems {
+			lines = append(lines, p.Field+": "+p.Message)
+		}
+		return strings.Join(lines, "\n")
+	}
+	return err.Error()
+}

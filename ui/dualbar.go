@@ -1,0 +1,82 @@
+package ui
+
+import (
+	"image/color"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// dualBar is a progress bar that tells the truth: the solid part is what
+// the server confirmed it stores, the pale part beyond it what was sent
+// but not yet confirmed.
+type dualBar struct {
+	widget.BaseWidget
+	confirmed, sent float64 // fractions 0..1, sent >= confirmed
+}
+
+func newDualBar() *dualBar {
+	b := &dualBar{}
+	b.ExtendBaseWidget(b)
+	return b
+}
+
+// Set updates both fractions; call it on the UI thread.
+func (b *dualBar) Set(confirmed, sent float64) {
+	confirmed, sent = clamp01(confirmed), clamp01(sent)
+	if sent < confirmed {
+		sent = confirmed
+	}
+	if b.confirmed == confirmed && b.sent == sent {
+		return
+	}
+	b.confirmed, b.sent = confirmed, sent
+	b.Refresh()
+}
+
+func clamp01(f float64) float64 { return max(0, min(1, f)) }
+
+func (b *dualBar) CreateRenderer() fyne.WidgetRenderer {
+	r := &dualBarRenderer{b: b, track: canvas.NewRectangle(color.Transparent), sent: canvas.NewRectangle(color.Transparent), conf: canvas.NewRectangle(color.Transparent)}
+	r.applyTheme()
+	return r
+}
+
+type dualBarRenderer struct {
+	b                 *dualBar
+	track, sent, conf *canvas.Rectangle
+}
+
+func (r *dualBarRenderer) applyTheme() {
+	r.track.FillColor = theme.Color(theme.ColorNameInputBackground)
+	p := theme.Color(theme.ColorNamePrimary)
+	pr, pg, pb, _ := p.RGBA()
+	r.conf.FillColor = p
+	r.sent.FillColor = color.NRGBA{R: uint8(pr >> 8), G: uint8(pg >> 8), B: uint8(pb >> 8), A: 0x60}
+	radius := theme.InputRadiusSize()
+	r.track.CornerRadius, r.sent.CornerRadius, r.conf.CornerRadius = radius, radius, radius
+}
+
+func (r *dualBarRenderer) Layout(size fyne.Size) {
+	r.track.Resize(size)
+	r.sent.Resize(fyne.NewSize(size.Width*float32(r.b.sent), size.Height))
+	r.conf.Resize(fyne.NewSize(size.Width*float32(r.b.confirmed), size.Height))
+}
+
+func (r *dualBarRenderer) MinSize() fyne.Size {
+	return fyne.NewSize(theme.Padding()*20, theme.Padding()*2.5)
+}
+
+func (r *dualBarRenderer) Refresh() {
+	r.applyTheme()
+	r.Layout(r.b.Size())
+	canvas.Refresh(r.b)
+}
+
+func (r *dualBarRenderer) Objects() []fyne.CanvasObject {
+	return []fyne.CanvasObject{r.track, r.sent, r.conf}
+}
+
+func (r *dualBarRenderer) Destroy() {}

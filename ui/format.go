@@ -1,0 +1,33 @@
+package ui
+
+import (
+	"fmt"
+	"time"
+
+	"carrier/compose"
+)
+
+func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
+
+func humanSize(n int64) string { return compose.HumanSize(n) }
+
+// humanDuration is a time left as people say it: "12 s", "3 min", "2 h 5 min".
+func humanDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return "under a second"
+	case d < time.Minute:
+		return fmt.Sprintf("%d s", int(d.Seconds()+0.5))
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d.Minutes()+0.5))
+	}
+	h := int(d.Hours())
+	return fmt.Sprintf("%d h %d min", h, int(d.Minutes())-60*h)
+}
+
+func humanRate(bps float64) string {
+	if bps <= 0 {
+		return ""
+	}
+	return compose.HumanSize(int64(bps)) + "/s"
+}

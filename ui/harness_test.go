@@ -1,0 +1,163 @@
+package ui
+
+import (
+	"context"
+	"encoding/base64"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"carrier/sandbox"
+	"carrier/transfer"
+)
+
+const tok = "ui-test-token"
+
+// harness runs the UI on the test's goroutine: closures the UI sends to
+// its "UI thread" are queued and run by pump, so widgets are only ever
+// touched here, and -race stays quiet.
+type harness struct {
+	t      *testing.T
+	u      *UI
+	w      fyne.Window
+	calls  chan func()
+	url    string
+	sb     *sandbox.Sandbox
+	q      *transfer.Queue
+	faults []string
+	mu     sync.Mutex
+}
+
+type harnessOpts struct {
+	uploads Uploads
+	events  chan transfer.Event
+}
+
+func newHarness(t *testing.T, opts ...func(*harnessOpts)) *harness {
+	t.Helper()
+	test.NewTempApp(t)
+	h := &harness{t: t, calls: make(chan func(), 4096)}
+	var o harnessOpts
+	for _, f := range opts {
+		f(&o)
+	}
+	var endpoint string
+	if o.uploads == nil {
+		sb, err := sandbox.Open(sandbox.Options{Dir: t.TempDir(), Token: tok})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(sb.Handler())
+		t.Cleanup(srv.Close)
+		t.Cleanup(func() { sb.Close() })
+		h.sb, h.url, endpoint = sb, srv.URL, srv.URL
+		o.events = make(chan transfer.Event, 1024)
+		q, err := transfer.New(transfer.Config{StateDir: t.TempDir(), Auth: transfer.StaticToken(tok), Events: o.events, RetryBase: 10 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.q, o.uploads = q, q
+	} else {
+		endpoint = "http://127.0.0.1:9"
+	}
+	h.w = test.NewTempWindow(t, nil)
+	h.w.Resize(fyne.NewSize(1100, 720))
+	h.u = New(fyne.CurrentApp(), h.w, Deps{
+		Uploads: o.uploads, Events: o.events, Endpoint: endpoint, Auth: transfer.StaticToken(tok),
+		SpoolDir: t.TempDir(),
+		Account:  func() Account { return Account{Sandbox: true} },
+		SetFaults: func(spec string) error {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.faults = append(h.faults, spec)
+			return nil
+		},
+		Do: func(f func()) { h.calls <- f },
+	})
+	t.Cleanup(h.close)
+	return h
+}
+
+// close stops the UI while still running what it queues, then the queue.
+func (h *harness) close() {
+	done := make(chan struct{})
+	go func() { h.u.Close(); close(done) }()
+	for {
+		select {
+		case f := <-h.calls:
+			f()
+			continue
+		case <-done:
+		}
+		break
+	}
+	if h.q != nil {
+		h.q.Close()
+	}
+}
+
+// until runs queued UI work until cond holds, or fails after a deadline.
+func (h *harness) until(what string, cond func() bool) {
+	h.t.Helper()
+	deadline := time.After(30 * time.Second)
+	for !cond() {
+		select {
+		case f := <-h.calls:
+			f()
+		case <-time.After(5 * time.Millisecond):
+		case <-deadline:
+			h.t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+func writeFile(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+var pngDot, _ = base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+
+// fakeUploads is a queue whose jobs the test controls through events.
+type fakeUploads struct {
+	mu    sync.Mutex
+	recs  map[string]transfer.Record
+	calls []string
+}
+
+func (f *fakeUploads) Add(s transfer.Spec) (string, error) { return "", nil }
+func (f *fakeUploads) record(op, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, op+" "+id)
+	return nil
+}
+func (f *fakeUploads) Pause(id string) error                     { return f.record("pause", id) }
+func (f *fakeUploads) Resume(_ context.Context, id string) error { return f.record("resume", id) }
+func (f *fakeUploads) Retry(_ context.Context, id string) error  { return f.record("retry", id) }
+func (f *fakeUploads) Cancel(_ context.Context, id string) error { return f.record("cancel", id) }
+func (f *fakeUploads) Jobs() []transfer.Record {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []transfer.Record
+	for _, r := range f.recs {
+		out = append(out, r)
+	}
+	return out
+}
+func (f *fakeUploads) Job(id string) (transfer.Record, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, ok := f.recs[id]
+	return r, ok
+}

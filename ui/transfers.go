@@ -1,0 +1,378 @@
+package ui
+
+import (
+	"context"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"carrier/transfer"
+)
+
+// rowRate caps how often one row's widgets are refreshed: about 15 times
+// a second is smooth to the eye and keeps the UI thread free.
+const rowRate = time.Second / 15
+
+// jobView is what a row shows, kept by the bridge.
+type jobView struct {
+	rec                    transfer.Record
+	sent, confirmed, total int64
+	rate                   float64
+	active                 bool // a worker has it
+	retryAt                time.Time
+	retryReason            string
+	attempt                int
+	woke                   bool
+	lastDrawn              time.Time
+	dirty                  bool
+}
+
+type transfersScreen struct {
+	u       *UI
+	mu      sync.Mutex // guards views; widgets are touched on the UI thread only
+	views   map[string]*jobView
+	rows    map[string]*transferRow
+	box     *fyne.Container
+	empty   *widget.Label
+	content fyne.CanvasObject
+	now     func() time.Time
+	draws   int // rows drawn, for the throttle's test
+}
+
+type transferRow struct {
+	id                           string
+	name, dest, state, amount    *widget.Label
+	bar                          *dualBar
+	pause, resume, cancel, retry *widget.Button
+	object                       fyne.CanvasObject
+}
+
+func newTransfersScreen(u *UI) *transfersScreen {
+	s := &transfersScreen{u: u, views: map[string]*jobView{}, rows: map[string]*transferRow{}, now: time.Now}
+	s.box = container.NewVBox()
+	s.empty = widget.NewLabel("No uploads yet. Messages you send and pictures you post appear here.")
+	s.box.Add(s.empty)
+	s.content = container.NewBorder(
+		container.NewPadded(widget.NewLabelWithStyle("Uploads survive lost connections, sleep and restarts: each one resumes where the server says it stands.", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})),
+		nil, nil, nil, container.NewVScroll(container.NewPadded(s.box)))
+	return s
+}
+
+// start shows the journal's jobs and follows the queue's events.
+func (s *transfersScreen) start() {
+	recs := s.u.deps.Uploads.Jobs()
+	sort.Slice(recs, func(i, j int) bool { return recs[i].Created.Before(recs[j].Created) })
+	for _, r := range recs {
+		s.views[r.ID] = &jobView{rec: r, confirmed: r.Confirmed, sent: r.Confirmed, total: r.Size}
+		s.ensureRow(r.ID)
+	}
+	if s.u.deps.Events != nil {
+		s.u.goBackground(s.follow)
+	}
+}
+
+// follow applies events to the views; rows are redrawn on the UI thread,
+// at most rowRate often for progress.
+func (s *transfersScreen) follow(ctx context.Context) {
+	tick := time.NewTicker(rowRate)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case e := <-s.u.deps.Events:
+			if s.apply(e) {
+				s.flush(e.Job)
+			}
+		case <-tick.C:
+			s.flushDirty()
+		}
+	}
+}
+
+// apply folds an event into its job's view and reports whether the row
+// should be redrawn now (state changes) rather than on the next tick.
+func (s *transfersScreen) apply(e transfer.Event) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := s.views[e.Job]
+	if v == nil {
+		v = &jobView{}
+		if r, ok := s.lookup(e.Job); ok {
+			v.rec, v.total, v.confirmed = r, r.Size, r.Confirmed
+		}
+		s.views[e.Job] = v
+	}
+	if e.Total > 0 {
+		v.sent, v.confirmed, v.total, v.rate = e.Sent, e.Confirmed, e.Total, e.Rate
+	}
+	switch e.Kind {
+	case transfer.EventProgress:
+		v.active, v.retryAt, v.woke = true, time.Time{}, false
+		v.dirty = true
+		return false
+	case transfer.EventQueued:
+		v.rec.State, v.active = transfer.StateQueued, false
+	case transfer.EventStarted:
+		v.rec.State, v.active = transfer.StateQueued, true
+	case transfer.EventRetrying:
+		v.active, v.attempt, v.retryReason, v.woke = true, e.Attempt, e.Reason, e.Woke
+		v.retryAt = s.now().Add(e.Wait)
+		v.rate = 0
+	case transfer.EventPaused:
+		v.rec.State, v.active, v.rate = transfer.StatePaused, false, 0
+	case transfer.EventDone:
+		v.rec.State, v.active, v.confirmed, v.sent = transfer.StateDone, false, v.total, v.total
+		s.notify("Sent", v)
+	case transfer.EventFailed:
+		v.rec.State, v.active, v.rec.Error = transfer.StateFailed, false, e.Message
+		s.notify("Failed", v)
+	case transfer.EventCancelled:
+		v.rec.State, v.active = transfer.StateCancelled, false
+	}
+	if r, ok := s.lookup(e.Job); ok {
+		v.rec.Label, v.rec.URL, v.rec.Path, v.rec.Method = r.Label, r.URL, r.Path, r.Method
+		v.rec.Retryable = r.Retryable
+		if e.Kind != transfer.EventFailed && r.Error != "" {
+			v.rec.Error = r.Error
+		}
+	}
+	return true
+}
+
+func (s *transfersScreen) lookup(id string) (transfer.Record, bool) {
+	return s.u.deps.Uploads.Job(id)
+}
+
+func (s *transfersScreen) notify(title string, v *jobView) {
+	body := jobName(v.rec)
+	if v.rec.State == transfer.StateFailed {
+		body += ": " + v.rec.Error
+	}
+	s.u.app.SendNotification(fyne.NewNotification("Carrier: "+strings.ToLower(title), body))
+}
+
+func (s *transfersScreen) flush(id string) {
+	s.u.do(func() {
+		s.ensureRow(id)
+		s.draw(id)
+	})
+}
+
+func (s *transfersScreen) flushDirty() {
+	s.mu.Lock()
+	var ids []string
+	for id, v := range s.views {
+		if v.dirty || !v.retryAt.IsZero() {
+			v.dirty = false
+			ids = append(ids, id)
+		}
+	}
+	s.mu.Unlock()
+	if len(ids) == 0 {
+		return
+	}
+	s.u.do(func() {
+		for _, id := range ids {
+			s.ensureRow(id)
+			s.draw(id)
+		}
+	})
+}
+
+// ensureRow makes the row for a job (UI thread).
+func (s *transfersScreen) ensureRow(id string) {
+	if id == "" || s.rows[id] != nil {
+		return
+	}
+	s.mu.Lock()
+	if s.views[id] == nil {
+		v := &jobView{}
+		if r, ok := s.lookup(id); ok {
+			v.rec, v.total, v.confirmed, v.sent = r, r.Size, r.Confirmed, r.Confirmed
+		}
+		s.views[id] = v
+	}
+	s.mu.Unlock()
+	r := &transferRow{id: id}
+	r.name = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	r.name.Truncation = fyne.TextTruncateEllipsis
+	r.dest = widget.NewLabel("")
+	r.dest.Truncation = fyne.TextTruncateEllipsis
+	r.state = widget.NewLabel("")
+	r.state.Wrapping = fyne.TextWrapWord
+	r.amount = widget.NewLabel("")
+	r.bar = newDualBar()
+	ctx := s.u.ctx
+	act := func(f func() error) {
+		s.u.goBackground(func(context.Context) {
+			if err := f(); err != nil {
+				s.u.do(func() { s.u.showError("Could not do that", "%v", err) })
+			}
+		})
+	}
+	up := s.u.deps.Uploads
+	r.pause = widget.NewButtonWithIcon("Pause", theme.MediaPauseIcon(), func() { act(func() error { return up.Pause(id) }) })
+	r.resume = widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), func() { act(func() error { return up.Resume(ctx, id) }) })
+	r.cancel = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { act(func() error { return up.Cancel(ctx, id) }) })
+	r.retry = widget.NewButtonWithIcon("Retry", theme.ViewRefreshIcon(), func() { act(func() error { return up.Retry(ctx, id) }) })
+	buttons := container.NewHBox(r.pause, r.resume, r.retry, r.cancel)
+	r.object = container.NewVBox(
+		container.NewBorder(nil, nil, widget.NewIcon(theme.UploadIcon()), buttons, container.NewVBox(r.name, r.dest)),
+		r.bar,
+		container.NewBorder(nil, nil, nil, r.amount, r.state),
+		widget.NewSeparator(),
+	)
+	s.rows[id] = r
+	s.box.Remove(s.empty)
+	// Newest first.
+	s.box.Objects = append([]fyne.CanvasObject{r.object}, s.box.Objects...)
+	s.box.Refresh()
+	s.draw(id)
+}
+
+// draw puts a job's view into its row (UI thread).
+func (s *transfersScreen) draw(id string) {
+	r := s.rows[id]
+	if r == nil {
+		return
+	}
+	s.draws++
+	s.mu.Lock()
+	v := *s.views[id]
+	s.views[id].lastDrawn = s.now()
+	s.mu.Unlock()
+	r.name.SetText(jobName(v.rec))
+	r.dest.SetText(destination(v.rec, s.u.deps.Endpoint))
+	frac := func(n int64) float64 {
+		if v.total <= 0 {
+			if v.rec.State == transfer.StateDone {
+				return 1
+			}
+			return 0
+		}
+		return float64(n) / float64(v.total)
+	}
+	r.bar.Set(frac(v.confirmed), frac(v.sent))
+	r.state.SetText(stateWords(v, s.now()))
+	r.state.Importance = widget.MediumImportance
+	switch v.rec.State {
+	case transfer.StateFailed:
+		r.state.Importance = widget.DangerImportance
+	case transfer.StateDone:
+		r.state.Importance = widget.SuccessImportance
+	}
+	r.state.Refresh()
+	amount := humanSize(v.confirmed) + " of " + humanSize(v.total)
+	if v.sent > v.confirmed {
+		amount += " (" + humanSize(v.sent-v.confirmed) + " sent, not yet confirmed)"
+	}
+	r.amount.SetText(amount)
+	show := func(b *widget.Button, on bool) {
+		if on {
+			b.Show()
+		} else {
+			b.Hide()
+		}
+	}
+	st := v.rec.State
+	show(r.pause, st == transfer.StateQueued)
+	show(r.resume, st == transfer.StatePaused)
+	show(r.retry, st == transfer.StateFailed)
+	show(r.cancel, st == transfer.StateQueued || st == transfer.StatePaused || st == transfer.StateFailed)
+}
+
+// stateWords says what a job is doing, as a person would want to hear it.
+func stateWords(v jobView, now time.Time) string {
+	switch v.rec.State {
+	case transfer.StatePaused:
+		return "Paused"
+	case transfer.StateDone:
+		return "Done"
+	case transfer.StateCancelled:
+		return "Cancelled"
+	case transfer.StateFailed:
+		return "Failed: " + v.rec.Error
+	}
+	if v.woke {
+		return "Resuming after sleep: asking the server where the upload stands"
+	}
+	if !v.retryAt.IsZero() {
+		left := v.retryAt.Sub(now)
+		if left > 0 {
+			return "Waiting for the network (next try in " + humanDuration(left.Round(time.Second)) + "): " + v.retryReason
+		}
+		return "Trying again: " + v.retryReason
+	}
+	if !v.active {
+		return "Queued"
+	}
+	words := "Uploading"
+	if r := humanRate(v.rate); r != "" {
+		words += " · " + r
+		if left := v.total - v.confirmed; left > 0 && v.rate > 0 {
+			words += " · " + humanDuration(time.Duration(float64(left)/v.rate*float64(time.Second))) + " left"
+		}
+	}
+	return words
+}
+
+func jobName(r transfer.Record) string {
+	if r.Label != "" {
+		return r.Label
+	}
+	if r.Path != "" {
+		p := r.Path
+		if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+			p = p[i+1:]
+		}
+		return p
+	}
+	return r.ID
+}
+
+// destination names where a job goes, from its upload URI.
+func destination(r transfer.Record, endpoint string) string {
+	u, err := url.Parse(r.URL)
+	if err != nil {
+		return ""
+	}
+	p := u.Path
+	var what string
+	switch {
+	case strings.HasSuffix(p, "/messages/send"):
+		what = "Gmail · send"
+	case strings.HasSuffix(p, "/drafts/send"):
+		what = "Gmail · send draft"
+	case strings.Contains(p, "/drafts/"):
+		what = "Gmail · update draft"
+	case strings.HasSuffix(p, "/drafts"):
+		what = "Gmail · save draft"
+	case strings.HasSuffix(p, "/messages/import"):
+		what = "Gmail · import"
+	case strings.HasSuffix(p, "/messages"):
+		what = "Gmail · insert"
+	case strings.HasSuffix(p, "/attachments"):
+		what = "Timeline · add to item"
+	case strings.Contains(p, "/mirror/v1/timeline"):
+		what = "Timeline"
+	case strings.Contains(p, "/storage/v1/b/"):
+		what = "Storage"
+	default:
+		what = p
+	}
+	if e, err := url.Parse(endpoint); err == nil && e.Host == u.Host {
+		if strings.HasPrefix(u.Host, "127.0.0.1") || strings.HasPrefix(u.Host, "localhost") {
+			return what + " (sandbox, on this computer)"
+		}
+		return what
+	}
+	return what + " at " + u.Host
+}

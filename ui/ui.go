@@ -1,0 +1,175 @@
+// Package ui holds Carrier's Fyne screens and the bridge from transfer
+// events to widgets. main.go gives it the fyne.App and fyne.Window; it
+// never creates them, so it builds and tests without cgo. It reaches
+// uploads only through the transfer queue and its events.
+package ui
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+
+	"carrier/transfer"
+)
+
+// Uploads is what the UI needs of the transfer queue.
+type Uploads interface {
+	Add(transfer.Spec) (string, error)
+	Pause(id string) error
+	Resume(ctx context.Context, id string) error
+	Retry(ctx context.Context, id string) error
+	Cancel(ctx context.Context, id string) error
+	Jobs() []transfer.Record
+	Job(id string) (transfer.Record, bool)
+}
+
+// Account describes who Carrier sends as.
+type Account struct {
+	Sandbox bool   // the embedded sandbox: nothing leaves this computer
+	Address string // the signed-in address (or the sandbox's mailbox)
+}
+
+// Deps is everything the screens use, wired by main.go.
+type Deps struct {
+	Uploads  Uploads
+	Events   <-chan transfer.Event // the queue's events; the UI drains it
+	Endpoint string                // API root uploads and reads go to
+	Auth     transfer.Authorizer   // authorizes the mailbox's reads
+	Client   *http.Client          // for the mailbox's reads; nil: a default one
+	SpoolDir string                // where built messages are kept until sent
+	Account  func() Account
+
+	SignIn  func(ctx context.Context) (Account, error) // nil: signing in is not offered
+	SignOut func() error
+	// SetFaults switches the sandbox's fault injection (chaos mode); nil
+	// when not on the sandbox.
+	SetFaults func(spec string) error
+
+	// Do runs a function on the UI thread; nil means fyne.Do. Tests give
+	// their own so that widgets are only touched on the test's goroutine.
+	Do func(func())
+}
+
+// UI is the desktop app's window content.
+type UI struct {
+	do   func(func()) // run on the UI thread
+	app  fyne.App
+	win  fyne.Window
+	deps Deps
+	ctx  context.Context
+	stop context.CancelFunc
+	wg   sync.WaitGroup
+
+	tabs      *container.AppTabs
+	compose   *composeScreen
+	timeline  *timelineScreen
+	transfers *transfersScreen
+	mailbox   *mailboxScreen
+	account   *accountScreen
+
+	composeTab, timelineTab, transfersTab, mailboxTab, accountTab *container.TabItem
+}
+
+// New builds the screens into win and starts the bridge from transfer
+// events. Call Close when the window goes away.
+func New(a fyne.App, w fyne.Window, d Deps) *UI {
+	if d.Client == nil {
+		d.Client = http.DefaultClient
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	u := &UI{app: a, win: w, deps: d, ctx: ctx, stop: stop, do: d.Do}
+	if u.do == nil {
+		u.do = fyne.Do
+	}
+	u.compose = newComposeScreen(u)
+	u.timeline = newTimelineScreen(u)
+	u.transfers = newTransfersScreen(u)
+	u.mailbox = newMailboxScreen(u)
+	u.account = newAccountScreen(u)
+	u.composeTab = container.NewTabItemWithIcon("Compose", theme.MailComposeIcon(), u.compose.content)
+	u.timelineTab = container.NewTabItemWithIcon("Timeline", theme.MediaPhotoIcon(), u.timeline.content)
+	u.transfersTab = container.NewTabItemWithIcon("Transfers", theme.UploadIcon(), u.transfers.content)
+	u.mailboxTab = container.NewTabItemWithIcon("Mailbox", theme.StorageIcon(), u.mailbox.content)
+	u.accountTab = container.NewTabItemWithIcon("Account", theme.AccountIcon(), u.account.content)
+	u.tabs = container.NewAppTabs(u.composeTab, u.timelineTab, u.transfersTab, u.mailboxTab, u.accountTab)
+	u.tabs.OnSelected = func(t *container.TabItem) {
+		if t == u.mailboxTab {
+			u.mailbox.refresh()
+		}
+	}
+	w.SetContent(u.tabs)
+	w.SetOnDropped(u.dropped)
+	u.compose.addShortcuts(w.Canvas())
+	u.transfers.start()
+	return u
+}
+
+// Close stops the UI's goroutines. The queue is the caller's.
+func (u *UI) Close() {
+	u.stop()
+	u.wg.Wait()
+}
+
+// Busy reports whether any upload is unfinished.
+func (u *UI) Busy() bool {
+	for _, r := range u.deps.Uploads.Jobs() {
+		if r.State.Unfinished() {
+			return true
+		}
+	}
+	return false
+}
+
+// dropped routes files dropped anywhere on the window: to the timeline
+// when it is showing, to the message otherwise.
+func (u *UI) dropped(_ fyne.Position, uris []fyne.URI) {
+	var paths []string
+	for _, uri := range uris {
+		if uri.Scheme() != "file" {
+			u.showError("Only files can be dropped here", "%s is not a file on this computer.", uri.String())
+			continue
+		}
+		paths = append(paths, uri.Path())
+	}
+	if len(paths) == 0 {
+		return
+	}
+	if u.tabs.Selected() == u.timelineTab {
+		u.timeline.setMedia(paths[0])
+		return
+	}
+	u.compose.attach(paths...)
+	u.tabs.Select(u.composeTab)
+}
+
+// ShowTransfers brings the transfers screen forward.
+func (u *UI) ShowTransfers() { u.tabs.Select(u.transfersTab) }
+
+// Select shows the named tab (Compose, Timeline, Transfers, Mailbox, Account).
+func (u *UI) Select(name string) {
+	for _, t := range u.tabs.Items {
+		if strings.EqualFold(t.Text, name) {
+			u.tabs.Select(t)
+		}
+	}
+}
+
+func (u *UI) showError(title, format string, a ...any) {
+	d := dialog.NewInformation(title, sprintf(format, a...), u.win)
+	d.Show()
+}
+
+// goBackground runs fn on a goroutine the UI waits for on Close.
+func (u *UI) goBackground(fn func(ctx context.Context)) {
+	u.wg.Add(1)
+	go func() {
+		defer u.wg.Done()
+		fn(u.ctx)
+	}()
+}

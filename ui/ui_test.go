@@ -1,0 +1,368 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"carrier/transfer"
+)
+
+func labelsIn(o fyne.CanvasObject) string {
+	var b strings.Builder
+	var walk func(fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch w := o.(type) {
+		case *widget.Label:
+			b.WriteString(w.Text + "\n")
+		case *fyne.Container:
+			for _, c := range w.Objects {
+				walk(c)
+			}
+		case fyne.Widget:
+			for _, c := range test.WidgetRenderer(w).Objects() {
+				walk(c)
+			}
+		case *canvas.Text:
+			b.WriteString(w.Text + "\n")
+		}
+	}
+	walk(o)
+	return b.String()
+}
+
+func drop(h *harness, paths ...string) {
+	var uris []fyne.URI
+	for _, p := range paths {
+		uris = append(uris, storage.NewFileURI(p))
+	}
+	h.u.dropped(fyne.NewPos(10, 10), uris)
+}
+
+func TestComposeValidation(t *testing.T) {
+	h := newHarness(t)
+	c := h.u.compose
+	h.w.Canvas().Focus(c.to)
+	test.Type(c.to, "not an address")
+	if c.to.Validate() == nil || !c.sendBtn.Disabled() || !c.draftBtn.Disabled() {
+		t.Fatal("an invalid To address must disable sending")
+	}
+	h.w.Canvas().Focus(c.cc) // leaving the field shows the problem next to it
+	if text := labelsIn(c.form); !strings.Contains(text, "is not an address") {
+		t.Fatalf("the form does not show the problem next to the field:\n%s", text)
+	}
+	c.to.SetText("Zoë <zoe@example.com>, bob@example.com")
+	if c.to.Validate() != nil || c.sendBtn.Disabled() {
+		t.Fatal("valid addresses must enable sending")
+	}
+	test.Type(c.bcc, "x@")
+	if !c.sendBtn.Disabled() {
+		t.Fatal("an invalid Bcc must disable sending")
+	}
+	c.bcc.SetText("")
+	c.subject.SetText("line\nbreak")
+	if c.subject.Validate() == nil || !c.sendBtn.Disabled() {
+		t.Fatal("a subject with a line break must be refused")
+	}
+}
+
+func TestComposeAttachmentsThroughDrop(t *testing.T) {
+	h := newHarness(t)
+	c := h.u.compose
+	a := writeFile(t, "résumé.pdf", bytes.Repeat([]byte("x"), 3000))
+	b := writeFile(t, "notes.txt", []byte("hello"))
+	drop(h, a, b, a)
+	if len(c.attachments) != 2 {
+		t.Fatalf("attachments %v", c.attachments)
+	}
+	text := labelsIn(c.attList)
+	if !strings.Contains(text, "résumé.pdf") || !strings.Contains(text, "2.9 KiB") || !strings.Contains(text, "notes.txt") {
+		t.Fatalf("attachment rows:\n%s", text)
+	}
+	// The remove button of the first row.
+	row := c.attList.Objects[0].(*fyne.Container)
+	var remove *widget.Button
+	for _, o := range row.Objects {
+		if box, ok := o.(*fyne.Container); ok {
+			for _, x := range box.Objects {
+				if btn, ok := x.(*widget.Button); ok {
+					remove = btn
+				}
+			}
+		}
+	}
+	test.Tap(remove)
+	if len(c.attachments) != 1 || c.attachments[0] != b {
+		t.Fatalf("after remove: %v", c.attachments)
+	}
+	drop(h, t.TempDir())
+	if !strings.Contains(c.status.Text, "is a folder") {
+		t.Fatalf("a dropped folder: %q", c.status.Text)
+	}
+	h.u.dropped(fyne.NewPos(1, 1), []fyne.URI{storage.NewURI("https://example.com/x.png")})
+	if len(c.attachments) != 1 {
+		t.Fatal("a web link was attached")
+	}
+}
+
+func TestComposeSizeMeter(t *testing.T) {
+	h := newHarness(t)
+	c := h.u.compose
+	c.to.SetText("a@example.com")
+	big := filepath.Join(t.TempDir(), "video.mp4")
+	f, _ := os.Create(big)
+	f.Truncate(27 << 20)
+	f.Close()
+	drop(h, big)
+	if !c.sendBtn.Disabled() || !strings.Contains(c.meterNote.Text, "Too large to send") || !strings.Contains(c.meterNote.Text, "over the 35 MiB limit") {
+		t.Fatalf("over the limit: disabled=%v note %q", c.sendBtn.Disabled(), c.meterNote.Text)
+	}
+	if c.meter.Value != 1 {
+		t.Fatalf("meter %v", c.meter.Value)
+	}
+	c.remove(big)
+	if c.sendBtn.Disabled() || c.meterNote.Text != "" || c.meter.Value > 0.01 {
+		t.Fatalf("after removing: disabled=%v note %q meter %v", c.sendBtn.Disabled(), c.meterNote.Text, c.meter.Value)
+	}
+}
+
+// A message written on the compose screen, with a dropped attachment, is
+// sent through the queue and lands in the sandbox.
+func TestComposeSendsThroughTheQueue(t *testing.T) {
+	h := newHarness(t)
+	c := h.u.compose
+	c.to.SetText("zoe@example.com")
+	c.subject.SetText("Quarterly report")
+	c.body.SetText("Here it is.")
+	att := writeFile(t, "report.pdf", bytes.Repeat([]byte("%PDF"), 100000))
+	drop(h, att)
+	test.Tap(c.sendBtn)
+	h.until("the transfers screen", func() bool { return h.u.tabs.Selected() == h.u.transfersTab })
+	if c.to.Text != "" || len(c.attachments) != 0 {
+		t.Fatal("the form was not cleared after sending")
+	}
+	var row *transferRow
+	h.until("a finished transfer row", func() bool {
+		for _, r := range h.u.transfers.rows {
+			row = r
+		}
+		return row != nil && row.state.Text == "Done"
+	})
+	if !strings.Contains(row.name.Text, "Quarterly report → zoe@example.com") || !strings.Contains(row.dest.Text, "Gmail · send") {
+		t.Fatalf("row: %q %q", row.name.Text, row.dest.Text)
+	}
+	if row.bar.confirmed != 1 || row.pause.Visible() || row.cancel.Visible() {
+		t.Fatalf("a done row: bar %v, pause %v, cancel %v", row.bar.confirmed, row.pause.Visible(), row.cancel.Visible())
+	}
+	req, _ := http.NewRequest("GET", h.url+"/gmail/v1/users/me/messages", nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var list struct{ Messages []struct{ ID string } }
+	json.NewDecoder(resp.Body).Decode(&list)
+	if len(list.Messages) != 1 {
+		t.Fatalf("sandbox holds %d messages", len(list.Messages))
+	}
+	req, _ = http.NewRequest("GET", h.url+"/gmail/v1/users/me/messages/"+list.Messages[0].ID+"?format=full", nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp2, _ := http.DefaultClient.Do(req)
+	body, _ := io.ReadAll(resp2.Body)
+	resp2.Body.Close()
+	if !bytes.Contains(body, []byte(`"filename": "report.pdf"`)) {
+		t.Fatalf("the sent message has no report.pdf:\n%s", body)
+	}
+}
+
+func TestTransferRowStates(t *testing.T) {
+	fu := &fakeUploads{recs: map[string]transfer.Record{
+		"j1": {ID: "j1", Label: "Holiday pictures → mum@example.com", URL: "http://127.0.0.1:9/upload/gmail/v1/users/me/messages/send", Size: 10 << 20, State: transfer.StateQueued, Created: time.Now()},
+	}}
+	events := make(chan transfer.Event, 64)
+	h := newHarness(t, func(o *harnessOpts) { o.uploads, o.events = fu, events })
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	h.u.transfers.now = func() time.Time { return now }
+	row := h.u.transfers.rows["j1"]
+	if row == nil {
+		t.Fatal("no row for a job of the journal")
+	}
+	steps := []struct {
+		ev      transfer.Event
+		state   string
+		amount  string
+		buttons string // visible ones
+	}{
+		{transfer.Event{Kind: transfer.EventQueued}, "Queued", "0 bytes of 10.0 MiB", "pause cancel"},
+		{transfer.Event{Kind: transfer.EventStarted}, "Uploading", "", "pause cancel"},
+		{transfer.Event{Kind: transfer.EventProgress, Sent: 6 << 20, Confirmed: 4 << 20, Total: 10 << 20, Rate: 1 << 20}, "Uploading · 1.0 MiB/s · 6 s left", "4.0 MiB of 10.0 MiB (2.0 MiB sent, not yet confirmed)", "pause cancel"},
+		{transfer.Event{Kind: transfer.EventRetrying, Attempt: 2, Wait: 4 * time.Second, Reason: "connection reset"}, "Waiting for the network (next try in 4 s): connection reset", "", "pause cancel"},
+		{transfer.Event{Kind: transfer.EventRetrying, Woke: true, Reason: "the computer woke from sleep"}, "Resuming after sleep: asking the server where the upload stands", "", "pause cancel"},
+		{transfer.Event{Kind: transfer.EventPaused}, "Paused", "", "resume cancel"},
+		{transfer.Event{Kind: transfer.EventFailed, Message: "Media type 'text/plain' is not supported"}, "Failed: Media type 'text/plain' is not supported", "", "retry cancel"},
+		{transfer.Event{Kind: transfer.EventDone, Response: &transfer.Response{Status: 200}}, "Done", "10.0 MiB of 10.0 MiB", ""},
+	}
+	for _, s := range steps {
+		s.ev.Job = "j1"
+		events <- s.ev
+		h.until(s.state, func() bool { return row.state.Text == s.state })
+		if s.amount != "" && row.amount.Text != s.amount {
+			t.Errorf("%s: amount %q, want %q", s.state, row.amount.Text, s.amount)
+		}
+		var visible []string
+		for name, b := range map[string]*widget.Button{"pause": row.pause, "resume": row.resume, "retry": row.retry, "cancel": row.cancel} {
+			if b.Visible() {
+				visible = append(visible, name)
+			}
+		}
+		for _, want := range strings.Fields(s.buttons) {
+			found := false
+			for _, v := range visible {
+				found = found || v == want
+			}
+			if !found {
+				t.Errorf("%s: %s button hidden (visible: %v)", s.state, want, visible)
+			}
+		}
+		if len(visible) != len(strings.Fields(s.buttons)) {
+			t.Errorf("%s: visible buttons %v, want %q", s.state, visible, s.buttons)
+		}
+	}
+	if row.bar.confirmed != 1 || !strings.Contains(row.dest.Text, "Gmail · send") {
+		t.Errorf("done: bar %v dest %q", row.bar.confirmed, row.dest.Text)
+	}
+}
+
+func TestTransferRowButtonsAndThrottle(t *testing.T) {
+	fu := &fakeUploads{recs: map[string]transfer.Record{
+		"j2": {ID: "j2", Path: "/tmp/movie.mp4", URL: "http://127.0.0.1:9/upload/mirror/v1/timeline", Size: 100 << 20, State: transfer.StateQueued, Created: time.Now()},
+	}}
+	events := make(chan transfer.Event, 1024)
+	h := newHarness(t, func(o *harnessOpts) { o.uploads, o.events = fu, events })
+	row := h.u.transfers.rows["j2"]
+	test.Tap(row.pause)
+	h.until("pause reaches the queue", func() bool {
+		fu.mu.Lock()
+		defer fu.mu.Unlock()
+		return len(fu.calls) == 1 && fu.calls[0] == "pause j2"
+	})
+	if row.name.Text != "movie.mp4" || !strings.HasPrefix(row.dest.Text, "Timeline") {
+		t.Errorf("row %q %q", row.name.Text, row.dest.Text)
+	}
+	// A burst of progress is drawn a few times, not once per event.
+	drawsBefore := countDraws(h)
+	for i := 1; i <= 500; i++ {
+		events <- transfer.Event{Kind: transfer.EventProgress, Job: "j2", Sent: int64(i) << 18, Confirmed: int64(i) << 18, Total: 100 << 20, Rate: 5 << 20}
+	}
+	h.until("the last progress drawn", func() bool {
+		return row.amount.Text == "125.0 MiB of 100.0 MiB" || strings.HasPrefix(row.amount.Text, "100.0 MiB") || row.bar.confirmed == 1
+	})
+	if draws := countDraws(h) - drawsBefore; draws > 40 {
+		t.Fatalf("500 progress events drew the row %d times", draws)
+	}
+}
+
+func countDraws(h *harness) int { return h.u.transfers.draws }
+
+func TestTimelineScreen(t *testing.T) {
+	h := newHarness(t)
+	h.u.Select("Timeline")
+	tl := h.u.timeline
+	txt := writeFile(t, "notes.png", []byte("only text in here"))
+	drop(h, txt)
+	if !strings.Contains(tl.status.Text, "pictures, videos and sounds") || !tl.post.Disabled() {
+		t.Fatalf("a text file: %q, post disabled %v", tl.status.Text, tl.post.Disabled())
+	}
+	pic := writeFile(t, "dot.png", pngDot)
+	drop(h, pic)
+	if _, ok := tl.preview.Objects[0].(*canvas.Image); !ok || tl.post.Disabled() || !strings.Contains(tl.info.Text, "image/png") {
+		t.Fatalf("a picture: preview %T, post disabled %v, info %q", tl.preview.Objects[0], tl.post.Disabled(), tl.info.Text)
+	}
+	if len(h.u.compose.attachments) != 0 {
+		t.Fatal("a file dropped on the timeline was attached to the message")
+	}
+	tl.caption.SetText("Sunset")
+	test.Tap(tl.post)
+	var row *transferRow
+	h.until("the timeline post done", func() bool {
+		for _, r := range h.u.transfers.rows {
+			row = r
+		}
+		return row != nil && row.state.Text == "Done"
+	})
+}
+
+func TestMailboxScreen(t *testing.T) {
+	h := newHarness(t)
+	put := func(path, ctype string, body []byte) {
+		req, _ := http.NewRequest("POST", h.url+path, bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Content-Type", ctype)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%s: %v %v", path, resp, err)
+		}
+		resp.Body.Close()
+	}
+	mail := "To: zoe@example.com\r\nSubject: With a file\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nSee attached.\r\n--b\r\nContent-Type: application/pdf\r\nContent-Disposition: attachment; filename=\"plan.pdf\"\r\n\r\n%PDF\r\n--b--\r\n"
+	put("/upload/gmail/v1/users/me/messages/send?uploadType=media", "message/rfc822", []byte(mail))
+	time.Sleep(2 * time.Millisecond) // distinct internalDate for a stable order
+	put("/upload/gmail/v1/users/me/drafts?uploadType=media", "message/rfc822", []byte("To: a@example.com\r\nSubject: Unfinished\r\n\r\ndraft\r\n"))
+	time.Sleep(2 * time.Millisecond)
+	put("/upload/mirror/v1/timeline?uploadType=multipart", "multipart/related; boundary=B",
+		[]byte("--B\r\nContent-Type: application/json\r\n\r\n{\"text\":\"Dot\"}\r\n--B\r\nContent-Type: image/png\r\n\r\n"+string(pngDot)+"\r\n--B--\r\n"))
+	h.u.Select("Mailbox")
+	m := h.u.mailbox
+	h.until("the mailbox loaded", func() bool { return len(m.items) == 3 })
+	kinds := []string{m.items[0].Kind, m.items[1].Kind, m.items[2].Kind}
+	if strings.Join(kinds, ",") != "Timeline,Draft,Sent" {
+		t.Fatalf("order %v", kinds)
+	}
+	m.list.Select(2)
+	h.until("the message opened", func() bool { return strings.Contains(labelsIn(m.detail), "plan.pdf") })
+	text := labelsIn(m.detail)
+	if !strings.Contains(text, "With a file") || !strings.Contains(text, "See attached.") || !strings.Contains(text, "zoe@example.com") {
+		t.Fatalf("message detail:\n%s", text)
+	}
+	m.list.Select(0)
+	h.until("the timeline item opened", func() bool {
+		box, ok := m.detail.Objects[0].(*fyne.Container)
+		if !ok {
+			return false
+		}
+		for _, o := range box.Objects {
+			if _, ok := o.(*canvas.Image); ok {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+func TestAccountAndChaos(t *testing.T) {
+	h := newHarness(t)
+	a := h.u.account
+	if a.who.Text != "Sandbox: messages stay on this computer" {
+		t.Fatalf("account: %q", a.who.Text)
+	}
+	test.Tap(a.chaos)
+	test.Tap(a.chaos)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.faults) != 2 || h.faults[0] != chaosFaults || h.faults[1] != "none" {
+		t.Fatalf("faults set: %v", h.faults)
+	}
+}
