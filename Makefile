@@ -39,6 +39,12 @@ vet:
 
 test: deps-test fmt-check vet
 	$(GO) test -race -timeout 15m ./...
+	$(MAKE) test-desktop
+
+# The real binary under a virtual X server: a file dragged from another
+# program onto the window is sent; screenshots go to artifacts/screenshots.
+test-desktop: build
+	python3 scripts/e2e_desktop.py $(BIN)
 	@$(MAKE) --no-print-directory test-keyring
 
 # Sign-in against a real Secret Service: a private D-Bus session, an
@@ -62,4 +68,4 @@ fuzz: deps-test
 	done
 
 clean:
-	rm -rf bin
+	rm -rf bin artifacts

@@ -126,7 +126,7 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	}
 	rec, err := uf.upload(ctx, env, t, transfer.Spec{
 		URL: t.base + path, Method: httpMethod, Type: typ, ContentType: "message/rfc822",
-		Metadata: meta, Path: sp.Path, Label: labelOf(msg),
+		Metadata: meta, Path: sp.Path, Label: msg.Label(),
 	})
 	if err != nil {
 		return err
@@ -135,15 +135,6 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 		os.Remove(sp.Path) // delivered: the spool's job is done
 	}
 	return nil
-}
-
-func labelOf(m *compose.Message) string {
-	to := strings.Join(append(append(append([]string{}, m.To...), m.Cc...), m.Bcc...), ", ")
-	subj := m.Subject
-	if subj == "" {
-		subj = "(no subject)"
-	}
-	return subj + " → " + to
 }
 
 // gmailTarget picks the media URI, HTTP method and metadata for a message.
@@ -284,7 +275,7 @@ func runTimeline(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer t.close()
-	spec := transfer.Spec{Type: typ, ContentType: tm.MediaType, Path: tm.Path, Label: filepath.Base(tm.Path) + " → timeline"}
+	spec := transfer.Spec{Type: typ, ContentType: tm.MediaType, Path: tm.Path, Label: filepath.Base(tm.Path) + " · to the timeline"}
 	if *item == "" {
 		captioned := ti.Text != "" || ti.HTML != "" || ti.Notify
 		if typ == transfer.Media && captioned {

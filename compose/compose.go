@@ -240,6 +240,28 @@ func unwrapPathError(err error) error {
 	return err
 }
 
+// Label names the message for people, in lists of uploads:
+// "Subject · to a@example.com, b@example.com".
+func (m *Message) Label() string {
+	var to []string
+	for _, l := range [][]string{m.To, m.Cc, m.Bcc} {
+		for _, e := range l {
+			if e = strings.TrimSpace(e); e != "" {
+				to = append(to, e)
+			}
+		}
+	}
+	subj := strings.TrimSpace(m.Subject)
+	if subj == "" {
+		subj = "(no subject)"
+	}
+	rcpt := strings.Join(to, ", ")
+	if r := []rune(rcpt); len(r) > 60 {
+		rcpt = string(r[:57]) + "..."
+	}
+	return subj + " · to " + rcpt
+}
+
 // Spool is a built message on disk. Its bytes never change.
 type Spool struct {
 	Path   string

@@ -152,3 +152,15 @@ func (j *Journal) Lock(id string) (release func(), err error) {
 	}
 	return lockFile(j.path(id, ".lock"))
 }
+
+// Remove deletes a job's record and lock file.
+func (j *Journal) Remove(id string) error {
+	if !idPattern.MatchString(id) {
+		return fmt.Errorf("%q is not a job id", id)
+	}
+	if err := os.Remove(j.path(id, ".json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cannot remove job %q: %w", id, err)
+	}
+	os.Remove(j.path(id, ".lock"))
+	return syncDir(j.dir)
+}

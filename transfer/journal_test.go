@@ -1,9 +1,11 @@
 package transfer
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -434,5 +436,44 @@ func TestAddRefusesBadSpecs(t *testing.T) {
 	}
 	if n := len(h.q.Jobs()); n != 0 {
 		t.Errorf("%d jobs recorded from bad specs", n)
+	}
+}
+
+func TestHistoryAndForget(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		w.Write([]byte(`{"id":"done"}`))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	q, err := New(Config{StateDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(src, []byte("hello"), 0o600)
+	id, err := q.Add(Spec{URL: srv.URL + "/upload", Type: Media, ContentType: "text/plain", Path: src, Label: "greeting"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := q.Wait(context.Background(), id); err != nil || rec.State != StateDone {
+		t.Fatalf("wait: %v %v", rec.State, err)
+	}
+	q.Close()
+	// A new queue on the same journal sees the finished job in its history.
+	q2, err := New(Config{StateDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q2.Close()
+	hist, err := q2.History()
+	if err != nil || len(hist) != 1 || hist[0].ID != id || hist[0].State != StateDone || hist[0].Label != "greeting" {
+		t.Fatalf("history: %+v %v", hist, err)
+	}
+	if err := q2.Forget(id); err != nil {
+		t.Fatal(err)
+	}
+	if hist, _ := q2.History(); len(hist) != 0 {
+		t.Fatalf("forgotten job still listed: %+v", hist)
 	}
 }

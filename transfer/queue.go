@@ -65,7 +65,7 @@ type Spec struct {
 	Metadata    []byte     // JSON; none for Media
 	Path        string     // the file; it must not change until the job ends
 	ChunkSize   int64      // 0: the queue's
-	// Label names the job for people ("Report → bob@example.com"); the
+	// Label names the job for people ("Report · to bob@example.com"); the
 	// engine only keeps it. It must not hold a credential.
 	Label string
 }
@@ -799,4 +799,65 @@ func sortRecords(rs []Record) {
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
+}
+
+// History returns every job of the journal, oldest first: the ones this
+// queue holds as they stand now, the rest (finished, or held by another
+// process) as last written. Unreadable records are reported in the error.
+func (q *Queue) History() ([]Record, error) {
+	recs, err := q.journal.List()
+	held := q.Jobs()
+	byID := make(map[string]Record, len(held))
+	for _, r := range held {
+		byID[r.ID] = r
+	}
+	out := make([]Record, 0, len(recs)+len(held))
+	for _, r := range recs {
+		if h, ok := byID[r.ID]; ok {
+			out = append(out, h)
+			delete(byID, r.ID)
+			continue
+		}
+		out = append(out, *r)
+	}
+	for _, r := range byID {
+		out = append(out, r)
+	}
+	sortRecords(out)
+	return out, err
+}
+
+// ErrUnfinished refuses to forget a job that may still be sent.
+var ErrUnfinished = errors.New("the job is not finished: cancel it first")
+
+// Forget removes a finished (done, failed or cancelled) job from the
+// journal, with its session URI. Another process's jobs are left alone.
+func (q *Queue) Forget(id string) error {
+	q.mu.Lock()
+	if jb, ok := q.jobs[id]; ok {
+		rec := q.snapshot(jb)
+		if rec.State.Unfinished() || jb.running {
+			q.mu.Unlock()
+			return ErrUnfinished
+		}
+		delete(q.jobs, id)
+		if jb.release != nil {
+			jb.release()
+			jb.release = nil
+		}
+	}
+	q.mu.Unlock()
+	release, err := q.journal.Lock(id)
+	if err != nil {
+		return err
+	}
+	defer release()
+	rec, err := q.journal.Load(id)
+	if err != nil {
+		return err
+	}
+	if rec.State.Unfinished() {
+		return ErrUnfinished
+	}
+	return q.journal.Remove(id)
 }

@@ -231,7 +231,7 @@ func (c *composeScreen) submit(method compose.Method) {
 	c.busy = true
 	c.updateButtons()
 	c.status.SetText("Preparing the message…")
-	label := labelFor(msg)
+	label := msg.Label()
 	c.u.goBackground(func(ctx context.Context) {
 		sp, err := compose.Build(ctx, msg, method, c.u.deps.SpoolDir)
 		var id string
@@ -274,20 +274,6 @@ func gmailPath(m compose.Method) string {
 		return "/upload/gmail/v1/users/me/messages/import"
 	}
 	return "/upload/gmail/v1/users/me/messages/send"
-}
-
-// labelFor names a message in the transfers list.
-func labelFor(m *compose.Message) string {
-	to := strings.TrimSpace(strings.Join(append(append(append([]string{}, m.To...), m.Cc...), m.Bcc...), ", "))
-	to = strings.Trim(to, ", ")
-	subj := m.Subject
-	if subj == "" {
-		subj = "(no subject)"
-	}
-	if len(to) > 60 {
-		to = to[:57] + "…"
-	}
-	return subj + " → " + to
 }
 
 func problemText(err error) string {

@@ -155,6 +155,13 @@ func (f *fakeUploads) Jobs() []transfer.Record {
 	}
 	return out
 }
+func (f *fakeUploads) History() ([]transfer.Record, error) { return f.Jobs(), nil }
+func (f *fakeUploads) Forget(id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.recs, id)
+	return nil
+}
 func (f *fakeUploads) Job(id string) (transfer.Record, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

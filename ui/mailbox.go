@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	netmail "net/mail"
 	"sort"
 	"strconv"
 	"strings"
@@ -148,7 +149,7 @@ func (m *mailboxScreen) refresh() {
 			m.mu.Lock()
 			m.items = items
 			m.mu.Unlock()
-			m.status.SetText(fmt.Sprintf("%d items", len(items)))
+			m.status.SetText(countText(len(items)))
 			m.list.UnselectAll()
 			m.list.Refresh()
 		})
@@ -201,7 +202,7 @@ func (m *mailboxScreen) load(ctx context.Context) ([]mailItem, error) {
 		case contains(mm.LabelIDs, "SENT"):
 			kind = "Sent"
 		}
-		items = append(items, mailItem{Kind: kind, ID: mm.ID, Title: orNone(mm.header("Subject")), Detail: "to " + orNone(mm.header("To")), When: millis(mm.InternalDate)})
+		items = append(items, mailItem{Kind: kind, ID: mm.ID, Title: orNone(mm.header("Subject")), Detail: "to " + people(mm.header("To")), When: millis(mm.InternalDate)})
 	}
 	var drafts struct {
 		Drafts []struct {
@@ -217,7 +218,7 @@ func (m *mailboxScreen) load(ctx context.Context) ([]mailItem, error) {
 		if err := m.api(ctx, "/gmail/v1/users/me/messages/"+d.Message.ID+"?format=metadata&metadataHeaders=Subject&metadataHeaders=To", &mm); err != nil {
 			return nil, err
 		}
-		items = append(items, mailItem{Kind: "Draft", ID: d.ID, MsgID: mm.ID, Title: orNone(mm.header("Subject")), Detail: "to " + orNone(mm.header("To")), When: millis(mm.InternalDate)})
+		items = append(items, mailItem{Kind: "Draft", ID: d.ID, MsgID: mm.ID, Title: orNone(mm.header("Subject")), Detail: "to " + people(mm.header("To")), When: millis(mm.InternalDate)})
 	}
 	var tl struct {
 		Items []map[string]any `json:"items"`
@@ -233,6 +234,34 @@ func (m *mailboxScreen) load(ctx context.Context) ([]mailItem, error) {
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].When.After(items[j].When) })
 	return items, nil
+}
+
+func countText(n int) string {
+	switch n {
+	case 0:
+		return "Nothing yet: messages you send and pictures you post show up here."
+	case 1:
+		return "1 item"
+	}
+	return fmt.Sprintf("%d items", n)
+}
+
+// people shows an address header the way people read it: names where
+// there are names, bare addresses otherwise.
+func people(h string) string {
+	list, err := netmail.ParseAddressList(h)
+	if err != nil || len(list) == 0 {
+		return orNone(h)
+	}
+	var out []string
+	for _, a := range list {
+		if a.Name != "" {
+			out = append(out, a.Name)
+		} else {
+			out = append(out, a.Address)
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 func contains(list []string, s string) bool {

@@ -121,7 +121,7 @@ func (t *timelineScreen) submit() {
 	t.u.goBackground(func(context.Context) {
 		id, err := t.u.deps.Uploads.Add(transfer.Spec{
 			URL: t.u.deps.Endpoint + "/upload/mirror/v1/timeline", ContentType: m.MediaType,
-			Metadata: meta, Path: m.Path, Label: baseName(m.Path) + " → timeline",
+			Metadata: meta, Path: m.Path, Label: baseName(m.Path) + " · to the timeline",
 		})
 		t.u.do(func() {
 			if err != nil {

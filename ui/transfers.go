@@ -44,6 +44,8 @@ type transfersScreen struct {
 	content fyne.CanvasObject
 	now     func() time.Time
 	draws   int // rows drawn, for the throttle's test
+	status  *widget.Label
+	clear   *widget.Button
 }
 
 type transferRow struct {
@@ -59,15 +61,21 @@ func newTransfersScreen(u *UI) *transfersScreen {
 	s.box = container.NewVBox()
 	s.empty = widget.NewLabel("No uploads yet. Messages you send and pictures you post appear here.")
 	s.box.Add(s.empty)
+	s.status = widget.NewLabel("")
+	s.status.Wrapping = fyne.TextWrapWord
+	s.clear = widget.NewButtonWithIcon("Clear finished", theme.DeleteIcon(), s.clearFinished)
 	s.content = container.NewBorder(
-		container.NewPadded(widget.NewLabelWithStyle("Uploads survive lost connections, sleep and restarts: each one resumes where the server says it stands.", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})),
-		nil, nil, nil, container.NewVScroll(container.NewPadded(s.box)))
+		container.NewBorder(nil, nil, nil, s.clear, widget.NewLabelWithStyle("Uploads survive lost connections, sleep and restarts: each one resumes where the server says it stands.", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})),
+		s.status, nil, nil, container.NewVScroll(container.NewPadded(s.box)))
 	return s
 }
 
 // start shows the journal's jobs and follows the queue's events.
 func (s *transfersScreen) start() {
-	recs := s.u.deps.Uploads.Jobs()
+	recs, err := s.u.deps.Uploads.History()
+	if err != nil {
+		s.status.SetText("Some uploads of the journal could not be read: " + err.Error())
+	}
 	sort.Slice(recs, func(i, j int) bool { return recs[i].Created.Before(recs[j].Created) })
 	for _, r := range recs {
 		s.views[r.ID] = &jobView{rec: r, confirmed: r.Confirmed, sent: r.Confirmed, total: r.Size}
@@ -287,6 +295,36 @@ func (s *transfersScreen) draw(id string) {
 	show(r.resume, st == transfer.StatePaused)
 	show(r.retry, st == transfer.StateFailed)
 	show(r.cancel, st == transfer.StateQueued || st == transfer.StatePaused || st == transfer.StateFailed)
+}
+
+// clearFinished forgets the jobs that are done or cancelled (failed ones
+// stay: they may still be retried) and removes their rows.
+func (s *transfersScreen) clearFinished() {
+	var gone []string
+	s.mu.Lock()
+	for id, v := range s.views {
+		if v.rec.State == transfer.StateDone || v.rec.State == transfer.StateCancelled {
+			gone = append(gone, id)
+		}
+	}
+	s.mu.Unlock()
+	for _, id := range gone {
+		if err := s.u.deps.Uploads.Forget(id); err != nil {
+			s.status.SetText("Could not clear " + id + ": " + err.Error())
+			continue
+		}
+		s.mu.Lock()
+		delete(s.views, id)
+		s.mu.Unlock()
+		if r := s.rows[id]; r != nil {
+			s.box.Remove(r.object)
+			delete(s.rows, id)
+		}
+	}
+	if len(s.rows) == 0 {
+		s.box.Objects = []fyne.CanvasObject{s.empty}
+	}
+	s.box.Refresh()
 }
 
 // stateWords says what a job is doing, as a person would want to hear it.

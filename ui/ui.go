@@ -27,6 +27,8 @@ type Uploads interface {
 	Cancel(ctx context.Context, id string) error
 	Jobs() []transfer.Record
 	Job(id string) (transfer.Record, bool)
+	History() ([]transfer.Record, error) // the journal's jobs, finished ones too
+	Forget(id string) error
 }
 
 // Account describes who Carrier sends as.

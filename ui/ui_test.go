@@ -160,7 +160,7 @@ func TestComposeSendsThroughTheQueue(t *testing.T) {
 		}
 		return row != nil && row.state.Text == "Done"
 	})
-	if !strings.Contains(row.name.Text, "Quarterly report → zoe@example.com") || !strings.Contains(row.dest.Text, "Gmail · send") {
+	if !strings.Contains(row.name.Text, "Quarterly report · to zoe@example.com") || !strings.Contains(row.dest.Text, "Gmail · send") {
 		t.Fatalf("row: %q %q", row.name.Text, row.dest.Text)
 	}
 	if row.bar.confirmed != 1 || row.pause.Visible() || row.cancel.Visible() {
@@ -190,7 +190,7 @@ func TestComposeSendsThroughTheQueue(t *testing.T) {
 
 func TestTransferRowStates(t *testing.T) {
 	fu := &fakeUploads{recs: map[string]transfer.Record{
-		"j1": {ID: "j1", Label: "Holiday pictures → mum@example.com", URL: "http://127.0.0.1:9/upload/gmail/v1/users/me/messages/send", Size: 10 << 20, State: transfer.StateQueued, Created: time.Now()},
+		"j1": {ID: "j1", Label: "Holiday pictures · to mum@example.com", URL: "http://127.0.0.1:9/upload/gmail/v1/users/me/messages/send", Size: 10 << 20, State: transfer.StateQueued, Created: time.Now()},
 	}}
 	events := make(chan transfer.Event, 64)
 	h := newHarness(t, func(o *harnessOpts) { o.uploads, o.events = fu, events })
@@ -243,6 +243,10 @@ func TestTransferRowStates(t *testing.T) {
 	}
 	if row.bar.confirmed != 1 || !strings.Contains(row.dest.Text, "Gmail · send") {
 		t.Errorf("done: bar %v dest %q", row.bar.confirmed, row.dest.Text)
+	}
+	test.Tap(h.u.transfers.clear)
+	if _, ok := fu.Job("j1"); ok || len(h.u.transfers.rows) != 0 {
+		t.Fatal("Clear finished kept the done job")
 	}
 }
 

@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""End-to-end test of the desktop app under a virtual X server.
+
+The real binary starts on a scratch sandbox; a file is dragged from another
+program (a GTK3 drag source) onto the window with xdotool; the message is
+sent; the sandbox must then hold it with that attachment. Screenshots of
+every screen are kept in artifacts/screenshots/.
+
+Usage: e2e_desktop.py BINARY
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHOTS = os.path.join(ROOT, "artifacts", "screenshots")
+procs = []
+
+
+def fail(msg):
+    print("FAIL: " + msg, flush=True)
+    sys.exit(1)
+
+
+def start(args, env, **kw):
+    p = subprocess.Popen(args, env=env, **kw)
+    procs.append(p)
+    return p
+
+
+def wait_for(what, fn, timeout=30):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        v = fn()
+        if v:
+            return v
+        time.sleep(0.1)
+    fail("timed out waiting for " + what)
+
+
+def xdo(env, *args):
+    return subprocess.run(["xdotool", *map(str, args)], env=env, capture_output=True, text=True).stdout.strip()
+
+
+def free_display():
+    for n in range(99, 160):
+        if not os.path.exists("/tmp/.X11-unix/X%d" % n) and not os.path.exists("/tmp/.X%d-lock" % n):
+            return n
+    fail("no free X display number")
+
+
+def window(env, name):
+    out = xdo(env, "search", "--onlyvisible", "--name", name)
+    return out.splitlines()[0] if out else None
+
+
+def geometry(env, wid):
+    g = {}
+    for line in xdo(env, "getwindowgeometry", "--shell", wid).splitlines():
+        k, _, v = line.partition("=")
+        g[k] = int(v) if v.isdigit() else v
+    return g
+
+
+def shot(env, name):
+    os.makedirs(SHOTS, exist_ok=True)
+    subprocess.run(["import", "-window", "root", os.path.join(SHOTS, name + ".png")], env=env, check=True)
+
+
+def api(base, token, path):
+    req = urllib.request.Request(base + path, headers={"Authorization": "Bearer " + token})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.load(r)
+
+
+def main():
+    binary = os.path.abspath(sys.argv[1])
+    scratch = tempfile.mkdtemp(prefix="carrier-e2e-")
+    n = free_display()
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": scratch,
+        "XDG_DATA_HOME": os.path.join(scratch, "data"),
+        "XDG_STATE_HOME": os.path.join(scratch, "state"),
+        "XDG_CONFIG_HOME": os.path.join(scratch, "config"),
+        "XDG_CACHE_HOME": os.path.join(scratch, "cache"),
+        "DISPLAY": ":%d" % n,
+        "LANG": "C.UTF-8",
+    }
+    start(["Xvfb", ":%d" % n, "-screen", "0", "1280x800x24", "-nolisten", "tcp"], env, stderr=subprocess.DEVNULL)
+    wait_for("the X server", lambda: os.path.exists("/tmp/.X11-unix/X%d" % n))
+    log = open(os.path.join(scratch, "carrier.log"), "w")
+    start([binary], env, stdout=log, stderr=log)
+    wid = wait_for("Carrier's window", lambda: window(env, "^Carrier$"))
+    g = geometry(env, wid)
+    wx, wy = g["X"], g["Y"]
+
+    def click(x, y):
+        xdo(env, "mousemove", wx + x, wy + y)
+        xdo(env, "click", 1)
+        time.sleep(0.3)
+
+    def type_text(text):
+        xdo(env, "type", "--delay", "20", text)
+        time.sleep(0.2)
+
+    time.sleep(1.5)
+    click(585, 65)  # To
+    type_text("zoe@example.com")
+    click(585, 228)  # Subject
+    type_text("Dropped from another program")
+    click(550, 360)  # body
+    type_text("The attachment came by drag and drop.")
+
+    attachment = os.path.join(scratch, "r\u00e9sum\u00e9 e2e.pdf")
+    with open(attachment, "wb") as f:
+        f.write(b"%PDF-1.4\n" + os.urandom(200_000))
+
+    def drag(path, tx, ty):
+        """Drags path from another program onto the window at (tx, ty)."""
+        src = start(["/usr/bin/python3", os.path.join(ROOT, "scripts", "dragsource.py"), path, "1130", "300"], env,
+                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        if src.stdout.readline().strip() != "ready":
+            fail("the drag source did not start")
+        sid = wait_for("the drag source's window", lambda: window(env, "^Drag source$"))
+        time.sleep(0.5)
+        sg = geometry(env, sid)
+        bx, by = sg["X"] + sg["WIDTH"] // 2, sg["Y"] + sg["HEIGHT"] // 2
+        xdo(env, "mousemove", bx, by)
+        time.sleep(0.3)
+        xdo(env, "mousedown", 1)
+        for i in range(1, 16):
+            xdo(env, "mousemove", bx + (wx + tx - bx) * i // 15, by + (wy + ty - by) * i // 15)
+            time.sleep(0.08)
+        time.sleep(0.3)
+        xdo(env, "mouseup", 1)
+        time.sleep(1.0)
+        src.terminate()
+        src.wait()
+
+    drag(attachment, 550, 360)
+    shot(env, "1-compose-with-dropped-file")
+
+    click(1054, 654)  # Send
+    sandbox = os.path.join(env["XDG_DATA_HOME"], "carrier", "sandbox")
+    base = "http://127.0.0.1:" + open(os.path.join(sandbox, "port")).read().strip()
+    token = open(os.path.join(sandbox, "token")).read().strip()
+
+    def sent():
+        msgs = api(base, token, "/gmail/v1/users/me/messages").get("messages", [])
+        return msgs[0]["id"] if msgs else None
+
+    mid = wait_for("the message in the sandbox", sent, timeout=60)
+    time.sleep(0.5)
+    shot(env, "2-transfers")
+    full = api(base, token, "/gmail/v1/users/me/messages/%s?format=full" % mid)
+    names = []
+
+    def walk(p):
+        if p.get("filename"):
+            names.append((p["filename"], p["body"]["size"]))
+        for c in p.get("parts", []):
+            walk(c)
+
+    walk(full["payload"])
+    subject = [h["value"] for h in full["payload"]["headers"] if h["name"] == "Subject"]
+    if subject != ["Dropped from another program"]:
+        fail("subject %r" % subject)
+    if names != [("r\u00e9sum\u00e9 e2e.pdf", os.path.getsize(attachment))]:
+        fail("the sandbox's message has attachments %r, want the dragged file" % names)
+
+    # The timeline: a picture dropped while it shows becomes a thumbnail.
+    click(165, 21)
+    picture = os.path.join(scratch, "carrier icon.png")
+    shutil.copy(os.path.join(ROOT, "assets", "icon.png"), picture)
+    drag(picture, 550, 300)
+    click(550, 555)  # caption
+    type_text("Posted by the e2e test")
+    shot(env, "3-timeline-with-picture")
+    click(1057, 654)  # Post
+
+    def posted():
+        return api(base, token, "/mirror/v1/timeline").get("items")
+
+    items = wait_for("the timeline item in the sandbox", posted, timeout=60)
+    if items[0].get("text") != "Posted by the e2e test" or items[0]["attachments"][0]["contentType"] != "image/png":
+        fail("timeline item %r" % items[0])
+
+    click(375, 21)  # Mailbox
+    time.sleep(1.5)
+    click(200, 101)  # the newest item: the timeline post
+    time.sleep(1.5)
+    shot(env, "4-mailbox-timeline-item")
+    click(200, 171)  # the sent message
+    time.sleep(1.5)
+    shot(env, "5-mailbox-message")
+    click(475, 21)
+    time.sleep(0.8)
+    shot(env, "6-account")
+
+    # Restarted in the light theme: the journal keeps the transfers.
+    procs[1].terminate()
+    procs[1].wait(timeout=10)
+    env2 = dict(env, FYNE_THEME="light")
+    start([binary], env2, stdout=log, stderr=log)
+    wid = wait_for("Carrier's window after a restart", lambda: window(env2, "^Carrier$"))
+    time.sleep(2)
+    click(270, 21)
+    time.sleep(1)
+    shot(env2, "7-transfers-after-restart-light")
+    print("ok: dragged %s onto Carrier, sent it; the sandbox holds message %s with it; screenshots in %s"
+          % (os.path.basename(attachment), mid, SHOTS), flush=True)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in reversed(procs):
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                p.kill()
