@@ -114,12 +114,9 @@ func TestSendEndToEnd(t *testing.T) {
 	if msg["labelIds"].([]any)[0] != "SENT" {
 		t.Fatalf("send answered %v", msg)
 	}
+	e.exact(msg["id"].(string))
 	raw := e.raw(msg["id"].(string))
 	rec := e.lastRecord()
-	sum := sha256.Sum256(raw)
-	if rec.State != transfer.StateDone || rec.SHA256 != hex.EncodeToString(sum[:]) || rec.Size != int64(len(raw)) {
-		t.Fatalf("the sandbox holds different bytes than the spool (%s vs %s)", rec.SHA256, hex.EncodeToString(sum[:]))
-	}
 	if _, err := os.Stat(rec.Path); !os.IsNotExist(err) {
 		t.Errorf("the spool of a delivered message is kept: %v", err)
 	}
@@ -142,6 +139,18 @@ func TestSendEndToEnd(t *testing.T) {
 	}
 }
 
+// exact checks that the sandbox holds exactly the bytes the last job sent:
+// the spool's, whose SHA-256 the journal recorded before the first request.
+func (e *sendEnv) exact(msgID string) {
+	e.t.Helper()
+	raw := e.raw(msgID)
+	rec := e.lastRecord()
+	sum := sha256.Sum256(raw)
+	if rec.State != transfer.StateDone || rec.SHA256 != hex.EncodeToString(sum[:]) || rec.Size != int64(len(raw)) {
+		e.t.Fatalf("message %s: the sandbox holds other bytes than the spool (%s, %d bytes vs %s, %d bytes)", msgID, hex.EncodeToString(sum[:]), len(raw), rec.SHA256, rec.Size)
+	}
+}
+
 func TestSendDraftsInsertImport(t *testing.T) {
 	e := newSendEnv(t)
 	d, errs, code := e.run("send", "--as", "draft", "--to", "a@example.com", "--subject", "v1", "--body", "one")
@@ -152,6 +161,7 @@ func TestSendDraftsInsertImport(t *testing.T) {
 	if d["message"].(map[string]any)["labelIds"].([]any)[0] != "DRAFT" {
 		t.Fatalf("draft: %v", d)
 	}
+	e.exact(d["message"].(map[string]any)["id"].(string))
 	u, errs, code := e.run("send", "--draft-id", id, "--to", "a@example.com", "--subject", "v2", "--body", "two")
 	if code != 0 || u["id"] != id {
 		t.Fatalf("drafts.update: %v %s", u, errs)
@@ -159,6 +169,7 @@ func TestSendDraftsInsertImport(t *testing.T) {
 	if raw := e.raw(u["message"].(map[string]any)["id"].(string)); !bytes.Contains(raw, []byte("Subject: v2")) {
 		t.Fatalf("updated draft: %s", raw)
 	}
+	e.exact(u["message"].(map[string]any)["id"].(string))
 	sent, errs, code := e.run("send", "--send-draft", id)
 	if code != 0 || sent["labelIds"].([]any)[0] != "SENT" {
 		t.Fatalf("drafts.send: %v %s", sent, errs)
@@ -171,14 +182,17 @@ func TestSendDraftsInsertImport(t *testing.T) {
 	if code != 0 || !bytes.Contains(e.raw(s2["id"].(string)), []byte("Subject: final")) {
 		t.Fatalf("drafts.send with a new message: %v %s", s2, errs)
 	}
+	e.exact(s2["id"].(string))
 	ins, _, code := e.run("send", "--as", "insert", "--to", "me@example.com", "--body", "kept", "--label", "Label_7")
 	if code != 0 || ins["labelIds"].([]any)[0] != "Label_7" {
 		t.Fatalf("insert: %v", ins)
 	}
+	e.exact(ins["id"].(string))
 	imp, _, code := e.run("send", "--as", "import", "--to", "me@example.com", "--body", "imported", "--upload-type", "multipart")
 	if code != 0 || imp["labelIds"].([]any)[0] != "INBOX" {
 		t.Fatalf("import: %v", imp)
 	}
+	e.exact(imp["id"].(string))
 }
 
 func TestSendRefusals(t *testing.T) {
