@@ -32,7 +32,9 @@ func TestLargeUploadsStayOnDisk(t *testing.T) {
 	e := newEnv(t)
 	const size = limitInsert
 	header := "Subject: big\r\nContent-Type: application/octet-stream\r\n\r\n"
-	body := func() io.Reader { return io.MultiReader(strings.NewReader(header), &zeroReader{n: size - int64(len(header))}) }
+	body := func() io.Reader {
+		return io.MultiReader(strings.NewReader(header), &zeroReader{n: size - int64(len(header))})
+	}
 	runtime.GC()
 	peak := peakHeap(t, func() {
 		req, _ := http.NewRequest("POST", e.srv.URL+"/upload/gmail/v1/users/me/messages?uploadType=media", body())
