@@ -12,7 +12,7 @@ RUN_PKGS  := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-
 TEST_PKGS := $(RUN_PKGS) curl xvfb xdotool imagemagick python3-gi gir1.2-gtk-3.0
 FUZZTIME  ?= 30s
 
-.PHONY: all build run test test-keyring deps-run deps-test vet fmt-check bench soak fuzz clean
+.PHONY: all build run test test-desktop test-keyring deps-run deps-test vet fmt-check bench soak fuzz package clean
 
 all: build
 
@@ -39,13 +39,13 @@ vet:
 
 test: deps-test fmt-check vet
 	$(GO) test -race -timeout 15m ./...
-	$(MAKE) test-desktop
+	@$(MAKE) --no-print-directory test-desktop
+	@$(MAKE) --no-print-directory test-keyring
 
 # The real binary under a virtual X server: a file dragged from another
 # program onto the window is sent; screenshots go to artifacts/screenshots.
 test-desktop: build
 	python3 scripts/e2e_desktop.py $(BIN)
-	@$(MAKE) --no-print-directory test-keyring
 
 # Sign-in against a real Secret Service: a private D-Bus session, an
 # unlocked gnome-keyring-daemon and a scratch HOME that is then searched for
@@ -66,6 +66,12 @@ fuzz: deps-test
 			echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 		done; \
 	done
+
+# A desktop package (Carrier.tar.xz on Linux: binary, icon, .desktop file)
+# built by the fyne tool from FyneApp.toml.
+package: deps-run
+	$(GO) tool fyne package -os $$($(GO) env GOOS) --release
+	@ls -l Carrier.* 2>/dev/null || true
 
 clean:
 	rm -rf bin artifacts

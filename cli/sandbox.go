@@ -22,12 +22,14 @@ const DefaultSandboxAddr = "127.0.0.1:8089"
 func SandboxDir() string { return filepath.Join(DataDir(), "sandbox") }
 
 func runSandbox(ctx context.Context, env *Env, args []string) error {
-	fs := newFlagSet(env, "sandbox", "[--addr HOST:PORT] [--data DIR] [--token T] [--session-ttl 168h] [--faults SPEC]")
+	fs := newFlagSet(env, "sandbox", "[--addr HOST:PORT] [--data DIR] [--token T] [--session-ttl 168h] [--faults SPEC] [--auto-consent] [--token-ttl 1h]")
 	addr := fs.String("addr", DefaultSandboxAddr, "address to listen on (loopback only unless --public)")
 	public := fs.Bool("public", false, "allow a non-loopback --addr (the sandbox has no TLS: anyone on the network can reach it)")
 	dir := fs.String("data", SandboxDir(), "data folder (one sandbox per folder)")
 	token := fs.String("token", "", "bearer token API requests must carry (default: the data folder's own, made on first use and printed)")
 	ttl := fs.Duration("session-ttl", 7*24*time.Hour, "how long a resumable upload session lives")
+	autoConsent := fs.Bool("auto-consent", false, "approve every OAuth sign-in at once, without showing the consent page (for tests)")
+	tokenTTL := fs.Duration("token-ttl", time.Hour, "how long an OAuth access token from carrier login lives")
 	faults := fs.String("faults", "", "fault spec, e.g. seed=7,reset=0.05,err5xx=0.05,stall=0.02,partial=0.2,dropfinal=0.1,latency=20ms,rate=20MB")
 	quiet := fs.Bool("quiet", false, "log only warnings and errors")
 	if err := parseFlags(fs, args); err != nil {
@@ -38,6 +40,9 @@ func runSandbox(ctx context.Context, env *Env, args []string) error {
 	}
 	if *ttl <= 0 {
 		return usagef("--session-ttl must be positive")
+	}
+	if *tokenTTL <= 0 {
+		return usagef("--token-ttl must be positive")
 	}
 	if _, err := sandbox.ParseFaults(*faults); err != nil {
 		return usagef("--faults: %v", err)
@@ -57,7 +62,7 @@ func runSandbox(ctx context.Context, env *Env, args []string) error {
 		level = slog.LevelWarn
 	}
 	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
-	sb, err := sandbox.Open(sandbox.Options{Dir: *dir, Token: *token, SessionTTL: *ttl, Faults: *faults, Logger: logger})
+	sb, err := sandbox.Open(sandbox.Options{Dir: *dir, Token: *token, SessionTTL: *ttl, Faults: *faults, Logger: logger, AutoConsent: *autoConsent, TokenTTL: *tokenTTL})
 	if err != nil {
 		var running *sandbox.ErrAlreadyRunning
 		if errors.As(err, &running) {

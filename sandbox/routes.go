@@ -42,6 +42,7 @@ func (s *Sandbox) routes() http.Handler {
 	api.HandleFunc("GET /sandbox/v1/faults", s.serveFaults)
 	api.HandleFunc("PUT /sandbox/v1/faults", s.serveFaults)
 	api.HandleFunc("POST /sandbox/v1/faults", s.serveFaults)
+	oauth := s.oauthRoutes() // needs no bearer token: it is where tokens come from
 
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.stats.requests.Add(1)
@@ -56,12 +57,19 @@ func (s *Sandbox) routes() http.Handler {
 			s.serveSession(sw, r)
 			return
 		}
+		if h, pattern := oauth.Handler(r); pattern != "" {
+			h.ServeHTTP(sw, r)
+			return
+		}
 		if !s.authorized(r) {
 			writeError(sw, errUnauthenticated)
 			return
 		}
 		if _, pattern := api.Handler(r); pattern == "" {
 			writeError(sw, s.noRoute(api, r))
+			return
+		} else if e := s.checkScope(r, pattern); e != nil {
+			writeError(sw, e)
 			return
 		}
 		api.ServeHTTP(sw, r)

@@ -40,6 +40,11 @@ type Options struct {
 	// slow or vanished clients from holding connections. 0 means 10s and 2m.
 	HeaderTimeout time.Duration
 	BodyIdle      time.Duration
+
+	// OAuth (oauth.go): TokenTTL is how long an access token lives, 0
+	// meaning 1h; AutoConsent approves every consent at once, for tests.
+	TokenTTL    time.Duration
+	AutoConsent bool
 }
 
 // Stats counts what the sandbox saw since it was opened.
@@ -103,6 +108,9 @@ func Open(o Options) (*Sandbox, error) {
 	}
 	if o.SessionTTL <= 0 {
 		o.SessionTTL = 7 * 24 * time.Hour
+	}
+	if o.TokenTTL <= 0 {
+		o.TokenTTL = time.Hour
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -237,11 +245,11 @@ func (s *Sandbox) authorized(r *http.Request) bool {
 	if !ok {
 		return false
 	}
-	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.opts.Token)) == 1
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.opts.Token)) == 1 || s.oauthAuthorized(strings.TrimSpace(tok))
 }
 
 var errUnauthenticated = errorf(http.StatusUnauthorized, "required",
-	"Request is missing a valid access token. Send 'Authorization: Bearer TOKEN' with the sandbox's token (printed when it starts).")
+	"Request is missing a valid access token. Send 'Authorization: Bearer TOKEN' with the sandbox's token (printed when it starts) or an unexpired access token from its /token endpoint (refresh it if it expired).")
 
 // sessionMutex is a lock that a waiter can give up on; refs counts the
 // requests holding or awaiting it, so the map keeps no entry for idle

@@ -26,7 +26,7 @@ var (
 	bAttachments = []byte("attachments")
 	bObjects     = []byte("objects")
 	bMeta        = []byte("meta")
-	allBuckets   = [][]byte{bSessions, bMessages, bThreads, bDrafts, bTimeline, bAttachments, bObjects, bMeta}
+	allBuckets   = [][]byte{bSessions, bMessages, bThreads, bDrafts, bTimeline, bAttachments, bObjects, bMeta, bOAuth}
 )
 
 var errNoRecord = errors.New("no such record")

@@ -1,0 +1,144 @@
+package auth
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+
+	"golang.org/x/oauth2"
+)
+
+// GoogleEndpoint is the base URL of Google's APIs. Every *.googleapis.com
+// host maps to it, so one sign-in serves Gmail, Mirror and Storage.
+const GoogleEndpoint = "https://www.googleapis.com"
+
+// SandboxClientID is the public OAuth client of the embedded sandbox; it
+// has no secret, like any installed app's client under PKCE.
+const SandboxClientID = "carrier-sandbox"
+
+const googleRevokeURL = "https://oauth2.googleapis.com/revoke"
+
+// Config says where to sign in and for which API endpoint.
+type Config struct {
+	// Endpoint is the base URL of the API the tokens are for, e.g.
+	// GoogleEndpoint or a sandbox's URL. The account's address is read
+	// from its Gmail profile, and the keychain entry is keyed by it.
+	Endpoint string
+	// OAuth holds the client and the server's AuthURL and TokenURL; Login
+	// sets RedirectURL and Scopes itself.
+	OAuth oauth2.Config
+	// RevokeURL is where Logout tells the server to drop the grant; empty
+	// means the server is not told.
+	RevokeURL string
+	// IdentityScopes are asked for with every sign-in so the token names
+	// its account: with gmail.send alone, Google refuses users.getProfile.
+	IdentityScopes []string
+}
+
+// SandboxConfig signs in to a sandbox at base (e.g. http://127.0.0.1:8089).
+func SandboxConfig(base string) (*Config, error) {
+	b, _, err := canonicalEndpoint(base)
+	if err != nil {
+		return nil, err
+	}
+	return &Config{
+		Endpoint: b,
+		OAuth: oauth2.Config{
+			ClientID: SandboxClientID,
+			Endpoint: oauth2.Endpoint{
+				AuthURL:   b + "/o/oauth2/v2/auth",
+				TokenURL:  b + "/token",
+				AuthStyle: oauth2.AuthStyleInParams,
+			},
+		},
+		RevokeURL: b + "/revoke",
+	}, nil
+}
+
+// GoogleConfig reads the OAuth client file a person downloads from the
+// Google Cloud Console (APIs & Services > Credentials > OAuth client ID of
+// type "Desktop app" > Download JSON).
+func GoogleConfig(clientSecretJSON []byte) (*Config, error) {
+	type client struct {
+		ClientID     string `json:"client_id"`
+		ClientSecret string `json:"client_secret"`
+		AuthURI      string `json:"auth_uri"`
+		TokenURI     string `json:"token_uri"`
+	}
+	var f struct {
+		Installed *client `json:"installed"`
+		Web       *client `json:"web"`
+	}
+	if err := json.Unmarshal(clientSecretJSON, &f); err != nil {
+		return nil, fmt.Errorf("the client secret file is not the JSON Google Cloud Console downloads (%w): download it again from APIs & Services > Credentials", err)
+	}
+	if f.Installed == nil {
+		if f.Web != nil {
+			return nil, errors.New(`the client secret file is for a "Web application" client; Carrier needs one of type "Desktop app": create it in Google Cloud Console under APIs & Services > Credentials > Create credentials > OAuth client ID`)
+		}
+		return nil, errors.New(`the client secret file has no "installed" client: download the JSON of an OAuth client of type "Desktop app" from Google Cloud Console`)
+	}
+	c := f.Installed
+	if c.ClientID == "" {
+		return nil, errors.New("the client secret file has no client_id: download it again from Google Cloud Console")
+	}
+	if c.AuthURI == "" {
+		c.AuthURI = "https://accounts.google.com/o/oauth2/auth"
+	}
+	if c.TokenURI == "" {
+		c.TokenURI = "https://oauth2.googleapis.com/token"
+	}
+	for _, u := range []string{c.AuthURI, c.TokenURI} {
+		if p, err := url.Parse(u); err != nil || p.Scheme != "https" {
+			return nil, fmt.Errorf("the client secret file names %q as an OAuth server; Google's are https addresses: download the file again", u)
+		}
+	}
+	return &Config{
+		Endpoint: GoogleEndpoint,
+		OAuth: oauth2.Config{
+			ClientID:     c.ClientID,
+			ClientSecret: c.ClientSecret,
+			Endpoint:     oauth2.Endpoint{AuthURL: c.AuthURI, TokenURL: c.TokenURI, AuthStyle: oauth2.AuthStyleInParams},
+		},
+		RevokeURL:      googleRevokeURL,
+		IdentityScopes: []string{"openid", "email"},
+	}, nil
+}
+
+// canonicalEndpoint returns the base URL the tokens are for and the host
+// that keys its keychain entries.
+func canonicalEndpoint(raw string) (base, host string, err error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", "", fmt.Errorf("endpoint %q is not an http(s) URL such as http://127.0.0.1:8089 or %s", raw, GoogleEndpoint)
+	}
+	if u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return "", "", fmt.Errorf("endpoint %q must be a bare base URL such as http://127.0.0.1:8089, with no path, query or user", raw)
+	}
+	h := strings.ToLower(u.Hostname())
+	port := u.Port()
+	if (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
+		port = ""
+	}
+	if u.Scheme == "https" && port == "" && (h == "googleapis.com" || strings.HasSuffix(h, ".googleapis.com")) {
+		return GoogleEndpoint, "www.googleapis.com", nil
+	}
+	host = h
+	if strings.Contains(h, ":") {
+		host = "[" + h + "]"
+	}
+	if port != "" {
+		host = net.JoinHostPort(h, port)
+	}
+	return u.Scheme + "://" + host, host, nil
+}
+
+// CanonicalEndpoint returns the form of an endpoint URL accounts are kept
+// under, or an error that says what a valid one looks like.
+func CanonicalEndpoint(raw string) (string, error) {
+	b, _, err := canonicalEndpoint(raw)
+	return b, err
+}

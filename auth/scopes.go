@@ -1,0 +1,94 @@
+package auth
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The scopes Carrier may ask for. Each is the narrowest Google offers for
+// its kind of work, so a person grants no more than the work needs.
+const (
+	ScopeGmailSend    = "https://www.googleapis.com/auth/gmail.send"
+	ScopeGmailCompose = "https://www.googleapis.com/auth/gmail.compose"
+	ScopeGmailInsert  = "https://www.googleapis.com/auth/gmail.insert"
+	ScopeTimeline     = "https://www.googleapis.com/auth/glass.timeline"
+
+	scopeGmailModify = "https://www.googleapis.com/auth/gmail.modify"
+	scopeMailFull    = "https://mail.google.com/"
+)
+
+// Kind is a kind of work that needs Google's permission.
+type Kind string
+
+const (
+	Send     Kind = "send"     // Gmail messages.send
+	Drafts   Kind = "drafts"   // Gmail drafts.create, drafts.update, drafts.send
+	Insert   Kind = "insert"   // Gmail messages.insert and messages.import
+	Timeline Kind = "timeline" // Mirror timeline items and their attachments
+)
+
+// Kinds lists every kind, in the order they are shown to people.
+var Kinds = []Kind{Send, Drafts, Insert, Timeline}
+
+// kindScopes maps each kind to the scope asked for first, then to the
+// broader ones Google also accepts for that work (a grant made for another
+// app or an earlier sign-in may hold one of those).
+var kindScopes = map[Kind][]string{
+	Send:     {ScopeGmailSend, ScopeGmailCompose, scopeGmailModify, scopeMailFull},
+	Drafts:   {ScopeGmailCompose, scopeGmailModify, scopeMailFull},
+	Insert:   {ScopeGmailInsert, scopeGmailModify, scopeMailFull},
+	Timeline: {ScopeTimeline},
+}
+
+// ScopesFor returns the scopes to ask for so that all the kinds of work
+// given can be done, without duplicates, sorted.
+func ScopesFor(kinds ...Kind) ([]string, error) {
+	var out []string
+	for _, k := range kinds {
+		s, ok := kindScopes[k]
+		if !ok {
+			return nil, fmt.Errorf("unknown kind of work %q: use one of %s", k, kindList())
+		}
+		out = append(out, s[0])
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// ParseKinds reads a comma-separated list such as "send,timeline".
+func ParseKinds(s string) ([]Kind, error) {
+	var kinds []Kind
+	for f := range strings.SplitSeq(s, ",") {
+		f = strings.ToLower(strings.TrimSpace(f))
+		if f == "" {
+			continue
+		}
+		if _, ok := kindScopes[Kind(f)]; !ok {
+			return nil, fmt.Errorf("unknown kind of work %q: use one or more of %s, separated by commas", f, kindList())
+		}
+		kinds = append(kinds, Kind(f))
+	}
+	if len(kinds) == 0 {
+		return nil, fmt.Errorf("no kind of work given: use one or more of %s, separated by commas", kindList())
+	}
+	return kinds, nil
+}
+
+func kindList() string {
+	names := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
+}
+
+// covers reports whether granted holds a scope Google accepts for kind.
+func covers(granted []string, kind Kind) bool {
+	for _, s := range kindScopes[kind] {
+		if slices.Contains(granted, s) {
+			return true
+		}
+	}
+	return false
+}

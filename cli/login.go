@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"carrier/auth"
+)
+
+func init() {
+	register(&Command{Name: "login", Summary: "sign in to Google or a sandbox; the tokens go to the OS keychain", Run: runLogin})
+	register(&Command{Name: "whoami", Summary: "show the account signed in at an endpoint", Run: runWhoami})
+	register(&Command{Name: "logout", Summary: "sign out: revoke the sign-in and remove it from the keychain", Run: runLogout})
+}
+
+const endpointHelp = "API endpoint: the URL of a running sandbox (e.g. http://" + DefaultSandboxAddr + "), or google"
+
+// endpointArg reads --endpoint. Until Carrier can start the embedded
+// sandbox in-process, a running sandbox has to be named.
+func endpointArg(raw string) (string, error) {
+	switch strings.TrimSpace(raw) {
+	case "":
+		return "", usagef("--endpoint URL is needed: the URL of a running sandbox (e.g. http://%s; start one with `carrier sandbox`), or google for the account signed in with --client-secret", DefaultSandboxAddr)
+	case "google":
+		return auth.GoogleEndpoint, nil
+	}
+	ep, err := auth.CanonicalEndpoint(raw)
+	if err != nil {
+		return "", usagef("--endpoint: %v", err)
+	}
+	return ep, nil
+}
+
+func runLogin(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "login", "(--endpoint URL | --client-secret FILE) [--for send,drafts,insert,timeline] [--no-browser]")
+	endpoint := fs.String("endpoint", "", "sign in to the sandbox at this URL (e.g. http://"+DefaultSandboxAddr+")")
+	secretFile := fs.String("client-secret", "", "sign in to Google with your own OAuth client: the JSON of a \"Desktop app\" client from Google Cloud Console (see README)")
+	noBrowser := fs.Bool("no-browser", false, "print the sign-in address instead of opening a browser")
+	kinds := fs.String("for", string(auth.Send), "what Carrier may do, comma-separated: send, drafts, insert, timeline (added to what the account granted before)")
+	timeout := fs.Duration("timeout", auth.DefaultLoginTimeout, "how long to wait for the browser")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *timeout <= 0 {
+		return usagef("--timeout must be positive")
+	}
+	k, err := auth.ParseKinds(*kinds)
+	if err != nil {
+		return usagef("--for: %v", err)
+	}
+	scopes, _ := auth.ScopesFor(k...)
+
+	var cfg *auth.Config
+	switch {
+	case *endpoint != "" && *secretFile != "":
+		return usagef("give --endpoint (a sandbox) or --client-secret (Google), not both")
+	case *secretFile != "":
+		data, err := os.ReadFile(*secretFile)
+		if err != nil {
+			return fmt.Errorf("cannot read the client secret file: %w (download it from Google Cloud Console, see README)", err)
+		}
+		if cfg, err = auth.GoogleConfig(data); err != nil {
+			return err
+		}
+	case *endpoint == "":
+		return usagef("--endpoint URL is needed: the URL of a running sandbox (e.g. http://%s; start one with `carrier sandbox`), or --client-secret FILE to sign in with Google", DefaultSandboxAddr)
+	default:
+		ep, err := endpointArg(*endpoint)
+		if err != nil {
+			return err
+		}
+		if ep == auth.GoogleEndpoint {
+			return usagef("to sign in to Google, give --client-secret FILE (your OAuth client, see README)")
+		}
+		if cfg, err = auth.SandboxConfig(ep); err != nil {
+			return usagef("--endpoint: %v", err)
+		}
+	}
+	// Asking again for what was granted keeps the new sign-in from losing
+	// it: the new tokens replace the old.
+	if prev, err := auth.Load(cfg.Endpoint); err == nil {
+		scopes = slices.Compact(slices.Sorted(slices.Values(append(scopes, prev.Scopes()...))))
+	}
+
+	acct, err := auth.Login(ctx, cfg, auth.LoginOptions{Scopes: scopes, NoBrowser: *noBrowser, Out: env.Stdout, Timeout: *timeout})
+	if err != nil {
+		if errors.Is(err, auth.ErrTimeout) && !*noBrowser {
+			return fmt.Errorf("%w (with --no-browser, Carrier prints the address for you to open)", err)
+		}
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "Signed in as %s at %s; Carrier may: %s.\n", acct.Address, acct.Endpoint, canList(acct))
+	return nil
+}
+
+func canList(a *auth.Account) string {
+	var can []string
+	for _, k := range auth.Kinds {
+		if a.Can(k) {
+			can = append(can, string(k))
+		}
+	}
+	if len(can) == 0 {
+		return "nothing yet (sign in again with --for)"
+	}
+	return strings.Join(can, ", ")
+}
+
+func runWhoami(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "whoami", "--endpoint URL [--check]")
+	endpoint := fs.String("endpoint", "", endpointHelp)
+	check := fs.Bool("check", false, "get a new access token, to make sure the server still accepts the sign-in")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	ep, err := endpointArg(*endpoint)
+	if err != nil {
+		return err
+	}
+	acct, err := auth.Load(ep)
+	if errors.Is(err, auth.ErrNotSignedIn) {
+		return fmt.Errorf("%w (carrier login --endpoint %s)", err, ep)
+	}
+	if err != nil {
+		return err
+	}
+	others, _ := auth.Accounts(ep)
+	fmt.Fprintf(env.Stdout, "%s at %s; Carrier may: %s.\n", acct.Address, acct.Endpoint, canList(acct))
+	for _, o := range others {
+		if o != acct.Address {
+			fmt.Fprintf(env.Stdout, "also signed in: %s (carrier logout --endpoint %s --account %s)\n", o, ep, o)
+		}
+	}
+	if *check {
+		ctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		tok, err := acct.Refresh(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "The server accepts the sign-in; the new access token is valid until %s.\n", tok.Expiry.Local().Format(time.DateTime))
+	}
+	return nil
+}
+
+func runLogout(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "logout", "--endpoint URL [--account ADDRESS]")
+	endpoint := fs.String("endpoint", "", endpointHelp)
+	account := fs.String("account", "", "the account to sign out (default: the one signed in last)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	ep, err := endpointArg(*endpoint)
+	if err != nil {
+		return err
+	}
+	who, err := auth.Logout(ctx, ep, *account)
+	if errors.Is(err, auth.ErrNotRevoked) {
+		fmt.Fprintf(env.Stderr, "carrier logout: %v\n", err)
+	} else if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "Signed out %s at %s.\n", who, ep)
+	return nil
+}
