@@ -18,27 +18,37 @@ func init() {
 	register(&Command{Name: "logout", Summary: "sign out: revoke the sign-in and remove it from the keychain", Run: runLogout})
 }
 
-const endpointHelp = "API endpoint: the URL of a running sandbox (e.g. http://" + DefaultSandboxAddr + "), or google"
+const endpointHelp = "API endpoint: a sandbox's URL (e.g. http://" + DefaultSandboxAddr + "), or google (default: the embedded sandbox)"
 
-// endpointArg reads --endpoint. Until Carrier can start the embedded
-// sandbox in-process, a running sandbox has to be named.
-func endpointArg(raw string) (string, error) {
+// endpointArg reads --endpoint. Empty means the embedded sandbox, started
+// in-process (until the returned stop) unless a Carrier already serves it.
+func endpointArg(ctx context.Context, raw string) (string, func() error, error) {
+	none := func() error { return nil }
 	switch strings.TrimSpace(raw) {
 	case "":
-		return "", usagef("--endpoint URL is needed: the URL of a running sandbox (e.g. http://%s; start one with `carrier sandbox`), or google for the account signed in with --client-secret", DefaultSandboxAddr)
+		e, err := StartEmbedded(ctx, SandboxDir(), nil)
+		if err != nil {
+			return "", none, fmt.Errorf("cannot start the embedded sandbox: %w", err)
+		}
+		ep, err := auth.CanonicalEndpoint(e.URL)
+		if err != nil {
+			e.Close()
+			return "", none, err
+		}
+		return ep, e.Close, nil
 	case "google":
-		return auth.GoogleEndpoint, nil
+		return auth.GoogleEndpoint, none, nil
 	}
 	ep, err := auth.CanonicalEndpoint(raw)
 	if err != nil {
-		return "", usagef("--endpoint: %v", err)
+		return "", none, usagef("--endpoint: %v", err)
 	}
-	return ep, nil
+	return ep, none, nil
 }
 
 func runLogin(ctx context.Context, env *Env, args []string) error {
-	fs := newFlagSet(env, "login", "(--endpoint URL | --client-secret FILE) [--for send,drafts,insert,timeline] [--no-browser]")
-	endpoint := fs.String("endpoint", "", "sign in to the sandbox at this URL (e.g. http://"+DefaultSandboxAddr+")")
+	fs := newFlagSet(env, "login", "[--endpoint URL | --client-secret FILE] [--for send,drafts,insert,timeline] [--no-browser]")
+	endpoint := fs.String("endpoint", "", "sign in to the sandbox at this URL (default: the embedded sandbox)")
 	secretFile := fs.String("client-secret", "", "sign in to Google with your own OAuth client: the JSON of a \"Desktop app\" client from Google Cloud Console (see README)")
 	noBrowser := fs.Bool("no-browser", false, "print the sign-in address instead of opening a browser")
 	kinds := fs.String("for", string(auth.Send), "what Carrier may do, comma-separated: send, drafts, insert, timeline (added to what the account granted before)")
@@ -67,13 +77,12 @@ func runLogin(ctx context.Context, env *Env, args []string) error {
 		if cfg, err = auth.GoogleConfig(data); err != nil {
 			return err
 		}
-	case *endpoint == "":
-		return usagef("--endpoint URL is needed: the URL of a running sandbox (e.g. http://%s; start one with `carrier sandbox`), or --client-secret FILE to sign in with Google", DefaultSandboxAddr)
 	default:
-		ep, err := endpointArg(*endpoint)
+		ep, stop, err := endpointArg(ctx, *endpoint)
 		if err != nil {
 			return err
 		}
+		defer stop()
 		if ep == auth.GoogleEndpoint {
 			return usagef("to sign in to Google, give --client-secret FILE (your OAuth client, see README)")
 		}
@@ -112,16 +121,17 @@ func canList(a *auth.Account) string {
 }
 
 func runWhoami(ctx context.Context, env *Env, args []string) error {
-	fs := newFlagSet(env, "whoami", "--endpoint URL [--check]")
+	fs := newFlagSet(env, "whoami", "[--endpoint URL] [--check]")
 	endpoint := fs.String("endpoint", "", endpointHelp)
 	check := fs.Bool("check", false, "get a new access token, to make sure the server still accepts the sign-in")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	ep, err := endpointArg(*endpoint)
+	ep, stop, err := endpointArg(ctx, *endpoint)
 	if err != nil {
 		return err
 	}
+	defer stop()
 	acct, err := auth.Load(ep)
 	if errors.Is(err, auth.ErrNotSignedIn) {
 		return fmt.Errorf("%w (carrier login --endpoint %s)", err, ep)
@@ -149,16 +159,17 @@ func runWhoami(ctx context.Context, env *Env, args []string) error {
 }
 
 func runLogout(ctx context.Context, env *Env, args []string) error {
-	fs := newFlagSet(env, "logout", "--endpoint URL [--account ADDRESS]")
+	fs := newFlagSet(env, "logout", "[--endpoint URL] [--account ADDRESS]")
 	endpoint := fs.String("endpoint", "", endpointHelp)
 	account := fs.String("account", "", "the account to sign out (default: the one signed in last)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	ep, err := endpointArg(*endpoint)
+	ep, stop, err := endpointArg(ctx, *endpoint)
 	if err != nil {
 		return err
 	}
+	defer stop()
 	who, err := auth.Logout(ctx, ep, *account)
 	if errors.Is(err, auth.ErrNotRevoked) {
 		fmt.Fprintf(env.Stderr, "carrier logout: %v\n", err)

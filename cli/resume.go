@@ -29,7 +29,7 @@ func runResume(ctx context.Context, env *Env, args []string) error {
 		return listJobs(env, tf.stateDir)
 	}
 	events := make(chan transfer.Event, 256)
-	cfg, err := tf.config(events)
+	cfg, err := tf.config(ctx, events)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"carrier/auth"
 	"carrier/compose"
 	"carrier/transfer"
 )
@@ -50,7 +51,7 @@ func (f *uploadFlags) check() (transfer.UploadType, error) {
 // upload runs one job to its end on the target and prints the response.
 func (f *uploadFlags) upload(ctx context.Context, env *Env, t *target, spec transfer.Spec) (*transfer.Record, error) {
 	events := make(chan transfer.Event, 256)
-	cfg, err := f.config(events)
+	cfg, err := f.config(ctx, events)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +101,14 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 		return usagef("give --draft-id (update a draft) or --send-draft (send one), not both")
 	}
 	noMessage := len(mf.to)+len(mf.cc)+len(mf.bcc)+len(mf.attach) == 0 && mf.body == "" && mf.bodyFile == "" && mf.subject == ""
-	t, err := uf.resolve(ctx, uf.token)
+	kind := auth.Send
+	switch {
+	case *draftID != "" || *sendDraft != "" || mf.as == "draft" || mf.as == "drafts":
+		kind = auth.Drafts
+	case mf.as == "insert" || mf.as == "import":
+		kind = auth.Insert
+	}
+	t, err := uf.resolve(ctx, uf.token, kind)
 	if err != nil {
 		return err
 	}
@@ -270,7 +278,7 @@ func runTimeline(ctx context.Context, env *Env, args []string) error {
 		}
 		ti.HTML = string(b)
 	}
-	t, err := uf.resolve(ctx, uf.token)
+	t, err := uf.resolve(ctx, uf.token, auth.Timeline)
 	if err != nil {
 		return err
 	}

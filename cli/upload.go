@@ -40,7 +40,10 @@ func (f *transferFlags) add(fs interface {
 	fs.DurationVar(&f.stall, "stall-timeout", transfer.DefaultStallTimeout, "abandon a request that makes no progress for this long, then resume")
 }
 
-func (f *transferFlags) config(events chan<- transfer.Event) (transfer.Config, error) {
+// config is the engine's setup. Without a token, each request carries the
+// credential Carrier holds for its server (a sign-in, or the embedded
+// sandbox's token).
+func (f *transferFlags) config(ctx context.Context, events chan<- transfer.Event) (transfer.Config, error) {
 	if f.retryBase < 0 || f.stall < 0 || f.maxRetries < 0 {
 		return transfer.Config{}, usagef("--retry-base, --stall-timeout and --max-retries cannot be negative")
 	}
@@ -62,6 +65,8 @@ func (f *transferFlags) config(events chan<- transfer.Event) (transfer.Config, e
 	}
 	if tok != "" {
 		cfg.Auth = transfer.StaticToken(tok)
+	} else {
+		cfg.Auth = newHostAuth(ctx)
 	}
 	return cfg, nil
 }
@@ -119,7 +124,7 @@ func runUpload(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	events := make(chan transfer.Event, 256)
-	cfg, err := tf.config(events)
+	cfg, err := tf.config(ctx, events)
 	if err != nil {
 		return err
 	}
