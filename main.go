@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 
+	"carrier/auth"
 	"carrier/cli"
 	"carrier/transfer"
 	"carrier/ui"
@@ -53,21 +55,49 @@ func runDesktop(ctx context.Context) int {
 		return fatalWindow(a, w, fmt.Errorf("the embedded sandbox could not start: %w", err))
 	}
 	defer emb.Close()
-	auth := transfer.StaticToken(emb.Token)
+	// Each request carries the credential of its server: the sandbox's
+	// token, or the Google sign-in.
+	creds := cli.NewHostAuth(ctx)
+	google := &signedIn{}
+	google.load()
 	events := make(chan transfer.Event, 1024)
-	q, err := transfer.New(transfer.Config{StateDir: cli.StateDir(), Auth: auth, Events: events})
+	q, err := transfer.New(transfer.Config{StateDir: cli.StateDir(), Auth: creds, Events: events})
 	if err != nil {
 		return fatalWindow(a, w, fmt.Errorf("the upload journal in %s could not be opened: %w", cli.StateDir(), err))
 	}
 	defer q.Close()
 
 	u := ui.New(a, w, ui.Deps{
-		Uploads:   q,
-		Events:    events,
-		Endpoint:  emb.URL,
-		Auth:      auth,
-		SpoolDir:  filepath.Join(cli.StateDir(), "spool"),
-		Account:   func() ui.Account { return ui.Account{Sandbox: true, Address: "you@carrier.sandbox"} },
+		Uploads:  q,
+		Events:   events,
+		Endpoint: emb.URL,
+		Auth:     transfer.StaticToken(emb.Token),
+		Target: func() string {
+			if google.account() != nil {
+				return auth.GoogleEndpoint
+			}
+			return emb.URL
+		},
+		SpoolDir: filepath.Join(cli.StateDir(), "spool"),
+		Account: func() ui.Account {
+			if acct := google.account(); acct != nil {
+				return ui.Account{Address: acct.Address}
+			}
+			return ui.Account{Sandbox: true}
+		},
+		SignIn: func(ctx context.Context, clientSecret []byte) (ui.Account, error) {
+			acct, err := google.signIn(ctx, clientSecret)
+			cli.ResetAuth(creds)
+			if err != nil {
+				return ui.Account{}, err
+			}
+			return ui.Account{Address: acct.Address}, nil
+		},
+		SignOut: func() error {
+			err := google.signOut(ctx)
+			cli.ResetAuth(creds)
+			return err
+		},
 		SetFaults: func(spec string) error { return setFaults(emb, spec) },
 	})
 	defer u.Close()
@@ -106,6 +136,65 @@ func runDesktop(ctx context.Context) int {
 	}()
 	w.ShowAndRun()
 	return 0
+}
+
+// signedIn is the Google account uploads go to, if any.
+type signedIn struct {
+	mu   sync.Mutex
+	acct *auth.Account
+}
+
+func (g *signedIn) account() *auth.Account {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.acct
+}
+
+// load finds an account signed in before (by this app or `carrier login`).
+func (g *signedIn) load() {
+	acct, err := auth.Load(auth.GoogleEndpoint)
+	if err != nil {
+		acct = nil // not signed in, or no keychain: the sandbox it is
+	}
+	g.mu.Lock()
+	g.acct = acct
+	g.mu.Unlock()
+}
+
+func (g *signedIn) signIn(ctx context.Context, clientSecret []byte) (*auth.Account, error) {
+	cfg, err := auth.GoogleConfig(clientSecret)
+	if err != nil {
+		return nil, err
+	}
+	scopes, err := auth.ScopesFor(auth.Send, auth.Drafts, auth.Timeline)
+	if err != nil {
+		return nil, err
+	}
+	acct, err := auth.Login(ctx, cfg, auth.LoginOptions{Scopes: scopes})
+	if err != nil {
+		return nil, err
+	}
+	g.mu.Lock()
+	g.acct = acct
+	g.mu.Unlock()
+	return acct, nil
+}
+
+func (g *signedIn) signOut(ctx context.Context) error {
+	acct := g.account()
+	if acct == nil {
+		return nil
+	}
+	_, err := auth.Logout(ctx, auth.GoogleEndpoint, acct.Address)
+	if errors.Is(err, auth.ErrNotRevoked) {
+		err = nil // signed out here; Google will let the grant lapse
+	}
+	if err == nil {
+		g.mu.Lock()
+		g.acct = nil
+		g.mu.Unlock()
+	}
+	return err
 }
 
 func pauseAll(q *transfer.Queue) {

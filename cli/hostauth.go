@@ -20,6 +20,19 @@ type hostAuth struct {
 	used map[string]bool
 }
 
+// NewHostAuth is the Authorizer the desktop app's queue uses.
+func NewHostAuth(ctx context.Context) transfer.Authorizer { return newHostAuth(ctx) }
+
+// ResetAuth makes an Authorizer from NewHostAuth look credentials up
+// again, after a sign-in or sign-out.
+func ResetAuth(a transfer.Authorizer) {
+	if h, ok := a.(*hostAuth); ok {
+		h.mu.Lock()
+		h.by, h.used = map[string]transfer.Authorizer{}, map[string]bool{}
+		h.mu.Unlock()
+	}
+}
+
 func newHostAuth(ctx context.Context) *hostAuth {
 	return &hostAuth{ctx: ctx, by: map[string]transfer.Authorizer{}, used: map[string]bool{}}
 }

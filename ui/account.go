@@ -2,9 +2,12 @@ package ui
 
 import (
 	"context"
+	"io"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
@@ -49,7 +52,7 @@ func (a *accountScreen) show() {
 	if acct.Sandbox {
 		a.who.SetText("Sandbox: messages stay on this computer")
 	} else {
-		a.who.SetText("Signed in as " + acct.Address)
+		a.who.SetText("Signed in as " + acct.Address + ": messages go to Google")
 	}
 	if a.u.deps.SignIn == nil {
 		a.signIn.Hide()
@@ -65,11 +68,31 @@ func (a *accountScreen) show() {
 	}
 }
 
+// doSignIn asks for the person's OAuth client file, then runs the browser
+// flow off the UI thread.
 func (a *accountScreen) doSignIn() {
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil || r == nil {
+			return
+		}
+		data, err := io.ReadAll(io.LimitReader(r, 1<<20))
+		r.Close()
+		if err != nil {
+			a.status.SetText("Could not read the client file: " + err.Error())
+			return
+		}
+		a.signInWith(data)
+	}, a.u.win)
+	d.SetFilter(storage.NewExtensionFileFilter([]string{".json"}))
+	d.Show()
+	a.status.SetText("Choose your OAuth client file (client_secret_….json, a \"Desktop app\" client from Google Cloud Console; the README says how to make one).")
+}
+
+func (a *accountScreen) signInWith(clientSecret []byte) {
 	a.signIn.Disable()
 	a.status.SetText("Finish signing in in your browser…")
 	a.u.goBackground(func(ctx context.Context) {
-		_, err := a.u.deps.SignIn(ctx)
+		_, err := a.u.deps.SignIn(ctx, clientSecret)
 		a.u.do(func() {
 			a.signIn.Enable()
 			if err != nil {
@@ -87,6 +110,7 @@ func (a *accountScreen) doSignOut() {
 		a.status.SetText("Could not sign out: " + err.Error())
 		return
 	}
+	a.status.SetText("Signed out: messages go to the sandbox on this computer again.")
 	a.show()
 }
 

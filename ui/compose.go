@@ -232,12 +232,13 @@ func (c *composeScreen) submit(method compose.Method) {
 	c.updateButtons()
 	c.status.SetText("Preparing the message…")
 	label := msg.Label()
+	target := c.u.deps.Target()
 	c.u.goBackground(func(ctx context.Context) {
 		sp, err := compose.Build(ctx, msg, method, c.u.deps.SpoolDir)
 		var id string
 		if err == nil {
 			id, err = c.u.deps.Uploads.Add(transfer.Spec{
-				URL: c.u.deps.Endpoint + gmailPath(method), ContentType: "message/rfc822",
+				URL: target + gmailPath(method), ContentType: "message/rfc822",
 				Path: sp.Path, Label: label,
 			})
 		}

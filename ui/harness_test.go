@@ -37,6 +37,7 @@ type harness struct {
 type harnessOpts struct {
 	uploads Uploads
 	events  chan transfer.Event
+	deps    func(*Deps)
 }
 
 func newHarness(t *testing.T, opts ...func(*harnessOpts)) *harness {
@@ -68,7 +69,7 @@ func newHarness(t *testing.T, opts ...func(*harnessOpts)) *harness {
 	}
 	h.w = test.NewTempWindow(t, nil)
 	h.w.Resize(fyne.NewSize(1100, 720))
-	h.u = New(fyne.CurrentApp(), h.w, Deps{
+	d := Deps{
 		Uploads: o.uploads, Events: o.events, Endpoint: endpoint, Auth: transfer.StaticToken(tok),
 		SpoolDir: t.TempDir(),
 		Account:  func() Account { return Account{Sandbox: true} },
@@ -79,7 +80,11 @@ func newHarness(t *testing.T, opts ...func(*harnessOpts)) *harness {
 			return nil
 		},
 		Do: func(f func()) { h.calls <- f },
-	})
+	}
+	if o.deps != nil {
+		o.deps(&d)
+	}
+	h.u = New(fyne.CurrentApp(), h.w, d)
 	t.Cleanup(h.close)
 	return h
 }

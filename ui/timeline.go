@@ -117,10 +117,11 @@ func (t *timelineScreen) submit() {
 		return
 	}
 	m := t.media
+	target := t.u.deps.Target()
 	t.post.Disable()
 	t.u.goBackground(func(context.Context) {
 		id, err := t.u.deps.Uploads.Add(transfer.Spec{
-			URL: t.u.deps.Endpoint + "/upload/mirror/v1/timeline", ContentType: m.MediaType,
+			URL: target + "/upload/mirror/v1/timeline", ContentType: m.MediaType,
 			Metadata: meta, Path: m.Path, Label: baseName(m.Path) + " · to the timeline",
 		})
 		t.u.do(func() {

@@ -41,13 +41,18 @@ type Account struct {
 type Deps struct {
 	Uploads  Uploads
 	Events   <-chan transfer.Event // the queue's events; the UI drains it
-	Endpoint string                // API root uploads and reads go to
+	Endpoint string                // the sandbox's API root: the mailbox reads it
 	Auth     transfer.Authorizer   // authorizes the mailbox's reads
-	Client   *http.Client          // for the mailbox's reads; nil: a default one
-	SpoolDir string                // where built messages are kept until sent
+	// Target is the API root uploads go to now: the sandbox's, or
+	// Google's once signed in. Nil means Endpoint.
+	Target   func() string
+	Client   *http.Client // for the mailbox's reads; nil: a default one
+	SpoolDir string       // where built messages are kept until sent
 	Account  func() Account
 
-	SignIn  func(ctx context.Context) (Account, error) // nil: signing in is not offered
+	// SignIn signs in with Google using the person's OAuth client file
+	// (the JSON of a "Desktop app" client); nil: signing in is not offered.
+	SignIn  func(ctx context.Context, clientSecret []byte) (Account, error)
 	SignOut func() error
 	// SetFaults switches the sandbox's fault injection (chaos mode); nil
 	// when not on the sandbox.
@@ -83,6 +88,10 @@ type UI struct {
 func New(a fyne.App, w fyne.Window, d Deps) *UI {
 	if d.Client == nil {
 		d.Client = http.DefaultClient
+	}
+	if d.Target == nil {
+		endpoint := d.Endpoint
+		d.Target = func() string { return endpoint }
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	u := &UI{app: a, win: w, deps: d, ctx: ctx, stop: stop, do: d.Do}

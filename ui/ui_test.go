@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -368,5 +369,48 @@ func TestAccountAndChaos(t *testing.T) {
 	defer h.mu.Unlock()
 	if len(h.faults) != 2 || h.faults[0] != chaosFaults || h.faults[1] != "none" {
 		t.Fatalf("faults set: %v", h.faults)
+	}
+}
+
+func TestSignInAndOut(t *testing.T) {
+	var signedIn string
+	var gotSecret []byte
+	h := newHarness(t, func(o *harnessOpts) {
+		o.deps = func(d *Deps) {
+			d.Account = func() Account {
+				if signedIn != "" {
+					return Account{Address: signedIn}
+				}
+				return Account{Sandbox: true}
+			}
+			d.SignIn = func(_ context.Context, secret []byte) (Account, error) {
+				gotSecret = secret
+				signedIn = "me@example.com"
+				return Account{Address: signedIn}, nil
+			}
+			d.SignOut = func() error { signedIn = ""; return nil }
+			d.Target = func() string {
+				if signedIn != "" {
+					return "https://www.googleapis.com"
+				}
+				return d.Endpoint
+			}
+		}
+	})
+	a := h.u.account
+	if !a.signIn.Visible() || a.signOut.Visible() {
+		t.Fatal("in sandbox mode, Sign in shows and Sign out does not")
+	}
+	a.signInWith([]byte(`{"installed":{}}`))
+	h.until("signed in", func() bool { return strings.Contains(a.who.Text, "Signed in as me@example.com") })
+	if string(gotSecret) != `{"installed":{}}` || a.signIn.Visible() || !a.signOut.Visible() {
+		t.Fatalf("after sign-in: secret %q, sign in visible %v, sign out visible %v", gotSecret, a.signIn.Visible(), a.signOut.Visible())
+	}
+	if h.u.deps.Target() != "https://www.googleapis.com" {
+		t.Fatal("uploads do not go to Google once signed in")
+	}
+	test.Tap(a.signOut)
+	if a.who.Text != "Sandbox: messages stay on this computer" || !a.signIn.Visible() {
+		t.Fatalf("after sign-out: %q", a.who.Text)
 	}
 }
