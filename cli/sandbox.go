@@ -32,6 +32,7 @@ func runSandbox(ctx context.Context, env *Env, args []string) error {
 	tokenTTL := fs.Duration("token-ttl", time.Hour, "how long an OAuth access token from carrier login lives")
 	faults := fs.String("faults", "", "fault spec, e.g. seed=7,reset=0.05,err5xx=0.05,stall=0.02,partial=0.2,dropfinal=0.1,latency=20ms,rate=20MB")
 	quiet := fs.Bool("quiet", false, "log only warnings and errors")
+	fsync := fs.Bool("fsync", true, "make every stored chunk durable before answering; false for benchmarks of the protocol rather than the disk")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -62,7 +63,7 @@ func runSandbox(ctx context.Context, env *Env, args []string) error {
 		level = slog.LevelWarn
 	}
 	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
-	sb, err := sandbox.Open(sandbox.Options{Dir: *dir, Token: *token, SessionTTL: *ttl, Faults: *faults, Logger: logger, AutoConsent: *autoConsent, TokenTTL: *tokenTTL})
+	sb, err := sandbox.Open(sandbox.Options{Dir: *dir, Token: *token, SessionTTL: *ttl, Faults: *faults, Logger: logger, AutoConsent: *autoConsent, TokenTTL: *tokenTTL, NoSync: !*fsync})
 	if err != nil {
 		var running *sandbox.ErrAlreadyRunning
 		if errors.As(err, &running) {

@@ -84,7 +84,7 @@ func (s *Sandbox) gmailMetadataHandler(m *uploadMethod) http.Handler {
 		_, werr := f.Write(data)
 		h.Write(data)
 		if werr == nil {
-			werr = f.Sync()
+			werr = s.fsync(f)
 		}
 		f.Close()
 		defer os.Remove(f.Name())

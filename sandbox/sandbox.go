@@ -45,6 +45,11 @@ type Options struct {
 	// meaning 1h; AutoConsent approves every consent at once, for tests.
 	TokenTTL    time.Duration
 	AutoConsent bool
+
+	// NoSync skips fsync: bytes and state reach the disk when the OS
+	// writes them back, so a power cut can lose what a crash cannot. For
+	// benchmarks that measure the protocol rather than the disk.
+	NoSync bool
 }
 
 // Stats counts what the sandbox saw since it was opened.
@@ -136,7 +141,7 @@ func Open(o Options) (*Sandbox, error) {
 	}
 	// bbolt's own file lock is the one-process-per-folder guard; a short
 	// timeout turns "blocked forever" into a message naming the holder.
-	db, err := bolt.Open(filepath.Join(o.Dir, "sandbox.db"), 0o600, &bolt.Options{Timeout: 200 * time.Millisecond})
+	db, err := bolt.Open(filepath.Join(o.Dir, "sandbox.db"), 0o600, &bolt.Options{Timeout: 200 * time.Millisecond, NoSync: o.NoSync})
 	if err != nil {
 		if errors.Is(err, bolt.ErrTimeout) {
 			where, _ := os.ReadFile(filepath.Join(o.Dir, runningFile))
@@ -184,6 +189,14 @@ func (s *Sandbox) sweep() {
 	if len(expired)+len(tmps) > 0 {
 		s.log.Info("swept", "expiredSessions", len(expired), "tempFiles", len(tmps))
 	}
+}
+
+// fsync makes a file's bytes durable unless the sandbox runs without.
+func (s *Sandbox) fsync(f *os.File) error {
+	if s.opts.NoSync {
+		return nil
+	}
+	return f.Sync()
 }
 
 // Close releases the store and ends any request the fault injector holds.

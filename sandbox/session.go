@@ -274,7 +274,7 @@ func (s *Sandbox) appendBytes(w http.ResponseWriter, sess *sessionRec, body io.R
 	if written == 0 {
 		return 0, cerr
 	}
-	if err := f.Sync(); err != nil {
+	if err := s.fsync(f); err != nil {
 		return 0, err
 	}
 	sess.Stored += written

@@ -344,7 +344,7 @@ func (s *Sandbox) receiveSimple(r *http.Request, w http.ResponseWriter, m *uploa
 		err = m.tooLarge(n)
 	}
 	if err == nil {
-		err = f.Sync()
+		err = s.fsync(f)
 	}
 	if err != nil {
 		os.Remove(f.Name())
@@ -414,7 +414,9 @@ func (s *Sandbox) finish(m *uploadMethod, u *upload, md *media, sess *sessionRec
 	if ae != nil {
 		return nil, ae
 	}
-	syncDir(filepath.Dir(s.blobPath(blob)))
+	if !s.opts.NoSync {
+		syncDir(filepath.Dir(s.blobPath(blob)))
+	}
 	s.stats.completions.Add(1)
 	return res, nil
 }
