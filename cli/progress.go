@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
 
+	"carrier/compose"
 	"carrier/transfer"
 )
 
@@ -47,9 +49,9 @@ func (p *progress) event(e transfer.Event) {
 	case transfer.EventRetrying:
 		p.line(fmt.Sprintf("%s: retrying in %s (attempt %d): %s", e.Job, e.Wait.Round(time.Millisecond), e.Attempt, e.Reason))
 	case transfer.EventStarted:
-		p.line(fmt.Sprintf("%s: started (%s)", e.Job, size(e.Total)))
+		p.line(fmt.Sprintf("%s: started (%s)", e.Job, compose.HumanSize(e.Total)))
 	case transfer.EventDone:
-		p.line(fmt.Sprintf("%s: done, %s, status %d", e.Job, size(e.Total), e.Response.Status))
+		p.line(fmt.Sprintf("%s: done, %s, status %d", e.Job, compose.HumanSize(e.Total), e.Response.Status))
 	case transfer.EventFailed:
 		p.line(fmt.Sprintf("%s: failed: %s", e.Job, e.Message))
 	case transfer.EventPaused, transfer.EventCancelled:
@@ -88,24 +90,12 @@ func counts(e transfer.Event) string {
 	if e.Total > 0 {
 		pct = 100 * float64(e.Sent) / float64(e.Total)
 	}
-	s := fmt.Sprintf("%s of %s (%.0f%%), %s confirmed, %s/s", size(e.Sent), size(e.Total), pct, size(e.Confirmed), size(int64(e.Rate)))
+	s := fmt.Sprintf("%s of %s (%.0f%%), %s confirmed, %s/s", compose.HumanSize(e.Sent), compose.HumanSize(e.Total), pct, compose.HumanSize(e.Confirmed), compose.HumanSize(int64(e.Rate)))
 	if e.Rate > 0 && e.Total > e.Sent {
 		eta := time.Duration(float64(e.Total-e.Sent) / e.Rate * float64(time.Second))
 		s += ", ETA " + eta.Round(time.Second).String()
 	}
 	return s
-}
-
-func size(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // watch prints events until stop is closed, then drains what is left.
@@ -127,4 +117,29 @@ func (p *progress) watch(events <-chan transfer.Event, stop <-chan struct{}, don
 			}
 		}
 	}
+}
+
+// runQueue starts a queue with the flags' settings (auth as given, or each
+// server's own) and a progress printer on stderr; close stops both, after
+// the printer has shown the last events.
+func runQueue(ctx context.Context, env *Env, f *transferFlags, auth transfer.Authorizer) (q *transfer.Queue, stopAll func(), err error) {
+	events := make(chan transfer.Event, 256)
+	cfg, err := f.config(ctx, events)
+	if err != nil {
+		return nil, nil, err
+	}
+	if auth != nil {
+		cfg.Auth = auth
+	}
+	q, err = transfer.New(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	stop, printed := make(chan struct{}), make(chan struct{})
+	go newProgress(env.Stderr).watch(events, stop, printed)
+	return q, func() {
+		q.Close()
+		close(stop)
+		<-printed
+	}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"carrier/compose"
 	"carrier/transfer"
 )
 
@@ -28,22 +29,11 @@ func runResume(ctx context.Context, env *Env, args []string) error {
 	if *list {
 		return listJobs(env, tf.stateDir)
 	}
-	events := make(chan transfer.Event, 256)
-	cfg, err := tf.config(ctx, events)
+	q, done, err := runQueue(ctx, env, &tf, nil)
 	if err != nil {
 		return err
 	}
-	q, err := transfer.New(cfg)
-	if err != nil {
-		return err
-	}
-	stop, printed := make(chan struct{}), make(chan struct{})
-	go newProgress(env.Stderr).watch(events, stop, printed)
-	defer func() {
-		q.Close()
-		close(stop)
-		<-printed
-	}()
+	defer done()
 	ids, skipped := q.ResumeJournal(true)
 	if len(ids) == 0 && skipped == nil {
 		fmt.Fprintln(env.Stderr, "carrier resume: no unfinished uploads")
@@ -88,7 +78,7 @@ func listJobs(env *Env, stateDir string) error {
 		case r.State == transfer.StateFailed && r.Retryable:
 			note = "will be retried by carrier resume: " + note
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s/%s\t%s\t%s\n", r.ID, r.State, r.Type, size(r.Confirmed), size(r.Size), r.Path, note)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s/%s\t%s\t%s\n", r.ID, r.State, r.Type, compose.HumanSize(r.Confirmed), compose.HumanSize(r.Size), r.Path, note)
 	}
 	tw.Flush()
 	if n == 0 {

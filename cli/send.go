@@ -50,23 +50,11 @@ func (f *uploadFlags) check() (transfer.UploadType, error) {
 
 // upload runs one job to its end on the target and prints the response.
 func (f *uploadFlags) upload(ctx context.Context, env *Env, t *target, spec transfer.Spec) (*transfer.Record, error) {
-	events := make(chan transfer.Event, 256)
-	cfg, err := f.config(ctx, events)
+	q, done, err := runQueue(ctx, env, &f.transferFlags, t.auth)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Auth = t.auth
-	q, err := transfer.New(cfg)
-	if err != nil {
-		return nil, err
-	}
-	stop, printed := make(chan struct{}), make(chan struct{})
-	go newProgress(env.Stderr).watch(events, stop, printed)
-	defer func() {
-		q.Close()
-		close(stop)
-		<-printed
-	}()
+	defer done()
 	spec.ChunkSize = f.chunkSize
 	id, err := q.Add(spec)
 	if err != nil {

@@ -123,23 +123,11 @@ func runUpload(ctx context.Context, env *Env, args []string) error {
 			return usagef("a media upload carries no metadata; use --upload-type multipart or resumable")
 		}
 	}
-	events := make(chan transfer.Event, 256)
-	cfg, err := tf.config(ctx, events)
+	q, done, err := runQueue(ctx, env, &tf, nil)
 	if err != nil {
 		return err
 	}
-	q, err := transfer.New(cfg)
-	if err != nil {
-		return err
-	}
-	stop, printed := make(chan struct{}), make(chan struct{})
-	p := newProgress(env.Stderr)
-	go p.watch(events, stop, printed)
-	defer func() {
-		q.Close()
-		close(stop)
-		<-printed
-	}()
+	defer done()
 	id, err := q.Add(transfer.Spec{URL: *target, Method: m, Type: typ, ContentType: *ctype, Metadata: meta, Path: *file, ChunkSize: *chunk})
 	if err != nil {
 		return err
