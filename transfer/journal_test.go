@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -475,5 +476,41 @@ func TestHistoryAndForget(t *testing.T) {
 	}
 	if hist, _ := q2.History(); len(hist) != 0 {
 		t.Fatalf("forgotten job still listed: %+v", hist)
+	}
+}
+
+// A job that failed in an earlier run can be retried from a new queue.
+func TestRetryAJobOfAnEarlierRun(t *testing.T) {
+	var fail atomic.Bool
+	fail.Store(true)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if fail.Load() {
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write([]byte(`{"error":{"code":400,"message":"no thanks"}}`))
+			return
+		}
+		w.Write([]byte(`{"id":"ok"}`))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	src := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(src, []byte("hello"), 0o600)
+	q, _ := New(Config{StateDir: dir})
+	id, err := q.Add(Spec{URL: srv.URL + "/upload", Type: Media, ContentType: "text/plain", Path: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec, _ := q.Wait(context.Background(), id); rec.State != StateFailed || !strings.Contains(rec.Error, "no thanks") {
+		t.Fatalf("first run: %v %q", rec.State, rec.Error)
+	}
+	q.Close()
+	fail.Store(false)
+	q2, _ := New(Config{StateDir: dir})
+	defer q2.Close()
+	if err := q2.Retry(context.Background(), id); err != nil {
+		t.Fatalf("retry from a new queue: %v", err)
+	}
+	if rec, _ := q2.Wait(context.Background(), id); rec.State != StateDone {
+		t.Fatalf("after retry: %v %q", rec.State, rec.Error)
 	}
 }

@@ -565,6 +565,36 @@ func (q *Queue) Wake() {
 	q.wake.Fire()
 }
 
+// claim takes a job of the journal that this queue does not hold (one that
+// failed in an earlier run, say) without starting it, so the person can
+// retry or cancel it. Jobs another process works stay theirs (ErrBusy).
+func (q *Queue) claim(id string) error {
+	q.mu.Lock()
+	_, have := q.jobs[id]
+	closed := q.closed
+	q.mu.Unlock()
+	if have || closed {
+		return nil
+	}
+	release, err := q.journal.Lock(id)
+	if err != nil {
+		return err
+	}
+	rec, err := q.journal.Load(id)
+	if err != nil {
+		release()
+		return fmt.Errorf("job %q: %w", id, ErrUnknownJob)
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if _, have := q.jobs[id]; have || q.closed {
+		release()
+		return nil
+	}
+	q.jobs[id] = &job{id: id, rec: rec, release: release, changed: make(chan struct{})}
+	return nil
+}
+
 func (q *Queue) lookup(id string) (*job, error) {
 	jb, ok := q.jobs[id]
 	if !ok {
@@ -644,6 +674,9 @@ func (q *Queue) Resume(ctx context.Context, id string) error {
 // Retry queues a failed job again. For a media or multipart job whose
 // bytes may have arrived, this is the person's decision to send it again.
 func (q *Queue) Retry(ctx context.Context, id string) error {
+	if err := q.claim(id); err != nil {
+		return err
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	jb, err := q.lookup(id)
@@ -688,6 +721,9 @@ func (q *Queue) requeueLocked(jb *job, approve bool) error {
 // Cancel stops a job and deletes its session on the server, so it can
 // never complete. It returns once the job is cancelled.
 func (q *Queue) Cancel(ctx context.Context, id string) error {
+	if err := q.claim(id); err != nil {
+		return err
+	}
 	q.mu.Lock()
 	jb, err := q.lookup(id)
 	if err != nil {
