@@ -113,23 +113,7 @@ func runDesktop(ctx context.Context) int {
 			fyne.NewMenuItem("Quit", a.Quit),
 		))
 	}
-	w.SetCloseIntercept(func() {
-		switch {
-		case !u.Busy():
-			a.Quit()
-		case tray:
-			w.Hide()
-			a.SendNotification(fyne.NewNotification("Carrier keeps uploading", "Uploads go on in the background. Quit from the tray icon."))
-		default:
-			dialog.ShowConfirm("Uploads are still running",
-				"Quit anyway? Unfinished uploads are kept and resume the next time Carrier starts.",
-				func(quit bool) {
-					if quit {
-						a.Quit()
-					}
-				}, w)
-		}
-	})
+	w.SetCloseIntercept(func() { u.CloseRequested(tray, a.Quit, w.Hide) })
 	go func() {
 		<-ctx.Done()
 		fyne.Do(a.Quit)

@@ -561,14 +561,24 @@ func filenameParam(name string) string {
 // writing it: base64 turns 57 bytes into a 78-byte line. The UI's meter
 // uses it; Build checks the exact size.
 func (m *Message) EstimateSize() int64 {
-	n := int64(2048) // headers and MIME structure
-	n += qpSize(m.Text) + qpSize(m.HTML)
+	n := m.EstimateText()
 	for _, p := range m.Attachments {
 		if fi, err := os.Stat(p); err == nil {
-			n += Base64Size(fi.Size()) + 300 + 2*int64(len(filepath.Base(p)))*3
+			n += EstimateAttachment(p, fi.Size())
 		}
 	}
 	return n
+}
+
+// EstimateText is the encoded size of the message without attachments.
+func (m *Message) EstimateText() int64 {
+	return 2048 + qpSize(m.Text) + qpSize(m.HTML) // 2048: headers and MIME structure
+}
+
+// EstimateAttachment is what a file of size bytes adds to the message:
+// its base64 lines and its part's header, names encoded twice.
+func EstimateAttachment(path string, size int64) int64 {
+	return Base64Size(size) + 300 + 2*int64(len(filepath.Base(path)))*3
 }
 
 // Base64Size is the size of n bytes in base64 with CRLF every 76 characters.

@@ -25,6 +25,7 @@ type composeScreen struct {
 	body                         *widget.Entry
 	form                         *widget.Form
 	attachments                  []string
+	attSizes                     map[string]int64 // read once when attached, not on every keystroke
 	attList                      *fyne.Container
 	meter                        *widget.ProgressBar
 	meterNote                    *widget.Label
@@ -45,7 +46,7 @@ func addressValidator(field string) fyne.StringValidator {
 }
 
 func newComposeScreen(u *UI) *composeScreen {
-	c := &composeScreen{u: u}
+	c := &composeScreen{u: u, attSizes: map[string]int64{}}
 	c.to, c.cc, c.bcc = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
 	c.to.SetPlaceHolder("name@example.com, Name <other@example.com>")
 	for _, e := range []struct {
@@ -132,6 +133,7 @@ func (c *composeScreen) attach(paths ...string) {
 		case c.has(p):
 		default:
 			c.attachments = append(c.attachments, p)
+			c.attSizes[p] = fi.Size()
 		}
 	}
 	c.refreshAttachments()
@@ -156,6 +158,7 @@ func (c *composeScreen) remove(p string) {
 			break
 		}
 	}
+	delete(c.attSizes, p)
 	c.refreshAttachments()
 }
 
@@ -165,10 +168,7 @@ func (c *composeScreen) refreshAttachments() {
 		c.attList.Add(widget.NewLabelWithStyle("No attachments", fyne.TextAlignLeading, fyne.TextStyle{Italic: true}))
 	}
 	for _, p := range c.attachments {
-		size := ""
-		if fi, err := os.Stat(p); err == nil {
-			size = humanSize(fi.Size())
-		}
+		size := humanSize(c.attSizes[p])
 		name := widget.NewLabel(filepath.Base(p))
 		name.Truncation = fyne.TextTruncateEllipsis
 		remove := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { c.remove(p) })
@@ -178,9 +178,19 @@ func (c *composeScreen) refreshAttachments() {
 	c.updateMeter()
 }
 
+// estimate is the encoded size, from sizes read when the files were
+// attached: typing must not touch the disk.
+func (c *composeScreen) estimate() int64 {
+	n := c.message().EstimateText()
+	for _, p := range c.attachments {
+		n += compose.EstimateAttachment(p, c.attSizes[p])
+	}
+	return n
+}
+
 // updateMeter shows the encoded size against the send limit.
 func (c *composeScreen) updateMeter() {
-	est := c.message().EstimateSize()
+	est := c.estimate()
 	c.meter.SetValue(min(float64(est)/compose.LimitSend, 1))
 	if est > compose.LimitSend {
 		over := est - compose.LimitSend
@@ -195,7 +205,7 @@ func (c *composeScreen) updateMeter() {
 }
 
 func (c *composeScreen) updateButtons() {
-	ok := !c.busy && c.message().EstimateSize() <= compose.LimitSend
+	ok := !c.busy && c.estimate() <= compose.LimitSend
 	for _, e := range []*widget.Entry{c.to, c.cc, c.bcc, c.subject} {
 		if e.Validate() != nil {
 			ok = false
@@ -262,6 +272,7 @@ func (c *composeScreen) clear() {
 		e.SetText("")
 	}
 	c.attachments = nil
+	c.attSizes = map[string]int64{}
 	c.refreshAttachments()
 }
 

@@ -184,3 +184,25 @@ func (u *UI) goBackground(fn func(ctx context.Context)) {
 		fn(u.ctx)
 	}()
 }
+
+// CloseRequested decides what closing the window means. With nothing
+// uploading it quits. With uploads running it keeps them going in the
+// background when a system tray can bring the window back, and otherwise
+// asks first.
+func (u *UI) CloseRequested(tray bool, quit, hide func()) {
+	switch {
+	case !u.Busy():
+		quit()
+	case tray:
+		hide()
+		u.app.SendNotification(fyne.NewNotification("Carrier keeps uploading", "Uploads go on in the background. Quit from the tray icon."))
+	default:
+		dialog.ShowConfirm("Uploads are still running",
+			"Quit anyway? Unfinished uploads are kept and resume the next time Carrier starts.",
+			func(ok bool) {
+				if ok {
+					quit()
+				}
+			}, u.win)
+	}
+}

@@ -414,3 +414,26 @@ func TestSignInAndOut(t *testing.T) {
 		t.Fatalf("after sign-out: %q", a.who.Text)
 	}
 }
+
+func TestClosingTheWindow(t *testing.T) {
+	fu := &fakeUploads{recs: map[string]transfer.Record{}}
+	h := newHarness(t, func(o *harnessOpts) { o.uploads, o.events = fu, make(chan transfer.Event) })
+	var quit, hidden int
+	q, hide := func() { quit++ }, func() { hidden++ }
+	h.u.CloseRequested(false, q, hide)
+	if quit != 1 {
+		t.Fatal("with nothing uploading, closing quits")
+	}
+	fu.recs["j"] = transfer.Record{ID: "j", State: transfer.StateQueued}
+	h.u.CloseRequested(true, q, hide)
+	if quit != 1 || hidden != 1 {
+		t.Fatalf("uploading with a tray: quit %d hidden %d", quit, hidden)
+	}
+	h.u.CloseRequested(false, q, hide)
+	if quit != 1 || hidden != 1 || h.w.Canvas().Overlays().Top() == nil {
+		t.Fatal("uploading without a tray: closing must ask first")
+	}
+	if text := labelsIn(h.w.Canvas().Overlays().Top()); !strings.Contains(text, "Quit anyway?") {
+		t.Fatalf("the question: %q", text)
+	}
+}
