@@ -220,6 +220,7 @@ func (s *Sandbox) beginFaults(w http.ResponseWriter, r *http.Request) (faultPlan
 	}
 	p := s.faults.plan(r)
 	if p.latency > 0 && !s.sleep(r, p.latency) {
+		s.refuse(w, r, errShuttingDown)
 		return p, true
 	}
 	if p.stall > 0 {
@@ -269,6 +270,9 @@ func (s *Sandbox) stallConn(w http.ResponseWriter, r *http.Request, d time.Durat
 	case <-s.closing:
 	}
 }
+
+// errShuttingDown answers a request the sandbox gave up on while stopping.
+var errShuttingDown = errorf(http.StatusServiceUnavailable, "backendError", "The sandbox is stopping; ask where the upload stands once it is back.")
 
 // abortConn closes the connection without an answer.
 func abortConn() { panic(http.ErrAbortHandler) }

@@ -84,6 +84,9 @@ func (s *Sandbox) serveSession(w http.ResponseWriter, r *http.Request) {
 	}
 	unlock, ok := s.sessionLock(r, id)
 	if !ok {
+		// Stopping, or the client left: never the implicit 200 of a
+		// handler that wrote nothing, which reads as a finished upload.
+		s.refuse(w, r, errShuttingDown)
 		return
 	}
 	defer unlock()

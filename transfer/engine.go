@@ -517,6 +517,11 @@ func (r *run) sessionAnswer(a *answer) (int64, *Response, error) {
 			return 0, nil, &protocolError{err.Error()}
 		}
 		return off, nil, nil
+	case (a.status == http.StatusOK || a.status == http.StatusCreated) && len(bytes.TrimSpace(a.body)) == 0:
+		// Every Google upload ends with the resource. A bare 2xx is a
+		// server in trouble (one shutting down answers so), not the end of
+		// the upload: ask where it stands rather than call it done.
+		return 0, nil, &protocolError{fmt.Sprintf("the server answered %d without the uploaded resource", a.status)}
 	case a.status == http.StatusOK || a.status == http.StatusCreated:
 		return 0, &Response{Status: a.status, ContentType: a.header.Get("Content-Type"), Body: a.body}, nil
 	default:

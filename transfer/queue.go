@@ -28,7 +28,10 @@ const (
 	DefaultMaxRetries   = 5
 	DefaultStallTimeout = 30 * time.Second
 	DefaultSessionTTL   = 7 * 24 * time.Hour
-	DefaultWakeCheck    = 5 * time.Second
+	// DefaultWakeCheck: one clock comparison a second costs nothing and
+	// notices a wake within about a second (a sleep shorter than 2 s goes
+	// unnoticed, and needs no noticing).
+	DefaultWakeCheck = time.Second
 )
 
 // Config sets up a Queue. Zero values take the defaults above.
