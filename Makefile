@@ -53,12 +53,24 @@ test-desktop: build
 test-keyring:
 	GO="$(GO)" scripts/test-keyring.sh
 
+# docs/PERFORMANCE.md and docs/performance.png (go run ./bench: the same
+# file uploaded by curl, carrier upload and the official Go client to the
+# sandbox, durable and with --fsync=false; about 15 minutes for 1 GiB; its
+# flags through BENCHFLAGS, e.g. BENCHFLAGS="-size 64MiB -rounds 1"), then
+# the packages' Go micro-benchmarks.
 bench: deps-test
+	GO="$(GO)" $(GO) run ./bench -out docs $(BENCHFLAGS)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-# Longer runs of the fault soaks; sizes are set through the environment.
+# The reliability soak of docs/RELIABILITY.md (go run ./soak: uploads under
+# faults, kill -9 and resume of the real binary, sandbox restarts, wake
+# latency; its flags through SOAKFLAGS, e.g. SOAKFLAGS="-uploads 50"), then
+# the packages' own soak tests made longer: CARRIER_SOAK is an upload count
+# for transfer's and an on-switch for sandbox's. Both steps always run.
 soak: deps-test
-	CARRIER_SOAK=1 $(GO) test -race -timeout 60m -run 'Soak' -v ./...
+	$(GO) build -o $(BIN) .
+	st=0; $(GO) run ./soak -bin $(BIN) -json artifacts/soak.json $(SOAKFLAGS) || st=1; \
+	CARRIER_SOAK=200 $(GO) test -race -timeout 60m -run 'Soak' -v ./... || st=1; exit $$st
 
 fuzz: deps-test
 	@for pkg in $$($(GO) list ./...); do \

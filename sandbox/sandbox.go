@@ -175,6 +175,9 @@ func (s *Sandbox) sweep() {
 		return forEach(tx, bSessions, func(id string, sess *sessionRec) error {
 			if s.now().Sub(sess.Created) > s.opts.SessionTTL {
 				expired = append(expired, id)
+			} else if sess.Done {
+				// Filed as a resource; a crash kept the part file's name.
+				os.Remove(s.uploadPath(id))
 			}
 			return nil
 		})

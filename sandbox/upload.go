@@ -391,9 +391,11 @@ func (s *Sandbox) finish(m *uploadMethod, u *upload, md *media, sess *sessionRec
 			sess.Result, _ = json.MarshalIndent(errorBodyOf(ae), "", "  ")
 			return putJSON(tx, bSessions, sess.ID, sess)
 		}
+		// A second name for the bytes, not a move: until the commit, the
+		// session's part file stays where a retry after a crash finds it.
 		dst := s.blobPath(blob)
-		if err := os.Rename(md.Path, dst); err != nil {
-			return err
+		if err := os.Link(md.Path, dst); err != nil {
+			return fmt.Errorf("filing the upload: %w", pathless(err))
 		}
 		moved = dst
 		if sess != nil {
@@ -407,18 +409,33 @@ func (s *Sandbox) finish(m *uploadMethod, u *upload, md *media, sess *sessionRec
 	})
 	if err != nil {
 		if moved != "" {
-			os.Rename(moved, md.Path)
+			os.Remove(moved)
 		}
-		return nil, errorf(500, "backendError", "store: %v", err)
+		return nil, errorf(500, "backendError", "store: %v", pathless(err))
 	}
 	if ae != nil {
 		return nil, ae
 	}
+	os.Remove(md.Path) // the blob's name holds the bytes now
 	if !s.opts.NoSync {
 		syncDir(filepath.Dir(s.blobPath(blob)))
 	}
 	s.stats.completions.Add(1)
 	return res, nil
+}
+
+// pathless drops the file names from a file system error: the names of
+// part files carry upload ids, which are credentials.
+func pathless(err error) error {
+	var pe *os.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
+	case errors.As(err, &le):
+		return fmt.Errorf("%s: %w", le.Op, le.Err)
+	}
+	return err
 }
 
 func errorBodyOf(e *apiError) errorBody {

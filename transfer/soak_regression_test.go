@@ -1,8 +1,7 @@
 package transfer
 
 // Regression tests for what the soak (go run ./soak, docs/RELIABILITY.md)
-// found. Each is skipped while the bug stands, so `go test ./...` stays
-// green; remove the t.Skip line with the fix.
+// found, fixed in f8d78fd; they keep it fixed.
 
 import (
 	"net/http"
@@ -10,8 +9,8 @@ import (
 	"time"
 )
 
-// A session request answered "200 OK" with an empty body is taken as the
-// end of the upload: the job is recorded done, with an empty response,
+// A session request answered "200 OK" with an empty body was taken as the
+// end of the upload: the job was recorded done, with an empty response,
 // though the server never completed it. The sandbox sends exactly that
 // during a graceful stop (sandbox/soak_regression_test.go), and the soak's
 // restart phase caught the engine marking such a job done. Every Google
@@ -50,9 +49,10 @@ func TestSoakRegressionEmpty200IsNotCompletion(t *testing.T) {
 // The wake detector compares the clocks every WakeCheck of awake time, and
 // nothing else tells the queue of a wake. With a 5 s check the soak
 // measured a median of 2.6 s and a maximum of 4.9 s from the wake to the
-// next confirmed byte, against a goal of under 2 s; the check is now 1 s. Here the machine wakes right after a tick, with a request
-// stalled on a dead connection; within 2 s of awake time the request must
-// have been abandoned for the wake.
+// next confirmed byte, against a goal of under 2 s; the check is now 1 s.
+// Here the machine wakes right after a tick, with a request stalled on a
+// dead connection; within 2 s of awake time the request must have been
+// abandoned for the wake.
 func TestSoakRegressionWakeNoticedWithinTwoSeconds(t *testing.T) {
 	const Q = ChunkQuantum
 	clock := NewFakeClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
