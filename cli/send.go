@@ -122,7 +122,7 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	}
 	rec, err := uf.upload(ctx, env, t, transfer.Spec{
 		URL: t.base + path, Method: httpMethod, Type: typ, ContentType: "message/rfc822",
-		Metadata: meta, Path: sp.Path, Label: msg.Label(),
+		Metadata: meta, Path: sp.Path, SHA256: sp.SHA256, Label: msg.Label(),
 	})
 	if err != nil {
 		return err

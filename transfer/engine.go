@@ -5,15 +5,18 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	mrand "math/rand/v2"
 	"net/http"
 	"net/url"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -33,6 +36,13 @@ type run struct {
 	moved     int64 // bytes handed to the transport in this run, resends included: for the rate
 	rate      rateMeter
 	lastEmit  time.Duration
+
+	// The file's SHA-256, computed from the bytes as they go out (nil when
+	// the caller gave it). hashed is the length of the prefix it covers;
+	// the transport's goroutine feeds it, hence the lock.
+	hashMu sync.Mutex
+	hasher hash.Hash
+	hashed int64
 }
 
 // failure classes, per PROTOCOL.md section 5.
@@ -101,7 +111,9 @@ func (r *run) execute(ctx context.Context) (*Response, error) {
 }
 
 // openSource opens the file and makes sure it is the one the job was
-// recorded with: same size and time, and same SHA-256 when resuming.
+// recorded with: same size and time always, and on a resume the same
+// bytes where bytes were already sent. Nothing is read ahead of sending:
+// a first upload hashes the file as it goes out.
 func (r *run) openSource(ctx context.Context) error {
 	rec := r.rec
 	f, err := os.Open(rec.Path)
@@ -112,28 +124,112 @@ func (r *run) openSource(ctx context.Context) error {
 		f.Close()
 		return err
 	}
-	sum, err := hashFile(ctx, f)
-	if err != nil {
+	if err := r.checkHashed(ctx, f); err != nil {
 		f.Close()
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
-		return &permanent{fmt.Errorf("cannot read the file to upload: %w", err)}
-	}
-	switch {
-	case rec.SHA256 == "":
-		// First run: the hash is recorded before any request, so a record
-		// without one never sent anything.
-		if err := r.q.update(r.jb, func(rec *Record) { rec.SHA256 = sum }); err != nil {
-			f.Close()
-			return err
-		}
-	case rec.SHA256 != sum:
-		f.Close()
-		return changedError(rec.Path, "its content (SHA-256) differs")
+		return err
 	}
 	r.f = f
 	return nil
+}
+
+// checkHashed compares the file with what the record knows of it, and
+// sets up the running hash. A given SHA-256 is checked once anything may
+// have gone out under it; a partial hash is checked over its prefix, the
+// bytes the server may hold: so no mixed bytes ever reach it.
+func (r *run) checkHashed(ctx context.Context, f *os.File) error {
+	rec := r.rec
+	began := rec.Session != "" || rec.Sent || rec.Confirmed > 0
+	switch {
+	case rec.SHA256 != "" && rec.HashState == nil:
+		if !began {
+			return nil // the caller's hash, and nothing sent yet to check it for
+		}
+		h, err := hashPrefix(ctx, f, rec.Size)
+		if err != nil {
+			return readError(err)
+		}
+		if hex.EncodeToString(h.Sum(nil)) != rec.SHA256 {
+			return changedError(rec.Path, "its content (SHA-256) differs")
+		}
+		return nil
+	case rec.Hashed > 0:
+		want := sha256.New()
+		if err := want.(encoding.BinaryUnmarshaler).UnmarshalBinary(rec.HashState); err != nil {
+			return &permanent{fmt.Errorf("the journal's record of this job is damaged (hash state): %w", err)}
+		}
+		got, err := hashPrefix(ctx, f, rec.Hashed)
+		if err != nil {
+			return readError(err)
+		}
+		if !bytes.Equal(got.Sum(nil), want.Sum(nil)) {
+			return changedError(rec.Path, fmt.Sprintf("its first %d bytes, already sent, differ", rec.Hashed))
+		}
+		r.hasher, r.hashed = want, rec.Hashed
+	default:
+		r.hasher, r.hashed = sha256.New(), 0
+	}
+	return nil
+}
+
+func readError(err error) error {
+	return &permanent{fmt.Errorf("cannot read the file to upload: %w", err)}
+}
+
+// hashTee feeds the running hash with the bytes of a body as the transport
+// reads them, from where the hash stands on: bytes sent again after a
+// rewind are already in it.
+type hashTee struct {
+	r   io.Reader
+	pos int64 // file offset of the next byte read
+	run *run
+}
+
+func (t *hashTee) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 {
+		r := t.run
+		r.hashMu.Lock()
+		if r.hasher != nil && t.pos <= r.hashed && r.hashed < t.pos+int64(n) {
+			r.hasher.Write(p[r.hashed-t.pos : n])
+			r.hashed = t.pos + int64(n)
+		}
+		r.hashMu.Unlock()
+		t.pos += int64(n)
+	}
+	return n, err
+}
+
+// source is the file's bytes from off, through the running hash.
+func (r *run) source(off, n int64) io.Reader {
+	sr := io.NewSectionReader(r.f, off, n)
+	if r.hasher == nil {
+		return sr
+	}
+	return &hashTee{r: sr, pos: off, run: r}
+}
+
+// hashState is the running hash to record with a confirmed offset.
+func (r *run) hashState() (int64, []byte) {
+	r.hashMu.Lock()
+	defer r.hashMu.Unlock()
+	if r.hasher == nil {
+		return r.rec.Hashed, r.rec.HashState
+	}
+	state, _ := r.hasher.(encoding.BinaryMarshaler).MarshalBinary()
+	return r.hashed, state
+}
+
+// fileSum is the file's SHA-256 once every byte went through the hash.
+func (r *run) fileSum() string {
+	r.hashMu.Lock()
+	defer r.hashMu.Unlock()
+	if r.hasher == nil || r.hashed != r.rec.Size {
+		return ""
+	}
+	return hex.EncodeToString(r.hasher.Sum(nil))
 }
 
 // checkUnchanged compares size and modification time, cheaply, before each
@@ -159,21 +255,27 @@ func changedError(path, how string) error {
 	return &permanent{fmt.Errorf("%w (%s: %s); nothing more was sent, so no mixed bytes reach the server. Upload the file again as a new job if the new content is what you want", ErrSourceChanged, path, how)}
 }
 
-func hashFile(ctx context.Context, f *os.File) (string, error) {
+// hashPrefix hashes the first n bytes of f.
+func hashPrefix(ctx context.Context, f *os.File, n int64) (hash.Hash, error) {
 	h := sha256.New()
-	sr := io.NewSectionReader(f, 0, 1<<62)
+	sr := io.NewSectionReader(f, 0, n)
 	buf := make([]byte, 256<<10)
+	var read int64
 	for {
 		if err := ctx.Err(); err != nil {
-			return "", err
+			return nil, err
 		}
-		n, err := sr.Read(buf)
-		h.Write(buf[:n])
+		m, err := sr.Read(buf)
+		h.Write(buf[:m])
+		read += int64(m)
 		if err == io.EOF {
-			return hex.EncodeToString(h.Sum(nil)), nil
+			if read != n {
+				return nil, io.ErrUnexpectedEOF
+			}
+			return h, nil
 		}
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 	}
 }
@@ -303,8 +405,9 @@ func (r *run) confirm(off int64) error {
 		r.restarts = 0
 	}
 	r.sent = off
-	if off != r.rec.Confirmed {
-		if err := r.q.update(r.jb, func(rec *Record) { rec.Confirmed = off }); err != nil {
+	hashed, state := r.hashState()
+	if off != r.rec.Confirmed || hashed != r.rec.Hashed {
+		if err := r.q.updateProgress(r.jb, func(rec *Record) { rec.Confirmed, rec.Hashed, rec.HashState = off, hashed, state }); err != nil {
 			return err
 		}
 	}
@@ -484,7 +587,7 @@ func (r *run) chunk(ctx context.Context, off int64) (int64, *Response, error) {
 		n = 0
 	} else {
 		cr = fmt.Sprintf("bytes %d-%d/%d", off, off+n-1, rec.Size)
-		body = &progressBody{r: io.NewSectionReader(r.f, off, n), onRead: func(m int64) {
+		body = &progressBody{r: r.source(off, n), onRead: func(m int64) {
 			r.sentTo(off + m)
 		}}
 		rb = body
@@ -542,7 +645,7 @@ func (r *run) oneShot(ctx context.Context) (*Response, error) {
 		if err := r.checkUnchanged(r.f); err != nil {
 			return nil, err
 		}
-		media := io.NewSectionReader(r.f, 0, rec.Size)
+		media := r.source(0, rec.Size)
 		var src io.Reader = media
 		length := rec.Size
 		contentType := rec.ContentType

@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Journal keeps one JSON file per job in <state dir>/jobs.
@@ -78,6 +80,63 @@ func (j *Journal) Save(r *Record) error {
 	return syncDir(j.dir)
 }
 
+// progress is what SaveProgress keeps between durable saves.
+type progress struct {
+	Session   string    `json:"session,omitempty"`
+	Confirmed int64     `json:"confirmed"`
+	Hashed    int64     `json:"hashed"`
+	HashState []byte    `json:"hashState,omitempty"`
+	Updated   time.Time `json:"updated"`
+}
+
+// SaveProgress writes r's progress (offset and hash state) beside its
+// record, atomically but without fsync: cheap enough for every chunk. A
+// crash of the machine can lose it, or tear it, and Load then falls back
+// to the record, which is always whole.
+func (j *Journal) SaveProgress(r *Record) error {
+	data, err := json.Marshal(progress{Session: r.Session, Confirmed: r.Confirmed, Hashed: r.Hashed, HashState: r.HashState, Updated: r.Updated})
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(j.dir, "."+r.ID+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("cannot write the upload journal: %w", err)
+	}
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), j.path(r.ID, ".progress"))
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("cannot write the upload journal: %w", werr)
+	}
+	return nil
+}
+
+// mergeProgress applies a progress file newer than the record, when it
+// belongs to the same session and makes sense for it.
+func (j *Journal) mergeProgress(r *Record) {
+	data, err := os.ReadFile(j.path(r.ID, ".progress"))
+	if err != nil {
+		return
+	}
+	var p progress
+	if json.Unmarshal(data, &p) != nil || !p.Updated.After(r.Updated) || p.Session != r.Session {
+		return
+	}
+	next := *r
+	next.Confirmed, next.Updated = p.Confirmed, p.Updated
+	if p.Hashed > r.Hashed && p.HashState != nil {
+		next.Hashed, next.HashState = p.Hashed, p.HashState
+	}
+	if next.validate() == nil {
+		*r = next
+	}
+}
+
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
@@ -109,6 +168,7 @@ func (j *Journal) Load(id string) (*Record, error) {
 	if r.ID != id {
 		return nil, fmt.Errorf("job file %s holds job %q", j.path(id, ".json"), r.ID)
 	}
+	j.mergeProgress(r)
 	return r, nil
 }
 
@@ -162,5 +222,6 @@ func (j *Journal) Remove(id string) error {
 		return fmt.Errorf("cannot remove job %q: %w", id, err)
 	}
 	os.Remove(j.path(id, ".lock"))
+	os.Remove(j.path(id, ".progress"))
 	return syncDir(j.dir)
 }

@@ -217,9 +217,10 @@ func TestRestartResumesSameSession(t *testing.T) {
 func TestChangedSourceRefused(t *testing.T) {
 	const Q = ChunkQuantum
 	cases := map[string]func(path string, data []byte){
+		// Bytes already sent differ: only the hash of the sent prefix can tell.
 		"content, same size and time": func(path string, data []byte) {
 			fi, _ := os.Stat(path)
-			data[len(data)-1] ^= 0xff
+			data[0] ^= 0xff
 			os.WriteFile(path, data, 0o600)
 			os.Chtimes(path, fi.ModTime(), fi.ModTime())
 		},
@@ -512,5 +513,91 @@ func TestRetryAJobOfAnEarlierRun(t *testing.T) {
 	}
 	if rec, _ := q2.Wait(context.Background(), id); rec.State != StateDone {
 		t.Fatalf("after retry: %v %q", rec.State, rec.Error)
+	}
+}
+
+// The file is hashed as it goes out, never read ahead of sending; the
+// record holds the hash of the sent prefix during the upload and the
+// file's SHA-256 at the end, and a resume refuses a file whose sent bytes
+// changed but takes one whose unsent bytes did: the server then holds the
+// new file whole, never a mix.
+func TestHashFollowsTheBytesSent(t *testing.T) {
+	const Q = ChunkQuantum
+	f := newFake(t)
+	held := stopAfterChunk(f, 2)
+	state := t.TempDir()
+	path, data := writeFile(t, 3*Q+5)
+	h1 := newHarness(t, Config{StateDir: state})
+	id := h1.add(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: path, ChunkSize: Q})
+	waitChan(t, held)
+	h1.q.Close()
+	j, _ := OpenJournal(state)
+	rec, err := j.Load(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.SHA256 != "" || rec.Hashed < Q || rec.HashState == nil {
+		t.Fatalf("mid-upload the record holds sha %q, hashed %d, state %d bytes", rec.SHA256, rec.Hashed, len(rec.HashState))
+	}
+	f.hook = nil
+	fi, _ := os.Stat(path)
+	data[len(data)-1] ^= 0xff // not sent yet
+	os.WriteFile(path, data, 0o600)
+	os.Chtimes(path, fi.ModTime(), fi.ModTime())
+	h2 := newHarness(t, Config{StateDir: state})
+	h2.q.ResumeJournal(false)
+	e := h2.finish(id)
+	if e.Kind != EventDone || resourceSHA(t, e.Response) != sha(data) {
+		t.Fatalf("got %s; the server must hold the file as it now is", e)
+	}
+	rec, _ = j.Load(id)
+	if rec.SHA256 != sha(data) || rec.HashState != nil || rec.Hashed != rec.Size {
+		t.Fatalf("done: sha %q (want %q), hashed %d", rec.SHA256, sha(data), rec.Hashed)
+	}
+}
+
+// A caller that knows the file's SHA-256 saves the engine the hashing; a
+// resume checks it all the same.
+func TestGivenSHA256(t *testing.T) {
+	const Q = ChunkQuantum
+	f := newFake(t)
+	held := stopAfterChunk(f, 2)
+	state := t.TempDir()
+	path, data := writeFile(t, 3*Q)
+	h1 := newHarness(t, Config{StateDir: state})
+	id := h1.add(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: path, ChunkSize: Q, SHA256: sha(append([]byte{1}, data[1:]...))})
+	waitChan(t, held)
+	h1.q.Close()
+	f.hook = nil
+	h2 := newHarness(t, Config{StateDir: state})
+	h2.q.ResumeJournal(false)
+	if e := h2.finish(id); e.Kind != EventFailed || !errors.Is(e.Err, ErrSourceChanged) {
+		t.Fatalf("a file that is not the one whose hash was given: %s", e)
+	}
+}
+
+// Progress between durable writes lives in the progress file; a torn one
+// is ignored and the record, always whole, stands.
+func TestProgressFile(t *testing.T) {
+	j, err := OpenJournal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := goodRecord()
+	r.Session = "http://x/upload?upload_id=1"
+	if err := j.Save(r); err != nil {
+		t.Fatal(err)
+	}
+	p := *r
+	p.Confirmed, p.Updated = r.Size, r.Updated.Add(time.Second)
+	if err := j.SaveProgress(&p); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := j.Load(r.ID); got.Confirmed != r.Size || r.Confirmed == r.Size {
+		t.Fatalf("progress not merged: %d", got.Confirmed)
+	}
+	os.WriteFile(filepath.Join(j.Dir(), r.ID+".progress"), []byte(`{"confirmed":`), 0o600)
+	if got, err := j.Load(r.ID); err != nil || got.Confirmed != r.Confirmed {
+		t.Fatalf("a torn progress file: %v, confirmed %d", err, got.Confirmed)
 	}
 }

@@ -22,7 +22,10 @@ const (
 	// trips (under 5% overhead at typical uplinks), each confirmed chunk is
 	// a point progress is known and recorded, and a crash re-sends at most
 	// 8 MiB, about a minute at 1 Mbit/s. Memory does not depend on it.
-	DefaultChunkSize    = 8 << 20
+	// DefaultChunkSize: 16 MiB, as the official client. Chunks stream from
+	// the file, so memory does not grow with it; a crash re-sends at most
+	// one chunk.
+	DefaultChunkSize    = 16 << 20
 	DefaultWorkers      = 3
 	DefaultRetryBase    = time.Second
 	DefaultMaxRetries   = 5
@@ -68,6 +71,10 @@ type Spec struct {
 	Metadata    []byte     // JSON; none for Media
 	Path        string     // the file; it must not change until the job ends
 	ChunkSize   int64      // 0: the queue's
+	// SHA256 is the file's SHA-256 (hex) when the caller already knows it
+	// (compose hashes a spool as it writes it): the engine then reads the
+	// file only to send it. It is checked again on every resume.
+	SHA256 string
 	// Label names the job for people ("Report · to bob@example.com"); the
 	// engine only keeps it. It must not hold a credential.
 	Label string
@@ -115,6 +122,7 @@ type job struct {
 	runDone        chan struct{}
 	changed        chan struct{} // closed and replaced on every change, for Wait
 	resendApproved bool          // the person chose to send a media/multipart job again
+	lastDurable    time.Time     // the last durable write of rec, under recMu
 }
 
 // Why a run was stopped from outside.
@@ -267,7 +275,34 @@ func (q *Queue) update(jb *job, f func(*Record)) error {
 	err := q.journal.Save(&cp)
 	if err == nil {
 		*jb.rec = cp
+		jb.lastDurable = time.Now()
 	}
+	jb.recMu.Unlock()
+	q.mu.Lock()
+	q.notify(jb)
+	q.mu.Unlock()
+	return err
+}
+
+// durableEvery bounds how often progress alone is made durable: between
+// those writes it goes to the journal's progress file without an fsync. A
+// resume asks the server where it stands anyway; the journal's offset only
+// tells a person, and survives any crash of Carrier itself.
+const durableEvery = time.Second
+
+// updateProgress records a confirmed offset and the hash state that goes
+// with it: in the progress file at once, durably at most once a second.
+func (q *Queue) updateProgress(jb *job, f func(*Record)) error {
+	jb.recMu.Lock()
+	durable := time.Since(jb.lastDurable) >= durableEvery
+	jb.recMu.Unlock()
+	if durable {
+		return q.update(jb, f)
+	}
+	jb.recMu.Lock()
+	f(jb.rec)
+	jb.rec.Updated = q.clock.Now().Round(0)
+	err := q.journal.SaveProgress(jb.rec)
 	jb.recMu.Unlock()
 	q.mu.Lock()
 	q.notify(jb)
@@ -390,8 +425,12 @@ func (q *Queue) newRecord(spec Spec) (*Record, error) {
 		ModTime:     fi.ModTime(),
 		ChunkSize:   chunk,
 		Label:       spec.Label,
+		SHA256:      strings.ToLower(spec.SHA256),
 		State:       StateQueued,
 		Updated:     now,
+	}
+	if rec.SHA256 != "" {
+		rec.Hashed = rec.Size
 	}
 	if err := rec.validate(); err != nil {
 		return nil, err
@@ -502,9 +541,13 @@ func (q *Queue) runJob(ctx context.Context, jb *job) {
 	resp, err := r.execute(ctx)
 	switch {
 	case err == nil:
+		sum := r.fileSum()
 		uerr := q.update(jb, func(r *Record) {
 			r.State, r.Response, r.Error, r.Retryable = StateDone, resp, "", false
 			r.Confirmed = r.Size
+			if sum != "" {
+				r.SHA256, r.Hashed, r.HashState = sum, r.Size, nil
+			}
 		})
 		q.finish(jb)
 		// The upload is done on the server whatever the journal says; a

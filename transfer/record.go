@@ -60,9 +60,14 @@ type Record struct {
 	Path        string          `json:"path"`
 	Size        int64           `json:"size"`
 	ModTime     time.Time       `json:"modTime"`
-	// SHA256 (hex) is filled in before the first request; a record without
-	// it never sent anything.
+	// SHA256 (hex) is the file's: given by the caller (a spool whose hash
+	// is known), or computed from the bytes as they are sent and filled in
+	// when the last one has gone. Until then HashState is the SHA-256 state
+	// of the file's first Hashed bytes, so a resume can check that the
+	// bytes already on the server are still the file's.
 	SHA256    string `json:"sha256,omitempty"`
+	Hashed    int64  `json:"hashed,omitempty"`
+	HashState []byte `json:"hashState,omitempty"`
 	ChunkSize int64  `json:"chunkSize"`
 	Label     string `json:"label,omitempty"` // for people; see Spec.Label
 
@@ -137,6 +142,10 @@ func (r *Record) validate() error {
 		return bad("negative size")
 	case r.Confirmed < 0 || r.Confirmed > r.Size:
 		return bad("confirmed offset %d outside 0..%d", r.Confirmed, r.Size)
+	case r.Hashed < 0 || r.Hashed > r.Size:
+		return bad("hashed length %d outside 0..%d", r.Hashed, r.Size)
+	case r.Hashed > 0 && r.HashState == nil && (r.SHA256 == "" || r.Hashed != r.Size):
+		return bad("hashed %d bytes but holds no hash state", r.Hashed)
 	case r.ChunkSize <= 0 || r.ChunkSize%ChunkQuantum != 0:
 		return bad("chunk size %d is not a positive multiple of %d", r.ChunkSize, ChunkQuantum)
 	}

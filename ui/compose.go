@@ -249,7 +249,7 @@ func (c *composeScreen) submit(method compose.Method) {
 		if err == nil {
 			id, err = c.u.deps.Uploads.Add(transfer.Spec{
 				URL: target + gmailPath(method), ContentType: "message/rfc822",
-				Path: sp.Path, Label: label,
+				Path: sp.Path, SHA256: sp.SHA256, Label: label,
 			})
 		}
 		c.u.do(func() {
