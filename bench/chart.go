@@ -170,7 +170,7 @@ func (r *report) legend(c *canvas) {
 	c.dashed(legendX, y+12, legendX+40, y+12, colGoal, 2, 10, 6)
 	c.text(legendX+52, y, "goal", colGoal, textScale, false)
 	y += 50
-	for _, line := range []string{"bars: range of", "the rounds", "", "carrier's default:", "8 MiB chunks", "", "official client:", "16 MiB chunks"} {
+	for _, line := range []string{"bars: range of", "the rounds", "", "carrier's default:", human(defaultChunk) + " chunks", "", "official client:", "16 MiB chunks"} {
 		c.text(legendX, y, line, colAxis, textScale, false)
 		y += 28
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"carrier/transfer"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,7 +18,7 @@ import (
 // defaultChunk is `carrier upload`'s chunk size when none is given
 // (transfer.DefaultChunkSize); the harness names it to label the default
 // contender, and checks it against the chunk list.
-const defaultChunk = 8 << 20
+const defaultChunk = transfer.DefaultChunkSize
 
 // officialChunk is the official client's default chunk size
 // (googleapi.DefaultUploadChunkSize).
@@ -49,7 +51,7 @@ func (c contender) measured() bool { return c.kind == kindCarrier && c.bin == ""
 func contenders(cfg *config) []contender {
 	cs := []contender{
 		{id: "curl", label: "curl -T (one PUT)", kind: kindCurl},
-		{id: "carrier", label: "carrier upload (default, 8 MiB)", kind: kindCarrier, chunk: defaultChunk},
+		{id: "carrier", label: "carrier upload (default, " + human(defaultChunk) + ")", kind: kindCarrier, chunk: defaultChunk},
 	}
 	for _, c := range cfg.chunks {
 		cs = append(cs, contender{id: fmt.Sprintf("carrier-%dMiB", c>>20), label: fmt.Sprintf("carrier upload --chunk-size %s", human(c)), kind: kindCarrier, chunk: c, flag: true})

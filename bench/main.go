@@ -97,7 +97,7 @@ func parseFlags(args []string) (*config, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	cfg := &config{}
 	size := fs.String("size", "1GiB", "size of the test file (B, KiB, MiB, GiB)")
-	chunks := fs.String("chunks", "1,16,64,256", "chunk sizes in MiB (comma-separated) for carrier upload's --chunk-size, besides its default (8 MiB)")
+	chunks := fs.String("chunks", "1,8,64,256", "chunk sizes in MiB (comma-separated) for carrier upload's --chunk-size, besides its default (16 MiB)")
 	modes := fs.String("modes", "durable,nofsync", "sandbox modes to measure: durable (fsync every chunk), nofsync (--fsync=false)")
 	fs.StringVar(&cfg.out, "out", "", "folder for PERFORMANCE.md and performance.png (e.g. docs); empty prints the report only")
 	fs.StringVar(&cfg.work, "work", filepath.Join(os.TempDir(), "carrier-bench"), "scratch folder: the test file (kept and reused between runs), binaries, the sandbox's data")

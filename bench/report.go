@@ -132,7 +132,7 @@ func (r *report) writeMethod(w func(string, ...any)) {
 	w("  for the wire's limit on this machine (its send loop is not free, though: see [Discussion](#discussion)).\n")
 	w("  Its time includes the session start, as every other contender starts its own.\n")
 	w("- **carrier**: `bin/carrier upload --url ... --file F --content-type application/octet-stream --state-dir TMP`\n")
-	w("  (token in `CARRIER_TOKEN`), with its default 8 MiB chunks and with `--chunk-size` ")
+	w("  (token in `CARRIER_TOKEN`), with its default " + human(defaultChunk) + " chunks and with `--chunk-size` ")
 	var cs []string
 	for _, c := range r.cfg.chunks {
 		cs = append(cs, human(c))
@@ -223,7 +223,7 @@ func (r *report) writeConcurrency(w func(string, ...any)) {
 	w("%d uploads of %s each (%s in all), all started at once, against one upload of %s, by the same\n", n, human(r.file.size/int64(n)), human(r.file.size/int64(n)*int64(n)), human(r.file.size))
 	w("client; the fraction is the %d uploads' aggregate throughput (all bytes over the time from the first\n", n)
 	w("start to the last answer) over the one stream's. The client that measures the sandbox rather than\n")
-	w("itself is **one process with Carrier's queue** (`transfer.Queue`, Workers=%d, default 8 MiB chunks, in\n", n)
+	w("itself is **one process with Carrier's queue** (`transfer.Queue`, Workers=%d, default %s chunks, in\n", n, human(defaultChunk))
 	w("the harness's process): one Go runtime whose per-byte work is the same as for one stream, and\n")
 	w("nothing per upload beyond a journal record and a session. %d `carrier upload` processes would\n", n)
 	w("instead measure %d process starts and %d Go runtimes fighting over two cores. %d curl processes\n", n, n, n)
@@ -244,10 +244,9 @@ func (r *report) writeBreakdown(w func(string, ...any), size int64) {
 	w("## Where the time goes\n\n")
 	w("Costs measured one at a time, in the harness's process, on the same machine:\n\n")
 	w("| cost | measured | for a %s upload |\n|---|--:|--:|\n", human(size))
-	w("| SHA-256 of the file, Carrier's pass before the first request (`transfer.hashFile`'s way: 256 KiB reads) | %.0f MB/s | %s s |\n", mbps(size, p.sha256), secs(p.sha256))
+	w("| SHA-256 of the file: Carrier hashes the bytes as they go out (a whole pass only on a resume) | %.0f MB/s | %s s of CPU |\n", mbps(size, p.sha256), secs(p.sha256))
 	w("| md5 + crc32c of the file, the sandbox's work on every byte it stores | %.0f MB/s | %s s |\n", mbps(size, p.md5crc), secs(p.md5crc))
-	w("| one journal write (`transfer.Journal.Save`: temporary file, fsync, rename, fsync of the folder), after every chunk | %s ms | %s s at 8 MiB chunks, %s s at 1 MiB |\n",
-		ms(p.journal), secs(p.journal*time.Duration(requests(size, defaultChunk))), secs(p.journal*time.Duration(requests(size, 1<<20))))
+	w("| one durable journal write (`transfer.Journal.Save`: temporary file, fsync, rename, fsync of the folder): for progress at most once a second, a progress file without fsync in between | %s ms | |\n", ms(p.journal))
 	w("| write + fsync of a 1 MiB / 8 MiB chunk to a new file, the durable sandbox's work per chunk | %s / %s ms | |\n", ms(p.fsyncSmall), ms(p.fsyncLarge))
 	w("\n")
 	for _, mr := range r.modes {
@@ -263,7 +262,7 @@ func (r *report) writeBreakdown(w func(string, ...any), size int64) {
 		if r.cfg.smallReps > 0 {
 			fixedGap = summarize(contender{}, mr.small["carrier"], 1).wall - summarize(contender{}, mr.small[ref.c.id], 1).wall
 		}
-		w("The SHA-256 pass before the first byte accounts for %s s (measured alone); the fixed cost of an upload\n", secs(p.sha256))
+		w("Hashing the file (%s s of CPU, measured alone) now overlaps the sandbox's work; the fixed cost of an upload\n", secs(p.sha256))
 		w("(process, journal, session: the 256 KiB upload) for %+.2f s against %s's.", fixedGap.Seconds(), ref.c.id)
 		if a, b, ok := mr.chunkFit(size); ok {
 			n := requests(size, defaultChunk)
@@ -272,7 +271,7 @@ func (r *report) writeBreakdown(w func(string, ...any), size int64) {
 				chunks -= b * time.Duration(requests(size, officialChunk)) // it pays for its own
 			}
 			w(" Carrier's time over its chunk sizes fits %s s + %s ms per chunk,\n", secs(a), ms(b))
-			w("so its %d chunks at 8 MiB cost %s s", n, secs(b*time.Duration(n)))
+			w("so its %d chunks at %s cost %s s", n, human(defaultChunk), secs(b*time.Duration(n)))
 			if ref.c.kind == kindOfficial {
 				w(", %s s more than the official client's %d chunks", secs(chunks), requests(size, officialChunk))
 			}
