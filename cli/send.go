@@ -34,7 +34,7 @@ func (f *uploadFlags) add(fs *flag.FlagSet) {
 	f.transferFlags.add(fs)
 	f.endpointFlags.add(fs)
 	fs.StringVar(&f.uploadType, "upload-type", "resumable", "resumable (the only one that can resume and never sends twice), multipart or media")
-	fs.Int64Var(&f.chunkSize, "chunk-size", 0, "bytes per request, a multiple of 262144 (default 8 MiB)")
+	fs.Int64Var(&f.chunkSize, "chunk-size", 0, "bytes per request, a multiple of 262144 (default 16 MiB)")
 }
 
 func (f *uploadFlags) check() (transfer.UploadType, error) {

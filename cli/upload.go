@@ -81,7 +81,7 @@ func runUpload(ctx context.Context, env *Env, args []string) error {
 		metadata = fs.String("metadata", "", "metadata JSON, or @FILE to read it from a file")
 		utype    = fs.String("upload-type", "resumable", "resumable, multipart or media; only resumable can be resumed or checked for completion")
 		method   = fs.String("method", "POST", "POST, or PUT to update an existing resource")
-		chunk    = fs.Int64("chunk-size", 0, "bytes per request, a multiple of 262144 (default 8 MiB)")
+		chunk    = fs.Int64("chunk-size", 0, "bytes per request, a multiple of 262144 (default 16 MiB)")
 	)
 	tf.add(fs)
 	if err := parseFlags(fs, args); err != nil {

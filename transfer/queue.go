@@ -18,13 +18,12 @@ import (
 
 // Defaults for Config's zero values.
 const (
-	// DefaultChunkSize is 8 MiB: a 35 MiB mail goes in at most five round
-	// trips (under 5% overhead at typical uplinks), each confirmed chunk is
-	// a point progress is known and recorded, and a crash re-sends at most
-	// 8 MiB, about a minute at 1 Mbit/s. Memory does not depend on it.
-	// DefaultChunkSize: 16 MiB, as the official client. Chunks stream from
-	// the file, so memory does not grow with it; a crash re-sends at most
-	// one chunk.
+	// DefaultChunkSize is 16 MiB, as the official client's: a 35 MiB mail
+	// goes in three round trips, and a gigabyte at the wire's speed
+	// (docs/PERFORMANCE.md). A broken connection costs nothing extra, since
+	// the server keeps what arrived and Range says so; only a server that
+	// drops a partial chunk makes Carrier send up to one chunk again.
+	// Chunks stream from the file, so memory does not depend on the size.
 	DefaultChunkSize    = 16 << 20
 	DefaultWorkers      = 3
 	DefaultRetryBase    = time.Second
