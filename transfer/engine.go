@@ -244,6 +244,8 @@ func (r *run) checkUnchanged(f *os.File) error {
 		return changedError(r.rec.Path, fmt.Sprintf("its size is now %d bytes, not %d", fi.Size(), r.rec.Size))
 	case !fi.ModTime().Equal(r.rec.ModTime):
 		return changedError(r.rec.Path, "its modification time changed")
+	case !r.rec.ChangeTime.IsZero() && !changeTime(fi).Equal(r.rec.ChangeTime):
+		return changedError(r.rec.Path, "it was written to (its change time moved)")
 	}
 	return nil
 }

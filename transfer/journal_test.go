@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -516,43 +517,73 @@ func TestRetryAJobOfAnEarlierRun(t *testing.T) {
 	}
 }
 
-// The file is hashed as it goes out, never read ahead of sending; the
+// The file is hashed as it goes out, never read ahead of sending: the
 // record holds the hash of the sent prefix during the upload and the
-// file's SHA-256 at the end, and a resume refuses a file whose sent bytes
-// changed but takes one whose unsent bytes did: the server then holds the
-// new file whole, never a mix.
+// file's SHA-256 at the end. A file rewritten with its size and time kept
+// is refused by its change time where the system keeps one; where it does
+// not (simulated by clearing it), the sent prefix's hash refuses a change
+// in bytes the server holds, and a change only in bytes not yet sent goes
+// up as the new file, whole: the server never holds a mix.
 func TestHashFollowsTheBytesSent(t *testing.T) {
 	const Q = ChunkQuantum
-	f := newFake(t)
-	held := stopAfterChunk(f, 2)
-	state := t.TempDir()
-	path, data := writeFile(t, 3*Q+5)
-	h1 := newHarness(t, Config{StateDir: state})
-	id := h1.add(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: path, ChunkSize: Q})
-	waitChan(t, held)
-	h1.q.Close()
-	j, _ := OpenJournal(state)
-	rec, err := j.Load(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rec.SHA256 != "" || rec.Hashed < Q || rec.HashState == nil {
-		t.Fatalf("mid-upload the record holds sha %q, hashed %d, state %d bytes", rec.SHA256, rec.Hashed, len(rec.HashState))
-	}
-	f.hook = nil
-	fi, _ := os.Stat(path)
-	data[len(data)-1] ^= 0xff // not sent yet
-	os.WriteFile(path, data, 0o600)
-	os.Chtimes(path, fi.ModTime(), fi.ModTime())
-	h2 := newHarness(t, Config{StateDir: state})
-	h2.q.ResumeJournal(false)
-	e := h2.finish(id)
-	if e.Kind != EventDone || resourceSHA(t, e.Response) != sha(data) {
-		t.Fatalf("got %s; the server must hold the file as it now is", e)
-	}
-	rec, _ = j.Load(id)
-	if rec.SHA256 != sha(data) || rec.HashState != nil || rec.Hashed != rec.Size {
-		t.Fatalf("done: sha %q (want %q), hashed %d", rec.SHA256, sha(data), rec.Hashed)
+	for _, c := range []struct {
+		name      string
+		noCtime   bool
+		change    func(data []byte)
+		wantFresh bool // the new file goes up; otherwise the job is refused
+	}{
+		{"unsent bytes, change time kept", false, func(d []byte) { d[len(d)-1] ^= 0xff }, runtime.GOOS != "linux"},
+		{"unsent bytes, no change time", true, func(d []byte) { d[len(d)-1] ^= 0xff }, true},
+		{"sent bytes, no change time", true, func(d []byte) { d[0] ^= 0xff }, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFake(t)
+			held := stopAfterChunk(f, 2)
+			state := t.TempDir()
+			path, data := writeFile(t, 3*Q+5)
+			h1 := newHarness(t, Config{StateDir: state})
+			id := h1.add(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: path, ChunkSize: Q})
+			waitChan(t, held)
+			h1.q.Close()
+			j, _ := OpenJournal(state)
+			rec, err := j.Load(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.SHA256 != "" || rec.Hashed < Q || rec.HashState == nil {
+				t.Fatalf("mid-upload the record holds sha %q, hashed %d, state %d bytes", rec.SHA256, rec.Hashed, len(rec.HashState))
+			}
+			if c.noCtime {
+				rec.ChangeTime = time.Time{}
+				if err := j.Save(rec); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f.hook = nil
+			fi, _ := os.Stat(path)
+			c.change(data)
+			os.WriteFile(path, data, 0o600)
+			os.Chtimes(path, fi.ModTime(), fi.ModTime())
+			h2 := newHarness(t, Config{StateDir: state})
+			h2.q.ResumeJournal(false)
+			e := h2.finish(id)
+			if !c.wantFresh {
+				if e.Kind != EventFailed || !errors.Is(e.Err, ErrSourceChanged) {
+					t.Fatalf("got %s; the job must be refused", e)
+				}
+				if comp, _, _ := f.stats(); comp != 0 {
+					t.Fatal("an upload completed")
+				}
+				return
+			}
+			if e.Kind != EventDone || resourceSHA(t, e.Response) != sha(data) {
+				t.Fatalf("got %s; the server must hold the file as it now is", e)
+			}
+			rec, _ = j.Load(id)
+			if rec.SHA256 != sha(data) || rec.HashState != nil || rec.Hashed != rec.Size {
+				t.Fatalf("done: sha %q (want %q), hashed %d", rec.SHA256, sha(data), rec.Hashed)
+			}
+		})
 	}
 }
 

@@ -422,6 +422,7 @@ func (q *Queue) newRecord(spec Spec) (*Record, error) {
 		Path:        path,
 		Size:        fi.Size(),
 		ModTime:     fi.ModTime(),
+		ChangeTime:  changeTime(fi),
 		ChunkSize:   chunk,
 		Label:       spec.Label,
 		SHA256:      strings.ToLower(spec.SHA256),

@@ -60,6 +60,7 @@ type Record struct {
 	Path        string          `json:"path"`
 	Size        int64           `json:"size"`
 	ModTime     time.Time       `json:"modTime"`
+	ChangeTime  time.Time       `json:"changeTime,omitzero"` // the inode's, where the system tells it
 	// SHA256 (hex) is the file's: given by the caller (a spool whose hash
 	// is known), or computed from the bytes as they are sent and filled in
 	// when the last one has gone. Until then HashState is the SHA-256 state
