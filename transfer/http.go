@@ -130,9 +130,12 @@ func (r *run) exchange(ctx context.Context, req *http.Request, op, where string,
 	defer abandon(nil)
 	done := make(chan struct{})
 	watched := make(chan struct{})
+	// Taken here, before the request goes out: a wake fired before the
+	// watchdog's goroutine first runs must still reach it.
+	wake := q.wake.Chan()
 	go func() {
 		defer close(watched)
-		w.run(q.stall, q.wake.Chan(), done, abandon)
+		w.run(q.stall, wake, done, abandon)
 	}()
 	defer func() {
 		close(done)
