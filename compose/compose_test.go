@@ -17,10 +17,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
 	"strings"
 	"testing"
 	"time"
+
+	"carrier/internal/memtest"
 )
 
 func writeFile(t *testing.T, dir, name string, data []byte) string {
@@ -317,7 +318,7 @@ func TestBuildMemoryStaysFlat(t *testing.T) {
 	os.WriteFile(p, randBytes(3, 32<<20), 0o600)
 	m := &Message{To: []string{"a@b.example"}, Attachments: []string{p}}
 	runtime.GC()
-	peak := peakHeap(t, func() {
+	peak := memtest.PeakHeap(func() {
 		if _, err := Build(context.Background(), m, Insert, t.TempDir()); err != nil {
 			t.Fatal(err)
 		}
@@ -326,32 +327,6 @@ func TestBuildMemoryStaysFlat(t *testing.T) {
 		t.Fatalf("heap reached %d bytes while building a message with a 32 MiB attachment", peak)
 	}
 	t.Logf("peak heap %.1f MiB", float64(peak)/(1<<20))
-}
-
-// peakHeap samples the heap's object bytes while fn runs.
-func peakHeap(t *testing.T, fn func()) uint64 {
-	t.Helper()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	stop := make(chan struct{})
-	done := make(chan uint64)
-	go func() {
-		var peak uint64
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for {
-			metrics.Read(sample)
-			peak = max(peak, sample[0].Value.Uint64())
-			select {
-			case <-stop:
-				done <- peak
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	fn()
-	close(stop)
-	return <-done
 }
 
 func TestTimelineMedia(t *testing.T) {

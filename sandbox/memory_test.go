@@ -4,10 +4,10 @@ import (
 	"io"
 	"net/http"
 	"runtime"
-	"runtime/metrics"
 	"strings"
 	"testing"
-	"time"
+
+	"carrier/internal/memtest"
 )
 
 // zeroReader yields n bytes without holding them.
@@ -36,7 +36,7 @@ func TestLargeUploadsStayOnDisk(t *testing.T) {
 		return io.MultiReader(strings.NewReader(header), &zeroReader{n: size - int64(len(header))})
 	}
 	runtime.GC()
-	peak := peakHeap(t, func() {
+	peak := memtest.PeakHeap(func() {
 		req, _ := http.NewRequest("POST", e.srv.URL+"/upload/gmail/v1/users/me/messages?uploadType=media", body())
 		req.ContentLength = size
 		req.Header.Set("Authorization", "Bearer "+testToken)
@@ -59,28 +59,4 @@ func TestLargeUploadsStayOnDisk(t *testing.T) {
 	if peak > 32<<20 {
 		t.Fatalf("the heap reached %.1f MiB", float64(peak)/(1<<20))
 	}
-}
-
-func peakHeap(t *testing.T, fn func()) uint64 {
-	t.Helper()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	stop, done := make(chan struct{}), make(chan uint64)
-	go func() {
-		var peak uint64
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for {
-			metrics.Read(sample)
-			peak = max(peak, sample[0].Value.Uint64())
-			select {
-			case <-stop:
-				done <- peak
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	fn()
-	close(stop)
-	return <-done
 }
