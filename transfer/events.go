@@ -17,6 +17,7 @@ const (
 	EventDone                           // finished; Response holds the server's answer
 	EventFailed                         // gave up; Message says why and what to do
 	EventCancelled                      // stopped by Cancel; the session was deleted
+	EventWaiting                        // waiting for the jobs it needs; Snap.Blocked says why when one of them failed
 )
 
 func (k EventKind) String() string {
@@ -37,17 +38,21 @@ func (k EventKind) String() string {
 		return "failed"
 	case EventCancelled:
 		return "cancelled"
+	case EventWaiting:
+		return "waiting"
 	}
 	return fmt.Sprintf("EventKind(%d)", int(k))
 }
 
-// Event is one thing that happened to a job. No field ever holds a session
-// URI or a token.
+// Event is one thing that happened to a job, with the job as it stands
+// after it (Snap): a front end folds events into its view and never asks
+// the queue back. No field ever holds a session URI or a token.
 type Event struct {
 	Kind EventKind
 	Job  string
+	Snap Snapshot
 
-	// Progress, on every event that knows it.
+	// Progress, on every event: Snap's, repeated for convenience.
 	Sent      int64   // bytes of the file handed to the network at the current position
 	Confirmed int64   // bytes the server said it stores
 	Total     int64   // file size
@@ -107,26 +112,40 @@ func (m *rateMeter) add(at time.Duration, total int64) float64 {
 	return float64(total-first.bytes) / dt
 }
 
-// progressEvery throttles progress events from one job.
-const progressEvery = 100 * time.Millisecond
+// Snapshot is a job as people see it: everything but credentials. Seq
+// grows with every change of any job, so of two snapshots of one job the
+// one with the higher Seq is the newer.
+type Snapshot struct {
+	Seq         uint64
+	ID          string
+	Label       string
+	Created     time.Time
+	Updated     time.Time
+	URL         string
+	Method      string
+	Type        UploadType
+	ContentType string
+	Metadata    []byte
+	Path        string
+	Size        int64
+	SHA256      string
+	Needs       []string
 
-// sentTo notes that the transport has read the file up to off.
-func (r *run) sentTo(off int64) {
-	if off > r.sent {
-		r.moved += off - r.sent
-	}
-	r.sent = off
-	r.progress(false)
+	State     State
+	Confirmed int64   // bytes the server said it stores
+	Sent      int64   // bytes handed to the network at the current position (live)
+	Rate      float64 // bytes per second over the last few seconds (live)
+	Blocked   string  // waiting: why it cannot go on by itself (a job it needs failed)
+	Response  *Response
+	Error     string
+	Retryable bool
 }
 
-// progress emits a progress event, at most every progressEvery unless
-// forced (a confirmation is always worth showing).
-func (r *run) progress(force bool) {
-	now := r.q.clock.Elapsed()
-	rate := r.rate.add(now, r.moved)
-	if !force && now-r.lastEmit < progressEvery {
-		return
+func snapshotOf(r *Record) Snapshot {
+	return Snapshot{
+		ID: r.ID, Label: r.Label, Created: r.Created, Updated: r.Updated, URL: r.URL, Method: r.Method,
+		Type: r.Type, ContentType: r.ContentType, Metadata: r.Metadata, Path: r.Path, Size: r.Size,
+		SHA256: r.SHA256, Needs: r.Needs, State: r.State, Confirmed: r.Confirmed, Sent: r.Confirmed,
+		Response: r.Response, Error: r.Error, Retryable: r.Retryable,
 	}
-	r.lastEmit = now
-	r.q.emit(Event{Kind: EventProgress, Job: r.rec.ID, Sent: r.sent, Confirmed: r.rec.Confirmed, Total: r.rec.Size, Rate: rate})
 }

@@ -122,9 +122,9 @@ func (t touchReader) Read(p []byte) (int, error) {
 // where name the request in errors (never the URI itself). A transport
 // failure comes back as *NetError; the parent context's own cancellation
 // comes back as its cause.
-func (r *run) exchange(ctx context.Context, req *http.Request, op, where string, body *progressBody) (*answer, error) {
-	q := r.q
-	w := &watchdog{clock: q.clock}
+func (up *upload) exchange(ctx context.Context, req *http.Request, op, where string, body *progressBody) (*answer, error) {
+	u := up.u
+	w := &watchdog{clock: u.Clock}
 	w.touch()
 	reqCtx, abandon := context.WithCancelCause(ctx)
 	defer abandon(nil)
@@ -132,10 +132,10 @@ func (r *run) exchange(ctx context.Context, req *http.Request, op, where string,
 	watched := make(chan struct{})
 	// Taken here, before the request goes out: a wake fired before the
 	// watchdog's goroutine first runs must still reach it.
-	wake := q.wake.Chan()
+	wake := u.Interrupt()
 	go func() {
 		defer close(watched)
-		w.run(q.stall, wake, done, abandon)
+		w.run(u.Stall, wake, done, abandon)
 	}()
 	defer func() {
 		close(done)
@@ -152,7 +152,7 @@ func (r *run) exchange(ctx context.Context, req *http.Request, op, where string,
 		defer body.Close()
 	}
 	req = req.WithContext(reqCtx)
-	resp, err := q.client.Do(req)
+	resp, err := u.Client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)

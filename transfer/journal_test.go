@@ -312,7 +312,7 @@ func TestPauseResumeCancelRetry(t *testing.T) {
 		}
 		h.next(EventPaused)
 		f.hook = nil
-		rec, _ := h.q.Job(id)
+		rec, _ := h.q.record(id)
 		if rec.State != StatePaused || rec.Session == "" {
 			t.Fatalf("paused record: %+v", rec)
 		}

@@ -25,20 +25,6 @@ const (
 	Media UploadType = "media"
 )
 
-// State is where a job stands.
-type State string
-
-const (
-	StateQueued    State = "queued" // unfinished: waiting for, or in, a worker
-	StatePaused    State = "paused" // unfinished, held by the person; the session is kept
-	StateDone      State = "done"
-	StateFailed    State = "failed"
-	StateCancelled State = "cancelled"
-)
-
-// Unfinished reports whether a job in state s still has work to do.
-func (s State) Unfinished() bool { return s == StateQueued || s == StatePaused }
-
 // ChunkQuantum is the unit every chunk but the last must be a multiple of.
 const ChunkQuantum = 256 << 10
 
@@ -71,6 +57,8 @@ type Record struct {
 	HashState []byte `json:"hashState,omitempty"`
 	ChunkSize int64  `json:"chunkSize"`
 	Label     string `json:"label,omitempty"` // for people; see Spec.Label
+	// Needs are the jobs that must be done before this one starts.
+	Needs []string `json:"needs,omitempty"`
 
 	State          State     `json:"state"`
 	Session        string    `json:"session,omitempty"` // a credential: never print it
@@ -85,6 +73,28 @@ type Record struct {
 	// failing, the network was gone): trying again later may work.
 	Retryable bool      `json:"retryable,omitempty"`
 	Updated   time.Time `json:"updated"`
+}
+
+// Cursor is where an upload stands: what the uploader learns as it goes
+// and hands to its Sink to keep. It is the part of a Record the uploader
+// writes; the rest is fixed, or the queue's.
+type Cursor struct {
+	Session        string // a credential: never print it
+	SessionStarted time.Time
+	Confirmed      int64
+	Sent           bool
+	SHA256         string
+	Hashed         int64
+	HashState      []byte
+}
+
+func (r *Record) cursor() Cursor {
+	return Cursor{r.Session, r.SessionStarted, r.Confirmed, r.Sent, r.SHA256, r.Hashed, r.HashState}
+}
+
+func (r *Record) setCursor(c Cursor) {
+	r.Session, r.SessionStarted, r.Confirmed, r.Sent = c.Session, c.SessionStarted, c.Confirmed, c.Sent
+	r.SHA256, r.Hashed, r.HashState = c.SHA256, c.Hashed, c.HashState
 }
 
 // Response is the server's final answer to a finished upload.
@@ -150,10 +160,13 @@ func (r *Record) validate() error {
 	case r.ChunkSize <= 0 || r.ChunkSize%ChunkQuantum != 0:
 		return bad("chunk size %d is not a positive multiple of %d", r.ChunkSize, ChunkQuantum)
 	}
-	switch r.State {
-	case StateQueued, StatePaused, StateDone, StateFailed, StateCancelled:
-	default:
+	if !r.State.valid() {
 		return bad("unknown state %q", r.State)
+	}
+	for _, n := range r.Needs {
+		if !idPattern.MatchString(n) || n == r.ID {
+			return bad("needs %q, which is not another job's id", n)
+		}
 	}
 	if r.SHA256 != "" {
 		if b, err := hex.DecodeString(r.SHA256); err != nil || len(b) != 32 {

@@ -47,7 +47,7 @@ func TestResumableSizesAndChunks(t *testing.T) {
 						t.Errorf("chunk %s: %d bytes breaks the chunk rules", span, n)
 					}
 				}
-				rec, _ := h.q.Job(id)
+				rec, _ := h.q.record(id)
 				if rec.State != StateDone || rec.Confirmed != size || rec.Session == "" {
 					t.Errorf("record: state=%s confirmed=%d", rec.State, rec.Confirmed)
 				}
@@ -221,7 +221,7 @@ func TestGivesUpAfterMaxRetries(t *testing.T) {
 	if got := f.count("chunk") + f.count("status"); got != 5 {
 		t.Errorf("%d requests, want 5", got)
 	}
-	rec, _ := h.q.Job(id)
+	rec, _ := h.q.record(id)
 	if !rec.Retryable || rec.Session == "" {
 		t.Errorf("a transient failure must keep the session and be retryable: %+v", rec)
 	}

@@ -1,0 +1,253 @@
+package transfer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// What a person asks of jobs. Each checks the move against the lifecycle
+// first, so a refused one comes back as its named error (wrapped with the
+// job's id) and changes nothing.
+
+// Pause stops a job, abandoning its request in flight; its session is kept
+// and Resume goes on from where the server stands. A running job is
+// paused by its worker, which emits EventPaused once it stopped.
+func (q *Queue) Pause(id string) error {
+	q.mu.Lock()
+	jb, err := q.lookup(id)
+	if err != nil {
+		q.mu.Unlock()
+		return err
+	}
+	if err := next(MovePause, jb.state(), StatePaused); err != nil {
+		q.mu.Unlock()
+		return fmt.Errorf("job %s: %w", id, err)
+	}
+	if jb.run != nil {
+		jb.run.cancel(errPaused)
+		q.mu.Unlock()
+		return nil
+	}
+	q.removePendingLocked(jb) // so no worker takes it from here on
+	q.mu.Unlock()
+	return q.transition(jb, MovePause, StatePaused, nil, Event{})
+}
+
+// Resume lets a paused job go on.
+func (q *Queue) Resume(ctx context.Context, id string) error {
+	return q.requeue(ctx, id, MoveResume)
+}
+
+// Retry sends a failed job on. For a media or multipart job whose bytes
+// may have arrived, this is the person's decision to send it again.
+func (q *Queue) Retry(ctx context.Context, id string) error {
+	if err := q.claim(id); err != nil {
+		return err
+	}
+	return q.requeue(ctx, id, MoveRetry)
+}
+
+// requeue moves a paused or failed job back to the queue, once any worker
+// that still holds it (a pause under way) has let go.
+func (q *Queue) requeue(ctx context.Context, id string, m Move) error {
+	q.mu.Lock()
+	jb, err := q.lookup(id)
+	if err == nil {
+		err = q.waitIdleLocked(ctx, jb)
+	}
+	if err == nil && q.closed {
+		err = errClosed
+	}
+	if err == nil {
+		err = next(m, jb.state(), StateQueued)
+		if err != nil {
+			err = fmt.Errorf("job %s: %w", id, err)
+		}
+	}
+	if err == nil && jb.release == nil {
+		jb.release, err = q.journal.Lock(id)
+	}
+	if err == nil && m == MoveRetry {
+		jb.resend = true // before a worker can take it
+	}
+	q.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if err := q.transition(jb, m, StateQueued, clearFailure, Event{}); err != nil {
+		return fmt.Errorf("job %s: %w", id, err)
+	}
+	return nil
+}
+
+// Cancel stops a job and deletes its session on the server, so it can
+// never complete. It returns once the job is cancelled.
+func (q *Queue) Cancel(ctx context.Context, id string) error {
+	if err := q.claim(id); err != nil {
+		return err
+	}
+	q.mu.Lock()
+	jb, err := q.lookup(id)
+	for err == nil {
+		if err = next(MoveCancel, jb.state(), StateCancelled); err != nil || jb.run == nil {
+			break
+		}
+		jb.run.cancel(errCancelling)
+		err = q.waitIdleLocked(ctx, jb)
+	}
+	if err != nil {
+		q.mu.Unlock()
+		if errors.Is(err, ErrCancelled) {
+			return nil
+		}
+		return fmt.Errorf("job %s: %w", id, err)
+	}
+	// Held as running, so no worker, Resume or Retry takes it while the
+	// session is deleted.
+	q.removePendingLocked(jb)
+	cctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(q.ctx, func() { cancel(errClosed) })
+	defer stop()
+	jb.run = &activeRun{cancel: cancel, done: make(chan struct{})}
+	q.mu.Unlock()
+	defer q.settle(jb)
+
+	delErr := q.up.CancelSession(cctx, jb.record())
+	note := ""
+	if delErr != nil {
+		note = "cancelled here, but the server could not be told (" + delErr.Error() + "); its session expires within a week and is never sent to again"
+	}
+	err = q.transition(jb, MoveCancel, StateCancelled, func(r *Record) { r.Error, r.Retryable = note, false }, Event{Message: note})
+	if err != nil {
+		return fmt.Errorf("job %s: %w", id, err)
+	}
+	if delErr != nil {
+		return fmt.Errorf("job %s cancelled, but deleting its session failed: %w", id, delErr)
+	}
+	return nil
+}
+
+// Wait blocks until the job ends (done, failed, cancelled) and no worker
+// holds it, and returns it as it ended.
+func (q *Queue) Wait(ctx context.Context, id string) (Snapshot, error) {
+	for {
+		q.mu.Lock()
+		jb, err := q.lookup(id)
+		if err != nil {
+			q.mu.Unlock()
+			return Snapshot{}, err
+		}
+		snap := q.snapshot(jb)
+		if !snap.State.Unfinished() && jb.run == nil {
+			q.mu.Unlock()
+			return snap, nil
+		}
+		if q.closed {
+			q.mu.Unlock()
+			return snap, errClosed
+		}
+		ch := jb.changed
+		q.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return q.snapshot(jb), ctx.Err()
+		case <-q.ctx.Done():
+		}
+	}
+}
+
+// Job returns one job as it stands.
+func (q *Queue) Job(id string) (Snapshot, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	jb, ok := q.jobs[id]
+	if !ok {
+		return Snapshot{}, false
+	}
+	return q.snapshot(jb), true
+}
+
+// Jobs returns every job this queue holds, oldest first.
+func (q *Queue) Jobs() []Snapshot {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := make([]Snapshot, 0, len(q.jobs))
+	for _, jb := range q.jobs {
+		out = append(out, q.snapshot(jb))
+	}
+	sortSnapshots(out)
+	return out
+}
+
+func sortSnapshots(ss []Snapshot) {
+	slices.SortFunc(ss, func(a, b Snapshot) int {
+		if c := a.Created.Compare(b.Created); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+}
+
+// History returns every job of the journal, oldest first: the ones this
+// queue holds as they stand now, the rest (finished, or held by another
+// process) as last written. Unreadable records are reported in the error.
+func (q *Queue) History() ([]Snapshot, error) {
+	recs, err := q.journal.List()
+	held := q.Jobs()
+	byID := make(map[string]Snapshot, len(held))
+	for _, s := range held {
+		byID[s.ID] = s
+	}
+	out := make([]Snapshot, 0, len(recs)+len(held))
+	for _, r := range recs {
+		if h, ok := byID[r.ID]; ok {
+			out = append(out, h)
+			delete(byID, r.ID)
+			continue
+		}
+		s := snapshotOf(r)
+		s.Seq = q.seq.Add(1)
+		out = append(out, s)
+	}
+	for _, s := range byID {
+		out = append(out, s)
+	}
+	sortSnapshots(out)
+	return out, err
+}
+
+// Forget removes an ended (done, failed or cancelled) job from the
+// journal, with its session URI. Another process's jobs are left alone.
+func (q *Queue) Forget(id string) error {
+	q.mu.Lock()
+	if q.neededLocked(id) {
+		q.mu.Unlock()
+		return fmt.Errorf("job %s: %w", id, ErrNeeded)
+	}
+	if jb, ok := q.jobs[id]; ok {
+		if jb.state().Unfinished() || jb.run != nil {
+			q.mu.Unlock()
+			return fmt.Errorf("job %s: %w", id, ErrUnfinished)
+		}
+		delete(q.jobs, id)
+		jb.letGo()
+	}
+	q.mu.Unlock()
+	release, err := q.journal.Lock(id)
+	if err != nil {
+		return err
+	}
+	defer release()
+	rec, err := q.journal.Load(id)
+	if err != nil {
+		return err
+	}
+	if rec.State.Unfinished() {
+		return fmt.Errorf("job %s: %w", id, ErrUnfinished)
+	}
+	return q.journal.Remove(id)
+}

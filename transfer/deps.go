@@ -1,0 +1,112 @@
+package transfer
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// Jobs that wait for jobs: a job's Needs must all be done before it
+// starts. A need held by this queue tells its dependents when it ends
+// (transition); a need held by another process is read from the journal
+// every few seconds (watchWake).
+
+// ErrNeeded refuses to forget a job an unfinished job still needs.
+var ErrNeeded = errors.New("an unfinished job needs this one")
+
+// needsMet reports whether every job jb needs is done, and if not, whether
+// one of them cannot get there by itself (blocked). Queue.mu must be held.
+func (q *Queue) needsMet(jb *job) (met bool, blocked string) {
+	jb.mu.Lock()
+	needs := jb.rec.Needs
+	jb.mu.Unlock()
+	met = true
+	for _, id := range needs {
+		st, label := q.needState(id)
+		if st == StateDone {
+			continue
+		}
+		met = false
+		if label == "" {
+			label = id
+		}
+		switch st {
+		case StateFailed, StateCancelled:
+			if blocked == "" {
+				blocked = fmt.Sprintf("it needs %q, which %s", label, map[State]string{StateFailed: "failed", StateCancelled: "was cancelled"}[st])
+			}
+		case "":
+			if blocked == "" {
+				blocked = fmt.Sprintf("it needs job %s, which is no longer in the journal", id)
+			}
+		}
+	}
+	return met, blocked
+}
+
+// needState is where a needed job stands: this queue's view, or the
+// journal's for a job another process holds. Queue.mu must be held.
+func (q *Queue) needState(id string) (State, string) {
+	if n, ok := q.jobs[id]; ok {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		return n.rec.State, n.rec.Label
+	}
+	rec, err := q.journal.Load(id)
+	if err != nil {
+		return "", ""
+	}
+	return rec.State, rec.Label
+}
+
+// recheckWaiting looks again at waiting jobs: those that need the job that
+// just ended (ended != ""), or all of them. A job whose needs are done is
+// released; one whose need failed says so.
+func (q *Queue) recheckWaiting(ended string) {
+	type verdict struct {
+		jb      *job
+		met     bool
+		blocked string
+	}
+	var vs []verdict
+	q.mu.Lock()
+	for _, jb := range q.jobs {
+		jb.mu.Lock()
+		waiting := jb.rec.State == StateWaiting && (ended == "" || slices.Contains(jb.rec.Needs, ended))
+		jb.mu.Unlock()
+		if waiting {
+			met, blocked := q.needsMet(jb)
+			vs = append(vs, verdict{jb, met, blocked})
+		}
+	}
+	q.mu.Unlock()
+	for _, v := range vs {
+		if v.met {
+			q.transition(v.jb, MoveRelease, StateQueued, nil, Event{})
+			continue
+		}
+		v.jb.mu.Lock()
+		changed := v.jb.blocked != v.blocked && v.jb.rec.State == StateWaiting
+		if changed {
+			v.jb.blocked = v.blocked
+		}
+		snap := q.snapLocked(v.jb)
+		v.jb.mu.Unlock()
+		if changed {
+			q.emit(Event{Kind: EventWaiting, Snap: snap})
+		}
+	}
+}
+
+// neededLocked reports whether an unfinished job of this queue needs id.
+func (q *Queue) neededLocked(id string) bool {
+	for _, jb := range q.jobs {
+		jb.mu.Lock()
+		needs := jb.rec.State.Unfinished() && slices.Contains(jb.rec.Needs, id)
+		jb.mu.Unlock()
+		if needs {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,271 @@
+package transfer
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Spec is what to upload.
+type Spec struct {
+	URL         string     // the media upload URI; uploadType is set from Type
+	Method      string     // POST (default) or PUT (updates)
+	Type        UploadType // default Resumable
+	ContentType string     // media type of the file
+	Metadata    []byte     // JSON; none for Media
+	Path        string     // the file; it must not change until the job ends
+	ChunkSize   int64      // 0: the queue's
+	// SHA256 is the file's SHA-256 (hex) when the caller already knows it
+	// (compose hashes a spool as it writes it): the engine then reads the
+	// file only to send it. It is checked again on every resume.
+	SHA256 string
+	// Label names the job for people ("Report · to bob@example.com"); the
+	// engine only keeps it. It must not hold a credential.
+	Label string
+	// Needs are jobs (of this journal) that must be done before this one
+	// starts. If one fails or is cancelled, this one waits until a retry
+	// of it is done, or until it is cancelled itself.
+	Needs []string
+}
+
+// Add records a job and queues it (or lets it wait for the jobs it
+// needs). The record is on disk before Add returns, so a crash from here
+// on cannot lose it.
+func (q *Queue) Add(spec Spec) (string, error) {
+	rec, err := q.newRecord(spec)
+	if err != nil {
+		return "", err
+	}
+	for _, n := range rec.Needs {
+		if !q.known(n) {
+			return "", fmt.Errorf("the job needs job %q, which is not in the journal: %w", n, ErrUnknownJob)
+		}
+	}
+	release, err := q.journal.Lock(rec.ID)
+	if err != nil {
+		return "", err
+	}
+	jb := newJob(rec, release)
+	q.mu.Lock()
+	if ok, _ := q.needsMet(jb); !ok {
+		jb.rec.State = StateWaiting
+	}
+	q.mu.Unlock()
+	if err := q.journal.Save(&jb.rec); err != nil {
+		release()
+		return "", err
+	}
+	if err := q.adopt(jb); err != nil {
+		release()
+		return "", err
+	}
+	return rec.ID, nil
+}
+
+// known reports whether id is a job of this queue or its journal.
+func (q *Queue) known(id string) bool {
+	q.mu.Lock()
+	_, ok := q.jobs[id]
+	q.mu.Unlock()
+	if ok {
+		return true
+	}
+	_, err := q.journal.Load(id)
+	return err == nil
+}
+
+// adopt takes a job into the queue as it stands and tells so.
+func (q *Queue) adopt(jb *job) error {
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return errClosed
+	}
+	q.jobs[jb.id] = jb
+	st := jb.state() // no worker has it yet
+	if st == StateQueued && !slices.Contains(q.pending, jb) {
+		q.pending = append(q.pending, jb)
+		q.poke()
+	}
+	if st == StateWaiting {
+		_, jb.blocked = q.needsMet(jb)
+	}
+	q.mu.Unlock()
+	q.emit(Event{Kind: stateInfo(st).event, Snap: q.snapshot(jb)})
+	return nil
+}
+
+func (q *Queue) newRecord(spec Spec) (*Record, error) {
+	now := q.clock.Now().Round(0)
+	method := strings.ToUpper(spec.Method)
+	if method == "" {
+		method = http.MethodPost
+	}
+	typ := spec.Type
+	if typ == "" {
+		typ = Resumable
+	}
+	chunk := spec.ChunkSize
+	if chunk == 0 {
+		chunk = q.chunkSize
+	}
+	if chunk < 0 || chunk%ChunkQuantum != 0 {
+		return nil, fmt.Errorf("chunk size %d is not a positive multiple of 256 KiB (%d)", chunk, ChunkQuantum)
+	}
+	var meta json.RawMessage
+	if len(spec.Metadata) > 0 {
+		if !json.Valid(spec.Metadata) {
+			return nil, errors.New("the metadata is not valid JSON")
+		}
+		if typ == Media {
+			return nil, errors.New("a media upload carries no metadata; use the multipart or resumable upload type")
+		}
+		meta = append(json.RawMessage(nil), spec.Metadata...)
+	}
+	if err := checkHTTPURL(spec.URL); err != nil {
+		return nil, fmt.Errorf("the upload URI: %w", err)
+	}
+	path, err := filepath.Abs(spec.Path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot find the file to upload: %w", err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the file to upload: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	var b [4]byte
+	rand.Read(b[:])
+	rec := &Record{
+		Version:     recordVersion,
+		ID:          now.UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:]),
+		Created:     now,
+		URL:         spec.URL,
+		Method:      method,
+		Type:        typ,
+		ContentType: spec.ContentType,
+		Metadata:    meta,
+		Path:        path,
+		Size:        fi.Size(),
+		ModTime:     fi.ModTime(),
+		ChangeTime:  changeTime(fi),
+		ChunkSize:   chunk,
+		Label:       spec.Label,
+		Needs:       slices.Compact(slices.Sorted(slices.Values(spec.Needs))),
+		SHA256:      strings.ToLower(spec.SHA256),
+		State:       StateQueued,
+		Updated:     now,
+	}
+	if len(rec.Needs) == 0 {
+		rec.Needs = nil
+	}
+	if rec.SHA256 != "" {
+		rec.Hashed = rec.Size
+	}
+	if err := rec.validate(); err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// ResumeJournal takes up the journal's unfinished jobs that no other
+// process holds. Queued jobs start (each first asks its session where it
+// stands), jobs found running (their process died) too; paused jobs stay
+// paused, waiting ones wait. With all, paused jobs and jobs that failed for
+// a passing reason (the network, a server in trouble) start too, as
+// `carrier resume` wants. It returns the ids taken; jobs it could not take
+// (held elsewhere, unreadable) are reported in the error.
+func (q *Queue) ResumeJournal(all bool) ([]string, error) {
+	wanted := func(r *Record) bool {
+		return r.State.Unfinished() || all && r.State == StateFailed && r.Retryable
+	}
+	recs, err := q.journal.List()
+	errs := []error{err}
+	var ids []string
+	for _, rec := range recs {
+		if !wanted(rec) {
+			continue
+		}
+		q.mu.Lock()
+		_, have := q.jobs[rec.ID]
+		q.mu.Unlock()
+		if have {
+			continue
+		}
+		release, err := q.journal.Lock(rec.ID)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("job %s: %w", rec.ID, err))
+			continue
+		}
+		// Read again under the lock: another process may have moved it on.
+		if rec, err = q.journal.Load(rec.ID); err != nil || !wanted(rec) {
+			release()
+			errs = append(errs, err)
+			continue
+		}
+		jb := newJob(rec, release)
+		// A job found running belonged to a process that died; the person's
+		// `resume all` lets paused and failed ones go on.
+		var merr error
+		switch st := rec.State; {
+		case st.Active():
+			merr = q.transition(jb, MoveRecover, StateQueued, nil, Event{})
+		case all && st == StatePaused:
+			merr = q.transition(jb, MoveResume, StateQueued, clearFailure, Event{})
+		case all && st == StateFailed:
+			merr = q.transition(jb, MoveRetry, StateQueued, clearFailure, Event{})
+		}
+		if merr != nil {
+			release()
+			errs = append(errs, fmt.Errorf("job %s: %w", rec.ID, merr))
+			continue
+		}
+		if err := q.adopt(jb); err != nil {
+			release()
+			return ids, err
+		}
+		ids = append(ids, rec.ID)
+	}
+	return ids, errors.Join(errs...)
+}
+
+func clearFailure(r *Record) { r.Error, r.Retryable = "", false }
+
+// claim takes a job of the journal that this queue does not hold (one that
+// failed in an earlier run, say) without starting it, so the person can
+// retry or cancel it. Jobs another process works stay theirs (ErrBusy).
+func (q *Queue) claim(id string) error {
+	q.mu.Lock()
+	_, have := q.jobs[id]
+	closed := q.closed
+	q.mu.Unlock()
+	if have || closed {
+		return nil
+	}
+	release, err := q.journal.Lock(id)
+	if err != nil {
+		return err
+	}
+	rec, err := q.journal.Load(id)
+	if err != nil {
+		release()
+		return fmt.Errorf("job %q: %w", id, ErrUnknownJob)
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if _, have := q.jobs[id]; have || q.closed {
+		release()
+		return nil
+	}
+	q.jobs[id] = newJob(rec, release)
+	return nil
+}

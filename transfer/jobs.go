@@ -1,0 +1,216 @@
+package transfer
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// job is a job this queue holds. rec, live and lastDurable are guarded by
+// mu; the rest by Queue.mu. Lock order: Queue.mu before job.mu, never the
+// other way round.
+type job struct {
+	id string
+
+	mu          sync.Mutex
+	rec         Record
+	live        liveProgress
+	blocked     string    // waiting: why it cannot go on by itself
+	lastDurable time.Time // the last durable write of rec
+
+	release func()     // the journal lock; nil once let go
+	run     *activeRun // a worker (or Cancel) holds the job
+	resend  bool       // the person chose to send a media/multipart job again
+	changed chan struct{}
+}
+
+type liveProgress struct {
+	sent int64
+	rate float64
+}
+
+type activeRun struct {
+	cancel context.CancelCauseFunc
+	done   chan struct{}
+}
+
+func newJob(rec *Record, release func()) *job {
+	return &job{id: rec.ID, rec: *rec, release: release, changed: make(chan struct{})}
+}
+
+func (jb *job) state() State {
+	jb.mu.Lock()
+	defer jb.mu.Unlock()
+	return jb.rec.State
+}
+
+func (jb *job) record() Record {
+	jb.mu.Lock()
+	defer jb.mu.Unlock()
+	return jb.rec
+}
+
+// notify wakes Wait callers; Queue.mu must be held.
+func (jb *job) notify() {
+	close(jb.changed)
+	jb.changed = make(chan struct{})
+}
+
+// letGo releases the journal lock; Queue.mu must be held.
+func (jb *job) letGo() {
+	if jb.release != nil {
+		jb.release()
+		jb.release = nil
+	}
+}
+
+// snapLocked is the job as people see it; jb.mu must be held.
+func (q *Queue) snapLocked(jb *job) Snapshot {
+	s := snapshotOf(&jb.rec)
+	s.Seq = q.seq.Add(1)
+	s.Blocked = jb.blocked
+	if jb.rec.State.Active() {
+		s.Sent, s.Rate = max(jb.live.sent, 0), jb.live.rate
+	}
+	return s
+}
+
+func (q *Queue) snapshot(jb *job) Snapshot {
+	jb.mu.Lock()
+	defer jb.mu.Unlock()
+	return q.snapLocked(jb)
+}
+
+// transition is the one place a job's state changes: it checks the move
+// against the lifecycle, applies change to the record, writes the record
+// to the journal, does the queue's bookkeeping and emits the event with
+// the job's snapshot. A person's move stands only once on disk; the
+// engine's stand in memory even when the journal fails (the error is
+// returned), since they state what already happened on the wire.
+func (q *Queue) transition(jb *job, m Move, to State, change func(*Record), ev Event) error {
+	jb.mu.Lock()
+	from := jb.rec.State
+	if err := next(m, from, to); err != nil {
+		jb.mu.Unlock()
+		return err
+	}
+	nx := jb.rec
+	nx.State = to
+	if change != nil {
+		change(&nx)
+	}
+	nx.Updated = q.clock.Now().Round(0)
+	err := q.journal.Save(&nx)
+	if err != nil && person[m] {
+		jb.mu.Unlock()
+		return err
+	}
+	jb.rec = nx
+	if err == nil {
+		jb.lastDurable = time.Now()
+	}
+	if to != StateWaiting {
+		jb.blocked = ""
+	}
+	if !to.Active() {
+		jb.live = liveProgress{}
+	}
+	jb.mu.Unlock()
+	hold := q.moved(jb, from, to)
+	ev.Kind = stateInfo(to).event
+	ev.Snap = q.snapshot(jb)
+	q.emit(ev)
+	switch {
+	case hold:
+		q.transition(jb, MoveHold, StateWaiting, nil, Event{})
+	case to == StateDone || to == StateFailed || to == StateCancelled:
+		q.recheckWaiting(jb.id)
+	}
+	return err
+}
+
+// moved does the queue's side of a move: the pending list, the journal
+// lock of an ended job, Wait callers. It reports whether a job that came
+// to the queue must wait for the jobs it needs first.
+func (q *Queue) moved(jb *job, from, to State) (hold bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	defer jb.notify()
+	if from == StateQueued {
+		q.removePendingLocked(jb)
+	}
+	switch {
+	case to == StateQueued && !q.closed:
+		if ok, _ := q.needsMet(jb); !ok {
+			return true
+		}
+		q.pending = append(q.pending, jb)
+		q.poke()
+	case !to.Unfinished():
+		jb.letGo()
+	}
+	return false
+}
+
+// durableEvery bounds how often progress alone is made durable: between
+// those writes it goes to the journal's progress file without an fsync. A
+// resume asks the server where it stands anyway; the journal's offset only
+// tells a person, and survives any crash of Carrier itself.
+const durableEvery = time.Second
+
+// jobSink keeps what a job's upload learns: its cursor in the journal,
+// its progress and retries as events.
+type jobSink struct {
+	q  *Queue
+	jb *job
+}
+
+func (s jobSink) Checkpoint(c Cursor, durable bool) error {
+	q, jb := s.q, s.jb
+	jb.mu.Lock()
+	defer jb.mu.Unlock()
+	nx := jb.rec
+	nx.setCursor(c)
+	nx.Updated = q.clock.Now().Round(0)
+	var err error
+	if durable || time.Since(jb.lastDurable) >= durableEvery {
+		if err = q.journal.Save(&nx); err == nil {
+			jb.lastDurable = time.Now()
+		}
+	} else {
+		err = q.journal.SaveProgress(&nx)
+	}
+	if err == nil {
+		jb.rec = nx
+	}
+	return err
+}
+
+func (s jobSink) Progress(sent int64, rate float64) {
+	jb := s.jb
+	jb.mu.Lock()
+	jb.live = liveProgress{sent, rate}
+	snap := s.q.snapLocked(jb)
+	jb.mu.Unlock()
+	s.q.emit(Event{Kind: EventProgress, Snap: snap})
+}
+
+func (s jobSink) Retrying(n RetryNotice) {
+	s.q.transition(s.jb, MoveBackoff, StateRetrying, nil, Event{Attempt: n.Attempt, Wait: n.Wait, Reason: n.Reason, Woke: n.Woke})
+}
+
+func (s jobSink) Retried() {
+	s.q.transition(s.jb, MoveAgain, StateRunning, nil, Event{})
+}
+
+// record is a job's record as this queue holds it, session included: for
+// the package's own use, never for people.
+func (q *Queue) record(id string) (Record, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	jb, ok := q.jobs[id]
+	if !ok {
+		return Record{}, false
+	}
+	return jb.record(), true
+}

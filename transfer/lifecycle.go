@@ -1,0 +1,224 @@
+package transfer
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// State is where a job stands. Only Queue.transition writes it, and only
+// along an edge of the lifecycle table below.
+type State string
+
+const (
+	StateQueued    State = "queued"    // waiting for a worker
+	StateWaiting   State = "waiting"   // waiting for the jobs it needs to be done
+	StateRunning   State = "running"   // a worker is uploading it
+	StateRetrying  State = "retrying"  // a worker waits before trying again
+	StatePaused    State = "paused"    // held by the person; the session is kept
+	StateDone      State = "done"      // the server holds it; Response is its answer
+	StateFailed    State = "failed"    // gave up; Retry may send it on
+	StateCancelled State = "cancelled" // stopped for good; its session was deleted
+)
+
+// States lists every state, in the order a job usually meets them.
+var States = []State{StateQueued, StateWaiting, StateRunning, StateRetrying, StatePaused, StateDone, StateFailed, StateCancelled}
+
+func (s State) valid() bool { return stateInfo(s) != nil }
+
+// Unfinished reports whether a job in state s may still be sent.
+func (s State) Unfinished() bool {
+	i := stateInfo(s)
+	return i != nil && !i.final
+}
+
+// Active reports whether a worker holds a job in state s.
+func (s State) Active() bool { return s == StateRunning || s == StateRetrying }
+
+type stateFacts struct {
+	final bool
+	event EventKind // the event a move into the state emits
+}
+
+func stateInfo(s State) *stateFacts {
+	switch s {
+	case StateQueued:
+		return &stateFacts{event: EventQueued}
+	case StateWaiting:
+		return &stateFacts{event: EventWaiting}
+	case StateRunning:
+		return &stateFacts{event: EventStarted}
+	case StateRetrying:
+		return &stateFacts{event: EventRetrying}
+	case StatePaused:
+		return &stateFacts{event: EventPaused}
+	case StateDone:
+		return &stateFacts{final: true, event: EventDone}
+	case StateFailed:
+		return &stateFacts{final: true, event: EventFailed}
+	case StateCancelled:
+		return &stateFacts{final: true, event: EventCancelled}
+	}
+	return nil
+}
+
+// Move names why a job changes state.
+type Move string
+
+const (
+	MoveHold    Move = "hold"    // a job it needs is not done yet
+	MoveRelease Move = "release" // every job it needs is done
+	MoveStart   Move = "start"   // a worker takes it
+	MoveBackoff Move = "backoff" // a try failed; wait before the next
+	MoveAgain   Move = "again"   // the wait is over
+	MoveFinish  Move = "finish"  // the server holds the whole file
+	MoveFail    Move = "fail"    // the engine gives up
+	MoveStop    Move = "stop"    // the queue closes under a worker; next time it goes on
+	MoveRecover Move = "recover" // found running in the journal: its process died
+	MovePause   Move = "pause"   // the person holds it
+	MoveResume  Move = "resume"  // the person lets a paused job go on
+	MoveRetry   Move = "retry"   // the person sends a failed job on
+	MoveCancel  Move = "cancel"  // the person stops it for good
+)
+
+// person marks moves a person asks for: they stand only once on disk. The
+// engine's own moves stand in memory even when the journal cannot be
+// written, since they state what already happened on the wire.
+var person = map[Move]bool{MovePause: true, MoveResume: true, MoveRetry: true, MoveCancel: true}
+
+// edge is one allowed move.
+type edge struct {
+	move     Move
+	from, to State
+}
+
+// lifecycle is every move a job may make. A move not listed is refused
+// with the error refusals names for it.
+var lifecycle = []edge{
+	{MoveHold, StateQueued, StateWaiting},
+	{MoveRelease, StateWaiting, StateQueued},
+	{MoveStart, StateQueued, StateRunning},
+	{MoveBackoff, StateRunning, StateRetrying},
+	{MoveAgain, StateRetrying, StateRunning},
+	{MoveFinish, StateRunning, StateDone},
+	{MoveFail, StateQueued, StateFailed},
+	{MoveFail, StateRunning, StateFailed},
+	{MoveFail, StateRetrying, StateFailed},
+	{MoveStop, StateRunning, StateQueued},
+	{MoveStop, StateRetrying, StateQueued},
+	{MoveRecover, StateRunning, StateQueued},
+	{MoveRecover, StateRetrying, StateQueued},
+	{MovePause, StateQueued, StatePaused},
+	{MovePause, StateWaiting, StatePaused},
+	{MovePause, StateRunning, StatePaused},
+	{MovePause, StateRetrying, StatePaused},
+	{MoveResume, StatePaused, StateQueued},
+	{MoveRetry, StateFailed, StateQueued},
+	{MoveCancel, StateQueued, StateCancelled},
+	{MoveCancel, StateWaiting, StateCancelled},
+	{MoveCancel, StateRunning, StateCancelled},
+	{MoveCancel, StateRetrying, StateCancelled},
+	{MoveCancel, StatePaused, StateCancelled},
+	{MoveCancel, StateFailed, StateCancelled},
+}
+
+// Refused moves. The front ends turn them into words for their medium.
+var (
+	ErrAlreadyPaused = errors.New("the job is already paused")
+	ErrNotPaused     = errors.New("the job is not paused, so there is nothing to resume")
+	ErrNotFailed     = errors.New("the job has not failed, so there is nothing to retry")
+	ErrEnded         = errors.New("the job has ended")
+	ErrAlreadyDone   = errors.New("the job already finished; there is nothing to cancel")
+	ErrCancelled     = errors.New("the job was cancelled")
+	// ErrUnfinished refuses to forget a job that may still be sent.
+	ErrUnfinished = errors.New("the job is not finished: cancel it first")
+	// ErrIllegalMove is a move the engine itself should never make.
+	ErrIllegalMove = errors.New("the job cannot make that move from where it stands")
+)
+
+// refusal is the error for a move a job may not make from a state.
+type refusal struct {
+	move Move
+	from []State // nil: from any state
+	err  error
+}
+
+var refusals = []refusal{
+	{MovePause, []State{StatePaused}, ErrAlreadyPaused},
+	{MovePause, nil, ErrEnded},
+	{MoveResume, nil, ErrNotPaused},
+	{MoveRetry, nil, ErrNotFailed},
+	{MoveCancel, []State{StateDone}, ErrAlreadyDone},
+	{MoveCancel, []State{StateCancelled}, ErrCancelled},
+}
+
+// next checks a move: nil when the table allows from -> to by m, else the
+// named refusal.
+func next(m Move, from, to State) error {
+	allowed := false
+	for _, e := range lifecycle {
+		if e.move == m && e.from == from {
+			if e.to == to {
+				return nil
+			}
+			allowed = true
+		}
+	}
+	if allowed { // the move is fine from here, but not to there: a bug
+		return fmt.Errorf("%w (%s from %s to %s)", ErrIllegalMove, m, from, to)
+	}
+	for _, r := range refusals {
+		if r.move == m && (r.from == nil || containsState(r.from, from)) {
+			return r.err
+		}
+	}
+	return fmt.Errorf("%w (%s from %s)", ErrIllegalMove, m, from)
+}
+
+// target is where m leads from a state, when the table allows exactly one
+// place; moves that may go two ways (after a pause, waiting or queued) are
+// decided by the queue.
+func target(m Move, from State) (State, error) {
+	for _, e := range lifecycle {
+		if e.move == m && e.from == from {
+			return e.to, nil
+		}
+	}
+	return "", next(m, from, "")
+}
+
+func containsState(ss []State, s State) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// LifecycleTable renders the lifecycle as a Markdown table, one row per
+// state, for docs/ARCHITECTURE.md (a test keeps the two the same).
+func LifecycleTable() string {
+	var b strings.Builder
+	b.WriteString("| from | move | to |\n|---|---|---|\n")
+	for _, e := range lifecycle {
+		who := "engine"
+		if person[e.move] {
+			who = "person"
+		}
+		fmt.Fprintf(&b, "| %s | %s (%s) | %s |\n", e.from, e.move, who, e.to)
+	}
+	b.WriteString("\n| refused move | from | error |\n|---|---|---|\n")
+	for _, r := range refusals {
+		from := "any other"
+		if r.from != nil {
+			var names []string
+			for _, s := range r.from {
+				names = append(names, string(s))
+			}
+			from = strings.Join(names, ", ")
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", r.move, from, r.err)
+	}
+	return b.String()
+}

@@ -1,0 +1,111 @@
+package transfer
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// oneShot sends a media or multipart upload: one request, which cannot be
+// asked about afterwards. It is sent again only when the server said it
+// failed or when the body never fully left: then it cannot have arrived.
+func (up *upload) oneShot(ctx context.Context) (*Response, error) {
+	rec := up.rec
+	target, err := withUploadType(rec.URL, rec.Type)
+	if err != nil {
+		return nil, &permanent{err}
+	}
+	for {
+		if err := up.checkUnchanged(up.f); err != nil {
+			return nil, err
+		}
+		media := up.source(0, rec.Size)
+		var src io.Reader = media
+		length := rec.Size
+		contentType := rec.ContentType
+		if rec.Type == Multipart {
+			src, length, contentType = multipartBody(rec.Metadata, rec.ContentType, media, rec.Size)
+		}
+		body := &progressBody{r: src, onRead: func(m int64) { up.sentTo(min(m, rec.Size)) }}
+		var rb io.Reader = body
+		if length == 0 {
+			rb = http.NoBody
+		}
+		req, err := http.NewRequest(rec.Method, target, rb)
+		if err != nil {
+			return nil, &permanent{fmt.Errorf("cannot build the request: %w", err)}
+		}
+		req.ContentLength = length
+		req.Header.Set("Content-Type", contentType)
+		if err := up.authorize(ctx, req, true); err != nil {
+			return nil, err
+		}
+		if err := up.markSent(true); err != nil {
+			return nil, err
+		}
+		up.sent = 0
+		a, err := up.exchange(ctx, req, "upload", targetWhere(rec.URL), body)
+		if err == nil && a.status/100 == 2 {
+			return &Response{Status: a.status, ContentType: a.header.Get("Content-Type"), Body: a.body}, nil
+		}
+		switch {
+		case err == nil:
+			// The server refused it: nothing was made.
+			err = parseAPIError(a.status, a.body)
+			if uerr := up.markSent(false); uerr != nil {
+				return nil, uerr
+			}
+		case body.count() < length:
+			// The body never fully left, so the server cannot have made
+			// the resource: sending again is safe, now or after a restart.
+			if uerr := up.markSent(false); uerr != nil {
+				return nil, uerr
+			}
+		case ctx.Err() == nil:
+			return nil, &permanent{fmt.Errorf("%w: the connection failed after the whole %s upload was sent, and this type of upload cannot be asked, so it was not sent again: %w", ErrMaybeSent, rec.Type, err)}
+		}
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		switch decide(stepStart, err) {
+		case verdictRefresh:
+			if err := up.refresh(ctx, err); err != nil {
+				return nil, err
+			}
+		case verdictRetry:
+			if err := up.backoff(ctx, err); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, err
+		}
+	}
+}
+
+// markSent records, durably, whether the bytes may have gone out.
+func (up *upload) markSent(sent bool) error {
+	if up.rec.Sent == sent {
+		return nil
+	}
+	return up.keep(true, func(c *Cursor) { c.Sent = sent })
+}
+
+// multipartBody streams metadata then media as multipart/related, with an
+// exact length so no byte of the media is held in memory.
+func multipartBody(meta []byte, mediaType string, media io.Reader, size int64) (io.Reader, int64, string) {
+	if len(meta) == 0 {
+		meta = []byte("{}") // the form requires two parts; an empty object says "no metadata"
+	}
+	var b [24]byte
+	rand.Read(b[:])
+	boundary := "carrier_" + hex.EncodeToString(b[:])
+	head := "--" + boundary + "\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n" + string(meta) +
+		"\r\n--" + boundary + "\r\nContent-Type: " + mediaType + "\r\n\r\n"
+	tail := "\r\n--" + boundary + "--\r\n"
+	r := io.MultiReader(bytes.NewReader([]byte(head)), media, bytes.NewReader([]byte(tail)))
+	return r, int64(len(head)) + size + int64(len(tail)), "multipart/related; boundary=" + boundary
+}

@@ -1,0 +1,276 @@
+package transfer
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// maxRestarts bounds sessions lost in a row without progress.
+const maxRestarts = 3
+
+// resumable is the session loop of PROTOCOL.md section 4: start a session,
+// send chunks from where the server says it stands, and after any doubt
+// ask it (a status query) before sending more.
+func (up *upload) resumable(ctx context.Context) (*Response, error) {
+	rec := up.rec
+	needStatus := rec.Session != "" // a session from before: where it stands is unknown
+	offset := rec.Confirmed
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, context.Cause(ctx)
+		}
+		var (
+			s    step
+			next int64
+			resp *Response
+			err  error
+		)
+		switch {
+		case rec.Session == "":
+			s = stepStart
+			if err = up.initiate(ctx); err == nil {
+				offset, up.best, up.sent, needStatus = 0, 0, 0, false
+				continue
+			}
+		case needStatus || up.expired():
+			s = stepStatus
+			next, resp, err = up.status(ctx)
+			if err == nil && resp == nil {
+				if up.expired() {
+					// Unfinished and past its week: a new session is safer
+					// than one the server may drop mid-way. The old one is
+					// never sent to again, so it cannot complete.
+					if err := up.dropSession("the upload session is older than its lifetime"); err != nil {
+						return nil, err
+					}
+					continue
+				}
+				needStatus = false
+				offset = next
+				err = up.confirm(next)
+			}
+		default:
+			s = stepChunk
+			next, resp, err = up.chunk(ctx, offset)
+			if err == nil && resp == nil {
+				offset = next
+				err = up.confirm(next)
+			}
+		}
+		if resp != nil {
+			return resp, nil
+		}
+		if err == nil {
+			up.refreshed = false
+			continue
+		}
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		switch decide(s, err) {
+		case verdictAsk:
+			needStatus = true
+		case verdictNewSession:
+			up.restarts++
+			if up.restarts > maxRestarts {
+				return nil, fmt.Errorf("the server lost the upload session %d times in a row; giving up: %w", up.restarts, err)
+			}
+			if err := up.dropSession("the upload session is gone (expired or cancelled on the server)"); err != nil {
+				return nil, err
+			}
+		case verdictRefresh:
+			if err := up.refresh(ctx, err); err != nil {
+				return nil, err
+			}
+			needStatus = rec.Session != ""
+		case verdictBackoffAsk, verdictRetry:
+			needStatus = needStatus || s == stepChunk
+			if err := up.backoff(ctx, err); err != nil {
+				return nil, err
+			}
+		default:
+			if s == stepStart && classify(err) == classGone {
+				return nil, fmt.Errorf("the upload URI %s was not found: %w", targetWhere(rec.URL), err)
+			}
+			return nil, err
+		}
+	}
+}
+
+func (up *upload) expired() bool {
+	rec := up.rec
+	return rec.Session != "" && up.u.Clock.Now().Round(0).Sub(rec.SessionStarted.Round(0)) >= up.u.SessionTTL
+}
+
+func (up *upload) dropSession(why string) error {
+	up.sink.Retrying(RetryNotice{Attempt: up.failures, Reason: why + "; starting a new one"})
+	up.sink.Retried()
+	up.best, up.sent = 0, 0
+	return up.keep(true, func(c *Cursor) {
+		c.Session = ""
+		c.SessionStarted = time.Time{}
+		c.Confirmed = 0
+	})
+}
+
+// initiate starts a session and records its URI before any byte is sent.
+func (up *upload) initiate(ctx context.Context) error {
+	rec := up.rec
+	target, err := withUploadType(rec.URL, Resumable)
+	if err != nil {
+		return &permanent{err}
+	}
+	var body io.Reader = http.NoBody
+	if len(rec.Metadata) > 0 {
+		body = bytes.NewReader(rec.Metadata)
+	}
+	req, err := http.NewRequest(rec.Method, target, body)
+	if err != nil {
+		return &permanent{fmt.Errorf("cannot build the request: %w", err)}
+	}
+	if len(rec.Metadata) > 0 {
+		req.Header.Set("Content-Type", "application/json; charset=UTF-8")
+	}
+	req.Header.Set("X-Upload-Content-Type", rec.ContentType)
+	req.Header.Set("X-Upload-Content-Length", strconv.FormatInt(rec.Size, 10))
+	if err := up.authorize(ctx, req, true); err != nil {
+		return err
+	}
+	a, err := up.exchange(ctx, req, "start the upload session", targetWhere(rec.URL), nil)
+	if err != nil {
+		return err
+	}
+	if a.status/100 != 2 {
+		if a.status == http.StatusPermanentRedirect {
+			return &protocolError{"the server answered 308 to the start of a session"}
+		}
+		return parseAPIError(a.status, a.body)
+	}
+	loc := a.header.Get("Location")
+	if loc == "" {
+		return &permanent{errors.New("the server started no upload session (no Location in its answer); is the URI an upload URI (/upload/...)?")}
+	}
+	base, _ := url.Parse(target)
+	lu, err := base.Parse(loc)
+	if err != nil || (lu.Scheme != "http" && lu.Scheme != "https") {
+		return &permanent{errors.New("the server's session URI is not a usable http(s) URI")}
+	}
+	now := up.u.Clock.Now().Round(0)
+	return up.keep(true, func(c *Cursor) {
+		c.Session = lu.String()
+		c.SessionStarted = now
+		c.Confirmed = 0
+	})
+}
+
+// status asks the session where it stands: the offset it stores, or the
+// final resource when the upload already completed.
+func (up *upload) status(ctx context.Context) (int64, *Response, error) {
+	rec := up.rec
+	req, err := http.NewRequest(http.MethodPut, rec.Session, http.NoBody)
+	if err != nil {
+		return 0, nil, &permanent{errors.New("the recorded session URI is unusable")}
+	}
+	req.ContentLength = 0
+	req.Header.Set("Content-Range", "bytes */"+strconv.FormatInt(rec.Size, 10))
+	if err := up.authorize(ctx, req, false); err != nil {
+		return 0, nil, err
+	}
+	a, err := up.exchange(ctx, req, "ask where the upload stands", sessionWhere(rec.Session), nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	return sessionAnswer(a)
+}
+
+// chunk sends the bytes from off, up to one chunk, straight from the file.
+func (up *upload) chunk(ctx context.Context, off int64) (int64, *Response, error) {
+	rec := up.rec
+	if err := up.checkUnchanged(up.f); err != nil {
+		return 0, nil, err
+	}
+	n := min(rec.ChunkSize, rec.Size-off)
+	var cr string
+	var body *progressBody
+	var rb io.Reader = http.NoBody
+	if n <= 0 {
+		// Nothing left to send (an empty file, or every byte stored but
+		// not yet finalized): state the total to finish.
+		cr = "bytes */" + strconv.FormatInt(rec.Size, 10)
+		n = 0
+	} else {
+		cr = fmt.Sprintf("bytes %d-%d/%d", off, off+n-1, rec.Size)
+		body = &progressBody{r: up.source(off, n), onRead: func(m int64) { up.sentTo(off + m) }}
+		rb = body
+	}
+	req, err := http.NewRequest(http.MethodPut, rec.Session, rb)
+	if err != nil {
+		return 0, nil, &permanent{errors.New("the recorded session URI is unusable")}
+	}
+	req.ContentLength = n
+	req.Header.Set("Content-Range", cr)
+	if err := up.authorize(ctx, req, false); err != nil {
+		return 0, nil, err
+	}
+	up.sent = off
+	a, err := up.exchange(ctx, req, "send bytes "+cr[len("bytes "):], sessionWhere(rec.Session), body)
+	if err != nil {
+		return 0, nil, err
+	}
+	return sessionAnswer(a)
+}
+
+// sessionAnswer reads an answer from a session URI: 308 with a Range (or
+// none, meaning zero), or the final resource.
+func sessionAnswer(a *answer) (int64, *Response, error) {
+	switch {
+	case a.status == http.StatusPermanentRedirect:
+		off, err := parseRange(a.header)
+		if err != nil {
+			return 0, nil, &protocolError{err.Error()}
+		}
+		return off, nil, nil
+	case (a.status == http.StatusOK || a.status == http.StatusCreated) && len(bytes.TrimSpace(a.body)) == 0:
+		// Every Google upload ends with the resource. A bare 2xx is a
+		// server in trouble (one shutting down answers so), not the end of
+		// the upload: ask where it stands rather than call it done.
+		return 0, nil, &protocolError{fmt.Sprintf("the server answered %d without the uploaded resource", a.status)}
+	case a.status == http.StatusOK || a.status == http.StatusCreated:
+		return 0, &Response{Status: a.status, ContentType: a.header.Get("Content-Type"), Body: a.body}, nil
+	default:
+		return 0, nil, parseAPIError(a.status, a.body)
+	}
+}
+
+// CancelSession deletes an upload's session on the server, so it can
+// never complete; 499 is the documented answer, and a session already
+// gone is as good.
+func (u *Uploader) CancelSession(ctx context.Context, rec Record) error {
+	if rec.Session == "" {
+		return nil
+	}
+	up := &upload{u: u.withDefaults(), rec: &rec, sink: nopSink{}}
+	req, err := http.NewRequest(http.MethodDelete, rec.Session, http.NoBody)
+	if err != nil {
+		return nil
+	}
+	if err := up.authorize(ctx, req, false); err != nil {
+		return err
+	}
+	a, err := up.exchange(ctx, req, "cancel the upload session", sessionWhere(rec.Session), nil)
+	if err != nil {
+		return err
+	}
+	switch {
+	case a.status == 499, a.status == http.StatusNotFound, a.status == http.StatusGone, a.status/100 == 2:
+		return nil
+	}
+	return parseAPIError(a.status, a.body)
+}

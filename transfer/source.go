@@ -1,0 +1,185 @@
+package transfer
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+)
+
+// The source's identity: an upload sends the file it was recorded with,
+// or nothing. Size and times are checked before every request; the bytes
+// already sent are hashed again on a resume; a first upload hashes the
+// file as it goes out, so nothing is read ahead of sending.
+
+// openSource opens the file and makes sure it is the one the job was
+// recorded with.
+func (up *upload) openSource(ctx context.Context) error {
+	f, err := os.Open(up.rec.Path)
+	if err != nil {
+		return &permanent{fmt.Errorf("cannot open the file to upload: %w", err)}
+	}
+	if err := up.checkUnchanged(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := up.checkHashed(ctx, f); err != nil {
+		f.Close()
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		return err
+	}
+	up.f = f
+	return nil
+}
+
+// checkHashed compares the file with what the record knows of it, and
+// sets up the running hash. A given SHA-256 is checked once anything may
+// have gone out under it; a partial hash is checked over its prefix, the
+// bytes the server may hold: so no mixed bytes ever reach it.
+func (up *upload) checkHashed(ctx context.Context, f *os.File) error {
+	rec := up.rec
+	began := rec.Session != "" || rec.Sent || rec.Confirmed > 0
+	switch {
+	case rec.SHA256 != "" && rec.HashState == nil:
+		if !began {
+			return nil // the caller's hash, and nothing sent yet to check it for
+		}
+		h, err := hashPrefix(ctx, f, rec.Size)
+		if err != nil {
+			return readError(err)
+		}
+		if hex.EncodeToString(h.Sum(nil)) != rec.SHA256 {
+			return changedError(rec.Path, "its content (SHA-256) differs")
+		}
+		return nil
+	case rec.Hashed > 0:
+		want := sha256.New()
+		if err := want.(encoding.BinaryUnmarshaler).UnmarshalBinary(rec.HashState); err != nil {
+			return &permanent{fmt.Errorf("the journal's record of this job is damaged (hash state): %w", err)}
+		}
+		got, err := hashPrefix(ctx, f, rec.Hashed)
+		if err != nil {
+			return readError(err)
+		}
+		if !bytes.Equal(got.Sum(nil), want.Sum(nil)) {
+			return changedError(rec.Path, fmt.Sprintf("its first %d bytes, already sent, differ", rec.Hashed))
+		}
+		up.hasher, up.hashed = want, rec.Hashed
+	default:
+		up.hasher, up.hashed = sha256.New(), 0
+	}
+	return nil
+}
+
+func readError(err error) error {
+	return &permanent{fmt.Errorf("cannot read the file to upload: %w", err)}
+}
+
+// checkUnchanged compares size and times, cheaply, before each request:
+// mixed bytes must never be uploaded.
+func (up *upload) checkUnchanged(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return &permanent{fmt.Errorf("cannot read the file to upload: %w", err)}
+	}
+	rec := up.rec
+	switch {
+	case fi.Size() != rec.Size:
+		return changedError(rec.Path, fmt.Sprintf("its size is now %d bytes, not %d", fi.Size(), rec.Size))
+	case !fi.ModTime().Equal(rec.ModTime):
+		return changedError(rec.Path, "its modification time changed")
+	case !rec.ChangeTime.IsZero() && !changeTime(fi).Equal(rec.ChangeTime):
+		return changedError(rec.Path, "it was written to (its change time moved)")
+	}
+	return nil
+}
+
+func changedError(path, how string) error {
+	return &permanent{fmt.Errorf("%w (%s: %s); nothing more was sent, so no mixed bytes reach the server", ErrSourceChanged, path, how)}
+}
+
+// hashPrefix hashes the first n bytes of f.
+func hashPrefix(ctx context.Context, f *os.File, n int64) (hash.Hash, error) {
+	h := sha256.New()
+	sr := io.NewSectionReader(f, 0, n)
+	buf := make([]byte, 256<<10)
+	var read int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		m, err := sr.Read(buf)
+		h.Write(buf[:m])
+		read += int64(m)
+		if err == io.EOF {
+			if read != n {
+				return nil, io.ErrUnexpectedEOF
+			}
+			return h, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// hashTee feeds the running hash with the bytes of a body as the transport
+// reads them, from where the hash stands on: bytes sent again after a
+// rewind are already in it.
+type hashTee struct {
+	r   io.Reader
+	pos int64 // file offset of the next byte read
+	up  *upload
+}
+
+func (t *hashTee) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 {
+		up := t.up
+		up.hashMu.Lock()
+		if up.hasher != nil && t.pos <= up.hashed && up.hashed < t.pos+int64(n) {
+			up.hasher.Write(p[up.hashed-t.pos : n])
+			up.hashed = t.pos + int64(n)
+		}
+		up.hashMu.Unlock()
+		t.pos += int64(n)
+	}
+	return n, err
+}
+
+// source is the file's bytes from off, through the running hash.
+func (up *upload) source(off, n int64) io.Reader {
+	sr := io.NewSectionReader(up.f, off, n)
+	if up.hasher == nil {
+		return sr
+	}
+	return &hashTee{r: sr, pos: off, up: up}
+}
+
+// hashState is the running hash to record with a confirmed offset.
+func (up *upload) hashState() (int64, []byte) {
+	up.hashMu.Lock()
+	defer up.hashMu.Unlock()
+	if up.hasher == nil {
+		return up.rec.Hashed, up.rec.HashState
+	}
+	state, _ := up.hasher.(encoding.BinaryMarshaler).MarshalBinary()
+	return up.hashed, state
+}
+
+// fileSum is the file's SHA-256 once every byte went through the hash.
+func (up *upload) fileSum() string {
+	up.hashMu.Lock()
+	defer up.hashMu.Unlock()
+	if up.hasher == nil || up.hashed != up.rec.Size {
+		return ""
+	}
+	return hex.EncodeToString(up.hasher.Sum(nil))
+}

@@ -1,0 +1,299 @@
+package transfer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+)
+
+// Uploader sends one file to one upload URI and stands alone: it depends
+// only on what it is given. The Queue makes one and hands it each job; a
+// program (or a test) may use it without a queue or a journal.
+type Uploader struct {
+	Client     *http.Client // nil: a client of its own; redirects are never followed either way
+	Auth       Authorizer   // nil: no Authorization header
+	Clock      Clock        // nil: the system clock
+	Retry      RetryPolicy
+	Stall      time.Duration // a request with no progress this long is abandoned; 0: DefaultStallTimeout
+	SessionTTL time.Duration // sessions older than this are replaced; 0: DefaultSessionTTL
+	// Interrupt returns a channel closed at the next wake of the machine:
+	// requests in flight are abandoned and waits cut short. Nil: never.
+	Interrupt func() <-chan struct{}
+
+	prepared bool // by NewUploader: defaults in, client copied
+}
+
+// NewUploader fills u's zero values with the defaults once, so that its
+// uploads share one client and its connections.
+func NewUploader(u Uploader) *Uploader { return u.withDefaults() }
+
+// RetryPolicy is the backoff base*2^n + random(0..base), and how many
+// failures in a row without progress it takes (n = 0..MaxRetries) before
+// the next one ends the upload. A negative MaxRetries retries nothing.
+type RetryPolicy struct {
+	Base       time.Duration
+	MaxRetries int
+}
+
+// Work is one upload for the Uploader: the job's record (its fixed fields
+// say what to send, its Cursor where it stands) and where to report.
+type Work struct {
+	Record Record
+	// Resend is the person's decision to send a media or multipart upload
+	// again although its bytes may have arrived.
+	Resend bool
+	Sink   Sink // nil: nothing is kept or shown
+}
+
+// Sink receives what an upload learns, to keep it and to show it.
+type Sink interface {
+	// Checkpoint keeps the cursor: durably when asked (a new session, the
+	// bytes of a one-shot upload going out), lazily for a confirmed offset.
+	// An error ends the upload: what is not kept cannot be resumed.
+	Checkpoint(c Cursor, durable bool) error
+	// Progress tells how far the bytes went: sent is the file offset the
+	// network has read to; rate is in bytes per second.
+	Progress(sent int64, rate float64)
+	// Retrying says the upload waits before trying again; Retried that
+	// it tries again.
+	Retrying(RetryNotice)
+	Retried()
+}
+
+// RetryNotice says why and how long an upload waits.
+type RetryNotice struct {
+	Attempt int           // consecutive failures so far without progress
+	Wait    time.Duration // before the next try (0 after a wake)
+	Reason  string        // what failed
+	Woke    bool          // the machine woke from sleep: asking the session at once
+}
+
+type nopSink struct{}
+
+func (nopSink) Checkpoint(Cursor, bool) error { return nil }
+func (nopSink) Progress(int64, float64)       {}
+func (nopSink) Retrying(RetryNotice)          {}
+func (nopSink) Retried()                      {}
+
+// withDefaults fills the zero values. The client is copied: a 308 means
+// "resume incomplete" here, never a redirect.
+func (u Uploader) withDefaults() *Uploader {
+	if u.prepared {
+		return &u
+	}
+	u.prepared = true
+	if u.Clock == nil {
+		u.Clock = SystemClock()
+	}
+	if u.Retry.Base == 0 {
+		u.Retry.Base = DefaultRetryBase
+	}
+	switch {
+	case u.Retry.MaxRetries == 0:
+		u.Retry.MaxRetries = DefaultMaxRetries
+	case u.Retry.MaxRetries < 0:
+		u.Retry.MaxRetries = -1
+	}
+	if u.Stall <= 0 {
+		u.Stall = DefaultStallTimeout
+	}
+	if u.SessionTTL <= 0 {
+		u.SessionTTL = DefaultSessionTTL
+	}
+	if u.Client != nil {
+		c := *u.Client
+		u.Client = &c
+	} else {
+		u.Client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	}
+	u.Client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	if u.Interrupt == nil {
+		never := make(chan struct{})
+		u.Interrupt = func() <-chan struct{} { return never }
+	}
+	return &u
+}
+
+// upload is one Upload call in progress.
+type upload struct {
+	u    *Uploader
+	rec  *Record // the caller's copy; the upload writes only its Cursor
+	sink Sink
+	f    *os.File
+
+	failures  int   // consecutive failures without progress: the n of the backoff
+	restarts  int   // consecutive sessions lost without progress
+	refreshed bool  // the token was refreshed since the last success
+	best      int64 // highest offset confirmed on the current session in this call
+	sent      int64 // bytes of the file handed to the transport, at the current position
+	moved     int64 // bytes handed to the transport in this call, resends included: for the rate
+	rate      rateMeter
+	lastEmit  time.Duration
+
+	// The file's SHA-256, computed from the bytes as they go out (nil when
+	// the caller gave it). hashed is the length of the prefix it covers;
+	// the transport's goroutine feeds it, hence the lock.
+	hashMu sync.Mutex
+	hasher hash.Hash
+	hashed int64
+}
+
+// Upload runs the upload to its end: the server's final answer, or an
+// error. When ctx is cancelled the error is ctx's cause.
+func (u *Uploader) Upload(ctx context.Context, w Work) (*Response, error) {
+	u = u.withDefaults()
+	rec := w.Record
+	up := &upload{u: u, rec: &rec, sink: w.Sink}
+	if up.sink == nil {
+		up.sink = nopSink{}
+	}
+	if rec.Type != Resumable && rec.Sent && !w.Resend {
+		return nil, &permanent{fmt.Errorf("%w: this %s upload was interrupted after its bytes went out, and it cannot be asked whether it arrived, so it was not sent again (that could make a duplicate)", ErrMaybeSent, rec.Type)}
+	}
+	if err := up.openSource(ctx); err != nil {
+		return nil, err
+	}
+	defer up.f.Close()
+	up.best = rec.Confirmed
+	up.sent = rec.Confirmed
+	up.progress(true)
+	var resp *Response
+	var err error
+	if rec.Type == Resumable {
+		resp, err = up.resumable(ctx)
+	} else {
+		resp, err = up.oneShot(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// The end, with the file's SHA-256 once every byte went through the
+	// hash. Kept lazily: the caller records the end itself.
+	sum := up.fileSum()
+	_ = up.keep(false, func(c *Cursor) {
+		c.Confirmed = rec.Size
+		if sum != "" {
+			c.SHA256, c.Hashed, c.HashState = sum, rec.Size, nil
+		}
+	})
+	return resp, nil
+}
+
+// keep records a change of the cursor through the sink.
+func (up *upload) keep(durable bool, change func(c *Cursor)) error {
+	c := up.rec.cursor()
+	change(&c)
+	if err := up.sink.Checkpoint(c, durable); err != nil {
+		return err
+	}
+	up.rec.setCursor(c)
+	return nil
+}
+
+// confirm records an offset the server reported; moving forward is
+// progress, which resets the backoff.
+func (up *upload) confirm(off int64) error {
+	if off > up.rec.Size {
+		return &permanent{fmt.Errorf("the server claims to store %d bytes of a %d-byte file; it cannot be trusted with this upload", off, up.rec.Size)}
+	}
+	if off > up.best {
+		up.best = off
+		up.failures = 0
+		up.restarts = 0
+	}
+	up.sent = off
+	hashed, state := up.hashState()
+	if off != up.rec.Confirmed || hashed != up.rec.Hashed {
+		if err := up.keep(false, func(c *Cursor) { c.Confirmed, c.Hashed, c.HashState = off, hashed, state }); err != nil {
+			return err
+		}
+	}
+	up.progress(true)
+	return nil
+}
+
+// progressEvery throttles progress reports of one upload.
+const progressEvery = 100 * time.Millisecond
+
+// sentTo notes that the transport has read the file up to off.
+func (up *upload) sentTo(off int64) {
+	if off > up.sent {
+		up.moved += off - up.sent
+	}
+	up.sent = off
+	up.progress(false)
+}
+
+// progress reports, at most every progressEvery unless forced (a
+// confirmation is always worth showing).
+func (up *upload) progress(force bool) {
+	now := up.u.Clock.Elapsed()
+	rate := up.rate.add(now, up.moved)
+	if !force && now-up.lastEmit < progressEvery {
+		return
+	}
+	up.lastEmit = now
+	up.sink.Progress(up.sent, rate)
+}
+
+func (up *upload) refresh(ctx context.Context, cause error) error {
+	if up.refreshed || up.u.Auth == nil {
+		return &permanent{fmt.Errorf("%w even after a refresh: %w", ErrSignIn, cause)}
+	}
+	up.refreshed = true
+	if err := up.u.Auth.Refresh(ctx); err != nil {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		return &permanent{fmt.Errorf("%w (%v) and they could not be refreshed: %w", ErrSignIn, cause, err)}
+	}
+	return nil
+}
+
+// backoff waits base*2^n + random(0..base) after a failure without
+// progress, or gives up when n passed MaxRetries. A wake cuts the wait.
+func (up *upload) backoff(ctx context.Context, cause error) error {
+	u := up.u
+	woke := errors.Is(cause, errWoke)
+	if !woke && up.failures > u.Retry.MaxRetries {
+		return fmt.Errorf("%w: gave up after %d tries in a row without progress; the session is kept: %w", ErrGaveUp, up.failures, cause)
+	}
+	wait := time.Duration(0)
+	if !woke {
+		wait = backoffWait(u.Retry.Base, up.failures)
+		up.failures++
+	}
+	wake := u.Interrupt()
+	t := u.Clock.NewTimer(wait)
+	defer t.Stop()
+	// Told after the timer exists, so whoever reacts finds the wait under way.
+	up.sink.Retrying(RetryNotice{Attempt: up.failures, Wait: wait, Reason: cause.Error(), Woke: woke})
+	defer up.sink.Retried()
+	select {
+	case <-t.C():
+	case <-wake:
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+	return nil
+}
+
+// authorize adds credentials; session requests get them only when the
+// session lives on the target's own host.
+func (up *upload) authorize(ctx context.Context, req *http.Request, target bool) error {
+	if up.u.Auth == nil || (!target && !sameOrigin(up.rec.URL, up.rec.Session)) {
+		return nil
+	}
+	if err := up.u.Auth.Authorize(ctx, req); err != nil {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		return &permanent{fmt.Errorf("cannot get credentials for the upload: %w", err)}
+	}
+	return nil
+}
