@@ -15,15 +15,16 @@ import (
 // progress shows transfer events on stderr: a redrawn bar on a terminal,
 // plain lines every few seconds otherwise (a log file or a CI job).
 type progress struct {
-	w     io.Writer
-	tty   bool
-	every time.Duration
-	last  map[string]time.Time
-	drawn bool // a bar is on the current line
+	w       io.Writer
+	tty     bool
+	every   time.Duration
+	last    map[string]time.Time
+	started map[string]bool
+	drawn   bool // a bar is on the current line
 }
 
 func newProgress(w io.Writer) *progress {
-	p := &progress{w: w, every: 2 * time.Second, last: map[string]time.Time{}}
+	p := &progress{w: w, every: 2 * time.Second, last: map[string]time.Time{}, started: map[string]bool{}}
 	if f, ok := w.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 			p.tty, p.every = true, 100*time.Millisecond
@@ -49,11 +50,21 @@ func (p *progress) event(e transfer.Event) {
 	case transfer.EventRetrying:
 		p.line(fmt.Sprintf("%s: retrying in %s (attempt %d): %s", e.Job, e.Wait.Round(time.Millisecond), e.Attempt, e.Reason))
 	case transfer.EventStarted:
+		if p.started[e.Job] {
+			return // going on after a retry
+		}
+		p.started[e.Job] = true
 		p.line(fmt.Sprintf("%s: started (%s)", e.Job, compose.HumanSize(e.Total)))
 	case transfer.EventDone:
 		p.line(fmt.Sprintf("%s: done, %s, status %d", e.Job, compose.HumanSize(e.Total), e.Response.Status))
 	case transfer.EventFailed:
 		p.line(fmt.Sprintf("%s: failed: %s", e.Job, e.Message))
+	case transfer.EventWaiting:
+		if e.Snap.Blocked != "" {
+			p.line(fmt.Sprintf("%s: waiting: %s", e.Job, e.Snap.Blocked))
+		} else {
+			p.line(fmt.Sprintf("%s: waiting for the uploads it needs", e.Job))
+		}
 	case transfer.EventPaused, transfer.EventCancelled:
 		p.line(fmt.Sprintf("%s: %s", e.Job, e.Kind))
 	}

@@ -110,7 +110,7 @@ func TestKillThenResume(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	recs, _ := j.List()
-	if len(recs) != 1 || recs[0].State != transfer.StateQueued || recs[0].Session == "" {
+	if len(recs) != 1 || recs[0].State != transfer.StateRunning || recs[0].Session == "" { // its process died holding it
 		t.Fatalf("after the kill: %+v", recs)
 	}
 	session := recs[0].Session

@@ -49,7 +49,7 @@ func (f *uploadFlags) check() (transfer.UploadType, error) {
 }
 
 // upload runs one job to its end on the target and prints the response.
-func (f *uploadFlags) upload(ctx context.Context, env *Env, t *target, spec transfer.Spec) (*transfer.Record, error) {
+func (f *uploadFlags) upload(ctx context.Context, env *Env, t *target, spec transfer.Spec) (*transfer.Snapshot, error) {
 	q, done, err := runQueue(ctx, env, &f.transferFlags, t.auth)
 	if err != nil {
 		return nil, err

@@ -22,6 +22,25 @@ var (
 	ErrSignIn = errors.New("the server refused the credentials")
 )
 
+// causes names the failures a front end words specially, as the journal
+// keeps them.
+var causes = map[string]error{
+	"source-changed": ErrSourceChanged,
+	"maybe-sent":     ErrMaybeSent,
+	"gave-up":        ErrGaveUp,
+	"sign-in":        ErrSignIn,
+}
+
+// causeOf is the name of err's kind of failure, "" for any other.
+func causeOf(err error) string {
+	for name, c := range causes {
+		if errors.Is(err, c) {
+			return name
+		}
+	}
+	return ""
+}
+
 // failure classes, per PROTOCOL.md section 5.
 type class int
 

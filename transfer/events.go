@@ -139,6 +139,9 @@ type Snapshot struct {
 	Response  *Response
 	Error     string
 	Retryable bool
+	// Cause is the kind of failure, for errors.Is against ErrGaveUp,
+	// ErrSourceChanged, ErrMaybeSent or ErrSignIn; nil for any other.
+	Cause error
 }
 
 func snapshotOf(r *Record) Snapshot {
@@ -146,6 +149,6 @@ func snapshotOf(r *Record) Snapshot {
 		ID: r.ID, Label: r.Label, Created: r.Created, Updated: r.Updated, URL: r.URL, Method: r.Method,
 		Type: r.Type, ContentType: r.ContentType, Metadata: r.Metadata, Path: r.Path, Size: r.Size,
 		SHA256: r.SHA256, Needs: r.Needs, State: r.State, Confirmed: r.Confirmed, Sent: r.Confirmed,
-		Response: r.Response, Error: r.Error, Retryable: r.Retryable,
+		Response: r.Response, Error: r.Error, Retryable: r.Retryable, Cause: causes[r.Cause],
 	}
 }

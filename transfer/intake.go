@@ -238,7 +238,7 @@ func (q *Queue) ResumeJournal(all bool) ([]string, error) {
 	return ids, errors.Join(errs...)
 }
 
-func clearFailure(r *Record) { r.Error, r.Retryable = "", false }
+func clearFailure(r *Record) { r.Error, r.Retryable, r.Cause = "", false, "" }
 
 // claim takes a job of the journal that this queue does not hold (one that
 // failed in an earlier run, say) without starting it, so the person can

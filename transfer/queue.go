@@ -286,7 +286,7 @@ func (q *Queue) work(ctx context.Context, jb *job) {
 	switch {
 	case err == nil:
 		q.transition(jb, MoveFinish, StateDone, func(r *Record) {
-			r.Response, r.Error, r.Retryable, r.Confirmed = resp, "", false, r.Size
+			r.Response, r.Error, r.Retryable, r.Cause, r.Confirmed = resp, "", false, "", r.Size
 		}, Event{Response: resp})
 	case errors.Is(err, errPaused):
 		q.transition(jb, MovePause, StatePaused, nil, Event{})
@@ -297,7 +297,8 @@ func (q *Queue) work(ctx context.Context, jb *job) {
 	default:
 		msg := err.Error()
 		retry := retryable(err)
-		q.transition(jb, MoveFail, StateFailed, func(r *Record) { r.Error, r.Retryable = msg, retry }, Event{Err: err, Message: msg})
+		cause := causeOf(err)
+		q.transition(jb, MoveFail, StateFailed, func(r *Record) { r.Error, r.Retryable, r.Cause = msg, retry, cause }, Event{Err: err, Message: msg})
 	}
 }
 

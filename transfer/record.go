@@ -71,8 +71,11 @@ type Record struct {
 	Error    string    `json:"error,omitempty"`
 	// Retryable marks a failure that was transient (the server kept
 	// failing, the network was gone): trying again later may work.
-	Retryable bool      `json:"retryable,omitempty"`
-	Updated   time.Time `json:"updated"`
+	Retryable bool `json:"retryable,omitempty"`
+	// Cause names the kind of failure (see causes), so a front end can
+	// word it after a restart as well as when it happens.
+	Cause   string    `json:"cause,omitempty"`
+	Updated time.Time `json:"updated"`
 }
 
 // Cursor is where an upload stands: what the uploader learns as it goes
@@ -159,6 +162,9 @@ func (r *Record) validate() error {
 		return bad("hashed %d bytes but holds no hash state", r.Hashed)
 	case r.ChunkSize <= 0 || r.ChunkSize%ChunkQuantum != 0:
 		return bad("chunk size %d is not a positive multiple of %d", r.ChunkSize, ChunkQuantum)
+	}
+	if _, ok := causes[r.Cause]; !ok && r.Cause != "" {
+		return bad("unknown cause %q", r.Cause)
 	}
 	if !r.State.valid() {
 		return bad("unknown state %q", r.State)

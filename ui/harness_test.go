@@ -136,7 +136,7 @@ var pngDot, _ = base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAA
 // fakeUploads is a queue whose jobs the test controls through events.
 type fakeUploads struct {
 	mu    sync.Mutex
-	recs  map[string]transfer.Record
+	recs  map[string]transfer.Snapshot
 	calls []string
 }
 
@@ -151,25 +151,39 @@ func (f *fakeUploads) Pause(id string) error                     { return f.reco
 func (f *fakeUploads) Resume(_ context.Context, id string) error { return f.record("resume", id) }
 func (f *fakeUploads) Retry(_ context.Context, id string) error  { return f.record("retry", id) }
 func (f *fakeUploads) Cancel(_ context.Context, id string) error { return f.record("cancel", id) }
-func (f *fakeUploads) Jobs() []transfer.Record {
+func (f *fakeUploads) Jobs() []transfer.Snapshot {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []transfer.Record
+	var out []transfer.Snapshot
 	for _, r := range f.recs {
 		out = append(out, r)
 	}
 	return out
 }
-func (f *fakeUploads) History() ([]transfer.Record, error) { return f.Jobs(), nil }
+func (f *fakeUploads) History() ([]transfer.Snapshot, error) { return f.Jobs(), nil }
 func (f *fakeUploads) Forget(id string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delete(f.recs, id)
 	return nil
 }
-func (f *fakeUploads) Job(id string) (transfer.Record, bool) {
+func (f *fakeUploads) Job(id string) (transfer.Snapshot, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, ok := f.recs[id]
 	return r, ok
+}
+
+// event is what the queue would emit: kind, and the job's snapshot after
+// it (the fake's record changed by change, with the next Seq).
+func (f *fakeUploads) event(kind transfer.EventKind, id string, change func(*transfer.Snapshot)) transfer.Event {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.recs[id]
+	s.Seq++
+	if change != nil {
+		change(&s)
+	}
+	f.recs[id] = s
+	return transfer.Event{Kind: kind, Job: id, Snap: s}
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"sort"
 	"strings"
@@ -20,18 +21,16 @@ import (
 // a second is smooth to the eye and keeps the UI thread free.
 const rowRate = time.Second / 15
 
-// jobView is what a row shows, kept by the bridge.
+// jobView is what a row shows: a fold of the job's events, each carrying
+// the job's snapshot, plus what the last retry said.
 type jobView struct {
-	rec                    transfer.Record
-	sent, confirmed, total int64
-	rate                   float64
-	active                 bool // a worker has it
-	retryAt                time.Time
-	retryReason            string
-	attempt                int
-	woke                   bool
-	lastDrawn              time.Time
-	dirty                  bool
+	snap        transfer.Snapshot
+	retryAt     time.Time
+	retryReason string
+	attempt     int
+	woke        bool
+	lastDrawn   time.Time
+	dirty       bool
 }
 
 type transfersScreen struct {
@@ -72,13 +71,13 @@ func newTransfersScreen(u *UI) *transfersScreen {
 
 // start shows the journal's jobs and follows the queue's events.
 func (s *transfersScreen) start() {
-	recs, err := s.u.deps.Uploads.History()
+	snaps, err := s.u.deps.Uploads.History()
 	if err != nil {
 		s.status.SetText("Some uploads of the journal could not be read: " + err.Error())
 	}
-	sort.Slice(recs, func(i, j int) bool { return recs[i].Created.Before(recs[j].Created) })
-	for _, r := range recs {
-		s.views[r.ID] = &jobView{rec: r, confirmed: r.Confirmed, sent: r.Confirmed, total: r.Size}
+	sort.Slice(snaps, func(i, j int) bool { return snaps[i].Created.Before(snaps[j].Created) })
+	for _, r := range snaps {
+		s.views[r.ID] = &jobView{snap: r}
 		s.ensureRow(r.ID)
 	}
 	if s.u.deps.Events != nil {
@@ -106,63 +105,47 @@ func (s *transfersScreen) follow(ctx context.Context) {
 }
 
 // apply folds an event into its job's view and reports whether the row
-// should be redrawn now (state changes) rather than on the next tick.
+// should be redrawn now (state changes) rather than on the next tick. An
+// event older than the view (a lower Seq) changes nothing.
 func (s *transfersScreen) apply(e transfer.Event) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v := s.views[e.Job]
 	if v == nil {
 		v = &jobView{}
-		if r, ok := s.lookup(e.Job); ok {
-			v.rec, v.total, v.confirmed = r, r.Size, r.Confirmed
-		}
 		s.views[e.Job] = v
 	}
-	if e.Total > 0 {
-		v.sent, v.confirmed, v.total, v.rate = e.Sent, e.Confirmed, e.Total, e.Rate
+	if e.Snap.Seq < v.snap.Seq {
+		return false
+	}
+	before := v.snap.State
+	v.snap = e.Snap
+	if e.Kind != transfer.EventRetrying {
+		v.retryAt, v.woke = time.Time{}, false
 	}
 	switch e.Kind {
 	case transfer.EventProgress:
-		v.active, v.retryAt, v.woke = true, time.Time{}, false
 		v.dirty = true
 		return false
-	case transfer.EventQueued:
-		v.rec.State, v.active = transfer.StateQueued, false
-	case transfer.EventStarted:
-		v.rec.State, v.active = transfer.StateQueued, true
 	case transfer.EventRetrying:
-		v.active, v.attempt, v.retryReason, v.woke = true, e.Attempt, e.Reason, e.Woke
+		v.attempt, v.retryReason, v.woke = e.Attempt, e.Reason, e.Woke
 		v.retryAt = s.now().Add(e.Wait)
-		v.rate = 0
-	case transfer.EventPaused:
-		v.rec.State, v.active, v.rate = transfer.StatePaused, false, 0
 	case transfer.EventDone:
-		v.rec.State, v.active, v.confirmed, v.sent = transfer.StateDone, false, v.total, v.total
-		s.notify("Sent", v)
+		if before != transfer.StateDone {
+			s.notify("Sent", v)
+		}
 	case transfer.EventFailed:
-		v.rec.State, v.active, v.rec.Error = transfer.StateFailed, false, e.Message
-		s.notify("Failed", v)
-	case transfer.EventCancelled:
-		v.rec.State, v.active = transfer.StateCancelled, false
-	}
-	if r, ok := s.lookup(e.Job); ok {
-		v.rec.Label, v.rec.URL, v.rec.Path, v.rec.Method = r.Label, r.URL, r.Path, r.Method
-		v.rec.Retryable = r.Retryable
-		if e.Kind != transfer.EventFailed && r.Error != "" {
-			v.rec.Error = r.Error
+		if before != transfer.StateFailed {
+			s.notify("Failed", v)
 		}
 	}
 	return true
 }
 
-func (s *transfersScreen) lookup(id string) (transfer.Record, bool) {
-	return s.u.deps.Uploads.Job(id)
-}
-
 func (s *transfersScreen) notify(title string, v *jobView) {
-	body := jobName(v.rec)
-	if v.rec.State == transfer.StateFailed {
-		body += ": " + v.rec.Error
+	body := jobName(v.snap)
+	if v.snap.State == transfer.StateFailed {
+		body += ": " + v.snap.Error
 	}
 	s.u.app.SendNotification(fyne.NewNotification("Carrier: "+strings.ToLower(title), body))
 }
@@ -202,11 +185,7 @@ func (s *transfersScreen) ensureRow(id string) {
 	}
 	s.mu.Lock()
 	if s.views[id] == nil {
-		v := &jobView{}
-		if r, ok := s.lookup(id); ok {
-			v.rec, v.total, v.confirmed, v.sent = r, r.Size, r.Confirmed, r.Confirmed
-		}
-		s.views[id] = v
+		s.views[id] = &jobView{snap: transfer.Snapshot{ID: id}}
 	}
 	s.mu.Unlock()
 	r := &transferRow{id: id}
@@ -257,30 +236,31 @@ func (s *transfersScreen) draw(id string) {
 	v := *s.views[id]
 	s.views[id].lastDrawn = s.now()
 	s.mu.Unlock()
-	r.name.SetText(jobName(v.rec))
-	r.dest.SetText(destination(v.rec, s.u.deps.Endpoint))
+	snap := v.snap
+	r.name.SetText(jobName(snap))
+	r.dest.SetText(destination(snap, s.u.deps.Endpoint))
 	frac := func(n int64) float64 {
-		if v.total <= 0 {
-			if v.rec.State == transfer.StateDone {
+		if snap.Size <= 0 {
+			if snap.State == transfer.StateDone {
 				return 1
 			}
 			return 0
 		}
-		return float64(n) / float64(v.total)
+		return float64(n) / float64(snap.Size)
 	}
-	r.bar.Set(frac(v.confirmed), frac(v.sent))
+	r.bar.Set(frac(snap.Confirmed), frac(snap.Sent))
 	r.state.SetText(stateWords(v, s.now()))
 	r.state.Importance = widget.MediumImportance
-	switch v.rec.State {
+	switch snap.State {
 	case transfer.StateFailed:
 		r.state.Importance = widget.DangerImportance
 	case transfer.StateDone:
 		r.state.Importance = widget.SuccessImportance
 	}
 	r.state.Refresh()
-	amount := humanSize(v.confirmed) + " of " + humanSize(v.total)
-	if v.sent > v.confirmed {
-		amount += " (" + humanSize(v.sent-v.confirmed) + " sent, not yet confirmed)"
+	amount := humanSize(snap.Confirmed) + " of " + humanSize(snap.Size)
+	if snap.Sent > snap.Confirmed {
+		amount += " (" + humanSize(snap.Sent-snap.Confirmed) + " sent, not yet confirmed)"
 	}
 	r.amount.SetText(amount)
 	show := func(b *widget.Button, on bool) {
@@ -290,11 +270,11 @@ func (s *transfersScreen) draw(id string) {
 			b.Hide()
 		}
 	}
-	st := v.rec.State
-	show(r.pause, st == transfer.StateQueued)
+	st := snap.State
+	show(r.pause, st.Unfinished() && st != transfer.StatePaused)
 	show(r.resume, st == transfer.StatePaused)
 	show(r.retry, st == transfer.StateFailed)
-	show(r.cancel, st == transfer.StateQueued || st == transfer.StatePaused || st == transfer.StateFailed)
+	show(r.cancel, st.Unfinished() || st == transfer.StateFailed)
 }
 
 // clearFinished forgets the jobs that are done or cancelled (failed ones
@@ -303,7 +283,7 @@ func (s *transfersScreen) clearFinished() {
 	var gone []string
 	s.mu.Lock()
 	for id, v := range s.views {
-		if v.rec.State == transfer.StateDone || v.rec.State == transfer.StateCancelled {
+		if v.snap.State == transfer.StateDone || v.snap.State == transfer.StateCancelled {
 			gone = append(gone, id)
 		}
 	}
@@ -329,7 +309,8 @@ func (s *transfersScreen) clearFinished() {
 
 // stateWords says what a job is doing, as a person would want to hear it.
 func stateWords(v jobView, now time.Time) string {
-	switch v.rec.State {
+	snap := v.snap
+	switch snap.State {
 	case transfer.StatePaused:
 		return "Paused"
 	case transfer.StateDone:
@@ -337,32 +318,34 @@ func stateWords(v jobView, now time.Time) string {
 	case transfer.StateCancelled:
 		return "Cancelled"
 	case transfer.StateFailed:
-		return "Failed: " + v.rec.Error
-	}
-	if v.woke {
-		return "Resuming after sleep: asking the server where the upload stands"
-	}
-	if !v.retryAt.IsZero() {
-		left := v.retryAt.Sub(now)
-		if left > 0 {
+		return "Failed: " + snap.Error + failureAdvice(snap)
+	case transfer.StateQueued:
+		return "Queued"
+	case transfer.StateWaiting:
+		if snap.Blocked != "" {
+			return "Waiting: " + snap.Blocked + ". Retry that upload, or cancel this one."
+		}
+		return "Waiting for the uploads it needs to finish first"
+	case transfer.StateRetrying:
+		if v.woke {
+			return "Resuming after sleep: asking the server where the upload stands"
+		}
+		if left := v.retryAt.Sub(now); left > 0 {
 			return "Waiting for the network (next try in " + humanDuration(left.Round(time.Second)) + "): " + v.retryReason
 		}
 		return "Trying again: " + v.retryReason
 	}
-	if !v.active {
-		return "Queued"
-	}
 	words := "Uploading"
-	if r := humanRate(v.rate); r != "" {
+	if r := humanRate(snap.Rate); r != "" {
 		words += " · " + r
-		if left := v.total - v.confirmed; left > 0 && v.rate > 0 {
-			words += " · " + humanDuration(time.Duration(float64(left)/v.rate*float64(time.Second))) + " left"
+		if left := snap.Size - snap.Confirmed; left > 0 && snap.Rate > 0 {
+			words += " · " + humanDuration(time.Duration(float64(left)/snap.Rate*float64(time.Second))) + " left"
 		}
 	}
 	return words
 }
 
-func jobName(r transfer.Record) string {
+func jobName(r transfer.Snapshot) string {
 	if r.Label != "" {
 		return r.Label
 	}
@@ -377,7 +360,7 @@ func jobName(r transfer.Record) string {
 }
 
 // destination names where a job goes, from its upload URI.
-func destination(r transfer.Record, endpoint string) string {
+func destination(r transfer.Snapshot, endpoint string) string {
 	u, err := url.Parse(r.URL)
 	if err != nil {
 		return ""
@@ -413,4 +396,19 @@ func destination(r transfer.Record, endpoint string) string {
 		return what
 	}
 	return what + " at " + u.Host
+}
+
+// failureAdvice says what the person can do about a failed job, here.
+func failureAdvice(s transfer.Snapshot) string {
+	switch {
+	case errors.Is(s.Cause, transfer.ErrGaveUp):
+		return ". Retry goes on where it stopped."
+	case errors.Is(s.Cause, transfer.ErrSourceChanged):
+		return ". Add the file again if its new content is what you want."
+	case errors.Is(s.Cause, transfer.ErrMaybeSent):
+		return ". Check the destination; if it is missing, Retry sends it again."
+	case errors.Is(s.Cause, transfer.ErrSignIn):
+		return ". Sign in again on the Account screen, then Retry."
+	}
+	return ""
 }

@@ -25,9 +25,8 @@ type Uploads interface {
 	Resume(ctx context.Context, id string) error
 	Retry(ctx context.Context, id string) error
 	Cancel(ctx context.Context, id string) error
-	Jobs() []transfer.Record
-	Job(id string) (transfer.Record, bool)
-	History() ([]transfer.Record, error) // the journal's jobs, finished ones too
+	Jobs() []transfer.Snapshot
+	History() ([]transfer.Snapshot, error) // the journal's jobs, finished ones too
 	Forget(id string) error
 }
 

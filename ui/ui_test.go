@@ -190,7 +190,7 @@ func TestComposeSendsThroughTheQueue(t *testing.T) {
 }
 
 func TestTransferRowStates(t *testing.T) {
-	fu := &fakeUploads{recs: map[string]transfer.Record{
+	fu := &fakeUploads{recs: map[string]transfer.Snapshot{
 		"j1": {ID: "j1", Label: "Holiday pictures · to mum@example.com", URL: "http://127.0.0.1:9/upload/gmail/v1/users/me/messages/send", Size: 10 << 20, State: transfer.StateQueued, Created: time.Now()},
 	}}
 	events := make(chan transfer.Event, 64)
@@ -201,24 +201,32 @@ func TestTransferRowStates(t *testing.T) {
 	if row == nil {
 		t.Fatal("no row for a job of the journal")
 	}
+	set := func(st transfer.State) func(*transfer.Snapshot) {
+		return func(s *transfer.Snapshot) { s.State = st }
+	}
 	steps := []struct {
-		ev      transfer.Event
+		kind    transfer.EventKind
+		change  func(*transfer.Snapshot)
+		ev      transfer.Event // what the event adds to the snapshot
 		state   string
 		amount  string
 		buttons string // visible ones
 	}{
-		{transfer.Event{Kind: transfer.EventQueued}, "Queued", "0 bytes of 10.0 MiB", "pause cancel"},
-		{transfer.Event{Kind: transfer.EventStarted}, "Uploading", "", "pause cancel"},
-		{transfer.Event{Kind: transfer.EventProgress, Sent: 6 << 20, Confirmed: 4 << 20, Total: 10 << 20, Rate: 1 << 20}, "Uploading · 1.0 MiB/s · 6 s left", "4.0 MiB of 10.0 MiB (2.0 MiB sent, not yet confirmed)", "pause cancel"},
-		{transfer.Event{Kind: transfer.EventRetrying, Attempt: 2, Wait: 4 * time.Second, Reason: "connection reset"}, "Waiting for the network (next try in 4 s): connection reset", "", "pause cancel"},
-		{transfer.Event{Kind: transfer.EventRetrying, Woke: true, Reason: "the computer woke from sleep"}, "Resuming after sleep: asking the server where the upload stands", "", "pause cancel"},
-		{transfer.Event{Kind: transfer.EventPaused}, "Paused", "", "resume cancel"},
-		{transfer.Event{Kind: transfer.EventFailed, Message: "Media type 'text/plain' is not supported"}, "Failed: Media type 'text/plain' is not supported", "", "retry cancel"},
-		{transfer.Event{Kind: transfer.EventDone, Response: &transfer.Response{Status: 200}}, "Done", "10.0 MiB of 10.0 MiB", ""},
+		{transfer.EventQueued, set(transfer.StateQueued), transfer.Event{}, "Queued", "0 bytes of 10.0 MiB", "pause cancel"},
+		{transfer.EventStarted, set(transfer.StateRunning), transfer.Event{}, "Uploading", "", "pause cancel"},
+		{transfer.EventProgress, func(s *transfer.Snapshot) { s.Sent, s.Confirmed, s.Rate = 6<<20, 4<<20, 1<<20 }, transfer.Event{}, "Uploading · 1.0 MiB/s · 6 s left", "4.0 MiB of 10.0 MiB (2.0 MiB sent, not yet confirmed)", "pause cancel"},
+		{transfer.EventRetrying, set(transfer.StateRetrying), transfer.Event{Attempt: 2, Wait: 4 * time.Second, Reason: "connection reset"}, "Waiting for the network (next try in 4 s): connection reset", "", "pause cancel"},
+		{transfer.EventRetrying, set(transfer.StateRetrying), transfer.Event{Woke: true, Reason: "the computer woke from sleep"}, "Resuming after sleep: asking the server where the upload stands", "", "pause cancel"},
+		{transfer.EventPaused, func(s *transfer.Snapshot) { s.State, s.Sent, s.Rate = transfer.StatePaused, s.Confirmed, 0 }, transfer.Event{}, "Paused", "", "resume cancel"},
+		{transfer.EventFailed, func(s *transfer.Snapshot) { s.State, s.Error = transfer.StateFailed, "Media type 'text/plain' is not supported" }, transfer.Event{}, "Failed: Media type 'text/plain' is not supported", "", "retry cancel"},
+		{transfer.EventDone, func(s *transfer.Snapshot) {
+			s.State, s.Confirmed, s.Sent, s.Error, s.Response = transfer.StateDone, s.Size, s.Size, "", &transfer.Response{Status: 200}
+		}, transfer.Event{}, "Done", "10.0 MiB of 10.0 MiB", ""},
 	}
 	for _, s := range steps {
-		s.ev.Job = "j1"
-		events <- s.ev
+		ev := fu.event(s.kind, "j1", s.change)
+		ev.Attempt, ev.Wait, ev.Reason, ev.Woke = s.ev.Attempt, s.ev.Wait, s.ev.Reason, s.ev.Woke
+		events <- ev
 		h.until(s.state, func() bool { return row.state.Text == s.state })
 		if s.amount != "" && row.amount.Text != s.amount {
 			t.Errorf("%s: amount %q, want %q", s.state, row.amount.Text, s.amount)
@@ -252,7 +260,7 @@ func TestTransferRowStates(t *testing.T) {
 }
 
 func TestTransferRowButtonsAndThrottle(t *testing.T) {
-	fu := &fakeUploads{recs: map[string]transfer.Record{
+	fu := &fakeUploads{recs: map[string]transfer.Snapshot{
 		"j2": {ID: "j2", Path: "/tmp/movie.mp4", URL: "http://127.0.0.1:9/upload/mirror/v1/timeline", Size: 100 << 20, State: transfer.StateQueued, Created: time.Now()},
 	}}
 	events := make(chan transfer.Event, 1024)
@@ -270,7 +278,9 @@ func TestTransferRowButtonsAndThrottle(t *testing.T) {
 	// A burst of progress is drawn a few times, not once per event.
 	drawsBefore := countDraws(h)
 	for i := 1; i <= 500; i++ {
-		events <- transfer.Event{Kind: transfer.EventProgress, Job: "j2", Sent: int64(i) << 18, Confirmed: int64(i) << 18, Total: 100 << 20, Rate: 5 << 20}
+		events <- fu.event(transfer.EventProgress, "j2", func(s *transfer.Snapshot) {
+			s.State, s.Sent, s.Confirmed, s.Rate = transfer.StateRunning, int64(i)<<18, int64(i)<<18, 5<<20
+		})
 	}
 	h.until("the last progress drawn", func() bool {
 		return row.amount.Text == "125.0 MiB of 100.0 MiB" || strings.HasPrefix(row.amount.Text, "100.0 MiB") || row.bar.confirmed == 1
@@ -416,7 +426,7 @@ func TestSignInAndOut(t *testing.T) {
 }
 
 func TestClosingTheWindow(t *testing.T) {
-	fu := &fakeUploads{recs: map[string]transfer.Record{}}
+	fu := &fakeUploads{recs: map[string]transfer.Snapshot{}}
 	h := newHarness(t, func(o *harnessOpts) { o.uploads, o.events = fu, make(chan transfer.Event) })
 	var quit, hidden int
 	q, hide := func() { quit++ }, func() { hidden++ }
@@ -424,7 +434,7 @@ func TestClosingTheWindow(t *testing.T) {
 	if quit != 1 {
 		t.Fatal("with nothing uploading, closing quits")
 	}
-	fu.recs["j"] = transfer.Record{ID: "j", State: transfer.StateQueued}
+	fu.recs["j"] = transfer.Snapshot{ID: "j", State: transfer.StateQueued}
 	h.u.CloseRequested(true, q, hide)
 	if quit != 1 || hidden != 1 {
 		t.Fatalf("uploading with a tray: quit %d hidden %d", quit, hidden)
