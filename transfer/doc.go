@@ -9,12 +9,16 @@
 // nothing of Fyne, Gmail or MIME: a job is a file, a target URI, a media type
 // and optional metadata JSON.
 //
-// The pieces:
+// The pieces (docs/ARCHITECTURE.md has the whole picture):
+//   - Uploader (uploader.go, resumable.go, oneshot.go, source.go, decide.go):
+//     one upload to its end, standing alone; it reports to a Sink.
 //   - Journal: one fsync'd JSON record per job, so a job survives a crash;
 //     a per-job lock so several processes can share one journal.
-//   - Queue: a few workers, pause/resume/cancel/retry, and Events.
-//   - the engine (engine.go): one job's run, with its retry rules.
+//   - Queue: workers, the person's commands, jobs that wait for jobs, and
+//     Events carrying each job's Snapshot. Every state change goes through
+//     Queue.transition along the table in lifecycle.go.
 //
-// Session URIs are credentials: they never appear in errors, events or logs
-// (see redact.go), and journal files are private (0600 in a 0700 folder).
+// Session URIs are credentials: they never appear in errors, events,
+// snapshots or logs (see errors.go), and journal files are private (0600 in
+// a 0700 folder).
 package transfer

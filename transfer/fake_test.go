@@ -345,6 +345,7 @@ type harness struct {
 	dir    string
 	mu     sync.Mutex
 	seen   []Event
+	taken  map[int]bool // indexes of seen that await returned
 }
 
 func newHarness(t *testing.T, cfg Config) *harness {

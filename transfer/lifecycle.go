@@ -101,7 +101,6 @@ var lifecycle = []edge{
 	{MoveBackoff, StateRunning, StateRetrying},
 	{MoveAgain, StateRetrying, StateRunning},
 	{MoveFinish, StateRunning, StateDone},
-	{MoveFail, StateQueued, StateFailed},
 	{MoveFail, StateRunning, StateFailed},
 	{MoveFail, StateRetrying, StateFailed},
 	{MoveStop, StateRunning, StateQueued},
@@ -196,8 +195,8 @@ func containsState(ss []State, s State) bool {
 	return false
 }
 
-// LifecycleTable renders the lifecycle as a Markdown table, one row per
-// state, for docs/ARCHITECTURE.md (a test keeps the two the same).
+// LifecycleTable renders the lifecycle as Markdown tables, one row per
+// move, for docs/ARCHITECTURE.md (a test keeps the two the same).
 func LifecycleTable() string {
 	var b strings.Builder
 	b.WriteString("| from | move | to |\n|---|---|---|\n")

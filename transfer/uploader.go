@@ -172,6 +172,8 @@ func (u *Uploader) Upload(ctx context.Context, w Work) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	up.sent = rec.Size
+	up.progress(true)
 	// The end, with the file's SHA-256 once every byte went through the
 	// hash. Kept lazily: the caller records the end itself.
 	sum := up.fileSum()

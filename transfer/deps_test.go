@@ -1,0 +1,254 @@
+package transfer
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// gates hold the start of named uploads until the test opens them.
+type gates struct {
+	mu     sync.Mutex
+	ch     map[string]chan struct{}
+	fail   map[string]int // answer 400 to the start of name this many times
+	starts []string
+	done   func() int // completions so far
+	at     map[string]int
+}
+
+func newGates(f *fakeServer, names ...string) *gates {
+	g := &gates{ch: map[string]chan struct{}{}, fail: map[string]int{}, at: map[string]int{}}
+	for _, n := range names {
+		g.ch[n] = make(chan struct{})
+	}
+	g.done = func() int { c, _, _ := f.stats(); return c }
+	f.hook = func(kind string, _ int, w http.ResponseWriter, r *http.Request, _ *fakeSession) bool {
+		if kind != "start" {
+			return false
+		}
+		name := r.URL.Query().Get("name")
+		g.mu.Lock()
+		g.starts = append(g.starts, name)
+		g.at[name] = g.done()
+		ch := g.ch[name]
+		failing := g.fail[name] > 0
+		if failing {
+			g.fail[name]--
+		}
+		g.mu.Unlock()
+		if failing {
+			googleError(w, 400, "INVALID_ARGUMENT", "invalid", "refused "+name)
+			return true
+		}
+		if ch != nil {
+			select {
+			case <-ch:
+			case <-r.Context().Done():
+				return true
+			}
+		}
+		return false
+	}
+	return g
+}
+
+func (g *gates) open(name string) { close(g.ch[name]) }
+
+// completionsAtStart is how many uploads had completed when name started.
+func (g *gates) completionsAtStart(name string) (int, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n, ok := g.at[name]
+	return n, ok
+}
+
+func named(f *fakeServer, name string) string {
+	return f.srv.URL + "/upload/storage/v1/b/bkt/o?name=" + name
+}
+
+// await returns the first event, seen before or arriving now, that no
+// await took yet and that match accepts: so events another wait passed
+// over are not lost.
+func (h *harness) await(match func(Event) bool) Event {
+	h.t.Helper()
+	h.mu.Lock()
+	if h.taken == nil {
+		h.taken = map[int]bool{}
+	}
+	for i, e := range h.seen {
+		if !h.taken[i] && match(e) {
+			h.taken[i] = true
+			h.mu.Unlock()
+			return e
+		}
+	}
+	h.mu.Unlock()
+	for {
+		e := h.next()
+		h.mu.Lock()
+		i := len(h.seen) - 1
+		ok := match(e) && !h.taken[i]
+		if ok {
+			h.taken[i] = true
+		}
+		h.mu.Unlock()
+		if ok {
+			return e
+		}
+	}
+}
+
+// untilState waits for an event putting job id in state st.
+func (h *harness) untilState(id string, st State) Event {
+	h.t.Helper()
+	return h.await(func(e Event) bool { return e.Job == id && e.Snap.State == st && e.Kind != EventProgress })
+}
+
+func TestJobWaitsForBothItNeeds(t *testing.T) {
+	f := newFake(t)
+	g := newGates(f, "a", "b")
+	h := newHarness(t, Config{})
+	pa, _ := writeFile(t, 1000)
+	pb, _ := writeFile(t, 2000)
+	pc, dc := writeFile(t, 3000)
+	a := h.add(Spec{URL: named(f, "a"), ContentType: "application/octet-stream", Path: pa})
+	b := h.add(Spec{URL: named(f, "b"), ContentType: "application/octet-stream", Path: pb})
+	c := h.add(Spec{URL: named(f, "c"), ContentType: "application/octet-stream", Path: pc, Needs: []string{a, b}})
+	if s, _ := h.q.Job(c); s.State != StateWaiting || s.Blocked != "" {
+		t.Fatalf("a job whose needs are unfinished waits, unblocked: %+v", s)
+	}
+	g.open("a")
+	h.mustDoneOf(a)
+	if s, _ := h.q.Job(c); s.State != StateWaiting {
+		t.Fatalf("one of two needs done: the job must still wait, is %s", s.State)
+	}
+	g.open("b")
+	h.mustDoneOf(b)
+	if resourceSHA(t, h.mustDoneOf(c)) != sha(dc) {
+		t.Fatal("bytes differ")
+	}
+	if n, ok := g.completionsAtStart("c"); !ok || n != 2 {
+		t.Errorf("the dependent started after %d completions (started=%v), want 2", n, ok)
+	}
+	rec, _ := h.q.journal.Load(c)
+	if strings.Join(rec.Needs, ",") != strings.Join(sortedIDs(a, b), ",") {
+		t.Errorf("the journal keeps needs %v", rec.Needs)
+	}
+}
+
+func sortedIDs(ids ...string) []string {
+	if ids[0] > ids[1] {
+		ids[0], ids[1] = ids[1], ids[0]
+	}
+	return ids
+}
+
+// mustDoneOf waits for job id's end, skipping other jobs' ends.
+func (h *harness) mustDoneOf(id string) *Response {
+	h.t.Helper()
+	e := h.untilEnd(id)
+	if e.Kind != EventDone {
+		h.t.Fatalf("job %s: %s", id, e)
+	}
+	return e.Response
+}
+
+func (h *harness) untilEnd(id string) Event {
+	h.t.Helper()
+	return h.await(func(e Event) bool {
+		return e.Job == id && (e.Kind == EventDone || e.Kind == EventFailed || e.Kind == EventCancelled)
+	})
+}
+
+// A failed need leaves the dependent visibly waiting; a retry of the need
+// releases it.
+func TestFailedNeedBlocksUntilRetried(t *testing.T) {
+	f := newFake(t)
+	g := newGates(f)
+	g.fail["a"] = 1
+	h := newHarness(t, Config{})
+	pa, _ := writeFile(t, 1000)
+	pc, dc := writeFile(t, 3000)
+	a := h.add(Spec{URL: named(f, "a"), ContentType: "application/octet-stream", Path: pa, Label: "Holiday.mov"})
+	c := h.add(Spec{URL: named(f, "c"), ContentType: "application/octet-stream", Path: pc, Needs: []string{a}})
+	if e := h.untilEnd(a); e.Kind != EventFailed {
+		t.Fatalf("need: %s", e)
+	}
+	for {
+		e := h.untilState(c, StateWaiting)
+		if e.Snap.Blocked != "" {
+			if !strings.Contains(e.Snap.Blocked, "Holiday.mov") || !strings.Contains(e.Snap.Blocked, "failed") {
+				t.Errorf("blocked says %q", e.Snap.Blocked)
+			}
+			break
+		}
+	}
+	if err := h.q.Forget(a); !errors.Is(err, ErrNeeded) {
+		t.Errorf("forgetting a needed job: %v, want ErrNeeded", err)
+	}
+	if err := h.q.Retry(ctxT(t), a); err != nil {
+		t.Fatal(err)
+	}
+	h.mustDoneOf(a)
+	if resourceSHA(t, h.mustDoneOf(c)) != sha(dc) {
+		t.Fatal("bytes differ")
+	}
+	if s, _ := h.q.Job(c); s.Blocked != "" {
+		t.Errorf("a released job still says blocked: %q", s.Blocked)
+	}
+}
+
+func TestNeedsMustBeKnown(t *testing.T) {
+	f := newFake(t)
+	h := newHarness(t, Config{})
+	p, _ := writeFile(t, 10)
+	if _, err := h.q.Add(Spec{URL: f.url(), ContentType: "text/plain", Path: p, Needs: []string{"20300101T000000-deadbeef"}}); !errors.Is(err, ErrUnknownJob) {
+		t.Fatalf("a need nobody knows: %v", err)
+	}
+}
+
+// The process dies (its journal left as a kill leaves it) between the two
+// needs: the next start finishes the second, then the dependent, each
+// once.
+func TestDependentsAfterACrashBetweenNeeds(t *testing.T) {
+	f := newFake(t)
+	g := newGates(f, "b")
+	state := t.TempDir()
+	h1 := newHarness(t, Config{StateDir: state})
+	pa, _ := writeFile(t, 1000)
+	pb, db := writeFile(t, 5*ChunkQuantum)
+	pc, dc := writeFile(t, 3000)
+	a := h1.add(Spec{URL: named(f, "a"), ContentType: "application/octet-stream", Path: pa})
+	b := h1.add(Spec{URL: named(f, "b"), ContentType: "application/octet-stream", Path: pb, ChunkSize: ChunkQuantum})
+	c := h1.add(Spec{URL: named(f, "c"), ContentType: "application/octet-stream", Path: pc, Needs: []string{a, b}})
+	h1.mustDoneOf(a)
+	h1.untilState(b, StateRunning)
+	h1.q.Close()
+	// What kill -9 leaves: b recorded running, c waiting.
+	rb, _ := h1.q.journal.Load(b)
+	rb.State = StateRunning
+	if err := h1.q.journal.Save(rb); err != nil {
+		t.Fatal(err)
+	}
+	if rc, _ := h1.q.journal.Load(c); rc.State != StateWaiting {
+		t.Fatalf("the dependent was %s in the journal", rc.State)
+	}
+	g.open("b")
+
+	h2 := newHarness(t, Config{StateDir: state})
+	ids, err := h2.q.ResumeJournal(false)
+	if err != nil || len(ids) != 2 {
+		t.Fatalf("resumed %v: %v", ids, err)
+	}
+	if resourceSHA(t, h2.mustDoneOf(b)) != sha(db) {
+		t.Fatal("need's bytes differ")
+	}
+	if resourceSHA(t, h2.mustDoneOf(c)) != sha(dc) {
+		t.Fatal("dependent's bytes differ")
+	}
+	if comp, _, _ := f.stats(); comp != 3 {
+		t.Errorf("%d completions, want 3", comp)
+	}
+}
