@@ -218,7 +218,9 @@ func TestTransferRowStates(t *testing.T) {
 		{transfer.EventRetrying, set(transfer.StateRetrying), transfer.Event{Attempt: 2, Wait: 4 * time.Second, Reason: "connection reset"}, "Waiting for the network (next try in 4 s): connection reset", "", "pause cancel"},
 		{transfer.EventRetrying, set(transfer.StateRetrying), transfer.Event{Woke: true, Reason: "the computer woke from sleep"}, "Resuming after sleep: asking the server where the upload stands", "", "pause cancel"},
 		{transfer.EventPaused, func(s *transfer.Snapshot) { s.State, s.Sent, s.Rate = transfer.StatePaused, s.Confirmed, 0 }, transfer.Event{}, "Paused", "", "resume cancel"},
-		{transfer.EventFailed, func(s *transfer.Snapshot) { s.State, s.Error = transfer.StateFailed, "Media type 'text/plain' is not supported" }, transfer.Event{}, "Failed: Media type 'text/plain' is not supported", "", "retry cancel"},
+		{transfer.EventFailed, func(s *transfer.Snapshot) {
+			s.State, s.Error = transfer.StateFailed, "Media type 'text/plain' is not supported"
+		}, transfer.Event{}, "Failed: Media type 'text/plain' is not supported", "", "retry cancel"},
 		{transfer.EventDone, func(s *transfer.Snapshot) {
 			s.State, s.Confirmed, s.Sent, s.Error, s.Response = transfer.StateDone, s.Size, s.Size, "", &transfer.Response{Status: 200}
 		}, transfer.Event{}, "Done", "10.0 MiB of 10.0 MiB", ""},
