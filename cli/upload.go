@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -155,24 +154,17 @@ func finishJob(ctx context.Context, env *Env, q *transfer.Queue, id string, resu
 		return nil
 	case transfer.StateFailed:
 		if rec.Retryable && resumeHint {
-			return fmt.Errorf("job %s: %s%s", id, rec.Error, advice(rec))
+			return fmt.Errorf("job %s: %s%s", id, rec.Error, advice[rec.Cause])
 		}
-		return fmt.Errorf("job %s failed: %s%s", id, rec.Error, advice(rec))
+		return fmt.Errorf("job %s failed: %s%s", id, rec.Error, advice[rec.Cause])
 	}
 	return fmt.Errorf("job %s ended %s", id, rec.State)
 }
 
 // advice says what a person at a terminal can do about a failed job.
-func advice(s transfer.Snapshot) string {
-	switch {
-	case errors.Is(s.Cause, transfer.ErrGaveUp):
-		return ". The session is kept: run `carrier resume` later to go on where it stopped"
-	case errors.Is(s.Cause, transfer.ErrSourceChanged):
-		return ". Upload the file again as a new job if its new content is what you want"
-	case errors.Is(s.Cause, transfer.ErrMaybeSent):
-		return ". Check the destination; if it is not there, upload the file again"
-	case errors.Is(s.Cause, transfer.ErrSignIn):
-		return ". Sign in again (`carrier login`), then run `carrier resume`"
-	}
-	return ""
+var advice = map[error]string{
+	transfer.ErrGaveUp:        ". The session is kept: run `carrier resume` later to go on where it stopped",
+	transfer.ErrSourceChanged: ". Upload the file again as a new job if its new content is what you want",
+	transfer.ErrMaybeSent:     ". Check the destination; if it is not there, upload the file again",
+	transfer.ErrSignIn:        ". Sign in again (`carrier login`), then run `carrier resume`",
 }

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"net/url"
 	"sort"
 	"strings"
@@ -318,7 +317,7 @@ func stateWords(v jobView, now time.Time) string {
 	case transfer.StateCancelled:
 		return "Cancelled"
 	case transfer.StateFailed:
-		return "Failed: " + snap.Error + failureAdvice(snap)
+		return "Failed: " + snap.Error + failureAdvice[snap.Cause]
 	case transfer.StateQueued:
 		return "Queued"
 	case transfer.StateWaiting:
@@ -399,16 +398,9 @@ func destination(r transfer.Snapshot, endpoint string) string {
 }
 
 // failureAdvice says what the person can do about a failed job, here.
-func failureAdvice(s transfer.Snapshot) string {
-	switch {
-	case errors.Is(s.Cause, transfer.ErrGaveUp):
-		return ". Retry goes on where it stopped."
-	case errors.Is(s.Cause, transfer.ErrSourceChanged):
-		return ". Add the file again if its new content is what you want."
-	case errors.Is(s.Cause, transfer.ErrMaybeSent):
-		return ". Check the destination; if it is missing, Retry sends it again."
-	case errors.Is(s.Cause, transfer.ErrSignIn):
-		return ". Sign in again on the Account screen, then Retry."
-	}
-	return ""
+var failureAdvice = map[error]string{
+	transfer.ErrGaveUp:        ". Retry goes on where it stopped.",
+	transfer.ErrSourceChanged: ". Add the file again if its new content is what you want.",
+	transfer.ErrMaybeSent:     ". Check the destination; if it is missing, Retry sends it again.",
+	transfer.ErrSignIn:        ". Sign in again on the Account screen, then Retry.",
 }
