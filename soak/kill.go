@@ -145,8 +145,8 @@ func killRound(ctx context.Context, bin string, env []string, sb *inproc, dir st
 	}
 	killNow()
 	recs, _ := j.List()
-	if len(recs) != 1 || recs[0].State != transfer.StateQueued || recs[0].Session == "" {
-		return "", fmt.Errorf("journal after the kill is not one queued job with a session: %d records", len(recs))
+	if len(recs) != 1 || recs[0].State != transfer.StateRunning || recs[0].Session == "" {
+		return "", fmt.Errorf("journal after the kill is not one job left running (its process died) with a session: %d records", len(recs))
 	}
 	rec := recs[0]
 	if res.KillAtMin < 0 || rec.Confirmed < res.KillAtMin {
