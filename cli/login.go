@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"carrier/auth"
+	"carrier/internal/app"
 )
 
 func init() {
@@ -18,7 +19,7 @@ func init() {
 	register(&Command{Name: "logout", Summary: "sign out: revoke the sign-in and remove it from the keychain", Run: runLogout})
 }
 
-const endpointHelp = "API endpoint: a sandbox's URL (e.g. http://" + DefaultSandboxAddr + "), or google (default: the embedded sandbox)"
+const endpointHelp = "API endpoint: a sandbox's URL (e.g. http://" + app.DefaultSandboxAddr + "), or google (default: the embedded sandbox)"
 
 // endpointArg reads --endpoint. Empty means the embedded sandbox, started
 // in-process (until the returned stop) unless a Carrier already serves it.
@@ -26,7 +27,7 @@ func endpointArg(ctx context.Context, raw string) (string, func() error, error) 
 	none := func() error { return nil }
 	switch strings.TrimSpace(raw) {
 	case "":
-		e, err := StartEmbedded(ctx, SandboxDir(), nil)
+		e, err := app.StartEmbedded(ctx, app.DefaultDirs().Sandbox(), nil)
 		if err != nil {
 			return "", none, fmt.Errorf("cannot start the embedded sandbox: %w", err)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"carrier/internal/app"
 	"carrier/transfer"
 )
 
@@ -33,7 +34,7 @@ func (f *transferFlags) add(fs interface {
 	DurationVar(*time.Duration, string, time.Duration, string)
 	IntVar(*int, string, int, string)
 }) {
-	fs.StringVar(&f.stateDir, "state-dir", StateDir(), "folder of the upload journal (shared with the desktop app)")
+	fs.StringVar(&f.stateDir, "state-dir", app.StateDir(), "folder of the upload journal (shared with the desktop app)")
 	fs.StringVar(&f.token, "token", "", "bearer token for the upload URI; prefer the CARRIER_TOKEN environment variable, since command-line arguments are visible to other users of this computer")
 	fs.DurationVar(&f.retryBase, "retry-base", transfer.DefaultRetryBase, "base of the backoff: waits are base*2^n plus up to base at random")
 	fs.IntVar(&f.maxRetries, "max-retries", transfer.DefaultMaxRetries, "tries in a row without progress before giving up (n = 0..N)")
@@ -66,7 +67,7 @@ func (f *transferFlags) config(ctx context.Context, events chan<- transfer.Event
 	if tok != "" {
 		cfg.Auth = transfer.StaticToken(tok)
 	} else {
-		cfg.Auth = newHostAuth(ctx)
+		cfg.Auth = app.NewCredentials(ctx, app.DefaultDirs().Sandbox())
 	}
 	return cfg, nil
 }
@@ -136,7 +137,7 @@ func runUpload(ctx context.Context, env *Env, args []string) error {
 }
 
 // finishJob waits for one job and reports it: the response body on stdout.
-func finishJob(ctx context.Context, env *Env, q *transfer.Queue, id string, resumeHint bool) error {
+func finishJob(ctx context.Context, env *Env, q *app.Queue, id string, resumeHint bool) error {
 	rec, err := q.Wait(ctx, id)
 	if err != nil {
 		if ctx.Err() != nil {
