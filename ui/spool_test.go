@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"carrier/compose"
 	"carrier/internal/app"
@@ -18,32 +19,35 @@ import (
 
 func spoolLeft(t *testing.T, state string) []string {
 	t.Helper()
-	entries, err := os.ReadDir(app.SpoolDir(state))
-	if err != nil && !os.IsNotExist(err) {
+	names, err := filepath.Glob(filepath.Join(app.SpoolDir(state), "*"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
 	return names
+}
+
+// onlyRow is the transfers screen's one row, or nil.
+func (h *harness) onlyRow() *transferRow {
+	if len(h.u.transfers.rows) != 1 {
+		return nil
+	}
+	for _, r := range h.u.transfers.rows {
+		return r
+	}
+	return nil
 }
 
 // A message sent from the compose screen leaves nothing in the spool once
 // its row says it is done.
 func TestSendingLeavesNothingInTheSpool(t *testing.T) {
 	h := newHarness(t)
-	c := h.u.compose
-	c.to.SetText("zoe@example.com")
-	c.subject.SetText("No leftovers")
-	c.body.SetText("Gone once sent.")
+	for entry, text := range map[*widget.Entry]string{h.u.compose.to: "zoe@example.com", h.u.compose.subject: "No leftovers", h.u.compose.body: "Gone once sent."} {
+		entry.SetText(text)
+	}
 	drop(h, writeFile(t, "notes.txt", []byte("attached")))
-	test.Tap(c.sendBtn)
-	var row *transferRow
+	test.Tap(h.u.compose.sendBtn)
 	h.until("the message sent", func() bool {
-		for _, r := range h.u.transfers.rows {
-			row = r
-		}
+		row := h.onlyRow()
 		return row != nil && row.state.Text == "Done"
 	})
 	if left := spoolLeft(t, h.state); len(left) != 0 {

@@ -3,34 +3,30 @@ package app
 import (
 	"context"
 	"encoding/base64"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"carrier/compose"
-	"carrier/sandbox"
 	"carrier/transfer"
 )
 
-const testToken = "app-test-token"
-
-func testSandbox(t *testing.T) string {
+// testSandbox is the embedded sandbox, as the desktop app starts it, in a
+// folder of the test's.
+func testSandbox(t *testing.T) *Embedded {
 	t.Helper()
-	sb, err := sandbox.Open(sandbox.Options{Dir: t.TempDir(), Token: testToken})
+	e, err := StartEmbedded(context.Background(), t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(sb.Handler())
-	t.Cleanup(srv.Close)
-	t.Cleanup(func() { sb.Close() })
-	return srv.URL
+	t.Cleanup(func() { e.Close() })
+	return e
 }
 
-func openTestQueue(t *testing.T, state string, events chan transfer.Event) *Queue {
+func openTestQueue(t *testing.T, state, token string, events chan transfer.Event) *Queue {
 	t.Helper()
-	q, err := OpenQueue(transfer.Config{StateDir: state, Auth: transfer.StaticToken(testToken), Events: events, RetryBase: 10 * time.Millisecond}, NewSpool(SpoolDir(state)))
+	q, err := OpenQueue(transfer.Config{StateDir: state, Auth: transfer.StaticToken(token), Events: events, RetryBase: 10 * time.Millisecond}, NewSpool(SpoolDir(state)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,16 +52,8 @@ func next(t *testing.T, events <-chan transfer.Event, id string, kinds ...transf
 	}
 }
 
-func spoolFiles(t *testing.T, state string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(SpoolDir(state))
-	if err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
+func spoolFiles(state string) []string {
+	names, _ := filepath.Glob(filepath.Join(SpoolDir(state), "*"))
 	return names
 }
 
@@ -73,9 +61,10 @@ func spoolFiles(t *testing.T, state string) []string {
 // stays while a failed job may be retried, and goes when it is forgotten.
 // The person's own files are never touched.
 func TestTheSpoolFollowsItsJob(t *testing.T) {
-	root, state := testSandbox(t), t.TempDir()
+	sb, state := testSandbox(t), t.TempDir()
+	root := sb.URL
 	events := make(chan transfer.Event, 256)
-	q := openTestQueue(t, state, events)
+	q := openTestQueue(t, state, sb.Token, events)
 	msg := &compose.Message{To: []string{"zoe@example.com"}, Subject: "Hello", Text: "Hi"}
 
 	id, err := q.SendMessage(context.Background(), root, msg, compose.Send)
@@ -87,7 +76,7 @@ func TestTheSpoolFollowsItsJob(t *testing.T) {
 		t.Fatalf("the message is not in the spool: %s", rec.Path)
 	}
 	next(t, events, id, transfer.EventDone)
-	if left := spoolFiles(t, state); len(left) != 0 {
+	if left := spoolFiles(state); len(left) != 0 {
 		t.Fatalf("done, and the spool still holds %v", left)
 	}
 
@@ -97,7 +86,8 @@ func TestTheSpoolFollowsItsJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	next(t, events, failed, transfer.EventFailed)
-	rec, _ = q.Job(failed)
+	// The event may come before the worker lets go; Forget needs it gone.
+	rec, _ = q.Wait(context.Background(), failed)
 	if !exists(rec.Path) {
 		t.Fatal("the spool of a failed job, which may be retried, was removed")
 	}
@@ -120,6 +110,10 @@ func TestTheSpoolFollowsItsJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	next(t, events, post, transfer.EventDone)
+	if !exists(pic) {
+		t.Fatal("the posted picture was removed when its job was done")
+	}
+	q.Wait(context.Background(), post)
 	if err := q.Forget(post); err != nil || !exists(pic) {
 		t.Fatalf("the posted picture was removed with its job: %v", err)
 	}
@@ -129,7 +123,7 @@ func TestTheSpoolFollowsItsJob(t *testing.T) {
 // unfinished job will still send.
 func TestOpeningSweepsTheSpool(t *testing.T) {
 	state := t.TempDir()
-	q := openTestQueue(t, state, nil)
+	q := openTestQueue(t, state, "", nil)
 	msg := &compose.Message{To: []string{"zoe@example.com"}, Subject: "Later", Text: "Hi"}
 	// Nothing listens there: the job stays unfinished.
 	up, _ := Message(msg, compose.Send, GmailOptions{})
@@ -148,7 +142,7 @@ func TestOpeningSweepsTheSpool(t *testing.T) {
 	crash := touch(t, filepath.Join(SpoolDir(state), "msg-crash.eml.tmp"), old)
 	fresh := touch(t, filepath.Join(SpoolDir(state), "msg-another-process.eml"), time.Minute)
 
-	openTestQueue(t, state, nil)
+	openTestQueue(t, state, "", nil)
 	if exists(orphan) || exists(crash) {
 		t.Error("an orphan or a crash's leftover survived the start")
 	}
