@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"sync"
 
 	"carrier/compose"
@@ -51,17 +52,24 @@ func needsFile(st transfer.State) bool {
 // sweep takes from the spool what no job of the journal needs.
 func (q *Queue) sweep() {
 	recs, err := q.History()
-	var needed func(string) bool
-	if err == nil {
-		keep := map[string]bool{}
-		for _, r := range recs {
-			if needsFile(r.State) {
-				keep[r.Path] = true
-			}
-		}
-		needed = func(p string) bool { return keep[p] }
+	if err != nil {
+		q.spool.Sweep(nil) // a record unread may need any of them
+		return
 	}
-	q.spool.Sweep(needed)
+	q.spool.Sweep(neededBy(recs))
+}
+
+// neededBy says which files the jobs may still read. It goes by the file's
+// name, which a spool makes unique: a job recorded with a relative path,
+// or through another path to the same folder, still keeps its file.
+func neededBy(recs []transfer.Record) func(path string) bool {
+	keep := map[string]bool{}
+	for _, r := range recs {
+		if needsFile(r.State) {
+			keep[filepath.Base(r.Path)] = true
+		}
+	}
+	return func(p string) bool { return keep[filepath.Base(p)] }
 }
 
 // pump lets the spool see each event before passing it on.

@@ -153,3 +153,28 @@ func TestOpeningSweepsTheSpool(t *testing.T) {
 		t.Error("a new spool file (another process's job to be) was swept")
 	}
 }
+
+// A job keeps its file in every state but done and cancelled (a failed job
+// may be retried; a state added later is taken to need it), however its
+// path was written.
+func TestWhichJobsNeedTheirFile(t *testing.T) {
+	spool := filepath.Join(t.TempDir(), "spool")
+	recs := []transfer.Record{
+		{State: transfer.StateQueued, Path: "state/spool/msg-queued.eml"},
+		{State: transfer.StatePaused, Path: filepath.Join(spool, "msg-paused.eml")},
+		{State: transfer.StateFailed, Path: filepath.Join(spool, "msg-failed.eml")},
+		{State: transfer.State("waiting"), Path: filepath.Join(spool, "msg-waiting.eml")},
+		{State: transfer.StateDone, Path: filepath.Join(spool, "msg-done.eml")},
+		{State: transfer.StateCancelled, Path: filepath.Join(spool, "msg-cancelled.eml")},
+	}
+	needed := neededBy(recs)
+	for _, c := range []struct {
+		name string
+		want bool
+	}{{"msg-queued.eml", true}, {"msg-paused.eml", true}, {"msg-failed.eml", true}, {"msg-waiting.eml", true},
+		{"msg-done.eml", false}, {"msg-cancelled.eml", false}, {"msg-nobody.eml", false}} {
+		if got := needed(filepath.Join(spool, c.name)); got != c.want {
+			t.Errorf("%s: needed %v, want %v", c.name, got, c.want)
+		}
+	}
+}

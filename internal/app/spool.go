@@ -31,6 +31,9 @@ type Spool struct {
 
 // NewSpool is the spool in dir; the folder is made when a message is built.
 func NewSpool(dir string) *Spool {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
 	return &Spool{dir: filepath.Clean(dir), grace: SweepGrace, now: time.Now}
 }
 
@@ -42,9 +45,11 @@ func (s *Spool) Build(ctx context.Context, msg *compose.Message, method compose.
 	return compose.Build(ctx, msg, method, s.dir)
 }
 
-// owns reports whether path is a file of this spool.
+// owns reports whether path is a file of this spool. A relative path is
+// taken from the working folder, as the engine opens it.
 func (s *Spool) owns(path string) bool {
-	return path != "" && filepath.IsAbs(path) && filepath.Dir(filepath.Clean(path)) == s.dir
+	abs, err := filepath.Abs(path)
+	return path != "" && err == nil && filepath.Dir(abs) == s.dir
 }
 
 // Release removes path when it is a spool file: its job will not send it
