@@ -1,7 +1,7 @@
 // Package ui holds Carrier's Fyne screens and the bridge from transfer
 // events to widgets. main.go gives it the fyne.App and fyne.Window; it
 // never creates them, so it builds and tests without cgo. It reaches
-// uploads only through the transfer queue and its events.
+// uploads only through the app's queue (Uploads, Outbox) and its events.
 package ui
 
 import (
