@@ -26,11 +26,14 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	dirs := app.DefaultDirs()
 	var code int
 	if len(os.Args) > 1 {
-		code = cli.Main(ctx, cli.StdEnv(), os.Args[1:])
+		env := cli.StdEnv()
+		env.Dirs = dirs
+		code = cli.Main(ctx, env, os.Args[1:])
 	} else {
-		code = runDesktop(ctx)
+		code = runDesktop(ctx, dirs)
 	}
 	stop()
 	os.Exit(code)
@@ -38,13 +41,13 @@ func main() {
 
 // runDesktop opens the window on the embedded sandbox, resumes the
 // journal's unfinished uploads, and keeps them going until Quit.
-func runDesktop(ctx context.Context) int {
+func runDesktop(ctx context.Context, dirs app.Dirs) int {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	a := fyneapp.NewWithID("app.carrier.desktop")
 	w := a.NewWindow("Carrier")
 	w.Resize(fyne.NewSize(1100, 720))
 
-	core, err := app.Open(ctx, app.DefaultDirs(), logger)
+	core, err := app.Open(ctx, dirs, logger)
 	if err != nil {
 		return fatalWindow(a, w, err)
 	}

@@ -21,12 +21,14 @@ type target struct {
 
 // endpointFlags choose the target of send, timeline and friends.
 type endpointFlags struct {
-	endpoint string
+	endpoint   string
+	sandboxDir string // the embedded sandbox's folder
 }
 
 func (f *endpointFlags) add(fs interface {
 	StringVar(*string, string, string, string)
-}) {
+}, dirs app.Dirs) {
+	f.sandboxDir = dirs.Sandbox()
 	fs.StringVar(&f.endpoint, "endpoint", "", "API root: a running sandbox's URL, or https://gmail.googleapis.com (default: the embedded sandbox)")
 }
 
@@ -41,7 +43,7 @@ func (f *endpointFlags) resolve(ctx context.Context, token string, kind auth.Kin
 	t := &target{close: func() error { return nil }}
 	var sandboxToken string
 	if f.endpoint == "" {
-		e, err := app.StartEmbedded(ctx, app.DefaultDirs().Sandbox(), nil)
+		e, err := app.StartEmbedded(ctx, f.sandboxDir, nil)
 		if err != nil {
 			return nil, fmt.Errorf("cannot start the embedded sandbox: %w", err)
 		}
@@ -51,7 +53,7 @@ func (f *endpointFlags) resolve(ctx context.Context, token string, kind auth.Kin
 		if err != nil {
 			return nil, err
 		}
-		t.base, sandboxToken = base, app.EmbeddedToken(app.DefaultDirs().Sandbox(), base)
+		t.base, sandboxToken = base, app.EmbeddedToken(f.sandboxDir, base)
 	}
 	if token != "" {
 		t.auth = transfer.StaticToken(token)

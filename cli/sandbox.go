@@ -19,7 +19,7 @@ func runSandbox(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "sandbox", "[--addr HOST:PORT] [--data DIR] [--token T] [--session-ttl 168h] [--faults SPEC] [--auto-consent] [--token-ttl 1h]")
 	addr := fs.String("addr", app.DefaultSandboxAddr, "address to listen on (loopback only unless --public)")
 	public := fs.Bool("public", false, "allow a non-loopback --addr (the sandbox has no TLS: anyone on the network can reach it)")
-	dir := fs.String("data", app.DefaultDirs().Sandbox(), "data folder (one sandbox per folder)")
+	dir := fs.String("data", env.dirs().Sandbox(), "data folder (one sandbox per folder)")
 	token := fs.String("token", "", "bearer token API requests must carry (default: the data folder's own, made on first use and printed)")
 	ttl := fs.Duration("session-ttl", 7*24*time.Hour, "how long a resumable upload session lives")
 	autoConsent := fs.Bool("auto-consent", false, "approve every OAuth sign-in at once, without showing the consent page (for tests)")

@@ -30,9 +30,9 @@ type uploadFlags struct {
 	chunkSize  int64
 }
 
-func (f *uploadFlags) add(fs *flag.FlagSet) {
-	f.transferFlags.add(fs)
-	f.endpointFlags.add(fs)
+func (f *uploadFlags) add(fs *flag.FlagSet, dirs app.Dirs) {
+	f.transferFlags.add(fs, dirs)
+	f.endpointFlags.add(fs, dirs)
 	fs.StringVar(&f.uploadType, "upload-type", "resumable", "resumable (the only one that can resume and never sends twice), multipart or media")
 	fs.Int64Var(&f.chunkSize, "chunk-size", 0, "bytes per request, a multiple of 262144 (default 16 MiB)")
 }
@@ -76,7 +76,7 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	var mf messageFlags
 	mf.register(fs)
 	var uf uploadFlags
-	uf.add(fs)
+	uf.add(fs, env.dirs())
 	thread := fs.String("thread", "", "Gmail thread id to put the message in")
 	var labels stringList
 	fs.Var(&labels, "label", "Gmail label id for insert/import (repeatable; default INBOX and UNREAD)")
@@ -191,7 +191,7 @@ func apiCall(ctx context.Context, t *target, method, path string, body []byte) (
 func runTimeline(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "timeline", "--media FILE [--text T | --html-file F] [--notify] [--item ID] [--endpoint URL] [transfer flags]")
 	var uf uploadFlags
-	uf.add(fs)
+	uf.add(fs, env.dirs())
 	mediaPath := fs.String("media", "", "the picture, video or sound (required)")
 	text := fs.String("text", "", "caption")
 	htmlFile := fs.String("html-file", "", "HTML caption, from this file")
