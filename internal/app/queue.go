@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"sync"
 
 	"carrier/compose"
@@ -42,13 +41,6 @@ func OpenQueue(cfg transfer.Config, spool *Spool) (*Queue, error) {
 	return q, nil
 }
 
-// needsFile reports whether a job in state st may still read its file: all
-// but the ends a job never leaves. A failed job can be retried, and a
-// state this code does not know is taken to need it.
-func needsFile(st transfer.State) bool {
-	return st != transfer.StateDone && st != transfer.StateCancelled
-}
-
 // sweep takes from the spool what no job of the journal needs.
 func (q *Queue) sweep() {
 	recs, err := q.History()
@@ -57,19 +49,6 @@ func (q *Queue) sweep() {
 		return
 	}
 	q.spool.Sweep(neededBy(recs))
-}
-
-// neededBy says which files the jobs may still read. It goes by the file's
-// name, which a spool makes unique: a job recorded with a relative path,
-// or through another path to the same folder, still keeps its file.
-func neededBy(recs []transfer.Record) func(path string) bool {
-	keep := map[string]bool{}
-	for _, r := range recs {
-		if needsFile(r.State) {
-			keep[filepath.Base(r.Path)] = true
-		}
-	}
-	return func(p string) bool { return keep[filepath.Base(p)] }
 }
 
 // pump lets the spool see each event before passing it on.
@@ -96,11 +75,8 @@ func (q *Queue) pump() {
 
 // settle releases the file of a job that has reached an end.
 func (q *Queue) settle(e transfer.Event) {
-	if e.Kind != transfer.EventDone && e.Kind != transfer.EventCancelled {
-		return
-	}
-	if r, ok := q.Job(e.Job); ok && !needsFile(r.State) {
-		q.spool.Release(r.Path)
+	if path, ok := ended(e, q.Job); ok {
+		q.spool.Release(path)
 	}
 }
 
@@ -110,7 +86,7 @@ func (q *Queue) pass(e transfer.Event, wait bool) {
 	if q.out == nil {
 		return
 	}
-	if !wait || e.Kind == transfer.EventProgress {
+	if !wait || droppable(e) {
 		select {
 		case q.out <- e:
 		default:
@@ -137,12 +113,7 @@ func (q *Queue) Close() error {
 
 // Forget removes a finished job from the journal, and its spool file.
 func (q *Queue) Forget(id string) error {
-	var path string
-	if r, ok := q.Job(id); ok {
-		path = r.Path
-	} else if r, err := q.Journal().Load(id); err == nil {
-		path = r.Path
-	}
+	path := fileOf(q.Queue, id)
 	if err := q.Queue.Forget(id); err != nil {
 		return err
 	}
@@ -183,13 +154,4 @@ func (q *Queue) PostTimeline(root string, media *compose.TimelineMedia, item com
 	spec := up.Spec(root)
 	spec.Path = media.Path
 	return q.Add(spec)
-}
-
-// PauseAll pauses every job that is queued or uploading.
-func (q *Queue) PauseAll() {
-	for _, r := range q.Jobs() {
-		if r.State == transfer.StateQueued {
-			q.Pause(r.ID)
-		}
-	}
 }
