@@ -59,20 +59,15 @@ func (f *endpointFlags) resolve(ctx context.Context, token string, kind auth.Kin
 		t.auth = transfer.StaticToken(token)
 		return t, nil
 	}
-	a, err := app.AccountAuth(ctx, t.base, kind, sandboxToken != "")
+	a, err := app.ServerAuth(ctx, t.base, kind, sandboxToken)
+	if err == nil && a == nil {
+		err = fmt.Errorf("no credentials for %s: run `carrier login --endpoint %s`, or pass a token in CARRIER_TOKEN", t.base, f.endpoint)
+	}
 	if err != nil {
 		t.close()
 		return nil, err
 	}
-	switch {
-	case a != nil:
-		t.auth = a
-	case sandboxToken != "":
-		t.auth = transfer.StaticToken(sandboxToken)
-	default:
-		t.close()
-		return nil, fmt.Errorf("no credentials for %s: run `carrier login --endpoint %s`, or pass a token in CARRIER_TOKEN", t.base, f.endpoint)
-	}
+	t.auth = a
 	return t, nil
 }
 

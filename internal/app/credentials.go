@@ -47,12 +47,9 @@ func (c *Credentials) lookup(o string) transfer.Authorizer {
 		c.used[o] = a != nil
 		return a
 	}
-	var a transfer.Authorizer
-	sandboxToken := EmbeddedToken(c.sandboxDir, o)
-	if acct, err := AccountAuth(c.ctx, o, "", sandboxToken != ""); err == nil && acct != nil {
-		a = acct
-	} else if sandboxToken != "" {
-		a = transfer.StaticToken(sandboxToken)
+	a, err := ServerAuth(c.ctx, o, "", EmbeddedToken(c.sandboxDir, o))
+	if err != nil {
+		a = nil // the request fails for want of one, saying what to do
 	}
 	c.by[o] = a
 	c.used[o] = a != nil
@@ -103,12 +100,26 @@ func (c *Credentials) Refresh(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// AccountAuth is the account signed in at an endpoint as the engine's
+// ServerAuth is the credential Carrier holds for the API at base, for a
+// kind of work ("" for any): the account signed in there, else the
+// sandbox's own token (sandboxToken: "" when base is no sandbox of
+// Carrier's). It is nil, without an error, when there is none.
+func ServerAuth(ctx context.Context, base string, kind auth.Kind, sandboxToken string) (transfer.Authorizer, error) {
+	a, err := accountAuth(ctx, base, kind, sandboxToken != "")
+	if err != nil || a != nil {
+		return a, err
+	}
+	if sandboxToken != "" {
+		return transfer.StaticToken(sandboxToken), nil
+	}
+	return nil, nil
+}
+
+// accountAuth is the account signed in at an endpoint as the engine's
 // Authorizer, or nil when nobody is signed in there. An account whose
-// grant does not cover the work (kind; "" for any) is passed over on a
-// sandbox (its own token will do) and refused elsewhere, saying how to
-// widen it.
-func AccountAuth(ctx context.Context, base string, kind auth.Kind, sandbox bool) (transfer.Authorizer, error) {
+// grant does not cover the work is passed over on a sandbox (its own
+// token will do) and refused elsewhere, saying how to widen it.
+func accountAuth(ctx context.Context, base string, kind auth.Kind, sandbox bool) (transfer.Authorizer, error) {
 	acct, err := auth.Load(base)
 	switch {
 	case errors.Is(err, auth.ErrNotSignedIn):
