@@ -11,14 +11,25 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"carrier/internal/app"
 )
 
 // Env is what a command may touch of the outside world, so tests can run
-// commands in-process with their own streams.
+// commands in-process with their own streams and folders.
 type Env struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+	Dirs   app.Dirs // Carrier's folders; zero: the person's own (app.DefaultDirs)
+}
+
+// dirs are the folders commands default to.
+func (e *Env) dirs() app.Dirs {
+	if e.Dirs == (app.Dirs{}) {
+		return app.DefaultDirs()
+	}
+	return e.Dirs
 }
 
 // StdEnv is the process's own streams.

@@ -2,14 +2,13 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"carrier/auth"
+	"carrier/internal/app"
 	"carrier/transfer"
 )
 
@@ -22,12 +21,14 @@ type target struct {
 
 // endpointFlags choose the target of send, timeline and friends.
 type endpointFlags struct {
-	endpoint string
+	endpoint   string
+	sandboxDir string // the embedded sandbox's folder
 }
 
 func (f *endpointFlags) add(fs interface {
 	StringVar(*string, string, string, string)
-}) {
+}, dirs app.Dirs) {
+	f.sandboxDir = dirs.Sandbox()
 	fs.StringVar(&f.endpoint, "endpoint", "", "API root: a running sandbox's URL, or https://gmail.googleapis.com (default: the embedded sandbox)")
 }
 
@@ -42,7 +43,7 @@ func (f *endpointFlags) resolve(ctx context.Context, token string, kind auth.Kin
 	t := &target{close: func() error { return nil }}
 	var sandboxToken string
 	if f.endpoint == "" {
-		e, err := StartEmbedded(ctx, SandboxDir(), nil)
+		e, err := app.StartEmbedded(ctx, f.sandboxDir, nil)
 		if err != nil {
 			return nil, fmt.Errorf("cannot start the embedded sandbox: %w", err)
 		}
@@ -52,26 +53,21 @@ func (f *endpointFlags) resolve(ctx context.Context, token string, kind auth.Kin
 		if err != nil {
 			return nil, err
 		}
-		t.base, sandboxToken = base, embeddedTokenFor(base)
+		t.base, sandboxToken = base, app.EmbeddedToken(f.sandboxDir, base)
 	}
 	if token != "" {
 		t.auth = transfer.StaticToken(token)
 		return t, nil
 	}
-	a, err := accountAuth(ctx, t.base, kind, sandboxToken != "")
+	a, err := app.ServerAuth(ctx, t.base, kind, sandboxToken)
+	if err == nil && a == nil {
+		err = fmt.Errorf("no credentials for %s: run `carrier login --endpoint %s`, or pass a token in CARRIER_TOKEN", t.base, f.endpoint)
+	}
 	if err != nil {
 		t.close()
 		return nil, err
 	}
-	switch {
-	case a != nil:
-		t.auth = a
-	case sandboxToken != "":
-		t.auth = transfer.StaticToken(sandboxToken)
-	default:
-		t.close()
-		return nil, fmt.Errorf("no credentials for %s: run `carrier login --endpoint %s`, or pass a token in CARRIER_TOKEN", t.base, f.endpoint)
-	}
+	t.auth = a
 	return t, nil
 }
 
@@ -87,46 +83,4 @@ func normalizeEndpoint(s string) (string, error) {
 		return "", usagef("--endpoint %q: give the API root only, without a query", s)
 	}
 	return u.String(), nil
-}
-
-// embeddedTokenFor returns the embedded sandbox's token when base is where
-// it serves (as recorded in its data folder).
-func embeddedTokenFor(base string) string {
-	dir := SandboxDir()
-	port, err := os.ReadFile(filepath.Join(dir, portFile))
-	if err != nil {
-		return ""
-	}
-	u, err := url.Parse(base)
-	if err != nil || u.Port() != strings.TrimSpace(string(port)) || (u.Hostname() != "127.0.0.1" && u.Hostname() != "localhost") {
-		return ""
-	}
-	tok, err := os.ReadFile(filepath.Join(dir, tokenFile))
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(tok))
-}
-
-// accountAuth is the signed-in account for an endpoint as the engine's
-// Authorizer, or nil when nobody is signed in there. An account whose
-// grant does not cover the work is passed over on a sandbox (its own token
-// will do) and refused elsewhere, saying how to widen it.
-func accountAuth(ctx context.Context, base string, kind auth.Kind, sandbox bool) (transfer.Authorizer, error) {
-	acct, err := auth.Load(base)
-	switch {
-	case errors.Is(err, auth.ErrNotSignedIn):
-		return nil, nil
-	case err != nil:
-		if sandbox {
-			return nil, nil // a sandbox needs no keychain
-		}
-		return nil, err
-	case kind != "" && !acct.Can(kind):
-		if sandbox {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("%s is signed in at %s but did not allow Carrier to %s: run `carrier login --endpoint %s --for %s`", acct.Address, base, kind, base, kind)
-	}
-	return transfer.TokenFunc(acct.Bearer), nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"carrier/auth"
+	"carrier/internal/app"
 )
 
 func init() {
@@ -18,15 +19,15 @@ func init() {
 	register(&Command{Name: "logout", Summary: "sign out: revoke the sign-in and remove it from the keychain", Run: runLogout})
 }
 
-const endpointHelp = "API endpoint: a sandbox's URL (e.g. http://" + DefaultSandboxAddr + "), or google (default: the embedded sandbox)"
+const endpointHelp = "API endpoint: a sandbox's URL (e.g. http://" + app.DefaultSandboxAddr + "), or google (default: the embedded sandbox)"
 
 // endpointArg reads --endpoint. Empty means the embedded sandbox, started
 // in-process (until the returned stop) unless a Carrier already serves it.
-func endpointArg(ctx context.Context, raw string) (string, func() error, error) {
+func endpointArg(ctx context.Context, env *Env, raw string) (string, func() error, error) {
 	none := func() error { return nil }
 	switch strings.TrimSpace(raw) {
 	case "":
-		e, err := StartEmbedded(ctx, SandboxDir(), nil)
+		e, err := app.StartEmbedded(ctx, env.dirs().Sandbox(), nil)
 		if err != nil {
 			return "", none, fmt.Errorf("cannot start the embedded sandbox: %w", err)
 		}
@@ -78,7 +79,7 @@ func runLogin(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	default:
-		ep, stop, err := endpointArg(ctx, *endpoint)
+		ep, stop, err := endpointArg(ctx, env, *endpoint)
 		if err != nil {
 			return err
 		}
@@ -127,7 +128,7 @@ func runWhoami(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	ep, stop, err := endpointArg(ctx, *endpoint)
+	ep, stop, err := endpointArg(ctx, env, *endpoint)
 	if err != nil {
 		return err
 	}
@@ -165,7 +166,7 @@ func runLogout(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	ep, stop, err := endpointArg(ctx, *endpoint)
+	ep, stop, err := endpointArg(ctx, env, *endpoint)
 	if err != nil {
 		return err
 	}

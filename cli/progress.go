@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"carrier/compose"
+	"carrier/internal/app"
 	"carrier/transfer"
 )
 
@@ -133,7 +134,7 @@ func (p *progress) watch(events <-chan transfer.Event, stop <-chan struct{}, don
 // runQueue starts a queue with the flags' settings (auth as given, or each
 // server's own) and a progress printer on stderr; close stops both, after
 // the printer has shown the last events.
-func runQueue(ctx context.Context, env *Env, f *transferFlags, auth transfer.Authorizer) (q *transfer.Queue, stopAll func(), err error) {
+func runQueue(ctx context.Context, env *Env, f *transferFlags, auth transfer.Authorizer) (q *app.Queue, stopAll func(), err error) {
 	events := make(chan transfer.Event, 256)
 	cfg, err := f.config(ctx, events)
 	if err != nil {
@@ -142,7 +143,7 @@ func runQueue(ctx context.Context, env *Env, f *transferFlags, auth transfer.Aut
 	if auth != nil {
 		cfg.Auth = auth
 	}
-	q, err = transfer.New(cfg)
+	q, err = app.OpenQueue(cfg, app.NewSpool(app.SpoolDir(f.stateDir)))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -21,7 +21,7 @@ func init() {
 func runResume(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "resume", "[--state-dir DIR] [--list]")
 	var tf transferFlags
-	tf.add(fs)
+	tf.add(fs, env.dirs())
 	list := fs.Bool("list", false, "list the unfinished and failed jobs instead of resuming them")
 	if err := parseFlags(fs, args); err != nil {
 		return err

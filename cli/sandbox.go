@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"time"
 
+	"carrier/internal/app"
 	"carrier/sandbox"
 )
 
@@ -15,17 +15,11 @@ func init() {
 	register(&Command{Name: "sandbox", Summary: "run the embedded Google sandbox in the foreground", Run: runSandbox})
 }
 
-// DefaultSandboxAddr is where the sandbox listens unless told otherwise.
-const DefaultSandboxAddr = "127.0.0.1:8089"
-
-// SandboxDir is the embedded sandbox's default data folder.
-func SandboxDir() string { return filepath.Join(DataDir(), "sandbox") }
-
 func runSandbox(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "sandbox", "[--addr HOST:PORT] [--data DIR] [--token T] [--session-ttl 168h] [--faults SPEC] [--auto-consent] [--token-ttl 1h]")
-	addr := fs.String("addr", DefaultSandboxAddr, "address to listen on (loopback only unless --public)")
+	addr := fs.String("addr", app.DefaultSandboxAddr, "address to listen on (loopback only unless --public)")
 	public := fs.Bool("public", false, "allow a non-loopback --addr (the sandbox has no TLS: anyone on the network can reach it)")
-	dir := fs.String("data", SandboxDir(), "data folder (one sandbox per folder)")
+	dir := fs.String("data", env.dirs().Sandbox(), "data folder (one sandbox per folder)")
 	token := fs.String("token", "", "bearer token API requests must carry (default: the data folder's own, made on first use and printed)")
 	ttl := fs.Duration("session-ttl", 7*24*time.Hour, "how long a resumable upload session lives")
 	autoConsent := fs.Bool("auto-consent", false, "approve every OAuth sign-in at once, without showing the consent page (for tests)")
@@ -52,7 +46,7 @@ func runSandbox(ctx context.Context, env *Env, args []string) error {
 	if *token == "" {
 		// The folder's token stays the same across runs, so the desktop
 		// app and the CLI can use this sandbox without being told it.
-		t, err := sandboxToken(*dir)
+		t, err := app.SandboxToken(*dir)
 		if err != nil {
 			return err
 		}

@@ -3,17 +3,17 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"carrier/auth"
 	"carrier/compose"
+	"carrier/internal/app"
 	"carrier/transfer"
 )
 
@@ -30,9 +30,9 @@ type uploadFlags struct {
 	chunkSize  int64
 }
 
-func (f *uploadFlags) add(fs *flag.FlagSet) {
-	f.transferFlags.add(fs)
-	f.endpointFlags.add(fs)
+func (f *uploadFlags) add(fs *flag.FlagSet, dirs app.Dirs) {
+	f.transferFlags.add(fs, dirs)
+	f.endpointFlags.add(fs, dirs)
 	fs.StringVar(&f.uploadType, "upload-type", "resumable", "resumable (the only one that can resume and never sends twice), multipart or media")
 	fs.Int64Var(&f.chunkSize, "chunk-size", 0, "bytes per request, a multiple of 262144 (default 16 MiB)")
 }
@@ -49,14 +49,18 @@ func (f *uploadFlags) check() (transfer.UploadType, error) {
 }
 
 // upload runs one job to its end on the target and prints the response.
-func (f *uploadFlags) upload(ctx context.Context, env *Env, t *target, spec transfer.Spec) (*transfer.Snapshot, error) {
+// add queues spec (nil: as it is).
+func (f *uploadFlags) upload(ctx context.Context, env *Env, t *target, spec transfer.Spec, add func(*app.Queue, transfer.Spec) (string, error)) (*transfer.Snapshot, error) {
 	q, done, err := runQueue(ctx, env, &f.transferFlags, t.auth)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
 	spec.ChunkSize = f.chunkSize
-	id, err := q.Add(spec)
+	if add == nil {
+		add = (*app.Queue).Add
+	}
+	id, err := add(q, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +76,7 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	var mf messageFlags
 	mf.register(fs)
 	var uf uploadFlags
-	uf.add(fs)
+	uf.add(fs, env.dirs())
 	thread := fs.String("thread", "", "Gmail thread id to put the message in")
 	var labels stringList
 	fs.Var(&labels, "label", "Gmail label id for insert/import (repeatable; default INBOX and UNREAD)")
@@ -111,67 +115,19 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	if *draftID != "" || *sendDraft != "" {
 		method = compose.Draft
 	}
-	path, httpMethod, meta, err := gmailTarget(method, *thread, labels, *draftID, *sendDraft)
+	up, err := app.Message(msg, method, app.GmailOptions{Thread: *thread, Labels: labels, DraftID: *draftID, SendDraft: *sendDraft})
+	if errors.Is(err, app.ErrLabels) {
+		return usagef("--label is for send, insert and import")
+	}
 	if err != nil {
 		return err
 	}
-	spoolDir := filepath.Join(uf.stateDir, "spool")
-	sp, err := compose.Build(ctx, msg, method, spoolDir)
-	if err != nil {
-		return err
-	}
-	rec, err := uf.upload(ctx, env, t, transfer.Spec{
-		URL: t.base + path, Method: httpMethod, Type: typ, ContentType: "message/rfc822",
-		Metadata: meta, Path: sp.Path, SHA256: sp.SHA256, Label: msg.Label(),
+	spec := up.Spec(t.base)
+	spec.Type = typ
+	_, err = uf.upload(ctx, env, t, spec, func(q *app.Queue, spec transfer.Spec) (string, error) {
+		return q.AddMessage(ctx, spec, msg, method)
 	})
-	if err != nil {
-		return err
-	}
-	if rec.SHA256 == sp.SHA256 {
-		os.Remove(sp.Path) // delivered: the spool's job is done
-	}
-	return nil
-}
-
-// gmailTarget picks the media URI, HTTP method and metadata for a message.
-func gmailTarget(method compose.Method, thread string, labels []string, draftID, sendDraft string) (path, httpMethod string, meta []byte, err error) {
-	const users = "/upload/gmail/v1/users/me"
-	m := map[string]any{}
-	if thread != "" {
-		m["threadId"] = thread
-	}
-	if len(labels) > 0 {
-		if method != compose.Insert && method != compose.Import && method != compose.Send {
-			return "", "", nil, usagef("--label is for send, insert and import")
-		}
-		m["labelIds"] = labels
-	}
-	httpMethod = http.MethodPost
-	switch {
-	case sendDraft != "":
-		path, m = users+"/drafts/send", map[string]any{"id": sendDraft}
-	case draftID != "":
-		path, httpMethod = users+"/drafts/"+url.PathEscape(draftID), http.MethodPut
-		inner := map[string]any{}
-		if thread != "" {
-			inner["threadId"] = thread
-		}
-		m = map[string]any{"id": draftID, "message": inner}
-	case method == compose.Draft:
-		inner := map[string]any{}
-		if thread != "" {
-			inner["threadId"] = thread
-		}
-		path, m = users+"/drafts", map[string]any{"message": inner}
-	case method == compose.Insert:
-		path = users + "/messages"
-	case method == compose.Import:
-		path = users + "/messages/import"
-	default:
-		path = users + "/messages/send"
-	}
-	meta, err = json.Marshal(m)
-	return path, httpMethod, meta, err
+	return err
 }
 
 // sendDraftAsIs calls drafts.send on the metadata URI: no upload, the
@@ -235,7 +191,7 @@ func apiCall(ctx context.Context, t *target, method, path string, body []byte) (
 func runTimeline(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "timeline", "--media FILE [--text T | --html-file F] [--notify] [--item ID] [--endpoint URL] [transfer flags]")
 	var uf uploadFlags
-	uf.add(fs)
+	uf.add(fs, env.dirs())
 	mediaPath := fs.String("media", "", "the picture, video or sound (required)")
 	text := fs.String("text", "", "caption")
 	htmlFile := fs.String("html-file", "", "HTML caption, from this file")
@@ -271,26 +227,24 @@ func runTimeline(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer t.close()
-	spec := transfer.Spec{Type: typ, ContentType: tm.MediaType, Path: tm.Path, Label: filepath.Base(tm.Path) + " · to the timeline"}
-	if *item == "" {
-		captioned := ti.Text != "" || ti.HTML != "" || ti.Notify
-		if typ == transfer.Media && captioned {
-			return usagef("a caption travels as metadata, which --upload-type media cannot carry: use resumable or multipart")
-		}
-		if captioned {
-			if spec.Metadata, err = ti.Metadata(); err != nil {
-				return err
-			}
-		}
-		spec.URL = t.base + "/upload/mirror/v1/timeline"
-		_, err = uf.upload(ctx, env, t, spec)
+	captioned := ti.Text != "" || ti.HTML != "" || ti.Notify
+	if *item == "" && typ == transfer.Media && captioned {
+		return usagef("a caption travels as metadata, which --upload-type media cannot carry: use resumable or multipart")
+	}
+	up, err := app.Post(tm, ti, *item)
+	if err != nil {
 		return err
 	}
-	spec.URL = t.base + "/upload/mirror/v1/timeline/" + url.PathEscape(*item) + "/attachments"
+	spec := up.Spec(t.base)
+	spec.Type, spec.Path = typ, tm.Path
+	if *item == "" {
+		_, err = uf.upload(ctx, env, t, spec, nil)
+		return err
+	}
 	// The attachment's answer goes to stdout only as part of the item.
 	quiet := *env
 	quiet.Stdout = io.Discard
-	if _, err := uf.upload(ctx, &quiet, t, spec); err != nil {
+	if _, err := uf.upload(ctx, &quiet, t, spec, nil); err != nil {
 		return err
 	}
 	body, err := apiCall(ctx, t, http.MethodGet, "/mirror/v1/timeline/"+url.PathEscape(*item), nil)

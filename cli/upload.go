@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"carrier/internal/app"
 	"carrier/transfer"
 )
 
@@ -21,6 +22,7 @@ func init() {
 
 // transferFlags are the engine settings shared by upload and resume.
 type transferFlags struct {
+	sandboxDir string // the embedded sandbox's folder, whose token requests to it carry
 	stateDir   string
 	token      string
 	retryBase  time.Duration
@@ -32,8 +34,9 @@ func (f *transferFlags) add(fs interface {
 	StringVar(*string, string, string, string)
 	DurationVar(*time.Duration, string, time.Duration, string)
 	IntVar(*int, string, int, string)
-}) {
-	fs.StringVar(&f.stateDir, "state-dir", StateDir(), "folder of the upload journal (shared with the desktop app)")
+}, dirs app.Dirs) {
+	f.sandboxDir = dirs.Sandbox()
+	fs.StringVar(&f.stateDir, "state-dir", dirs.State, "folder of the upload journal (shared with the desktop app)")
 	fs.StringVar(&f.token, "token", "", "bearer token for the upload URI; prefer the CARRIER_TOKEN environment variable, since command-line arguments are visible to other users of this computer")
 	fs.DurationVar(&f.retryBase, "retry-base", transfer.DefaultRetryBase, "base of the backoff: waits are base*2^n plus up to base at random")
 	fs.IntVar(&f.maxRetries, "max-retries", transfer.DefaultMaxRetries, "tries in a row without progress before giving up (n = 0..N)")
@@ -66,7 +69,7 @@ func (f *transferFlags) config(ctx context.Context, events chan<- transfer.Event
 	if tok != "" {
 		cfg.Auth = transfer.StaticToken(tok)
 	} else {
-		cfg.Auth = newHostAuth(ctx)
+		cfg.Auth = app.NewCredentials(ctx, f.sandboxDir)
 	}
 	return cfg, nil
 }
@@ -83,7 +86,7 @@ func runUpload(ctx context.Context, env *Env, args []string) error {
 		method   = fs.String("method", "POST", "POST, or PUT to update an existing resource")
 		chunk    = fs.Int64("chunk-size", 0, "bytes per request, a multiple of 262144 (default 16 MiB)")
 	)
-	tf.add(fs)
+	tf.add(fs, env.dirs())
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -136,7 +139,7 @@ func runUpload(ctx context.Context, env *Env, args []string) error {
 }
 
 // finishJob waits for one job and reports it: the response body on stdout.
-func finishJob(ctx context.Context, env *Env, q *transfer.Queue, id string, resumeHint bool) error {
+func finishJob(ctx context.Context, env *Env, q *app.Queue, id string, resumeHint bool) error {
 	rec, err := q.Wait(ctx, id)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -168,6 +168,9 @@ def main():
             walk(c)
 
     walk(full["payload"])
+    # Once the message is sent, its spool file is gone.
+    spool = os.path.join(env["XDG_STATE_HOME"], "carrier", "spool")
+    wait_for("an empty spool after sending", lambda: os.path.isdir(spool) and not os.listdir(spool))
     subject = [h["value"] for h in full["payload"]["headers"] if h["name"] == "Subject"]
     if subject != ["Dropped from another program"]:
         fail("subject %r" % subject)
@@ -203,9 +206,16 @@ def main():
     time.sleep(0.8)
     shot(env, "6-account")
 
-    # Restarted in the light theme: the journal keeps the transfers.
+    # Restarted in the light theme: the journal keeps the transfers, and
+    # a crash's leftovers in the spool (older than the sweep's grace of an
+    # hour) are swept.
     procs[1].terminate()
     procs[1].wait(timeout=10)
+    leftovers = [os.path.join(spool, n) for n in ("msg-crashed.eml.tmp", "msg-orphan.eml")]
+    for p in leftovers:
+        with open(p, "w") as f:
+            f.write("From: a crash\r\n")
+        os.utime(p, (time.time() - 7200, time.time() - 7200))
     env2 = dict(env, FYNE_THEME="light")
     start([binary], env2, stdout=log, stderr=log)
     wid = wait_for("Carrier's window after a restart", lambda: window(env2, "^Carrier$"))
@@ -213,6 +223,18 @@ def main():
     click(270, 21)
     time.sleep(1)
     shot(env2, "7-transfers-after-restart-light")
+    if any(os.path.exists(p) for p in leftovers):
+        fail("the spool's leftovers survived a restart: %r" % os.listdir(spool))
+    # Clear finished forgets both jobs; nothing of them stays but the
+    # person's own picture.
+    click(1028, 61)
+    jobs = os.path.join(env["XDG_STATE_HOME"], "carrier", "jobs")
+    wait_for("the journal emptied by Clear finished",
+             lambda: not [n for n in os.listdir(jobs) if n.endswith(".json")], timeout=10)
+    time.sleep(0.5)
+    shot(env2, "8-transfers-cleared-light")
+    if os.listdir(spool) or not os.path.exists(picture):
+        fail("after Clear finished: spool %r, picture kept %r" % (os.listdir(spool), os.path.exists(picture)))
     print("ok: dragged %s onto Carrier, sent it; the sandbox holds message %s with it; screenshots in %s"
           % (os.path.basename(attachment), mid, SHOTS), flush=True)
 

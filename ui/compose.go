@@ -16,7 +16,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"carrier/compose"
-	"carrier/transfer"
 )
 
 type composeScreen struct {
@@ -241,17 +240,9 @@ func (c *composeScreen) submit(method compose.Method) {
 	c.busy = true
 	c.updateButtons()
 	c.status.SetText("Preparing the message…")
-	label := msg.Label()
 	target := c.u.deps.Target()
 	c.u.goBackground(func(ctx context.Context) {
-		sp, err := compose.Build(ctx, msg, method, c.u.deps.SpoolDir)
-		var id string
-		if err == nil {
-			id, err = c.u.deps.Uploads.Add(transfer.Spec{
-				URL: target + gmailPath(method), ContentType: "message/rfc822",
-				Path: sp.Path, SHA256: sp.SHA256, Label: label,
-			})
-		}
+		id, err := c.u.deps.Outbox.SendMessage(ctx, target, msg, method)
 		c.u.do(func() {
 			c.busy = false
 			if err != nil {
@@ -261,8 +252,7 @@ func (c *composeScreen) submit(method compose.Method) {
 			}
 			c.status.SetText("")
 			c.clear()
-			c.u.transfers.ensureRow(id)
-			c.u.ShowTransfers()
+			c.u.queued(id)
 		})
 	})
 }
@@ -274,18 +264,6 @@ func (c *composeScreen) clear() {
 	c.attachments = nil
 	c.attSizes = map[string]int64{}
 	c.refreshAttachments()
-}
-
-func gmailPath(m compose.Method) string {
-	switch m {
-	case compose.Draft:
-		return "/upload/gmail/v1/users/me/drafts"
-	case compose.Insert:
-		return "/upload/gmail/v1/users/me/messages"
-	case compose.Import:
-		return "/upload/gmail/v1/users/me/messages/import"
-	}
-	return "/upload/gmail/v1/users/me/messages/send"
 }
 
 func problemText(err error) string {

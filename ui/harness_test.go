@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"carrier/internal/app"
 	"carrier/sandbox"
 	"carrier/transfer"
 )
@@ -29,7 +30,8 @@ type harness struct {
 	calls  chan func()
 	url    string
 	sb     *sandbox.Sandbox
-	q      *transfer.Queue
+	q      *app.Queue
+	state  string // the queue's state folder: its journal and spool
 	faults []string
 	mu     sync.Mutex
 }
@@ -38,6 +40,7 @@ type harnessOpts struct {
 	uploads Uploads
 	events  chan transfer.Event
 	deps    func(*Deps)
+	state   string // the queue's state folder; "" for a new one
 }
 
 func newHarness(t *testing.T, opts ...func(*harnessOpts)) *harness {
@@ -49,6 +52,7 @@ func newHarness(t *testing.T, opts ...func(*harnessOpts)) *harness {
 		f(&o)
 	}
 	var endpoint string
+	var outbox Outbox
 	if o.uploads == nil {
 		sb, err := sandbox.Open(sandbox.Options{Dir: t.TempDir(), Token: tok})
 		if err != nil {
@@ -59,20 +63,23 @@ func newHarness(t *testing.T, opts ...func(*harnessOpts)) *harness {
 		t.Cleanup(func() { sb.Close() })
 		h.sb, h.url, endpoint = sb, srv.URL, srv.URL
 		o.events = make(chan transfer.Event, 1024)
-		q, err := transfer.New(transfer.Config{StateDir: t.TempDir(), Auth: transfer.StaticToken(tok), Events: o.events, RetryBase: 10 * time.Millisecond})
+		h.state = o.state
+		if h.state == "" {
+			h.state = t.TempDir()
+		}
+		q, err := app.OpenQueue(transfer.Config{StateDir: h.state, Auth: transfer.StaticToken(tok), Events: o.events, RetryBase: 10 * time.Millisecond}, app.NewSpool(app.SpoolDir(h.state)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		h.q, o.uploads = q, q
+		h.q, o.uploads, outbox = q, q, q
 	} else {
 		endpoint = "http://127.0.0.1:9"
 	}
 	h.w = test.NewTempWindow(t, nil)
 	h.w.Resize(fyne.NewSize(1100, 720))
 	d := Deps{
-		Uploads: o.uploads, Events: o.events, Endpoint: endpoint, Auth: transfer.StaticToken(tok),
-		SpoolDir: t.TempDir(),
-		Account:  func() Account { return Account{Sandbox: true} },
+		Uploads: o.uploads, Outbox: outbox, Events: o.events, Endpoint: endpoint, Auth: transfer.StaticToken(tok),
+		Account: func() Account { return Account{Sandbox: true} },
 		SetFaults: func(spec string) error {
 			h.mu.Lock()
 			defer h.mu.Unlock()

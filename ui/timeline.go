@@ -13,7 +13,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"carrier/compose"
-	"carrier/transfer"
 )
 
 type timelineScreen struct {
@@ -111,8 +110,7 @@ func (t *timelineScreen) submit() {
 		return
 	}
 	item := compose.TimelineItem{Media: t.media.Path, Text: t.caption.Text, Notify: t.notify.Checked}
-	meta, err := item.Metadata()
-	if err != nil {
+	if _, err := item.Metadata(); err != nil {
 		t.status.SetText(problemText(err))
 		return
 	}
@@ -120,10 +118,7 @@ func (t *timelineScreen) submit() {
 	target := t.u.deps.Target()
 	t.post.Disable()
 	t.u.goBackground(func(context.Context) {
-		id, err := t.u.deps.Uploads.Add(transfer.Spec{
-			URL: target + "/upload/mirror/v1/timeline", ContentType: m.MediaType,
-			Metadata: meta, Path: m.Path, Label: baseName(m.Path) + " · to the timeline",
-		})
+		id, err := t.u.deps.Outbox.PostTimeline(target, m, item)
 		t.u.do(func() {
 			if err != nil {
 				t.status.SetText(err.Error())
@@ -131,8 +126,7 @@ func (t *timelineScreen) submit() {
 				return
 			}
 			t.clear()
-			t.u.transfers.ensureRow(id)
-			t.u.ShowTransfers()
+			t.u.queued(id)
 		})
 	})
 }

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"carrier/internal/app"
 	"carrier/transfer"
 )
 
@@ -237,7 +237,7 @@ func (s *transfersScreen) draw(id string) {
 	s.mu.Unlock()
 	snap := v.snap
 	r.name.SetText(jobName(snap))
-	r.dest.SetText(destination(snap, s.u.deps.Endpoint))
+	r.dest.SetText(app.Describe(snap.URL, s.u.deps.Endpoint))
 	frac := func(n int64) float64 {
 		if snap.Size <= 0 {
 			if snap.State == transfer.StateDone {
@@ -357,46 +357,6 @@ func jobName(r transfer.Snapshot) string {
 	}
 	return r.ID
 }
-
-// destination names where a job goes, from its upload URI.
-func destination(r transfer.Snapshot, endpoint string) string {
-	u, err := url.Parse(r.URL)
-	if err != nil {
-		return ""
-	}
-	p := u.Path
-	var what string
-	switch {
-	case strings.HasSuffix(p, "/messages/send"):
-		what = "Gmail · send"
-	case strings.HasSuffix(p, "/drafts/send"):
-		what = "Gmail · send draft"
-	case strings.Contains(p, "/drafts/"):
-		what = "Gmail · update draft"
-	case strings.HasSuffix(p, "/drafts"):
-		what = "Gmail · save draft"
-	case strings.HasSuffix(p, "/messages/import"):
-		what = "Gmail · import"
-	case strings.HasSuffix(p, "/messages"):
-		what = "Gmail · insert"
-	case strings.HasSuffix(p, "/attachments"):
-		what = "Timeline · add to item"
-	case strings.Contains(p, "/mirror/v1/timeline"):
-		what = "Timeline"
-	case strings.Contains(p, "/storage/v1/b/"):
-		what = "Storage"
-	default:
-		what = p
-	}
-	if e, err := url.Parse(endpoint); err == nil && e.Host == u.Host {
-		if strings.HasPrefix(u.Host, "127.0.0.1") || strings.HasPrefix(u.Host, "localhost") {
-			return what + " (sandbox, on this computer)"
-		}
-		return what
-	}
-	return what + " at " + u.Host
-}
-
 // failureAdvice says what the person can do about a failed job, here.
 var failureAdvice = map[error]string{
 	transfer.ErrGaveUp:        ". Retry goes on where it stopped.",

@@ -1,7 +1,7 @@
 // Package ui holds Carrier's Fyne screens and the bridge from transfer
 // events to widgets. main.go gives it the fyne.App and fyne.Window; it
 // never creates them, so it builds and tests without cgo. It reaches
-// uploads only through the transfer queue and its events.
+// uploads only through the app's queue (Uploads, Outbox) and its events.
 package ui
 
 import (
@@ -15,12 +15,12 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 
+	"carrier/compose"
 	"carrier/transfer"
 )
 
-// Uploads is what the UI needs of the transfer queue.
+// Uploads is what the transfers screen needs of the transfer queue.
 type Uploads interface {
-	Add(transfer.Spec) (string, error)
 	Pause(id string) error
 	Resume(ctx context.Context, id string) error
 	Retry(ctx context.Context, id string) error
@@ -28,6 +28,14 @@ type Uploads interface {
 	Jobs() []transfer.Snapshot
 	History() ([]transfer.Snapshot, error) // the journal's jobs, finished ones too
 	Forget(id string) error
+}
+
+// Outbox queues what the compose and timeline screens send: the app's
+// recipes and spool (package internal/app's Queue). root is the API root
+// uploads go to (Deps.Target).
+type Outbox interface {
+	SendMessage(ctx context.Context, root string, msg *compose.Message, method compose.Method) (id string, err error)
+	PostTimeline(root string, media *compose.TimelineMedia, item compose.TimelineItem) (id string, err error)
 }
 
 // Account describes who Carrier sends as.
@@ -39,15 +47,15 @@ type Account struct {
 // Deps is everything the screens use, wired by main.go.
 type Deps struct {
 	Uploads  Uploads
+	Outbox   Outbox
 	Events   <-chan transfer.Event // the queue's events; the UI drains it
 	Endpoint string                // the sandbox's API root: the mailbox reads it
 	Auth     transfer.Authorizer   // authorizes the mailbox's reads
 	// Target is the API root uploads go to now: the sandbox's, or
 	// Google's once signed in. Nil means Endpoint.
-	Target   func() string
-	Client   *http.Client // for the mailbox's reads; nil: a default one
-	SpoolDir string       // where built messages are kept until sent
-	Account  func() Account
+	Target  func() string
+	Client  *http.Client // for the mailbox's reads; nil: a default one
+	Account func() Account
 
 	// SignIn signs in with Google using the person's OAuth client file
 	// (the JSON of a "Desktop app" client); nil: signing in is not offered.
@@ -156,6 +164,12 @@ func (u *UI) dropped(_ fyne.Position, uris []fyne.URI) {
 	}
 	u.compose.attach(paths...)
 	u.tabs.Select(u.composeTab)
+}
+
+// queued shows a job the compose or timeline screen just queued.
+func (u *UI) queued(id string) {
+	u.transfers.ensureRow(id)
+	u.ShowTransfers()
 }
 
 // ShowTransfers brings the transfers screen forward.

@@ -1,4 +1,4 @@
-package cli
+package app
 
 import (
 	"context"
@@ -6,11 +6,15 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"carrier/sandbox"
 )
@@ -42,15 +46,18 @@ func (e *Embedded) Close() error {
 	return err
 }
 
+// DefaultSandboxAddr is where the sandbox listens unless told otherwise.
+const DefaultSandboxAddr = "127.0.0.1:8089"
+
 const (
 	tokenFile = "token"
 	portFile  = "port"
 )
 
-// sandboxToken returns the data folder's token, making one on first use.
+// SandboxToken returns the data folder's token, making one on first use.
 // It stays the same across runs so jobs in the journal can start their
 // sessions again after a restart. The file is private, like the store.
-func sandboxToken(dir string) (string, error) {
+func SandboxToken(dir string) (string, error) {
 	p := filepath.Join(dir, tokenFile)
 	if b, err := os.ReadFile(p); err == nil && len(strings.TrimSpace(string(b))) >= 16 {
 		return strings.TrimSpace(string(b)), nil
@@ -72,7 +79,7 @@ func sandboxToken(dir string) (string, error) {
 // else 8089, else any free port. If another process already serves the
 // folder, its address is used instead.
 func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger) (*Embedded, error) {
-	token, err := sandboxToken(dir)
+	token, err := SandboxToken(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -124,4 +131,46 @@ func listenStable(dir string) (net.Listener, error) {
 		return ln, nil
 	}
 	return nil, fmt.Errorf("cannot listen on loopback for the sandbox: %w", lastErr)
+}
+
+// EmbeddedToken returns the token of the embedded sandbox whose data folder
+// is dir when base is where it serves (as the folder records), else "".
+func EmbeddedToken(dir, base string) string {
+	port, err := os.ReadFile(filepath.Join(dir, portFile))
+	if err != nil {
+		return ""
+	}
+	u, err := url.Parse(base)
+	if err != nil || u.Port() != strings.TrimSpace(string(port)) || (u.Hostname() != "127.0.0.1" && u.Hostname() != "localhost") {
+		return ""
+	}
+	tok, err := os.ReadFile(filepath.Join(dir, tokenFile))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(tok))
+}
+
+// SetFaults switches the sandbox's fault injection, in this process or
+// through the control endpoint of the one that serves the folder.
+func (e *Embedded) SetFaults(spec string) error {
+	if e.sb != nil {
+		return e.sb.SetFaults(spec)
+	}
+	req, err := http.NewRequest(http.MethodPut, e.URL+"/sandbox/v1/faults", strings.NewReader(spec))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+e.Token)
+	client := &http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return errors.New(strings.TrimSpace(string(b)))
+	}
+	return nil
 }

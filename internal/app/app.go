@@ -1,0 +1,56 @@
+// Package app is what Carrier's two front ends share: the folders, the
+// embedded sandbox's start, the credentials of each server, the Gmail and
+// Mirror recipes (what a message or a post becomes as an upload, and what
+// an upload's URL means to people), and the spool's lifecycle around the
+// transfer queue. Package cli and package ui use it; main.go builds it.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"carrier/auth"
+	"carrier/transfer"
+)
+
+// App is the desktop app's core: the embedded sandbox serving, the
+// credentials, and the Google sign-in if there is one.
+type App struct {
+	Dirs    Dirs
+	Sandbox *Embedded
+	Creds   *Credentials
+	Google  *Google
+}
+
+// Open starts the embedded sandbox in dirs and looks up the sign-in.
+func Open(ctx context.Context, dirs Dirs, logger *slog.Logger) (*App, error) {
+	emb, err := StartEmbedded(ctx, dirs.Sandbox(), logger)
+	if err != nil {
+		return nil, fmt.Errorf("the embedded sandbox could not start: %w", err)
+	}
+	creds := NewCredentials(ctx, dirs.Sandbox())
+	return &App{Dirs: dirs, Sandbox: emb, Creds: creds, Google: LoadGoogle(creds)}, nil
+}
+
+// Close stops the embedded sandbox if this process serves it.
+func (a *App) Close() error { return a.Sandbox.Close() }
+
+// Target is the API root uploads go to now: Google's once signed in, the
+// sandbox's otherwise.
+func (a *App) Target() string {
+	if a.Google.Address() != "" {
+		return auth.GoogleEndpoint
+	}
+	return a.Sandbox.URL
+}
+
+// OpenQueue opens the journal in the state folder, with each server's
+// credentials, and the spool beside it (see OpenQueue).
+func (a *App) OpenQueue(events chan<- transfer.Event) (*Queue, error) {
+	q, err := OpenQueue(transfer.Config{StateDir: a.Dirs.State, Auth: a.Creds, Events: events}, NewSpool(a.Dirs.Spool()))
+	if err != nil {
+		return nil, fmt.Errorf("the upload journal in %s could not be opened: %w", a.Dirs.State, err)
+	}
+	return q, nil
+}

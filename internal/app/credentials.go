@@ -1,0 +1,139 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sync"
+
+	"carrier/auth"
+	"carrier/transfer"
+)
+
+// Credentials authorize each request with the credential of its server:
+// the journal may hold jobs for the embedded sandbox, another sandbox and
+// Google at once, and one queue finishes them all. It is the queue's
+// transfer.Authorizer in the desktop app and in `carrier resume`.
+type Credentials struct {
+	mu         sync.Mutex
+	ctx        context.Context
+	sandboxDir string                         // the embedded sandbox's, whose token it may use
+	by         map[string]transfer.Authorizer // origin -> credential; nil: none found
+	used       map[string]bool
+}
+
+// NewCredentials looks credentials up in the keychain, and in the data
+// folder of the embedded sandbox (sandboxDir), as requests need them.
+func NewCredentials(ctx context.Context, sandboxDir string) *Credentials {
+	return &Credentials{ctx: ctx, sandboxDir: sandboxDir, by: map[string]transfer.Authorizer{}, used: map[string]bool{}}
+}
+
+// Reset forgets every credential looked up so far: after a sign-in or a
+// sign-out, the next request of each server looks again.
+func (c *Credentials) Reset() {
+	c.mu.Lock()
+	c.by, c.used = map[string]transfer.Authorizer{}, map[string]bool{}
+	c.mu.Unlock()
+}
+
+func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
+
+func (c *Credentials) lookup(o string) transfer.Authorizer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a, ok := c.by[o]; ok {
+		c.used[o] = a != nil
+		return a
+	}
+	a, err := ServerAuth(c.ctx, o, "", EmbeddedToken(c.sandboxDir, o))
+	if err != nil {
+		a = nil // the request fails for want of one, saying what to do
+	}
+	c.by[o] = a
+	c.used[o] = a != nil
+	return a
+}
+
+// ErrNoCredentials reaches the engine as a failure of the request that
+// needed one; session URIs need none and go out as they are.
+var ErrNoCredentials = errors.New("no credentials for this server: run `carrier login --endpoint URL`, or pass a token in CARRIER_TOKEN")
+
+// Authorize puts the credential of req's server on it.
+func (c *Credentials) Authorize(ctx context.Context, req *http.Request) error {
+	if a := c.lookup(origin(req.URL)); a != nil {
+		return a.Authorize(ctx, req)
+	}
+	if req.URL.Query().Has("upload_id") {
+		return nil
+	}
+	return ErrNoCredentials
+}
+
+// Refresh refreshes every credential in use: the engine does not say for
+// which host, and a token refreshed early costs nothing.
+func (c *Credentials) Refresh(ctx context.Context) error {
+	c.mu.Lock()
+	var as []transfer.Authorizer
+	for o, used := range c.used {
+		if used {
+			as = append(as, c.by[o])
+		}
+	}
+	c.mu.Unlock()
+	var errs []error
+	refreshed := false
+	for _, a := range as {
+		if err := a.Refresh(ctx); err != nil {
+			errs = append(errs, err)
+		} else {
+			refreshed = true
+		}
+	}
+	if refreshed {
+		return nil
+	}
+	if len(errs) == 0 {
+		return transfer.ErrCannotRefresh
+	}
+	return errors.Join(errs...)
+}
+
+// ServerAuth is the credential Carrier holds for the API at base, for a
+// kind of work ("" for any): the account signed in there, else the
+// sandbox's own token (sandboxToken: "" when base is no sandbox of
+// Carrier's). It is nil, without an error, when there is none.
+func ServerAuth(ctx context.Context, base string, kind auth.Kind, sandboxToken string) (transfer.Authorizer, error) {
+	a, err := accountAuth(ctx, base, kind, sandboxToken != "")
+	if err != nil || a != nil {
+		return a, err
+	}
+	if sandboxToken != "" {
+		return transfer.StaticToken(sandboxToken), nil
+	}
+	return nil, nil
+}
+
+// accountAuth is the account signed in at an endpoint as the engine's
+// Authorizer, or nil when nobody is signed in there. An account whose
+// grant does not cover the work is passed over on a sandbox (its own
+// token will do) and refused elsewhere, saying how to widen it.
+func accountAuth(ctx context.Context, base string, kind auth.Kind, sandbox bool) (transfer.Authorizer, error) {
+	acct, err := auth.Load(base)
+	switch {
+	case errors.Is(err, auth.ErrNotSignedIn):
+		return nil, nil
+	case err != nil:
+		if sandbox {
+			return nil, nil // a sandbox needs no keychain
+		}
+		return nil, err
+	case kind != "" && !acct.Can(kind):
+		if sandbox {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("%s is signed in at %s but did not allow Carrier to %s: run `carrier login --endpoint %s --for %s`", acct.Address, base, kind, base, kind)
+	}
+	return transfer.TokenFunc(acct.Bearer), nil
+}

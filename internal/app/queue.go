@@ -1,0 +1,157 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"carrier/compose"
+	"carrier/transfer"
+)
+
+// Queue is the transfer queue with the spool's lifecycle around it: a
+// message's spool file goes when its job is done, cancelled or forgotten,
+// and what no job needs is swept when the queue opens. Everything else is
+// transfer.Queue's own.
+type Queue struct {
+	*transfer.Queue
+	spool *Spool
+
+	in   chan transfer.Event   // the engine's events
+	out  chan<- transfer.Event // the caller's, passed on after the spool saw them
+	stop chan struct{}
+	done chan struct{}
+	once sync.Once
+}
+
+// OpenQueue starts a transfer queue on cfg and sweeps spool. The events go
+// to cfg.Events as the engine's would, after the spool has let go of
+// finished jobs' files: whoever sees a job done sees its spool gone.
+func OpenQueue(cfg transfer.Config, spool *Spool) (*Queue, error) {
+	q := &Queue{spool: spool, out: cfg.Events, stop: make(chan struct{}), done: make(chan struct{})}
+	q.in = make(chan transfer.Event, max(cap(cfg.Events), 64))
+	cfg.Events = q.in
+	tq, err := transfer.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	q.Queue = tq
+	q.sweep()
+	go q.pump()
+	return q, nil
+}
+
+// sweep takes from the spool what no job of the journal needs.
+func (q *Queue) sweep() {
+	recs, err := q.History()
+	if err != nil {
+		q.spool.Sweep(nil) // a record unread may need any of them
+		return
+	}
+	q.spool.Sweep(neededBy(recs))
+}
+
+// pump lets the spool see each event before passing it on.
+func (q *Queue) pump() {
+	defer close(q.done)
+	for {
+		select {
+		case e := <-q.in:
+			q.settle(e)
+			q.pass(e, true)
+		case <-q.stop:
+			for { // what the engine sent before it stopped
+				select {
+				case e := <-q.in:
+					q.settle(e)
+					q.pass(e, false)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// settle releases the file of a job that has reached an end.
+func (q *Queue) settle(e transfer.Event) {
+	if path, ok := ended(e); ok {
+		q.spool.Release(path)
+	}
+}
+
+// pass hands an event on as the engine would: progress only when there is
+// room; the rest waits for room unless the queue is closing.
+func (q *Queue) pass(e transfer.Event, wait bool) {
+	if q.out == nil {
+		return
+	}
+	if !wait || droppable(e) {
+		select {
+		case q.out <- e:
+		default:
+		}
+		return
+	}
+	select {
+	case q.out <- e:
+	case <-q.stop:
+		select {
+		case q.out <- e:
+		default:
+		}
+	}
+}
+
+// Close stops the queue, then passes on the events it sent before.
+func (q *Queue) Close() error {
+	err := q.Queue.Close()
+	q.once.Do(func() { close(q.stop) })
+	<-q.done
+	return err
+}
+
+// Forget removes a finished job from the journal, and its spool file.
+func (q *Queue) Forget(id string) error {
+	path := fileOf(q.Queue, id)
+	if err := q.Queue.Forget(id); err != nil {
+		return err
+	}
+	return q.spool.Release(path)
+}
+
+// AddMessage builds msg into the spool and queues spec (from Message's
+// recipe) to send it. A spool the queue refused is removed at once.
+func (q *Queue) AddMessage(ctx context.Context, spec transfer.Spec, msg *compose.Message, method compose.Method) (string, error) {
+	sp, err := q.spool.Build(ctx, msg, method)
+	if err != nil {
+		return "", err
+	}
+	spec.Path, spec.SHA256 = sp.Path, sp.SHA256
+	id, err := q.Add(spec)
+	if err != nil {
+		return "", errors.Join(err, q.spool.Release(sp.Path))
+	}
+	return id, nil
+}
+
+// SendMessage queues msg to Gmail on the API at root, by method.
+func (q *Queue) SendMessage(ctx context.Context, root string, msg *compose.Message, method compose.Method) (string, error) {
+	up, err := Message(msg, method, GmailOptions{})
+	if err != nil {
+		return "", err
+	}
+	return q.AddMessage(ctx, up.Spec(root), msg, method)
+}
+
+// PostTimeline queues a new timeline item with media and item's caption
+// on the API at root.
+func (q *Queue) PostTimeline(root string, media *compose.TimelineMedia, item compose.TimelineItem) (string, error) {
+	up, err := Post(media, item, "")
+	if err != nil {
+		return "", err
+	}
+	spec := up.Spec(root)
+	spec.Path = media.Path
+	return q.Add(spec)
+}

@@ -1,0 +1,173 @@
+package app
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"carrier/compose"
+	"carrier/transfer"
+)
+
+// Upload is a recipe applied: where one upload goes below an API root, how,
+// with what metadata, and what people call it.
+type Upload struct {
+	Path        string // the media upload path below the API root
+	Method      string // POST, or PUT to replace a draft's message
+	Metadata    []byte // JSON sent with the media; nil for none
+	ContentType string // message/rfc822, or the media's type
+	Label       string // the job's name for people ("Report · to bob@example.com")
+}
+
+// Spec is the upload's job on the API at root (no trailing slash). The
+// file (Path, SHA256) and the transfer settings are the caller's to add.
+func (u Upload) Spec(root string) transfer.Spec {
+	return transfer.Spec{URL: root + u.Path, Method: u.Method, ContentType: u.ContentType, Metadata: u.Metadata, Label: u.Label}
+}
+
+// The upload paths of Gmail and the Mirror timeline, and their names for
+// people: one table, read one way by the recipes (a {id} is filled in) and
+// the other by Describe (a {id} matches any one segment). Order matters
+// for Describe: the first match wins.
+const (
+	gmailUsers     = "/upload/gmail/v1/users/me"
+	mirrorTimeline = "/upload/mirror/v1/timeline"
+)
+
+type route struct{ path, what string }
+
+var (
+	routeSend        = route{gmailUsers + "/messages/send", "Gmail · send"}
+	routeDraftSend   = route{gmailUsers + "/drafts/send", "Gmail · send draft"}
+	routeDraftUpdate = route{gmailUsers + "/drafts/{id}", "Gmail · update draft"}
+	routeDraft       = route{gmailUsers + "/drafts", "Gmail · save draft"}
+	routeImport      = route{gmailUsers + "/messages/import", "Gmail · import"}
+	routeInsert      = route{gmailUsers + "/messages", "Gmail · insert"}
+	routeAttach      = route{mirrorTimeline + "/{id}/attachments", "Timeline · add to item"}
+	routeTimeline    = route{mirrorTimeline, "Timeline"}
+	routeStorage     = route{"/upload/storage/v1/b/{id}/o", "Storage"}
+
+	routes = []route{routeSend, routeDraftSend, routeDraftUpdate, routeDraft, routeImport, routeInsert, routeAttach, routeTimeline, routeStorage}
+)
+
+func (r route) with(id string) string { return strings.Replace(r.path, "{id}", url.PathEscape(id), 1) }
+
+// GmailOptions are what a message may say besides its method.
+type GmailOptions struct {
+	Thread    string   // the thread to put it in
+	Labels    []string // label ids, for send, insert and import
+	DraftID   string   // replace this draft's message (drafts.update)
+	SendDraft string   // send this draft with the message (drafts.send)
+}
+
+// ErrLabels refuses label ids on a method that cannot carry them.
+var ErrLabels = errors.New("labels are for send, insert and import")
+
+// Message is the recipe of a message: the Gmail method it goes by, and
+// where that is. A draft id or a draft to send makes it a draft's upload.
+func Message(msg *compose.Message, method compose.Method, o GmailOptions) (Upload, error) {
+	m := map[string]any{}
+	if o.Thread != "" {
+		m["threadId"] = o.Thread
+	}
+	if len(o.Labels) > 0 {
+		if method != compose.Insert && method != compose.Import && method != compose.Send {
+			return Upload{}, ErrLabels
+		}
+		m["labelIds"] = o.Labels
+	}
+	inThread := func() map[string]any {
+		inner := map[string]any{}
+		if o.Thread != "" {
+			inner["threadId"] = o.Thread
+		}
+		return inner
+	}
+	up := Upload{Method: http.MethodPost, ContentType: "message/rfc822", Label: msg.Label()}
+	switch {
+	case o.SendDraft != "":
+		up.Path, m = routeDraftSend.path, map[string]any{"id": o.SendDraft}
+	case o.DraftID != "":
+		up.Path, up.Method = routeDraftUpdate.with(o.DraftID), http.MethodPut
+		m = map[string]any{"id": o.DraftID, "message": inThread()}
+	case method == compose.Draft:
+		up.Path, m = routeDraft.path, map[string]any{"message": inThread()}
+	case method == compose.Insert:
+		up.Path = routeInsert.path
+	case method == compose.Import:
+		up.Path = routeImport.path
+	default:
+		up.Path = routeSend.path
+	}
+	meta, err := json.Marshal(m)
+	up.Metadata = meta
+	return up, err
+}
+
+// Post is the recipe of a timeline post: a new item with the media and its
+// caption, or, given an item id, the media added to that item (which keeps
+// its caption).
+func Post(media *compose.TimelineMedia, item compose.TimelineItem, itemID string) (Upload, error) {
+	up := Upload{Method: http.MethodPost, ContentType: media.MediaType, Label: filepath.Base(media.Path) + " · to the timeline"}
+	if itemID != "" {
+		up.Path = routeAttach.with(itemID)
+		return up, nil
+	}
+	up.Path = routeTimeline.path
+	if item.Text != "" || item.HTML != "" || item.Notify {
+		meta, err := item.Metadata()
+		if err != nil {
+			return Upload{}, err
+		}
+		up.Metadata = meta
+	}
+	return up, nil
+}
+
+// Describe names where an upload goes, for people, from its URL:
+// "Gmail · send (sandbox, on this computer)", "Timeline at example.com".
+// sandbox is the embedded sandbox's API root.
+func Describe(uploadURL, sandbox string) string {
+	u, err := url.Parse(uploadURL)
+	if err != nil {
+		return ""
+	}
+	what := whatAt(u.EscapedPath(), u.Path)
+	if e, err := url.Parse(sandbox); err == nil && e.Host == u.Host {
+		if strings.HasPrefix(u.Host, "127.0.0.1") || strings.HasPrefix(u.Host, "localhost") {
+			return what + " (sandbox, on this computer)"
+		}
+		return what
+	}
+	return what + " at " + u.Host
+}
+
+// whatAt names the route whose path ends the URL's (escaped, so that an
+// id holding a slash stays one segment; p is the same path unescaped): an
+// API root may have a path of its own before it.
+func whatAt(escaped, p string) string {
+	segs := strings.Split(strings.TrimSuffix(escaped, "/"), "/")
+	for _, r := range routes {
+		want := strings.Split(strings.TrimPrefix(r.path, "/"), "/")
+		if len(want) > len(segs) {
+			continue
+		}
+		tail, ok := segs[len(segs)-len(want):], true
+		for i, w := range want {
+			ok = ok && (w == tail[i] || w == "{id}" && tail[i] != "")
+		}
+		if ok {
+			return r.what
+		}
+	}
+	switch {
+	case strings.Contains(p, "/mirror/v1/timeline"):
+		return routeTimeline.what
+	case strings.Contains(p, "/storage/v1/b/"):
+		return routeStorage.what
+	}
+	return p
+}
