@@ -357,6 +357,7 @@ func jobName(r transfer.Snapshot) string {
 	}
 	return r.ID
 }
+
 // failureAdvice says what the person can do about a failed job, here.
 var failureAdvice = map[error]string{
 	transfer.ErrGaveUp:        ". Retry goes on where it stopped.",
