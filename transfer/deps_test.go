@@ -120,13 +120,13 @@ func TestJobWaitsForBothItNeeds(t *testing.T) {
 		t.Fatalf("a job whose needs are unfinished waits, unblocked: %+v", s)
 	}
 	g.open("a")
-	h.mustDoneOf(a)
+	h.mustDone(a)
 	if s, _ := h.q.Job(c); s.State != StateWaiting {
 		t.Fatalf("one of two needs done: the job must still wait, is %s", s.State)
 	}
 	g.open("b")
-	h.mustDoneOf(b)
-	if resourceSHA(t, h.mustDoneOf(c)) != sha(dc) {
+	h.mustDone(b)
+	if resourceSHA(t, h.mustDone(c)) != sha(dc) {
 		t.Fatal("bytes differ")
 	}
 	if n, ok := g.completionsAtStart("c"); !ok || n != 2 {
@@ -145,23 +145,6 @@ func sortedIDs(ids ...string) []string {
 	return ids
 }
 
-// mustDoneOf waits for job id's end, skipping other jobs' ends.
-func (h *harness) mustDoneOf(id string) *Response {
-	h.t.Helper()
-	e := h.untilEnd(id)
-	if e.Kind != EventDone {
-		h.t.Fatalf("job %s: %s", id, e)
-	}
-	return e.Response
-}
-
-func (h *harness) untilEnd(id string) Event {
-	h.t.Helper()
-	return h.await(func(e Event) bool {
-		return e.Job == id && (e.Kind == EventDone || e.Kind == EventFailed || e.Kind == EventCancelled)
-	})
-}
-
 // A failed need leaves the dependent visibly waiting; a retry of the need
 // releases it.
 func TestFailedNeedBlocksUntilRetried(t *testing.T) {
@@ -173,7 +156,7 @@ func TestFailedNeedBlocksUntilRetried(t *testing.T) {
 	pc, dc := writeFile(t, 3000)
 	a := h.add(Spec{URL: named(f, "a"), ContentType: "application/octet-stream", Path: pa, Label: "Holiday.mov"})
 	c := h.add(Spec{URL: named(f, "c"), ContentType: "application/octet-stream", Path: pc, Needs: []string{a}})
-	if e := h.untilEnd(a); e.Kind != EventFailed {
+	if e := h.finish(a); e.Kind != EventFailed {
 		t.Fatalf("need: %s", e)
 	}
 	for {
@@ -191,8 +174,8 @@ func TestFailedNeedBlocksUntilRetried(t *testing.T) {
 	if err := h.q.Retry(ctxT(t), a); err != nil {
 		t.Fatal(err)
 	}
-	h.mustDoneOf(a)
-	if resourceSHA(t, h.mustDoneOf(c)) != sha(dc) {
+	h.mustDone(a)
+	if resourceSHA(t, h.mustDone(c)) != sha(dc) {
 		t.Fatal("bytes differ")
 	}
 	if s, _ := h.q.Job(c); s.Blocked != "" {
@@ -223,7 +206,7 @@ func TestDependentsAfterACrashBetweenNeeds(t *testing.T) {
 	a := h1.add(Spec{URL: named(f, "a"), ContentType: "application/octet-stream", Path: pa})
 	b := h1.add(Spec{URL: named(f, "b"), ContentType: "application/octet-stream", Path: pb, ChunkSize: ChunkQuantum})
 	c := h1.add(Spec{URL: named(f, "c"), ContentType: "application/octet-stream", Path: pc, Needs: []string{a, b}})
-	h1.mustDoneOf(a)
+	h1.mustDone(a)
 	h1.untilState(b, StateRunning)
 	h1.q.Close()
 	// What kill -9 leaves: b recorded running, c waiting.
@@ -242,10 +225,10 @@ func TestDependentsAfterACrashBetweenNeeds(t *testing.T) {
 	if err != nil || len(ids) != 2 {
 		t.Fatalf("resumed %v: %v", ids, err)
 	}
-	if resourceSHA(t, h2.mustDoneOf(b)) != sha(db) {
+	if resourceSHA(t, h2.mustDone(b)) != sha(db) {
 		t.Fatal("need's bytes differ")
 	}
-	if resourceSHA(t, h2.mustDoneOf(c)) != sha(dc) {
+	if resourceSHA(t, h2.mustDone(c)) != sha(dc) {
 		t.Fatal("dependent's bytes differ")
 	}
 	if comp, _, _ := f.stats(); comp != 3 {

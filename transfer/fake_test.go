@@ -393,15 +393,12 @@ func (h *harness) next(kinds ...EventKind) Event {
 	}
 }
 
-// finish waits for the job's done or failed event.
+// finish waits for the job's end (done, failed or cancelled).
 func (h *harness) finish(id string) Event {
 	h.t.Helper()
-	for {
-		e := h.next(EventDone, EventFailed, EventCancelled)
-		if e.Job == id {
-			return e
-		}
-	}
+	return h.await(func(e Event) bool {
+		return e.Job == id && (e.Kind == EventDone || e.Kind == EventFailed || e.Kind == EventCancelled)
+	})
 }
 
 func (h *harness) mustDone(id string) *Response {
