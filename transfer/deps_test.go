@@ -3,9 +3,13 @@ package transfer
 import (
 	"errors"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // gates hold the start of named uploads until the test opens them.
@@ -192,46 +196,121 @@ func TestNeedsMustBeKnown(t *testing.T) {
 	}
 }
 
-// The process dies (its journal left as a kill leaves it) between the two
-// needs: the next start finishes the second, then the dependent, each
-// once.
-func TestDependentsAfterACrashBetweenNeeds(t *testing.T) {
-	f := newFake(t)
-	g := newGates(f, "b")
-	state := t.TempDir()
-	h1 := newHarness(t, Config{StateDir: state})
-	pa, _ := writeFile(t, 1000)
-	pb, db := writeFile(t, 5*ChunkQuantum)
-	pc, dc := writeFile(t, 3000)
-	a := h1.add(Spec{URL: named(f, "a"), ContentType: "application/octet-stream", Path: pa})
-	b := h1.add(Spec{URL: named(f, "b"), ContentType: "application/octet-stream", Path: pb, ChunkSize: ChunkQuantum})
-	c := h1.add(Spec{URL: named(f, "c"), ContentType: "application/octet-stream", Path: pc, Needs: []string{a, b}})
-	h1.mustDone(a)
-	h1.untilState(b, StateRunning)
-	h1.q.Close()
-	// What kill -9 leaves: b recorded running, c waiting.
-	rb, _ := h1.q.journal.Load(b)
-	rb.State = StateRunning
-	if err := h1.q.journal.Save(rb); err != nil {
+// The child process of TestDependentsKilledBetweenNeeds: it queues a, b
+// and c (which needs both) and runs until it is killed.
+func TestDependentsKillChild(t *testing.T) {
+	state := os.Getenv("CARRIER_DEPS_CHILD_STATE")
+	if state == "" {
+		t.Skip("run by TestDependentsKilledBetweenNeeds as its child process")
+	}
+	base := os.Getenv("CARRIER_DEPS_CHILD_URL")
+	paths := strings.Split(os.Getenv("CARRIER_DEPS_CHILD_FILES"), string(os.PathListSeparator))
+	q, err := New(Config{StateDir: state, RetryBase: time.Millisecond})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if rc, _ := h1.q.journal.Load(c); rc.State != StateWaiting {
-		t.Fatalf("the dependent was %s in the journal", rc.State)
+	url := func(name string) string { return base + "/upload/storage/v1/b/bkt/o?name=" + name }
+	a, err := q.Add(Spec{URL: url("a"), ContentType: "application/octet-stream", Path: paths[0]})
+	if err != nil {
+		t.Fatal(err)
 	}
-	g.open("b")
+	b, err := q.Add(Spec{URL: url("b"), ContentType: "application/octet-stream", Path: paths[1], ChunkSize: ChunkQuantum})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := q.Add(Spec{URL: url("c"), ContentType: "application/octet-stream", Path: paths[2], Needs: []string{a, b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(state, "ids"), []byte(a+" "+b+" "+c), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {} // until the parent kills this process
+}
 
-	h2 := newHarness(t, Config{StateDir: state})
-	ids, err := h2.q.ResumeJournal(false)
-	if err != nil || len(ids) != 2 {
-		t.Fatalf("resumed %v: %v", ids, err)
+// A process is killed (SIGKILL) after the first of two needs is done and
+// while the second is half sent: the next start finishes the second in
+// its own session, then the dependent, each exactly once.
+func TestDependentsKilledBetweenNeeds(t *testing.T) {
+	const Q = ChunkQuantum
+	f := newFake(t)
+	var bChunks int
+	var mu sync.Mutex
+	f.hook = func(kind string, _ int, w http.ResponseWriter, r *http.Request, s *fakeSession) bool {
+		if kind != "chunk" || s.size != 5*Q {
+			return false
+		}
+		mu.Lock()
+		bChunks++
+		n := bChunks
+		mu.Unlock()
+		if n == 3 { // b's third chunk never answers: the kill comes first
+			f.hold(r)
+			return true
+		}
+		return false
 	}
-	if resourceSHA(t, h2.mustDone(b)) != sha(db) {
-		t.Fatal("need's bytes differ")
+	state := t.TempDir()
+	pa, _ := writeFile(t, 1000)
+	pb, db := writeFile(t, 5*Q)
+	pc, dc := writeFile(t, 3000)
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestDependentsKillChild$")
+	cmd.Env = append(os.Environ(), "CARRIER_DEPS_CHILD_STATE="+state, "CARRIER_DEPS_CHILD_URL="+f.srv.URL,
+		"CARRIER_DEPS_CHILD_FILES="+strings.Join([]string{pa, pb, pc}, string(os.PathListSeparator)))
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
-	if resourceSHA(t, h2.mustDone(c)) != sha(dc) {
-		t.Fatal("dependent's bytes differ")
+	killed := false
+	defer func() {
+		if !killed {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	}()
+	j, err := OpenJournal(state)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if comp, _, _ := f.stats(); comp != 3 {
-		t.Errorf("%d completions, want 3", comp)
+	var ids []string
+	deadline := time.Now().Add(30 * time.Second)
+	for { // polling another process's files: there is no event to wait on
+		if data, err := os.ReadFile(filepath.Join(state, "ids")); err == nil {
+			ids = strings.Fields(string(data))
+			ra, erra := j.Load(ids[0])
+			rb, errb := j.Load(ids[1])
+			if erra == nil && errb == nil && ra.State == StateDone && rb.Confirmed >= 2*Q {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the child never got a done and b half sent; its output:\n%s", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	killed = true
+	a, b, c := ids[0], ids[1], ids[2]
+	if rc, _ := j.Load(c); rc.State != StateWaiting {
+		t.Fatalf("the dependent was %s when its process died", rc.State)
+	}
+
+	h := newHarness(t, Config{StateDir: state})
+	got, err := h.q.ResumeJournal(false)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("resumed %v (a=%s): %v", got, a, err)
+	}
+	if resourceSHA(t, h.mustDone(b)) != sha(db) {
+		t.Fatal("the second need's bytes differ")
+	}
+	if resourceSHA(t, h.mustDone(c)) != sha(dc) {
+		t.Fatal("the dependent's bytes differ")
+	}
+	if comp, _, sessions := f.stats(); comp != 3 || sessions != 3 {
+		t.Errorf("%d completions in %d sessions, want 3 in 3 (b goes on in its session)", comp, sessions)
 	}
 }
