@@ -77,7 +77,7 @@ func Usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].Summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'carrier COMMAND -h' for the flags of a command.")
+	fmt.Fprintln(w, "Run 'carrier COMMAND -h' for the flags of a command, 'carrier --version' for the version.")
 }
 
 // Main runs the command named by args[0] and returns the process exit code:
@@ -85,6 +85,10 @@ func Usage(w io.Writer) {
 func Main(ctx context.Context, env *Env, args []string) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		Usage(env.Stdout)
+		return 0
+	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "version" {
+		fmt.Fprintln(env.Stdout, app.VersionLine())
 		return 0
 	}
 	cmd, ok := commands[args[0]]

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"carrier/internal/app"
 )
 
 // startSandbox runs `carrier sandbox` in-process and returns its first
@@ -112,5 +114,9 @@ func TestUsage(t *testing.T) {
 	out.Reset()
 	if code := Main(context.Background(), &Env{Stdout: &out, Stderr: &out}, []string{"frobnicate"}); code != 2 || !strings.Contains(out.String(), "unknown command") {
 		t.Fatalf("unknown command: %d %q", code, out.String())
+	}
+	out.Reset()
+	if code := Main(context.Background(), &Env{Stdout: &out, Stderr: &out}, []string{"--version"}); code != 0 || !strings.HasPrefix(out.String(), "carrier "+app.Version+" ") {
+		t.Fatalf("--version: %d %q", code, out.String())
 	}
 }
