@@ -225,7 +225,7 @@ func (c *composeScreen) pickFile() {
 			return
 		}
 		r.Close()
-		c.attach(r.URI().Path())
+		c.attach(localPath(r.URI()))
 	}, c.u.win)
 	d.Show()
 }

@@ -69,7 +69,7 @@ func (t *timelineScreen) pick() {
 			return
 		}
 		r.Close()
-		t.setMedia(r.URI().Path())
+		t.setMedia(localPath(r.URI()))
 	}, t.u.win)
 }
 

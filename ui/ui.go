@@ -153,7 +153,7 @@ func (u *UI) dropped(_ fyne.Position, uris []fyne.URI) {
 			u.showError("Only files can be dropped here", "%s is not a file on this computer.", uri.String())
 			continue
 		}
-		paths = append(paths, uri.Path())
+		paths = append(paths, localPath(uri))
 	}
 	if len(paths) == 0 {
 		return
