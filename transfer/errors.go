@@ -91,8 +91,20 @@ func parseAPIError(code int, body []byte) *APIError {
 		}
 		e.Message = s
 	}
-	e.Message = redact(e.Message)
+	e.Message = printable(redact(e.Message))
 	return e
+}
+
+// printable replaces control characters (C0, DEL, C1: terminal escapes,
+// line breaks) in a server's text, which reaches terminals, windows and
+// notifications.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // NetError is a request that got no answer: the connection failed, broke,

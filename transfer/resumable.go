@@ -22,6 +22,7 @@ func (up *upload) resumable(ctx context.Context) (*Response, error) {
 	rec := up.rec
 	needStatus := rec.Session != "" // a session from before: where it stands is unknown
 	offset := rec.Confirmed
+	kept := 0 // chunk answers in a row that kept none of the bytes sent
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, context.Cause(ctx)
@@ -58,10 +59,22 @@ func (up *upload) resumable(ctx context.Context) (*Response, error) {
 			}
 		default:
 			s = stepChunk
+			from := offset
 			next, resp, err = up.chunk(ctx, offset)
 			if err == nil && resp == nil {
 				offset = next
 				err = up.confirm(next)
+				if err == nil && next > from {
+					kept = 0
+				} else if err == nil {
+					// Bytes went and the server kept none. A server may drop
+					// a chunk, so once is sent again at once; again and again
+					// is a failure like any other (backoff, counted), or it
+					// would be a hot loop.
+					if kept++; kept > 1 {
+						err = &protocolError{fmt.Sprintf("the server kept none of the bytes sent from offset %d (it says it holds %d of %d)", from, next, rec.Size)}
+					}
+				}
 			}
 		}
 		if resp != nil {
@@ -161,6 +174,10 @@ func (up *upload) initiate(ctx context.Context) error {
 	lu, err := base.Parse(loc)
 	if err != nil || (lu.Scheme != "http" && lu.Scheme != "https") {
 		return &permanent{errors.New("the server's session URI is not a usable http(s) URI")}
+	}
+	if base.Scheme == "https" && lu.Scheme != "https" {
+		// The file would leave in the clear, and the session URI with it.
+		return &permanent{errors.New("the server answered an https upload with a session URI that is not https; nothing was sent")}
 	}
 	now := up.u.Clock.Now().Round(0)
 	return up.keep(true, func(c *Cursor) {
