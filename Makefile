@@ -9,7 +9,7 @@ BIN       := bin/carrier
 # screenshots).
 RUN_PKGS  := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev \
              libxi-dev libxxf86vm-dev libwayland-dev libxkbcommon-dev
-TEST_PKGS := $(RUN_PKGS) curl xvfb xdotool imagemagick python3-gi gir1.2-gtk-3.0
+TEST_PKGS := $(RUN_PKGS) curl xvfb xdotool imagemagick python3-gi gir1.2-gtk-3.0 dbus-daemon python3-dbusmock
 FUZZTIME  ?= 30s
 
 .PHONY: all build run test test-desktop test-keyring deps-run deps-test vet fmt-check bench soak fuzz package clean

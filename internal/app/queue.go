@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"carrier/compose"
+	"carrier/internal/platform"
 	"carrier/transfer"
 )
 
@@ -22,7 +23,13 @@ type Queue struct {
 	stop chan struct{}
 	done chan struct{}
 	once sync.Once
+
+	signals error // why the system's sleep and network signals are not heard; nil when they are
 }
+
+// SystemSignals says why the system's sleep and network signals are not
+// heard here (nil when they are): the clock comparison then notices wakes.
+func (q *Queue) SystemSignals() error { return q.signals }
 
 // OpenQueue starts a transfer queue on cfg and sweeps spool. The events go
 // to cfg.Events as the engine's would, after the spool has let go of
@@ -38,7 +45,25 @@ func OpenQueue(cfg transfer.Config, spool *Spool) (*Queue, error) {
 	q.Queue = tq
 	q.sweep()
 	go q.pump()
+	q.watchSystem()
 	return q, nil
+}
+
+// watchSystem hears the system say the machine woke or a network came:
+// then every upload asks its session where it stands at once, instead of
+// waiting out a stalled request or a backoff. Where the system cannot
+// tell, the engine's clock comparison notices a wake by itself.
+func (q *Queue) watchSystem() {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-q.stop
+		cancel()
+	}()
+	q.signals = platform.Watch(ctx, func(s platform.Signal) {
+		if s == platform.Woke || s == platform.NetworkUp {
+			q.Wake()
+		}
+	})
 }
 
 // sweep takes from the spool what no job of the journal needs.

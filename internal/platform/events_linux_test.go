@@ -1,0 +1,140 @@
+package platform
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// privateSystemBus starts a D-Bus daemon of the test's own and points
+// DBUS_SYSTEM_BUS_ADDRESS at it, so the code under test talks to it as to
+// the system bus.
+func privateSystemBus(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("dbus-daemon"); err != nil {
+		t.Skip("dbus-daemon is not installed (make deps-test installs it)")
+	}
+	cmd := exec.Command("dbus-daemon", "--session", "--nofork", "--print-address")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	addr, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr = strings.TrimSpace(addr)
+	t.Setenv("DBUS_SYSTEM_BUS_ADDRESS", addr)
+	return addr
+}
+
+// dbusmock runs python-dbusmock's template on the bus, as the system's
+// service would be there.
+func dbusmock(t *testing.T, addr, template, name string) {
+	t.Helper()
+	if exec.Command("/usr/bin/python3", "-c", "import dbusmock").Run() != nil {
+		t.Skip("python3-dbusmock is not installed (make deps-test installs it)")
+	}
+	cmd := exec.Command("/usr/bin/python3", "-m", "dbusmock", "--system", "--template", template)
+	cmd.Env = append(os.Environ(), "DBUS_SYSTEM_BUS_ADDRESS="+addr)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	conn := busConn(t, addr)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var has bool
+		if conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, name).Store(&has) == nil && has {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("dbusmock's %s never took %s", template, name)
+		}
+		time.Sleep(50 * time.Millisecond) // another process's start: nothing to wait on but the bus
+	}
+}
+
+func busConn(t *testing.T, addr string) *dbus.Conn {
+	t.Helper()
+	conn, err := dbus.Connect(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// emit makes a mocked service send a signal, through dbusmock's own
+// EmitSignal: the signal comes from the service's name, as a real one.
+func emit(t *testing.T, conn *dbus.Conn, name, path, iface, member, sig string, args ...any) {
+	t.Helper()
+	call := conn.Object(name, dbus.ObjectPath(path)).Call("org.freedesktop.DBus.Mock.EmitSignal", 0, iface, member, sig, args)
+	if call.Err != nil {
+		t.Fatalf("emit %s.%s: %v", iface, member, call.Err)
+	}
+}
+
+func TestSleepAndNetworkFromTheSystemBus(t *testing.T) {
+	addr := privateSystemBus(t)
+	dbusmock(t, addr, "logind", logindName)
+	dbusmock(t, addr, "networkmanager", nmName)
+	got := make(chan Signal, 16)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := Watch(ctx, func(s Signal) { got <- s }); err != nil {
+		t.Fatal(err)
+	}
+	conn := busConn(t, addr)
+	// A process that only pretends to be logind is not heard.
+	if err := conn.Emit(logindPath, logindIf+".PrepareForSleep", false); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name, path, iface, member, sig string
+		arg                            any
+		want                           Signal
+	}{
+		{logindName, logindPath, logindIf, "PrepareForSleep", "b", true, Sleeping},
+		{logindName, logindPath, logindIf, "PrepareForSleep", "b", false, Woke},
+		{nmName, nmPath, nmIf, "StateChanged", "u", uint32(20), NetworkDown},
+		{nmName, nmPath, nmIf, "StateChanged", "u", uint32(40), 0}, // connecting: nothing to do yet
+		{nmName, nmPath, nmIf, "StateChanged", "u", uint32(70), NetworkUp},
+	}
+	for _, s := range steps {
+		emit(t, conn, s.name, s.path, s.iface, s.member, s.sig, s.arg)
+		if s.want == 0 {
+			continue
+		}
+		select {
+		case g := <-got:
+			if g != s.want {
+				t.Fatalf("%s(%v): got %s, want %s", s.member, s.arg, g, s.want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s(%v): no signal", s.member, s.arg)
+		}
+	}
+	select {
+	case g := <-got:
+		t.Fatalf("an extra signal: %s", g)
+	default:
+	}
+}
+
+func TestNoSystemBusIsSaidPlainly(t *testing.T) {
+	t.Setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/carrier-test-bus")
+	if err := Watch(context.Background(), func(Signal) {}); err == nil || !strings.Contains(err.Error(), "does not report") {
+		t.Fatalf("err %v", err)
+	}
+}
