@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"carrier/internal/platform"
 )
 
 // Journal keeps one JSON file per job in <state dir>/jobs.
@@ -38,7 +40,9 @@ func OpenJournal(stateDir string) (*Journal, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot make the upload journal folder: %w", err)
 	}
-	if err := os.Chmod(dir, 0o700); err != nil {
+	// 0700 on Unix; on Windows an owner-only access list, which the
+	// records made in it inherit.
+	if err := platform.Private(dir); err != nil {
 		return nil, fmt.Errorf("cannot make the upload journal folder private: %w", err)
 	}
 	return &Journal{dir: dir}, nil
