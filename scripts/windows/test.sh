@@ -80,7 +80,7 @@ for pkg in "$@"; do
 	pass=$(grep -c -- '--- PASS' "$log" || true)
 	fail=$(grep -c -- '--- FAIL' "$log" || true)
 	skip=$(grep -c -- '--- SKIP' "$log" || true)
-	line="$pkg: $pass passed, $fail failed, $skip skipped (built in ${built} s, ran in $((SECONDS - t1 - built)) s)"
+	line="$pkg: $pass passed, $fail failed, $skip skipped, subtests counted (built in ${built} s, ran in $((SECONDS - t1 - built)) s)"
 	if [ "$rc" -ne 0 ]; then
 		line="FAIL $line, exit $rc"
 		status=1
