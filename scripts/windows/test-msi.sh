@@ -32,7 +32,12 @@ version=$(sed -n 's/^Version *= *"\(.*\)"/\1/p' "$root/FyneApp.toml")
 grep -qx $'ProductVersion\t'"$version" <<<"$props" || fail "ProductVersion is not $version"
 grep -qx $'ARPPRODUCTICON\tcarrier.ico' <<<"$props" || fail "no icon in the uninstall list"
 grep -qx $'UpgradeCode\t{62f1b2e4-11b0-4b46-aee9-cf007c3338d6}' <<<"$props" || fail "the UpgradeCode changed"
-msiinfo export "$msi" Icon >/dev/null || fail "no icon"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# Exporting a table with binary columns writes them to TABLE/ in the
+# current folder.
+(cd "$tmp" && msiinfo export "$msi" Icon >/dev/null) || fail "no icon"
+[ "$(head -c 4 "$tmp/Icon/Icon.carrier.ico" | od -An -tx1 | tr -d ' ')" = 00000100 ] || fail "carrier.ico is not an icon"
 echo "ok $msi: tables, Carrier.exe, Start-menu entry, icon, version $version"
 
 if [ ! -f "$WINEPREFIX/system.reg" ]; then
