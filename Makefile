@@ -71,11 +71,14 @@ test-keyring:
 
 # Windows: every package's tests built for Windows and run under Wine in a
 # private prefix (scripts/windows/test.sh; logs in artifacts/windows/logs),
-# then the app cross-built and put in an installer, which is inspected and
-# installed and uninstalled under Wine (scripts/windows/test-msi.sh).
+# then the app cross-built, run under Wine as a command (send; kill -9 of an
+# upload and two resumes at once: scripts/windows/test-cli.sh), and put in
+# an installer, which is inspected and installed and uninstalled under Wine
+# (scripts/windows/test-msi.sh).
 test-windows: deps-windows
 	GO="$(GO)" scripts/windows/test.sh
 	@$(MAKE) --no-print-directory build-windows
+	scripts/windows/test-cli.sh $(WIN_OUT)/Carrier.exe
 	GO="$(GO)" scripts/windows/package.sh $(WIN_OUT)/Carrier.exe $(WIN_OUT)/Carrier.msi
 	scripts/windows/test-msi.sh $(WIN_OUT)/Carrier.msi $(WIN_OUT)/Carrier.exe
 
@@ -121,7 +124,8 @@ package: deps-run
 # checked like the test's (scripts/windows/test-msi.sh needs the Wine
 # prefix of make test-windows; without it only msiinfo's checks run).
 package-windows: deps-windows
-	$(WIN_ENV) $(GO) tool fyne package -os windows --release
+	$(GO) build -o bin/fyne fyne.io/tools/cmd/fyne # built for this host, then run with mingw's CC
+	CC=x86_64-w64-mingw32-gcc bin/fyne package -os windows --release
 	GO="$(GO)" scripts/windows/package.sh Carrier.exe Carrier.msi
 	scripts/windows/test-msi.sh Carrier.msi Carrier.exe
 
