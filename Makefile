@@ -13,7 +13,7 @@ TEST_PKGS := $(RUN_PKGS) curl xvfb xdotool imagemagick python3-gi gir1.2-gtk-3.0
 FUZZTIME  ?= 30s
 # Windows from this Linux: tests under Wine, the app cross-built with
 # mingw-w64, the installer built by wixl (scripts/windows/).
-WIN_PKGS  := wine64 gcc-mingw-w64-x86-64 msitools wixl
+WIN_PKGS  := wine64 gcc-mingw-w64-x86-64 msitools wixl curl xvfb xdotool imagemagick
 WIN_OUT   := artifacts/windows
 WIN_ENV   := GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc
 
@@ -72,13 +72,16 @@ test-keyring:
 # Windows: every package's tests built for Windows and run under Wine in a
 # private prefix (scripts/windows/test.sh; logs in artifacts/windows/logs),
 # then the app cross-built, run under Wine as a command (send; kill -9 of an
-# upload and two resumes at once: scripts/windows/test-cli.sh), and put in
-# an installer, which is inspected and installed and uninstalled under Wine
-# (scripts/windows/test-msi.sh).
+# upload and two resumes at once: scripts/windows/test-cli.sh) and as a
+# window on a virtual X server (a message typed and sent; screenshots in
+# artifacts/screenshots/windows-*.png: scripts/windows/test-window.sh), and
+# put in an installer, which is inspected and installed and uninstalled
+# under Wine (scripts/windows/test-msi.sh).
 test-windows: deps-windows
 	GO="$(GO)" scripts/windows/test.sh
 	@$(MAKE) --no-print-directory build-windows
 	scripts/windows/test-cli.sh $(WIN_OUT)/Carrier.exe
+	scripts/windows/test-window.sh $(WIN_OUT)/Carrier.exe
 	GO="$(GO)" scripts/windows/package.sh $(WIN_OUT)/Carrier.exe $(WIN_OUT)/Carrier.msi
 	scripts/windows/test-msi.sh $(WIN_OUT)/Carrier.msi $(WIN_OUT)/Carrier.exe
 
@@ -125,7 +128,9 @@ package: deps-run
 # prefix of make test-windows; without it only msiinfo's checks run).
 package-windows: deps-windows
 	$(GO) build -o bin/fyne fyne.io/tools/cmd/fyne # built for this host, then run with mingw's CC
-	CC=x86_64-w64-mingw32-gcc bin/fyne package -os windows --release
+	# Its release build hardens the C code (-fstack-protector-strong), which
+	# with mingw needs libssp at link time.
+	CC=x86_64-w64-mingw32-gcc GOFLAGS=-ldflags=-extldflags=-lssp bin/fyne package -os windows --release
 	GO="$(GO)" scripts/windows/package.sh Carrier.exe Carrier.msi
 	scripts/windows/test-msi.sh Carrier.msi Carrier.exe
 
