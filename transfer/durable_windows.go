@@ -3,6 +3,7 @@ package transfer
 import (
 	"os"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -29,12 +30,25 @@ func durableRename(from, to string) error {
 	if err != nil {
 		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
 	}
-	r, _, e := procMoveFileExW.Call(uintptr(unsafe.Pointer(f)), uintptr(unsafe.Pointer(t)), movefileReplaceExisting|movefileWriteThrough)
-	if r == 0 {
-		return &os.LinkError{Op: "rename", Old: from, New: to, Err: e}
+	// Another process reading the record at this instant (the window and
+	// carrier resume share the journal) holds it open without
+	// FILE_SHARE_DELETE, and the move is refused: wait a little for it.
+	for wait := time.Millisecond; ; wait *= 2 {
+		r, _, e := procMoveFileExW.Call(uintptr(unsafe.Pointer(f)), uintptr(unsafe.Pointer(t)), movefileReplaceExisting|movefileWriteThrough)
+		if r != 0 {
+			return nil
+		}
+		if (e != errAccessDenied && e != errSharingViolation) || wait > 256*time.Millisecond {
+			return &os.LinkError{Op: "rename", Old: from, New: to, Err: e}
+		}
+		time.Sleep(wait)
 	}
-	return nil
 }
+
+const (
+	errAccessDenied     = syscall.Errno(5)  // ERROR_ACCESS_DENIED
+	errSharingViolation = syscall.Errno(32) // ERROR_SHARING_VIOLATION
+)
 
 // syncDir does nothing: Windows refuses FlushFileBuffers on a folder
 // ("Access denied", on Windows 11 as under Wine), and the write-through

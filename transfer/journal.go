@@ -92,7 +92,9 @@ func (j *Journal) Save(r *Record) error {
 		// write-through rename whose flush failed, a network drive). The
 		// record then stands and will be read at the next start, so the
 		// caller must not be told it failed.
-		if _, serr := os.Lstat(tmp.Name()); !errors.Is(serr, fs.ErrNotExist) {
+		_, terr := os.Lstat(tmp.Name())
+		_, ferr := os.Lstat(j.path(r.ID, ".json"))
+		if !errors.Is(terr, fs.ErrNotExist) || ferr != nil {
 			return fmt.Errorf("cannot write the upload journal: %w", err)
 		}
 	}
