@@ -87,6 +87,9 @@ func checkWire(t *testing.T, raw []byte) {
 var dec = &mime.WordDecoder{}
 
 func TestMessageRoundTrip(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Unix only: an attachment named with a \" (Windows forbids it in file names) and the spool's mode bits")
+	}
 	dir := t.TempDir()
 	bin := randBytes(1, 300_000)
 	longName := strings.Repeat("Überweisung-Юникод-", 8) + "報告.pdf"

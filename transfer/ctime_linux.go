@@ -15,3 +15,7 @@ func changeTime(fi os.FileInfo) time.Time {
 	}
 	return time.Time{}
 }
+
+// changeTimeOf is changeTime for callers that also know the path, which
+// Windows needs (ctime_windows.go).
+func changeTimeOf(_ string, fi os.FileInfo) time.Time { return changeTime(fi) }

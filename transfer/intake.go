@@ -157,7 +157,7 @@ func (q *Queue) newRecord(spec Spec) (*Record, error) {
 		Path:        path,
 		Size:        fi.Size(),
 		ModTime:     fi.ModTime(),
-		ChangeTime:  changeTime(fi),
+		ChangeTime:  changeTimeOf(path, fi),
 		ChunkSize:   chunk,
 		Label:       spec.Label,
 		Needs:       slices.Compact(slices.Sorted(slices.Values(spec.Needs))),

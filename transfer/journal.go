@@ -9,7 +9,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
+
+	"carrier/internal/platform"
 )
 
 // Journal keeps one JSON file per job in <state dir>/jobs.
@@ -21,6 +24,9 @@ import (
 // record costs one job, not the journal.
 type Journal struct {
 	dir string
+
+	mu      sync.Mutex
+	syncErr error // the last folder sync's failure; see syncFolder
 }
 
 // ErrBusy is returned by Journal.Lock when another worker (in this
@@ -34,7 +40,9 @@ func OpenJournal(stateDir string) (*Journal, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot make the upload journal folder: %w", err)
 	}
-	if err := os.Chmod(dir, 0o700); err != nil {
+	// 0700 on Unix; on Windows an owner-only access list, which the
+	// records made in it inherit.
+	if err := platform.Private(dir); err != nil {
 		return nil, fmt.Errorf("cannot make the upload journal folder private: %w", err)
 	}
 	return &Journal{dir: dir}, nil
@@ -46,8 +54,14 @@ func (j *Journal) Dir() string { return j.dir }
 func (j *Journal) path(id, ext string) string { return filepath.Join(j.dir, id+ext) }
 
 // Save writes r durably: a temporary file is written and synced, renamed
-// over the record, and the folder synced, so a crash leaves either the old
-// record or the new one, never a torn one.
+// over the record, and the folder synced (on Windows, which refuses to
+// sync a folder, the rename is written through instead), so a crash leaves
+// either the old record or the new one, never a torn one.
+//
+// Save fails only when the record was not put in place: a job whose Save
+// failed is never read back and sent later. Once the rename stands, a
+// failing folder sync is not reported (the record is written; only its
+// survival of a power cut right now is in doubt).
 func (j *Journal) Save(r *Record) error {
 	data, err := EncodeRecord(r)
 	if err != nil {
@@ -73,11 +87,48 @@ func (j *Journal) Save(r *Record) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("cannot write the upload journal: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), j.path(r.ID, ".json")); err != nil {
-		return fmt.Errorf("cannot write the upload journal: %w", err)
+	if err := renameRecord(tmp.Name(), j.path(r.ID, ".json")); err != nil {
+		// A rename can report failure after the move was made (a
+		// write-through rename whose flush failed, a network drive). The
+		// record then stands and will be read at the next start, so the
+		// caller must not be told it failed.
+		_, terr := os.Lstat(tmp.Name())
+		_, ferr := os.Lstat(j.path(r.ID, ".json"))
+		if !errors.Is(terr, fs.ErrNotExist) || ferr != nil {
+			return fmt.Errorf("cannot write the upload journal: %w", err)
+		}
 	}
 	done = true
-	return syncDir(j.dir)
+	j.syncFolder()
+	return nil
+}
+
+// Seams of the durability tests: the two steps after the record is written.
+// renameRecord moves a synced temporary file over the record, durably
+// where the system can (durable_*.go); syncJournalDir makes the rename
+// itself durable where the system needs the folder synced.
+var (
+	renameRecord   = durableRename
+	syncJournalDir = syncDir
+)
+
+// syncFolder syncs the folder once a rename stands. Its failure is not
+// the caller's: the record is in place, a later start reads it and sends
+// the job, so reporting "failed" now would have a job believed failed go
+// out later. The error is kept (dirSyncError) and the next write tries
+// again.
+func (j *Journal) syncFolder() {
+	err := syncJournalDir(j.dir)
+	j.mu.Lock()
+	j.syncErr = err
+	j.mu.Unlock()
+}
+
+// dirSyncError is the last folder sync's failure, nil once one succeeds.
+func (j *Journal) dirSyncError() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.syncErr
 }
 
 // progress is what SaveProgress keeps between durable saves.
@@ -137,18 +188,6 @@ func (j *Journal) mergeProgress(r *Record) {
 	}
 }
 
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return nil // some systems cannot open folders; the rename stands
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return fmt.Errorf("cannot sync the upload journal folder: %w", err)
-	}
-	return nil
-}
-
 // Load reads one record.
 func (j *Journal) Load(id string) (*Record, error) {
 	if !idPattern.MatchString(id) {
@@ -204,8 +243,8 @@ func (j *Journal) List() ([]*Record, error) {
 
 // Lock takes the job for this worker until the returned release is called.
 // It fails with ErrBusy at once, without waiting, when someone else has it.
-// The lock is the operating system's (flock), so it goes away when the
-// process dies, however it dies.
+// The lock is the operating system's (flock; LockFileEx on Windows), so it
+// goes away when the process dies, however it dies.
 func (j *Journal) Lock(id string) (release func(), err error) {
 	if !idPattern.MatchString(id) {
 		return nil, fmt.Errorf("%q is not a job id", id)
@@ -223,5 +262,6 @@ func (j *Journal) Remove(id string) error {
 	}
 	os.Remove(j.path(id, ".lock"))
 	os.Remove(j.path(id, ".progress"))
-	return syncDir(j.dir)
+	j.syncFolder() // the record is gone whatever the sync says
+	return nil
 }

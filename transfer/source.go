@@ -95,7 +95,7 @@ func (up *upload) checkUnchanged(f *os.File) error {
 		return changedError(rec.Path, fmt.Sprintf("its size is now %d bytes, not %d", fi.Size(), rec.Size))
 	case !fi.ModTime().Equal(rec.ModTime):
 		return changedError(rec.Path, "its modification time changed")
-	case !rec.ChangeTime.IsZero() && !changeTime(fi).Equal(rec.ChangeTime):
+	case !rec.ChangeTime.IsZero() && !changeTimeOf(rec.Path, fi).Equal(rec.ChangeTime):
 		return changedError(rec.Path, "it was written to (its change time moved)")
 	}
 	return nil

@@ -68,7 +68,7 @@ func uploadRecord(t *testing.T, url, path string, chunk int64) Record {
 		t.Fatal(err)
 	}
 	return Record{ID: "standalone", URL: url, Method: http.MethodPost, Type: Resumable, ContentType: "application/octet-stream",
-		Path: path, Size: fi.Size(), ModTime: fi.ModTime(), ChangeTime: changeTime(fi), ChunkSize: chunk}
+		Path: path, Size: fi.Size(), ModTime: fi.ModTime(), ChangeTime: changeTimeOf(path, fi), ChunkSize: chunk}
 }
 
 func TestUploaderAloneThroughResets(t *testing.T) {

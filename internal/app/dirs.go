@@ -1,9 +1,9 @@
 package app
 
 import (
-	"os"
 	"path/filepath"
-	"runtime"
+
+	"carrier/internal/platform"
 )
 
 // Dirs are the folders Carrier keeps its files in.
@@ -12,7 +12,7 @@ type Dirs struct {
 	State string // the upload journal and the spool
 }
 
-// DefaultDirs are the person's own folders: XDG's on Linux.
+// DefaultDirs are the person's own folders, as each system has them.
 func DefaultDirs() Dirs { return Dirs{Data: DataDir(), State: StateDir()} }
 
 // Sandbox is the embedded sandbox's data folder.
@@ -26,37 +26,10 @@ func (d Dirs) Spool() string { return SpoolDir(d.State) }
 func SpoolDir(stateDir string) string { return filepath.Join(stateDir, "spool") }
 
 // DataDir is where Carrier keeps what it owns for good (the embedded
-// sandbox's store): $XDG_DATA_HOME/carrier, ~/.local/share/carrier on Linux.
-func DataDir() string {
-	if runtime.GOOS == "linux" || runtime.GOOS == "freebsd" {
-		return filepath.Join(xdg("XDG_DATA_HOME", ".local/share"), "carrier")
-	}
-	return fallbackDir()
-}
+// sandbox's store): $XDG_DATA_HOME/carrier on Linux, %LOCALAPPDATA%\Carrier
+// on Windows, ~/Library/Application Support/Carrier on macOS.
+func DataDir() string { return platform.DataDir() }
 
-// StateDir is where the upload journal lives: $XDG_STATE_HOME/carrier,
-// ~/.local/state/carrier on Linux.
-func StateDir() string {
-	if runtime.GOOS == "linux" || runtime.GOOS == "freebsd" {
-		return filepath.Join(xdg("XDG_STATE_HOME", ".local/state"), "carrier")
-	}
-	return filepath.Join(fallbackDir(), "state")
-}
-
-func xdg(env, rel string) string {
-	if d := os.Getenv(env); filepath.IsAbs(d) {
-		return d
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return filepath.Join(os.TempDir(), "carrier-"+rel)
-	}
-	return filepath.Join(home, rel)
-}
-
-func fallbackDir() string {
-	if d, err := os.UserConfigDir(); err == nil {
-		return filepath.Join(d, "Carrier")
-	}
-	return filepath.Join(os.TempDir(), "carrier")
-}
+// StateDir is where the upload journal lives: $XDG_STATE_HOME/carrier on
+// Linux, beside the data elsewhere.
+func StateDir() string { return platform.StateDir() }

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Carrier's window, the Windows build, under Wine on a virtual X server:
+# scripts/windows/test-window.sh CARRIER.EXE. A message typed into the
+# compose screen and sent with its button reaches the embedded sandbox
+# exactly once. Screenshots go to artifacts/screenshots/windows-*.png: look
+# at them. Uses the prefix of scripts/windows/test.sh, whose own Carrier
+# folders are emptied first.
+set -euo pipefail
+[ $# -eq 1 ] || { echo "usage: $0 CARRIER.EXE" >&2; exit 2; }
+exe=$(realpath "$1")
+root=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${WINDOWS_OUT:-$root/artifacts/windows}
+SHOTS=$root/artifacts/screenshots
+WINE=${WINE:-$(command -v wine64 || echo /usr/lib/wine/wine64)}
+WINESERVER=${WINESERVER:-$(command -v wineserver || echo /usr/lib/wine/wineserver)}
+export WINEPREFIX="$OUT/_prefix" WINEARCH=win64 WINEDEBUG=-all WINEDLLOVERRIDES="mscoree=;mshtml="
+[ -f "$WINEPREFIX/system.reg" ] || { echo "no Wine prefix in $WINEPREFIX: run scripts/windows/test.sh first" >&2; exit 1; }
+mkdir -p "$SHOTS" "$OUT/logs"
+xvfb= app=
+cleanup() {
+	[ -n "$app" ] && kill "$app" 2>/dev/null
+	"$WINESERVER" -k 2>/dev/null || true
+	[ -n "$xvfb" ] && kill "$xvfb" 2>/dev/null
+	true
+}
+trap cleanup EXIT
+fail() { echo "FAIL Carrier's window under Wine: $*" >&2; tail -20 "$OUT/logs/window.log" >&2; exit 1; }
+shot() { import -window root "$SHOTS/windows-$1.png"; }
+
+for n in $(seq 120 160); do [ -e /tmp/.X11-unix/X$n ] || [ -e /tmp/.X$n-lock ] || break; done
+export DISPLAY=:$n
+Xvfb "$DISPLAY" -screen 0 1280x800x24 -nolisten tcp 2>/dev/null &
+xvfb=$!
+for _ in $(seq 50); do [ -e /tmp/.X11-unix/X$n ] && break; sleep 0.1; done
+
+find "$WINEPREFIX/drive_c/users" -maxdepth 4 -type d -name Carrier -path '*AppData*' -exec rm -rf {} +
+"$WINE" "$exe" >"$OUT/logs/window.log" 2>&1 &
+app=$!
+wid=
+for _ in $(seq 600); do
+	wid=$(xdotool search --onlyvisible --name '^Carrier$' 2>/dev/null | head -1) && [ -n "$wid" ] && break
+	kill -0 "$app" 2>/dev/null || fail "Carrier exited"
+	sleep 0.1
+done
+[ -n "$wid" ] || fail "no window"
+eval "$(xdotool getwindowgeometry --shell "$wid")"
+sleep 2
+shot start
+click() { xdotool mousemove $((X + $1)) $((Y + $2)) click 1; sleep 0.3; }
+typ() { xdotool type --delay 20 "$1"; sleep 0.2; }
+subject="Typed into the window under Wine $RANDOM"
+click 585 65 # To (the layout of scripts/e2e_desktop.py)
+typ "zoe@example.com"
+click 585 228 # Subject
+typ "$subject"
+click 550 360 # body
+typ "Sent by the Windows build."
+shot compose
+click 1054 654 # Send
+
+sb=$(find "$WINEPREFIX/drive_c/users" -path '*Carrier*/sandbox/token' -printf '%h\n' | head -1)
+[ -n "$sb" ] || fail "no embedded sandbox folder"
+base=http://127.0.0.1:$(cat "$sb/port")
+token=$(cat "$sb/token")
+count() { # messages with the subject (the sandbox is new: there are no others)
+	local ids id n=0
+	ids=$(curl -sf -H "Authorization: Bearer $token" "$base/gmail/v1/users/me/messages" |
+		python3 -c 'import json,sys; print(" ".join(m["id"] for m in json.load(sys.stdin).get("messages", [])))')
+	for id in $ids; do
+		curl -sf -H "Authorization: Bearer $token" "$base/gmail/v1/users/me/messages/$id?format=metadata" | grep -qF "$subject" && n=$((n + 1))
+	done
+	echo $n
+}
+found=0
+for _ in $(seq 60); do
+	found=$(count || echo 0)
+	[ "$found" -ge 1 ] && break
+	sleep 0.3
+done
+sleep 2 # a second send would have arrived by now
+found=$(count || echo 0)
+shot sent
+[ "$found" -eq 1 ] || fail "the sandbox holds $found messages titled \"$subject\", not 1"
+echo "ok Carrier's window under Wine: a message typed and sent reached the sandbox once; screenshots in $SHOTS/windows-*.png"
