@@ -29,6 +29,7 @@ func main() {
 	dirs := app.DefaultDirs()
 	var code int
 	if len(os.Args) > 1 {
+		attachConsole()
 		env := cli.StdEnv()
 		env.Dirs = dirs
 		code = cli.Main(ctx, env, os.Args[1:])
@@ -43,6 +44,9 @@ func main() {
 // journal's unfinished uploads, and keeps them going until Quit.
 func runDesktop(ctx context.Context, dirs app.Dirs) int {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if err := checkGraphics(); err != nil {
+		return noGraphics(err)
+	}
 	a := fyneapp.NewWithID("app.carrier.desktop")
 	w := a.NewWindow("Carrier")
 	w.Resize(fyne.NewSize(1100, 720))

@@ -92,6 +92,12 @@ def main():
         "DISPLAY": ":%d" % n,
         "LANG": "C.UTF-8",
     }
+    # With no display at all, the app says so in words and exits 1 (it
+    # would otherwise log a line of Fyne's and stop).
+    headless = {k: v for k, v in env.items() if k != "DISPLAY"}
+    r = subprocess.run([binary], env=headless, capture_output=True, text=True, timeout=60)
+    if r.returncode != 1 or "window cannot open" not in r.stderr or "carrier --help" not in r.stderr:
+        fail("without a display: exit %d, stderr %r" % (r.returncode, r.stderr[-400:]))
     start(["Xvfb", ":%d" % n, "-screen", "0", "1280x800x24", "-nolisten", "tcp"], env, stderr=subprocess.DEVNULL)
     wait_for("the X server", lambda: os.path.exists("/tmp/.X11-unix/X%d" % n))
     log = open(os.path.join(scratch, "carrier.log"), "w")
