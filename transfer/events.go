@@ -63,6 +63,7 @@ type Event struct {
 	Wait    time.Duration // before the next try (0 after a wake)
 	Reason  string        // what failed
 	Woke    bool          // the machine woke from sleep: asking the session at once
+	Held    bool          // held by the system until it lets go (Reason says why): no retry burnt
 
 	Response *Response // Done
 	Err      error     // Failed

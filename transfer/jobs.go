@@ -196,7 +196,7 @@ func (s jobSink) Progress(sent int64, rate float64) {
 }
 
 func (s jobSink) Retrying(n RetryNotice) {
-	s.q.transition(s.jb, MoveBackoff, StateRetrying, nil, Event{Attempt: n.Attempt, Wait: n.Wait, Reason: n.Reason, Woke: n.Woke})
+	s.q.transition(s.jb, MoveBackoff, StateRetrying, nil, Event{Attempt: n.Attempt, Wait: n.Wait, Reason: n.Reason, Woke: n.Woke, Held: n.Held})
 }
 
 func (s jobSink) Retried() {

@@ -20,6 +20,9 @@ func (up *upload) oneShot(ctx context.Context) (*Response, error) {
 		return nil, &permanent{err}
 	}
 	for {
+		if _, err := up.waitHeld(ctx); err != nil {
+			return nil, err
+		}
 		if err := up.checkUnchanged(up.f); err != nil {
 			return nil, err
 		}

@@ -65,6 +65,7 @@ type Queue struct {
 	chunkSize int64
 	wakeCheck time.Duration
 	wake      *waker
+	holds     *holds
 	events    chan<- Event
 	seq       atomic.Uint64
 
@@ -108,6 +109,7 @@ func New(cfg Config) (*Queue, error) {
 		chunkSize: cfg.ChunkSize,
 		wakeCheck: cfg.WakeCheck,
 		wake:      newWaker(),
+		holds:     newHolds(),
 		events:    cfg.Events,
 		jobs:      map[string]*job{},
 		signal:    make(chan struct{}, 1),
@@ -132,6 +134,7 @@ func New(cfg Config) (*Queue, error) {
 		Stall:      cfg.StallTimeout,
 		SessionTTL: cfg.SessionTTL,
 		Interrupt:  q.wake.Chan,
+		Held:       q.holds.held,
 	})
 	workers := cfg.Workers
 	if workers <= 0 {

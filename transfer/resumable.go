@@ -27,6 +27,11 @@ func (up *upload) resumable(ctx context.Context) (*Response, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, context.Cause(ctx)
 		}
+		if held, err := up.waitHeld(ctx); err != nil {
+			return nil, err
+		} else if held {
+			needStatus = rec.Session != "" // the world may have moved meanwhile
+		}
 		var (
 			s    step
 			next int64

@@ -24,6 +24,10 @@ type Uploader struct {
 	// Interrupt returns a channel closed at the next wake of the machine:
 	// requests in flight are abandoned and waits cut short. Nil: never.
 	Interrupt func() <-chan struct{}
+	// Held says why no request may go out now (asleep, offline), and
+	// returns a channel closed when that ends; "" when requests may go.
+	// Waiting while held burns no retry. Nil: never held.
+	Held func() (reason string, released <-chan struct{})
 
 	prepared bool // by NewUploader: defaults in, client copied
 }
@@ -71,6 +75,7 @@ type RetryNotice struct {
 	Wait    time.Duration // before the next try (0 after a wake)
 	Reason  string        // what failed
 	Woke    bool          // the machine woke from sleep: asking the session at once
+	Held    bool          // held by the system (Reason says why) until it lets go: no retry burnt
 }
 
 type nopSink struct{}
@@ -115,6 +120,9 @@ func (u Uploader) withDefaults() *Uploader {
 	if u.Interrupt == nil {
 		never := make(chan struct{})
 		u.Interrupt = func() <-chan struct{} { return never }
+	}
+	if u.Held == nil {
+		u.Held = func() (string, <-chan struct{}) { return "", nil }
 	}
 	return &u
 }
@@ -261,6 +269,9 @@ func (up *upload) refresh(ctx context.Context, cause error) error {
 // progress, or gives up when n passed MaxRetries. A wake cuts the wait.
 func (up *upload) backoff(ctx context.Context, cause error) error {
 	u := up.u
+	if held, err := up.waitHeld(ctx); held || err != nil {
+		return err // the failure came of the hold: it counts for nothing
+	}
 	woke := errors.Is(cause, errWoke)
 	if !woke && up.failures > u.Retry.MaxRetries {
 		return fmt.Errorf("%w: gave up after %d tries in a row without progress; the session is kept: %w", ErrGaveUp, up.failures, cause)
@@ -298,4 +309,30 @@ func (up *upload) authorize(ctx context.Context, req *http.Request, target bool)
 		return &permanent{fmt.Errorf("cannot get credentials for the upload: %w", err)}
 	}
 	return nil
+}
+
+// waitHeld waits while the system holds requests back (asleep, offline),
+// telling so; it reports whether it waited.
+func (up *upload) waitHeld(ctx context.Context) (bool, error) {
+	reason, released := up.u.Held()
+	if reason == "" {
+		return false, nil
+	}
+	told := reason
+	up.sink.Retrying(RetryNotice{Attempt: up.failures, Reason: reason, Held: true})
+	defer func() { up.sink.Retried() }()
+	for reason != "" {
+		if reason != told { // held on for another reason: say so
+			up.sink.Retried()
+			up.sink.Retrying(RetryNotice{Attempt: up.failures, Reason: reason, Held: true})
+			told = reason
+		}
+		select {
+		case <-released:
+		case <-ctx.Done():
+			return true, context.Cause(ctx)
+		}
+		reason, released = up.u.Held()
+	}
+	return true, nil
 }
