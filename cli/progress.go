@@ -49,6 +49,10 @@ func (p *progress) event(e transfer.Event) {
 		}
 		fmt.Fprintf(p.w, "%s: %s\n", e.Job, counts(e))
 	case transfer.EventRetrying:
+		if e.Held {
+			p.line(fmt.Sprintf("%s: %s", e.Job, e.Reason))
+			return
+		}
 		p.line(fmt.Sprintf("%s: retrying in %s (attempt %d): %s", e.Job, e.Wait.Round(time.Millisecond), e.Attempt, e.Reason))
 	case transfer.EventStarted:
 		if p.started[e.Job] {

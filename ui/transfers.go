@@ -28,6 +28,7 @@ type jobView struct {
 	retryReason string
 	attempt     int
 	woke        bool
+	held        bool // the system holds uploads (asleep, offline): retryReason says why
 	lastDrawn   time.Time
 	dirty       bool
 }
@@ -120,14 +121,14 @@ func (s *transfersScreen) apply(e transfer.Event) bool {
 	before := v.snap.State
 	v.snap = e.Snap
 	if e.Kind != transfer.EventRetrying {
-		v.retryAt, v.woke = time.Time{}, false
+		v.retryAt, v.woke, v.held = time.Time{}, false, false
 	}
 	switch e.Kind {
 	case transfer.EventProgress:
 		v.dirty = true
 		return false
 	case transfer.EventRetrying:
-		v.attempt, v.retryReason, v.woke = e.Attempt, e.Reason, e.Woke
+		v.attempt, v.retryReason, v.woke, v.held = e.Attempt, e.Reason, e.Woke, e.Held
 		v.retryAt = s.now().Add(e.Wait)
 	case transfer.EventDone:
 		if before != transfer.StateDone {
@@ -326,6 +327,9 @@ func stateWords(v jobView, now time.Time) string {
 		}
 		return "Waiting for the uploads it needs to finish first"
 	case transfer.StateRetrying:
+		if v.held {
+			return v.retryReason // the app's words: "Offline: waiting for the network"
+		}
 		if v.woke {
 			return "Resuming after sleep: asking the server where the upload stands"
 		}

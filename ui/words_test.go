@@ -28,4 +28,8 @@ func TestStateWordsForCausesAndWaiting(t *testing.T) {
 			t.Errorf("%+v: %q, want %q in it", c.snap, got, c.want)
 		}
 	}
+	held := jobView{snap: transfer.Snapshot{State: transfer.StateRetrying}, held: true, retryReason: "Offline: waiting for the network", retryAt: now.Add(time.Minute)}
+	if got := stateWords(held, now); got != "Offline: waiting for the network" {
+		t.Errorf("held: %q (no countdown while the system holds uploads)", got)
+	}
 }

@@ -49,10 +49,17 @@ func OpenQueue(cfg transfer.Config, spool *Spool) (*Queue, error) {
 	return q, nil
 }
 
-// watchSystem hears the system say the machine woke or a network came:
-// then every upload asks its session where it stands at once, instead of
-// waiting out a stalled request or a backoff. Where the system cannot
-// tell, the engine's clock comparison notices a wake by itself.
+// Words for why uploads wait on the system; the front ends show them.
+const (
+	HeldAsleep  = "Sleeping: uploads go on when the computer wakes"
+	HeldOffline = "Offline: waiting for the network"
+)
+
+// watchSystem hears the system's power and network signals: before a
+// sleep, requests stop and every upload's place is kept; while offline,
+// nothing is sent and no retry is burnt; on a wake or a network back,
+// every upload asks its session where it stands at once. Where the system
+// cannot tell, the engine's clock comparison notices a wake by itself.
 func (q *Queue) watchSystem() {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
@@ -60,7 +67,16 @@ func (q *Queue) watchSystem() {
 		cancel()
 	}()
 	q.signals = platform.Watch(ctx, func(s platform.Signal) {
-		if s == platform.Woke || s == platform.NetworkUp {
+		switch s {
+		case platform.Sleeping:
+			q.Hold(HeldAsleep)
+		case platform.Woke:
+			q.Release(HeldAsleep)
+			q.Wake()
+		case platform.NetworkDown:
+			q.Hold(HeldOffline)
+		case platform.NetworkUp:
+			q.Release(HeldOffline)
 			q.Wake()
 		}
 	})

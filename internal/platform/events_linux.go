@@ -3,6 +3,7 @@ package platform
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -52,8 +53,13 @@ func watch(ctx context.Context, fn func(Signal)) error {
 	}
 	ch := make(chan *dbus.Signal, 16)
 	conn.Signal(ch)
+	lock := inhibit(ctx, conn)
+	if offline(conn) {
+		fn(NetworkDown)
+	}
 	go func() {
 		defer conn.Close()
+		defer func() { lock.Close() }()
 		for {
 			select {
 			case <-ctx.Done():
@@ -62,13 +68,44 @@ func watch(ctx context.Context, fn func(Signal)) error {
 				if !ok {
 					return
 				}
-				if sig, ok := read(s); ok {
-					fn(sig)
+				sig, ok := read(s)
+				if !ok {
+					continue
+				}
+				fn(sig) // before the sleep: done with the uploads' places kept
+				switch sig {
+				case Sleeping:
+					lock.Close() // now the machine may sleep
+				case Woke:
+					lock = inhibit(ctx, conn) // for the next sleep
 				}
 			}
 		}
 	}()
 	return nil
+}
+
+// inhibit takes logind's delay lock on sleep, so that a sleep waits (a few
+// seconds at most, as logind allows) until Carrier has stopped its requests
+// and kept the uploads' places. Closing the file lets the sleep go on.
+func inhibit(ctx context.Context, conn *dbus.Conn) *os.File {
+	var fd dbus.UnixFD
+	err := conn.Object(logindName, logindPath).CallWithContext(ctx, logindIf+".Inhibit", 0,
+		"sleep", "Carrier", "Keeping the uploads' places before the machine sleeps", "delay").Store(&fd)
+	if err != nil || fd < 0 {
+		return nil // no logind, or no permission: sleep does not wait, and a resume asks the server anyway
+	}
+	return os.NewFile(uintptr(fd), "logind inhibitor")
+}
+
+// offline reports whether NetworkManager says there is no network now.
+func offline(conn *dbus.Conn) bool {
+	v, err := conn.Object(nmName, nmPath).GetProperty(nmIf + ".State")
+	if err != nil {
+		return false // no NetworkManager: take the network as there
+	}
+	st, ok := v.Value().(uint32)
+	return ok && st <= nmDisconnected && st != 0 // 0: NM_STATE_UNKNOWN
 }
 
 // read turns a bus signal into a Signal.

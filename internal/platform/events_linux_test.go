@@ -111,6 +111,9 @@ func TestSleepAndNetworkFromTheSystemBus(t *testing.T) {
 		{nmName, nmPath, nmIf, "StateChanged", "u", uint32(40), 0}, // connecting: nothing to do yet
 		{nmName, nmPath, nmIf, "StateChanged", "u", uint32(70), NetworkUp},
 	}
+	if n := inhibitors(t, conn); n != 1 {
+		t.Fatalf("%d sleep inhibitors held while awake, want 1", n)
+	}
 	for _, s := range steps {
 		emit(t, conn, s.name, s.path, s.iface, s.member, s.sig, s.arg)
 		if s.want == 0 {
@@ -124,6 +127,12 @@ func TestSleepAndNetworkFromTheSystemBus(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%s(%v): no signal", s.member, s.arg)
 		}
+		switch s.want { // the delay lock: let go once told of the sleep, taken again after
+		case Sleeping:
+			waitInhibitors(t, conn, 0)
+		case Woke:
+			waitInhibitors(t, conn, 1)
+		}
 	}
 	select {
 	case g := <-got:
@@ -136,5 +145,32 @@ func TestNoSystemBusIsSaidPlainly(t *testing.T) {
 	t.Setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/carrier-test-bus")
 	if err := Watch(context.Background(), func(Signal) {}); err == nil || !strings.Contains(err.Error(), "does not report") {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// inhibitors counts the delay locks on sleep that logind (the mock) holds.
+func inhibitors(t *testing.T, conn *dbus.Conn) int {
+	t.Helper()
+	var list [][]any
+	if err := conn.Object(logindName, logindPath).Call(logindIf+".ListInhibitors", 0).Store(&list); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, in := range list {
+		if len(in) >= 4 && in[0] == "sleep" && in[1] == "Carrier" && in[3] == "delay" {
+			n++
+		}
+	}
+	return n
+}
+
+func waitInhibitors(t *testing.T, conn *dbus.Conn, want int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for inhibitors(t, conn) != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("logind holds %d inhibitors of Carrier, want %d", inhibitors(t, conn), want)
+		}
+		time.Sleep(20 * time.Millisecond) // another process lets go of a file: nothing to wait on
 	}
 }
