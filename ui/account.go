@@ -20,7 +20,7 @@ type accountScreen struct {
 	u               *UI
 	who             *widget.Label
 	signIn, signOut *widget.Button
-	chaos           *widget.Check
+	chaos           *namedCheck
 	status          *widget.Label
 	content         fyne.CanvasObject
 }
@@ -33,7 +33,7 @@ func newAccountScreen(u *UI) *accountScreen {
 	a.status.Wrapping = fyne.TextWrapWord
 	a.signIn = widget.NewButtonWithIcon("Sign in with Google…", theme.LoginIcon(), a.doSignIn)
 	a.signOut = widget.NewButtonWithIcon("Sign out", theme.LogoutIcon(), a.doSignOut)
-	a.chaos = widget.NewCheck("Chaos mode: the sandbox drops connections, fails, stalls and slows down, so you can watch uploads recover", a.setChaos)
+	a.chaos = newNamedCheck("Chaos mode: the sandbox drops connections, fails, stalls and slows down, so you can watch uploads recover", a.setChaos)
 	box := container.NewVBox(a.who, container.NewHBox(a.signIn, a.signOut), a.status)
 	if u.deps.SetFaults != nil {
 		box.Add(widget.NewSeparator())

@@ -20,9 +20,9 @@ import (
 
 type composeScreen struct {
 	u                            *UI
-	to, cc, bcc, subject         *widget.Entry
-	body                         *widget.Entry
-	form                         *widget.Form
+	to, cc, bcc, subject         *namedEntry
+	body                         *namedEntry
+	form                         *fyne.Container
 	attachments                  []string
 	attSizes                     map[string]int64 // read once when attached, not on every keystroke
 	attList                      *fyne.Container
@@ -46,16 +46,17 @@ func addressValidator(field string) fyne.StringValidator {
 
 func newComposeScreen(u *UI) *composeScreen {
 	c := &composeScreen{u: u, attSizes: map[string]int64{}}
-	c.to, c.cc, c.bcc = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
+	to, cc, bcc, subject := newNamedEntry("To", false), newNamedEntry("Cc", false), newNamedEntry("Bcc", false), newNamedEntry("Subject", false)
+	body := newNamedEntry("Message", true)
+	c.to, c.cc, c.bcc, c.subject, c.body = to, cc, bcc, subject, body
 	c.to.SetPlaceHolder("name@example.com, Name <other@example.com>")
 	for _, e := range []struct {
-		entry *widget.Entry
+		entry *namedEntry
 		field string
 	}{{c.to, "To"}, {c.cc, "Cc"}, {c.bcc, "Bcc"}} {
 		e.entry.Validator = addressValidator(e.field)
 		e.entry.OnChanged = func(string) { c.updateButtons() }
 	}
-	c.subject = widget.NewEntry()
 	c.subject.Validator = func(s string) error {
 		if strings.ContainsAny(s, "\r\n") {
 			return errors.New("the subject must be one line")
@@ -63,16 +64,17 @@ func newComposeScreen(u *UI) *composeScreen {
 		return nil
 	}
 	c.subject.OnChanged = func(string) { c.updateButtons() }
-	c.body = widget.NewMultiLineEntry()
-	c.body.Wrapping = fyne.TextWrapWord
 	c.body.SetMinRowsVisible(8)
 	c.body.OnChanged = func(string) { c.updateMeter() }
-	c.form = widget.NewForm(
-		&widget.FormItem{Text: "To", Widget: c.to, HintText: "Recipients, separated by commas"},
-		&widget.FormItem{Text: "Cc", Widget: c.cc},
-		&widget.FormItem{Text: "Bcc", Widget: c.bcc, HintText: "Hidden from the other recipients"},
-		&widget.FormItem{Text: "Subject", Widget: c.subject},
-	)
+	var rows []fyne.CanvasObject
+	for _, f := range []struct {
+		label string
+		entry *namedEntry
+		hint  string
+	}{{"To", to, "Recipients, separated by commas"}, {"Cc", cc, ""}, {"Bcc", bcc, "Hidden from the other recipients"}, {"Subject", subject, ""}} {
+		rows = append(rows, formRow(f.label, f.entry, f.hint)...)
+	}
+	c.form = container.New(layout.NewFormLayout(), rows...)
 	c.attList = container.NewVBox()
 	c.attachBtn = widget.NewButtonWithIcon("Attach…", theme.ContentAddIcon(), c.pickFile)
 	c.meter = widget.NewProgressBar()
@@ -97,9 +99,37 @@ func newComposeScreen(u *UI) *composeScreen {
 		container.NewHBox(hint, layout.NewSpacer(), c.draftBtn, c.sendBtn),
 		c.status,
 	)
-	c.content = container.NewPadded(container.NewBorder(top, bottom, nil, nil, c.body))
+	c.content = container.NewPadded(container.NewBorder(top, bottom, nil, nil, body))
 	c.refreshAttachments()
 	return c
+}
+
+// formRow lays out a field as widget.Form would (label, entry, the hint
+// below, replaced by the entry's problem while it has one), but in plain
+// containers, which a screen reader walks.
+func formRow(label string, e *namedEntry, hint string) []fyne.CanvasObject {
+	note := widget.NewLabel(hint)
+	note.Wrapping = fyne.TextWrapWord
+	note.SizeName = theme.SizeNameCaptionText
+	if hint == "" {
+		note.Hide()
+	}
+	e.SetOnValidationChanged(func(err error) {
+		switch {
+		case err != nil && e.Text != "":
+			note.SetText(err.Error())
+			note.Importance = widget.DangerImportance
+			note.Show()
+		case hint != "":
+			note.SetText(hint)
+			note.Importance = widget.LowImportance
+			note.Show()
+		default:
+			note.Hide()
+		}
+		note.Refresh()
+	})
+	return []fyne.CanvasObject{widget.NewLabelWithStyle(label, fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}), container.NewVBox(e, note)}
 }
 
 func (c *composeScreen) addShortcuts(cv fyne.Canvas) {
@@ -170,7 +200,7 @@ func (c *composeScreen) refreshAttachments() {
 		size := humanSize(c.attSizes[p])
 		name := widget.NewLabel(filepath.Base(p))
 		name.Truncation = fyne.TextTruncateEllipsis
-		remove := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { c.remove(p) })
+		remove := newIconButton("Remove "+filepath.Base(p), theme.DeleteIcon(), func() { c.remove(p) })
 		c.attList.Add(container.NewBorder(nil, nil, widget.NewIcon(theme.FileIcon()), container.NewHBox(widget.NewLabel(size), remove), name))
 	}
 	c.attList.Refresh()
@@ -205,7 +235,7 @@ func (c *composeScreen) updateMeter() {
 
 func (c *composeScreen) updateButtons() {
 	ok := !c.busy && c.estimate() <= compose.LimitSend
-	for _, e := range []*widget.Entry{c.to, c.cc, c.bcc, c.subject} {
+	for _, e := range []*namedEntry{c.to, c.cc, c.bcc, c.subject} {
 		if e.Validate() != nil {
 			ok = false
 		}
@@ -258,7 +288,7 @@ func (c *composeScreen) submit(method compose.Method) {
 }
 
 func (c *composeScreen) clear() {
-	for _, e := range []*widget.Entry{c.to, c.cc, c.bcc, c.subject, c.body} {
+	for _, e := range []*namedEntry{c.to, c.cc, c.bcc, c.subject, c.body} {
 		e.SetText("")
 	}
 	c.attachments = nil

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 
 	"carrier/compose"
 	"carrier/internal/app"
@@ -41,7 +40,7 @@ func (h *harness) onlyRow() *transferRow {
 // its row says it is done.
 func TestSendingLeavesNothingInTheSpool(t *testing.T) {
 	h := newHarness(t)
-	for entry, text := range map[*widget.Entry]string{h.u.compose.to: "zoe@example.com", h.u.compose.subject: "No leftovers", h.u.compose.body: "Gone once sent."} {
+	for entry, text := range map[*namedEntry]string{h.u.compose.to: "zoe@example.com", h.u.compose.subject: "No leftovers", h.u.compose.body: "Gone once sent."} {
 		entry.SetText(text)
 	}
 	drop(h, writeFile(t, "notes.txt", []byte("attached")))

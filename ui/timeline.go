@@ -20,8 +20,8 @@ type timelineScreen struct {
 	media   *compose.TimelineMedia
 	preview *fyne.Container
 	info    *widget.Label
-	caption *widget.Entry
-	notify  *widget.Check
+	caption *namedEntry
+	notify  *namedCheck
 	post    *widget.Button
 	status  *widget.Label
 	content fyne.CanvasObject
@@ -32,11 +32,11 @@ func newTimelineScreen(u *UI) *timelineScreen {
 	t.preview = container.NewStack()
 	t.info = widget.NewLabel("")
 	t.info.Wrapping = fyne.TextWrapWord
-	t.caption = widget.NewMultiLineEntry()
+	t.caption = newNamedEntry("Caption", true)
 	t.caption.SetPlaceHolder("Caption")
 	t.caption.SetMinRowsVisible(3)
 	t.caption.Wrapping = fyne.TextWrapWord
-	t.notify = widget.NewCheck("Notify (the wearer hears a chime)", nil)
+	t.notify = newNamedCheck("Notify (the wearer hears a chime)", nil)
 	t.post = widget.NewButtonWithIcon("Post", theme.MailSendIcon(), t.submit)
 	t.post.Importance = widget.HighImportance
 	t.status = widget.NewLabel("")

@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 
@@ -80,14 +79,14 @@ type UI struct {
 	stop context.CancelFunc
 	wg   sync.WaitGroup
 
-	tabs      *container.AppTabs
+	tabs      *tabs
 	compose   *composeScreen
 	timeline  *timelineScreen
 	transfers *transfersScreen
 	mailbox   *mailboxScreen
 	account   *accountScreen
 
-	composeTab, timelineTab, transfersTab, mailboxTab, accountTab *container.TabItem
+	composeTab, timelineTab, transfersTab, mailboxTab, accountTab *tab
 }
 
 // New builds the screens into win and starts the bridge from transfer
@@ -110,18 +109,18 @@ func New(a fyne.App, w fyne.Window, d Deps) *UI {
 	u.transfers = newTransfersScreen(u)
 	u.mailbox = newMailboxScreen(u)
 	u.account = newAccountScreen(u)
-	u.composeTab = container.NewTabItemWithIcon("Compose", theme.MailComposeIcon(), u.compose.content)
-	u.timelineTab = container.NewTabItemWithIcon("Timeline", theme.MediaPhotoIcon(), u.timeline.content)
-	u.transfersTab = container.NewTabItemWithIcon("Transfers", theme.UploadIcon(), u.transfers.content)
-	u.mailboxTab = container.NewTabItemWithIcon("Mailbox", theme.StorageIcon(), u.mailbox.content)
-	u.accountTab = container.NewTabItemWithIcon("Account", theme.AccountIcon(), u.account.content)
-	u.tabs = container.NewAppTabs(u.composeTab, u.timelineTab, u.transfersTab, u.mailboxTab, u.accountTab)
-	u.tabs.OnSelected = func(t *container.TabItem) {
+	u.composeTab = newTab("Compose", theme.MailComposeIcon(), u.compose.content)
+	u.timelineTab = newTab("Timeline", theme.MediaPhotoIcon(), u.timeline.content)
+	u.transfersTab = newTab("Transfers", theme.UploadIcon(), u.transfers.content)
+	u.mailboxTab = newTab("Mailbox", theme.StorageIcon(), u.mailbox.content)
+	u.accountTab = newTab("Account", theme.AccountIcon(), u.account.content)
+	u.tabs = newTabs(u.composeTab, u.timelineTab, u.transfersTab, u.mailboxTab, u.accountTab)
+	u.tabs.OnSelected = func(t *tab) {
 		if t == u.mailboxTab {
 			u.mailbox.refresh()
 		}
 	}
-	w.SetContent(u.tabs)
+	w.SetContent(u.tabs.content)
 	w.SetOnDropped(u.dropped)
 	u.compose.addShortcuts(w.Canvas())
 	u.transfers.start()

@@ -94,11 +94,11 @@ func TestComposeAttachmentsThroughDrop(t *testing.T) {
 	}
 	// The remove button of the first row.
 	row := c.attList.Objects[0].(*fyne.Container)
-	var remove *widget.Button
+	var remove *iconButton
 	for _, o := range row.Objects {
 		if box, ok := o.(*fyne.Container); ok {
 			for _, x := range box.Objects {
-				if btn, ok := x.(*widget.Button); ok {
+				if btn, ok := x.(*iconButton); ok {
 					remove = btn
 				}
 			}

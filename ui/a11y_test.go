@@ -1,0 +1,89 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+)
+
+// spoken is what a screen reader hears of the window, walked as Fyne 2.8's
+// bridge walks it (-tags accessibility, Windows and macOS): visible objects
+// in containers, accessible ones named, nothing inside other widgets.
+func spoken(o fyne.CanvasObject, out map[fyne.CanvasObject]string) {
+	if o == nil || !o.Visible() {
+		return
+	}
+	if a, ok := o.(fyne.Accessible); ok && a.AccessibilityRole() != fyne.AccessibleRoleContainer {
+		out[o] = a.AccessibilityLabel()
+	}
+	if c, ok := o.(*fyne.Container); ok {
+		for _, child := range c.Objects {
+			spoken(child, out)
+		}
+	}
+}
+
+// controls are the visible things a person acts on, wherever they sit,
+// but for those in scrolled lists: Fyne 2.8's bridge does not enter a
+// container.Scroll (a widget), so the Transfers rows are not read yet.
+func controls(o fyne.CanvasObject, out *[]fyne.CanvasObject) {
+	if o == nil || !o.Visible() {
+		return
+	}
+	if _, scrolled := o.(*container.Scroll); scrolled {
+		return
+	}
+	switch o.(type) {
+	case *widget.Button, *widget.Entry, *widget.Check, *widget.Select, *namedEntry, *namedCheck, *iconButton, *dualBar:
+		*out = append(*out, o)
+		return
+	}
+	switch w := o.(type) {
+	case *fyne.Container:
+		for _, c := range w.Objects {
+			controls(c, out)
+		}
+	case fyne.Widget:
+		for _, c := range test.WidgetRenderer(w).Objects() {
+			controls(c, out)
+		}
+	}
+}
+
+// Every control of every screen (scrolled lists aside: the Mailbox's and
+// the Transfers rows) has a name a screen reader can say.
+func TestEveryControlHasAName(t *testing.T) {
+	h := newHarness(t)
+	h.u.compose.attach(writeFile(t, "report.pdf", []byte("%PDF")))
+	for _, tb := range h.u.tabs.Items {
+		if tb == h.u.mailboxTab {
+			continue
+		}
+		h.u.tabs.Select(tb)
+		names := map[fyne.CanvasObject]string{}
+		spoken(h.w.Canvas().Content(), names)
+		var cs []fyne.CanvasObject
+		controls(tb.content, &cs)
+		if len(cs) == 0 {
+			t.Fatalf("%s: no controls found", tb.Text)
+		}
+		for _, c := range cs {
+			name, reached := names[c]
+			switch {
+			case !reached:
+				t.Errorf("%s: a %T is out of a screen reader's reach", tb.Text, c)
+			case strings.TrimSpace(name) == "" || strings.Contains(name, ".svg") || strings.Contains(name, ".png"):
+				t.Errorf("%s: a %T is named %q", tb.Text, c, name)
+			}
+		}
+		for _, other := range h.u.tabs.Items { // the tab buttons too
+			if n := names[other.button]; n != other.Text {
+				t.Errorf("tab button %q is read as %q", other.Text, n)
+			}
+		}
+	}
+}
