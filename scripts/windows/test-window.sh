@@ -18,10 +18,9 @@ export WINEPREFIX="$OUT/_prefix" WINEARCH=win64 WINEDEBUG=-all WINEDLLOVERRIDES=
 mkdir -p "$SHOTS" "$OUT/logs"
 xvfb= app=
 cleanup() {
-	[ -n "$app" ] && kill "$app" 2>/dev/null
+	if [ -n "$app" ]; then kill "$app" 2>/dev/null || true; fi
 	"$WINESERVER" -k 2>/dev/null || true
-	[ -n "$xvfb" ] && kill "$xvfb" 2>/dev/null
-	true
+	if [ -n "$xvfb" ]; then kill "$xvfb" 2>/dev/null || true; fi
 }
 trap cleanup EXIT
 fail() { echo "FAIL Carrier's window under Wine: $*" >&2; tail -20 "$OUT/logs/window.log" >&2; exit 1; }
