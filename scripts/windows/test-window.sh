@@ -32,6 +32,11 @@ Xvfb "$DISPLAY" -screen 0 1280x800x24 -nolisten tcp 2>/dev/null &
 xvfb=$!
 for _ in $(seq 50); do [ -e /tmp/.X11-unix/X$n ] && break; sleep 0.1; done
 
+# A wineserver left from a run without a display (test.sh, test-cli.sh)
+# keeps its desktop process, which has no X connection: windows could not
+# be made ("Failed to create helper window"). Start afresh on this display.
+"$WINESERVER" -k 2>/dev/null || true
+"$WINESERVER" -w
 find "$WINEPREFIX/drive_c/users" -maxdepth 4 -type d -name Carrier -path '*AppData*' -exec rm -rf {} +
 "$WINE" "$exe" >"$OUT/logs/window.log" 2>&1 &
 app=$!
