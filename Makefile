@@ -130,7 +130,7 @@ package-windows: deps-windows
 	$(GO) build -o bin/fyne fyne.io/tools/cmd/fyne # built for this host, then run with mingw's CC
 	# Its release build hardens the C code (-fstack-protector-strong), which
 	# with mingw needs libssp at link time.
-	CC=x86_64-w64-mingw32-gcc GOFLAGS=-ldflags=-extldflags=-lssp bin/fyne package -os windows --release
+	CC=x86_64-w64-mingw32-gcc CGO_LDFLAGS=-lssp bin/fyne package -os windows --release
 	GO="$(GO)" scripts/windows/package.sh Carrier.exe Carrier.msi
 	scripts/windows/test-msi.sh Carrier.msi Carrier.exe
 

@@ -25,7 +25,10 @@ unset DISPLAY WAYLAND_DISPLAY
 work=$(mktemp -d)
 sandbox=
 cleanup() {
-	[ -n "$sandbox" ] && kill "$sandbox" 2>/dev/null && wait "$sandbox" 2>/dev/null
+	if [ -n "$sandbox" ]; then
+		kill "$sandbox" 2>/dev/null || true
+		wait "$sandbox" 2>/dev/null || true
+	fi
 	rm -rf "$work"
 }
 trap cleanup EXIT

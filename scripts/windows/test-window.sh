@@ -18,10 +18,9 @@ export WINEPREFIX="$OUT/_prefix" WINEARCH=win64 WINEDEBUG=-all WINEDLLOVERRIDES=
 mkdir -p "$SHOTS" "$OUT/logs"
 xvfb= app=
 cleanup() {
-	[ -n "$app" ] && kill "$app" 2>/dev/null
+	if [ -n "$app" ]; then kill "$app" 2>/dev/null || true; fi
 	"$WINESERVER" -k 2>/dev/null || true
-	[ -n "$xvfb" ] && kill "$xvfb" 2>/dev/null
-	true
+	if [ -n "$xvfb" ]; then kill "$xvfb" 2>/dev/null || true; fi
 }
 trap cleanup EXIT
 fail() { echo "FAIL Carrier's window under Wine: $*" >&2; tail -20 "$OUT/logs/window.log" >&2; exit 1; }
@@ -33,6 +32,11 @@ Xvfb "$DISPLAY" -screen 0 1280x800x24 -nolisten tcp 2>/dev/null &
 xvfb=$!
 for _ in $(seq 50); do [ -e /tmp/.X11-unix/X$n ] && break; sleep 0.1; done
 
+# A wineserver left from a run without a display (test.sh, test-cli.sh)
+# keeps its desktop process, which has no X connection: windows could not
+# be made ("Failed to create helper window"). Start afresh on this display.
+"$WINESERVER" -k 2>/dev/null || true
+"$WINESERVER" -w
 find "$WINEPREFIX/drive_c/users" -maxdepth 4 -type d -name Carrier -path '*AppData*' -exec rm -rf {} +
 "$WINE" "$exe" >"$OUT/logs/window.log" 2>&1 &
 app=$!
