@@ -87,7 +87,7 @@ test-windows: deps-windows
 
 # The app for Windows, a GUI-subsystem exe (no console window).
 build-windows: deps-windows
-	$(WIN_ENV) $(GO) build -ldflags -H=windowsgui -o $(WIN_OUT)/Carrier.exe .
+	$(WIN_ENV) $(GO) build -tags accessibility -ldflags -H=windowsgui -o $(WIN_OUT)/Carrier.exe .
 
 # docs/PERFORMANCE.md and docs/performance.png (go run ./bench: the same
 # file uploaded by curl, carrier upload and the official Go client to the
@@ -130,7 +130,7 @@ package-windows: deps-windows
 	$(GO) build -o bin/fyne fyne.io/tools/cmd/fyne # built for this host, then run with mingw's CC
 	# Its release build hardens the C code (-fstack-protector-strong), which
 	# with mingw needs libssp at link time.
-	CC=x86_64-w64-mingw32-gcc CGO_LDFLAGS=-lssp bin/fyne package -os windows --release
+	CC=x86_64-w64-mingw32-gcc CGO_LDFLAGS=-lssp bin/fyne package -os windows --release --tags accessibility
 	GO="$(GO)" scripts/windows/package.sh Carrier.exe Carrier.msi
 	scripts/windows/test-msi.sh Carrier.msi Carrier.exe
 
