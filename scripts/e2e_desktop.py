@@ -118,7 +118,7 @@ def main():
     time.sleep(1.5)
     click(585, 65)  # To
     type_text("zoe@example.com")
-    click(585, 228)  # Subject
+    click(585, 258)  # Subject
     type_text("Dropped from another program")
     click(550, 360)  # body
     type_text("The attachment came by drag and drop.")
