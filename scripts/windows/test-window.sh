@@ -55,7 +55,7 @@ typ() { xdotool type --delay 20 "$1"; sleep 0.2; }
 subject="Typed into the window under Wine $RANDOM"
 click 585 65 # To (the layout of scripts/e2e_desktop.py)
 typ "zoe@example.com"
-click 585 228 # Subject
+click 585 258 # Subject
 typ "$subject"
 click 550 360 # body
 typ "Sent by the Windows build."
