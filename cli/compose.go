@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"carrier/compose"
+	"carrier/internal/platform"
 )
 
 func init() {
@@ -37,7 +38,7 @@ func runCompose(ctx context.Context, env *Env, args []string) error {
 		os.Remove(sp.Path)
 		return fmt.Errorf("cannot write %s: %w", *out, err)
 	}
-	os.Chmod(*out, 0o600)
+	platform.Private(*out) // a message is private: mode 0600, or an owner-only access list on Windows
 	fmt.Fprintf(env.Stderr, "wrote %s: %s (%d bytes), sha256 %s; within the %s limit of %s\n",
 		*out, compose.HumanSize(sp.Size), sp.Size, sp.SHA256, method, compose.HumanSize(method.Limit()))
 	return nil

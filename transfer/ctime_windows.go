@@ -21,12 +21,8 @@ const (
 	fileReadAttributes = 0x80 // FILE_READ_ATTRIBUTES
 )
 
-// changeTime cannot be read from a FileInfo on Windows (its
-// Win32FileAttributeData has no change time): zero, so nothing is recorded
-// and nothing checked. changeTimeOf reads it.
-func changeTime(os.FileInfo) time.Time { return time.Time{} }
-
-// changeTimeOf is the file's ChangeTime from its basic information (NTFS
+// changeTimeOf is the file's ChangeTime (a FileInfo has none on Windows:
+// its Win32FileAttributeData lacks it) from its basic information (NTFS
 // moves it at every write, and no ordinary tool sets it back). It opens
 // the file for its attributes only, sharing everything, so it never stands
 // in another program's way.

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"carrier/internal/platform"
 	"carrier/sandbox"
 )
 
@@ -62,7 +63,7 @@ func SandboxToken(dir string) (string, error) {
 	if b, err := os.ReadFile(p); err == nil && len(strings.TrimSpace(string(b))) >= 16 {
 		return strings.TrimSpace(string(b)), nil
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := platform.MkdirPrivate(dir); err != nil {
 		return "", fmt.Errorf("cannot create the sandbox folder: %w", err)
 	}
 	b := make([]byte, 24)
