@@ -7,11 +7,14 @@ import (
 
 // Clock is the engine's view of time, injected so tests can move it.
 //
-// Elapsed must come from a clock that stops while the machine is suspended:
-// Go's monotonic clock does (Linux CLOCK_MONOTONIC, macOS
-// CLOCK_UPTIME_RAW, Windows unbiased interrupt time). When Now moves ahead
-// of Elapsed, the machine slept, and the engine takes it as a wake: every
-// connection it had is probably dead.
+// Elapsed should come from a clock that stops while the machine is
+// suspended: Go's monotonic clock does on Linux (CLOCK_MONOTONIC) and macOS
+// (CLOCK_UPTIME_RAW). When Now moves ahead of Elapsed, the machine slept,
+// and the engine takes it as a wake: every connection it had is probably
+// dead. On Windows Go reads the interrupt time, which counts through sleep
+// (golang/go#36141), so there the comparison likely never fires and the
+// system's power notifications (internal/platform, through Queue.Wake) tell
+// the wake instead.
 type Clock interface {
 	Now() time.Time
 	Elapsed() time.Duration
