@@ -85,9 +85,12 @@ test-windows: deps-windows
 	GO="$(GO)" scripts/windows/package.sh $(WIN_OUT)/Carrier.exe $(WIN_OUT)/Carrier.msi
 	scripts/windows/test-msi.sh $(WIN_OUT)/Carrier.msi $(WIN_OUT)/Carrier.exe
 
-# The app for Windows, a GUI-subsystem exe (no console window).
+# The app for Windows, a GUI-subsystem exe (no console window), as the
+# tests run it under Wine: without -tags accessibility, since Wine 8.0 aborts
+# on UI Automation calls it lacks (UiaRaiseStructureChangedEvent). The
+# package (package-windows) is built with the tag.
 build-windows: deps-windows
-	$(WIN_ENV) $(GO) build -tags accessibility -ldflags -H=windowsgui -o $(WIN_OUT)/Carrier.exe .
+	$(WIN_ENV) $(GO) build -ldflags -H=windowsgui -o $(WIN_OUT)/Carrier.exe .
 
 # docs/PERFORMANCE.md and docs/performance.png (go run ./bench: the same
 # file uploaded by curl, carrier upload and the official Go client to the
