@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -312,5 +313,42 @@ func TestDependentsKilledBetweenNeeds(t *testing.T) {
 	}
 	if comp, _, sessions := f.stats(); comp != 3 || sessions != 3 {
 		t.Errorf("%d completions in %d sessions, want 3 in 3 (b goes on in its session)", comp, sessions)
+	}
+}
+
+// Jobs found running in the journal (their process died) each run once:
+// taking them up never queues one twice, whatever the workers do meanwhile.
+func TestRecoveredJobsRunOnce(t *testing.T) {
+	f := newFake(t)
+	state := t.TempDir()
+	j, err := OpenJournal(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h0 := newHarness(t, Config{StateDir: state})
+	h0.q.Close() // a queue only to make records the way Add does
+	const n = 24
+	for i := range n {
+		path, _ := writeFile(t, int64(1000+i))
+		rec, err := h0.q.newRecord(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.ID = fmt.Sprintf("20300101T000000-%08x", i)
+		rec.State = StateRunning // as a killed process leaves it
+		if err := j.Save(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := newHarness(t, Config{StateDir: state, Workers: 4})
+	ids, err := h.q.ResumeJournal(false)
+	if err != nil || len(ids) != n {
+		t.Fatalf("resumed %d: %v", len(ids), err)
+	}
+	for _, id := range ids {
+		h.mustDone(id)
+	}
+	if comp, _, sessions := f.stats(); comp != n || sessions != n {
+		t.Errorf("%d completions in %d sessions for %d jobs: a job ran twice", comp, sessions, n)
 	}
 }

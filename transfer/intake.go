@@ -90,7 +90,9 @@ func (q *Queue) adopt(jb *job) error {
 	}
 	q.jobs[jb.id] = jb
 	st := jb.state() // no worker has it yet
-	if st == StateQueued && !slices.Contains(q.pending, jb) {
+	// A job ResumeJournal moved to queued is pending already, or taken by
+	// a worker even: queued twice, it would run twice at once.
+	if st == StateQueued && jb.run == nil && !slices.Contains(q.pending, jb) {
 		q.pending = append(q.pending, jb)
 		q.poke()
 	}
