@@ -1,20 +1,18 @@
 package app
 
 import (
-	"bufio"
 	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/godbus/dbus/v5"
 
+	"carrier/internal/dbustest"
 	"carrier/transfer"
 )
 
@@ -25,21 +23,7 @@ import (
 // the services named (so it can send their signals).
 func systemBus(t *testing.T, names ...string) *dbus.Conn {
 	t.Helper()
-	if _, err := exec.LookPath("dbus-daemon"); err != nil {
-		t.Skip("dbus-daemon is not installed (make deps-test installs it)")
-	}
-	daemon := exec.Command("dbus-daemon", "--session", "--nofork", "--print-address")
-	out, _ := daemon.StdoutPipe()
-	if err := daemon.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { daemon.Process.Kill(); daemon.Wait() })
-	addr, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr = strings.TrimSpace(addr)
-	t.Setenv("DBUS_SYSTEM_BUS_ADDRESS", addr)
+	addr := dbustest.SystemBus(t)
 	conn, err := dbus.Connect(addr)
 	if err != nil {
 		t.Fatal(err)

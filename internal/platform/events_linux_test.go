@@ -1,7 +1,6 @@
 package platform
 
 import (
-	"bufio"
 	"context"
 	"os"
 	"os/exec"
@@ -10,33 +9,9 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
-)
 
-// privateSystemBus starts a D-Bus daemon of the test's own and points
-// DBUS_SYSTEM_BUS_ADDRESS at it, so the code under test talks to it as to
-// the system bus.
-func privateSystemBus(t *testing.T) string {
-	t.Helper()
-	if _, err := exec.LookPath("dbus-daemon"); err != nil {
-		t.Skip("dbus-daemon is not installed (make deps-test installs it)")
-	}
-	cmd := exec.Command("dbus-daemon", "--session", "--nofork", "--print-address")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	addr, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr = strings.TrimSpace(addr)
-	t.Setenv("DBUS_SYSTEM_BUS_ADDRESS", addr)
-	return addr
-}
+	"carrier/internal/dbustest"
+)
 
 // dbusmock runs python-dbusmock's template on the bus, as the system's
 // service would be there.
@@ -86,7 +61,7 @@ func emit(t *testing.T, conn *dbus.Conn, name, path, iface, member, sig string, 
 }
 
 func TestSleepAndNetworkFromTheSystemBus(t *testing.T) {
-	addr := privateSystemBus(t)
+	addr := dbustest.SystemBus(t)
 	dbusmock(t, addr, "logind", logindName)
 	dbusmock(t, addr, "networkmanager", nmName)
 	got := make(chan Signal, 16)
