@@ -30,6 +30,7 @@ func Open(ctx context.Context, dirs Dirs, logger *slog.Logger) (*App, error) {
 		return nil, fmt.Errorf("the embedded sandbox could not start: %w", err)
 	}
 	creds := NewCredentials(ctx, dirs.Sandbox())
+	creds.Serving(emb)
 	return &App{Dirs: dirs, Sandbox: emb, Creds: creds, Google: LoadGoogle(creds)}, nil
 }
 
