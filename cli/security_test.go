@@ -261,4 +261,3 @@ func runSandboxOnce(t *testing.T, args ...string) string {
 	}
 	return out.String() + stderr.String()
 }
-
