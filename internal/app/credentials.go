@@ -28,12 +28,13 @@ type Credentials struct {
 	serving    *Embedded         // the sandbox this process serves: its token needs no proof
 	prover     Prover            // asks another process to prove it serves the sandbox's folder
 	refused    map[string]error  // origins where an impostor sits in the sandbox's place
+	barred     map[string]error  // origins nothing may go to (Refuse); kept across Reset
 }
 
 // NewCredentials looks credentials up in the keychain, and in the data
 // folder of the embedded sandbox (sandboxDir), as requests need them.
 func NewCredentials(ctx context.Context, sandboxDir string) *Credentials {
-	return &Credentials{ctx: ctx, sandboxDir: sandboxDir, by: map[string]transfer.Authorizer{}, used: map[string]bool{}, static: map[string]string{}, refused: map[string]error{}}
+	return &Credentials{ctx: ctx, sandboxDir: sandboxDir, by: map[string]transfer.Authorizer{}, used: map[string]bool{}, static: map[string]string{}, refused: map[string]error{}, barred: map[string]error{}}
 }
 
 // Static gives a token for one server (an API root or any URL of it): only
@@ -75,8 +76,7 @@ func (c *Credentials) Serving(e *Embedded) {
 func (c *Credentials) Refuse(server string, why error) {
 	c.mu.Lock()
 	if o := Origin(server); o != "" {
-		c.refused[o] = why
-		c.by[o] = nil
+		c.barred[o] = why
 	}
 	c.mu.Unlock()
 }
@@ -151,6 +151,12 @@ var ErrNoCredentials = errors.New("no credentials for this server: run `carrier 
 // Authorize puts the credential of req's server on it.
 func (c *Credentials) Authorize(ctx context.Context, req *http.Request) error {
 	o := origin(req.URL)
+	c.mu.Lock()
+	barred := c.barred[o]
+	c.mu.Unlock()
+	if barred != nil {
+		return barred
+	}
 	if a := c.lookup(o); a != nil {
 		return a.Authorize(ctx, req)
 	}

@@ -222,3 +222,12 @@ func IsEmbeddedAddress(dir, raw string) bool {
 	u, err := url.Parse(raw)
 	return err == nil && u.Scheme == "http" && isLoopbackHost(u.Hostname()) && folderNames(dir, u)
 }
+
+// recordedAddress is the address the folder's port file records, or "".
+func recordedAddress(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, portFile))
+	if err != nil || strings.TrimSpace(string(b)) == "" {
+		return ""
+	}
+	return "http://127.0.0.1:" + strings.TrimSpace(string(b))
+}

@@ -276,3 +276,31 @@ func TestFoldersArePrivate(t *testing.T) {
 func testQueueConfig(state string) transfer.Config {
 	return transfer.Config{StateDir: state, Auth: transfer.StaticToken("t")}
 }
+
+// The desktop app finds the sandbox's port taken by another program: the
+// sandbox moves, and jobs naming the old address send nothing there.
+func TestAppBarsTheSandboxsOldAddress(t *testing.T) {
+	dirs := Dirs{Data: t.TempDir(), State: t.TempDir()}
+	m := &impostor{}
+	srv := httptest.NewServer(m)
+	defer srv.Close()
+	os.MkdirAll(dirs.Sandbox(), 0o700)
+	os.WriteFile(filepath.Join(dirs.Sandbox(), portFile), []byte(mustPort(srv.URL)+"\n"), 0o600)
+	a, err := Open(context.Background(), dirs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if a.Sandbox.URL == srv.URL {
+		t.Fatal("the sandbox shares its port with another program")
+	}
+	a.Creds.Reset() // a sign-in later on does not lift the bar
+	session, _ := http.NewRequest("PUT", srv.URL+"/upload/gmail/v1/users/me/messages/send?uploadType=resumable&upload_id=abc", nil)
+	if err := a.Creds.Authorize(context.Background(), session); !errors.Is(err, ErrNotTheSandbox) {
+		t.Fatalf("a session URI at the old address: %v", err)
+	}
+	own, _ := http.NewRequest("GET", a.Sandbox.URL+"/gmail/v1/users/me/profile", nil)
+	if err := a.Creds.Authorize(context.Background(), own); err != nil || own.Header.Get("Authorization") != "Bearer "+a.Sandbox.Token {
+		t.Fatalf("the sandbox's own address: %v", err)
+	}
+}
