@@ -108,7 +108,7 @@ func TestSandboxTokenNotGivenToWhoeverTakesItsPort(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
+			dir := seededDir(t)
 			e, err := StartEmbedded(context.Background(), dir, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -171,7 +171,7 @@ func TestSandboxTokenGoesToTheSandboxThatServesTheFolder(t *testing.T) {
 		}
 	})
 	t.Run("running file", func(t *testing.T) {
-		dir := t.TempDir()
+		dir := seededDir(t)
 		e, err := StartEmbedded(context.Background(), dir, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -183,6 +183,21 @@ func TestSandboxTokenGoesToTheSandboxThatServesTheFolder(t *testing.T) {
 			t.Fatalf("Authorize: %v %q", err, req.Header.Get("Authorization"))
 		}
 	})
+}
+
+// seededDir is a sandbox folder whose recorded port is a free one, so
+// that tests keep off 8089, which a person's Carrier may want.
+func seededDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	ln.Close()
+	os.WriteFile(filepath.Join(dir, portFile), []byte(port+"\n"), 0o600)
+	return dir
 }
 
 func mustPort(raw string) string { u, _ := url.Parse(raw); return u.Port() }
