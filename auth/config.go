@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 
 	"golang.org/x/oauth2"
@@ -91,9 +92,12 @@ func GoogleConfig(clientSecretJSON []byte) (*Config, error) {
 	if c.TokenURI == "" {
 		c.TokenURI = "https://oauth2.googleapis.com/token"
 	}
+	// The authorization code and the PKCE verifier go to the token URI:
+	// a file that names another server would hand them over. Only
+	// Google's own OAuth hosts are taken, whatever the file says.
 	for _, u := range []string{c.AuthURI, c.TokenURI} {
-		if p, err := url.Parse(u); err != nil || p.Scheme != "https" {
-			return nil, fmt.Errorf("the client secret file names %q as an OAuth server; Google's are https addresses: download the file again", u)
+		if !isGoogleOAuthURL(u) {
+			return nil, fmt.Errorf("the client secret file names %q as an OAuth server; Carrier signs in to Google only at https://accounts.google.com and https://oauth2.googleapis.com: download the file again from Google Cloud Console", u)
 		}
 	}
 	return &Config{
@@ -106,6 +110,20 @@ func GoogleConfig(clientSecretJSON []byte) (*Config, error) {
 		RevokeURL:      googleRevokeURL,
 		IdentityScopes: []string{"openid", "email"},
 	}, nil
+}
+
+// googleOAuthHosts are the hosts Google's OAuth client files name for
+// authorization and tokens.
+var googleOAuthHosts = []string{"accounts.google.com", "oauth2.googleapis.com"}
+
+// isGoogleOAuthURL reports whether raw is an https URL on one of Google's
+// OAuth hosts, on the default port, without user info.
+func isGoogleOAuthURL(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "https" || u.User != nil || u.Port() != "" && u.Port() != "443" {
+		return false
+	}
+	return slices.Contains(googleOAuthHosts, strings.ToLower(u.Hostname()))
 }
 
 // canonicalEndpoint returns the base URL the tokens are for and the host

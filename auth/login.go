@@ -91,7 +91,7 @@ func Login(ctx context.Context, cfg *Config, o LoginOptions) (*Account, error) {
 		oauth2.ApprovalForce,
 		oauth2.SetAuthURLParam("include_granted_scopes", "true"))
 
-	cb := newCallbackServer(ln)
+	cb := newCallbackServer(ln, state)
 	defer cb.close()
 
 	if o.NoBrowser {
@@ -108,6 +108,11 @@ func Login(ctx context.Context, cfg *Config, o LoginOptions) (*Account, error) {
 	select {
 	case call = <-cb.calls:
 	case <-timer.C:
+		if n := cb.ignored.Load(); n > 0 {
+			// Answers with another state were ignored (a stray page, another
+			// tab): the person learns of them, but they stopped nothing.
+			return nil, fmt.Errorf("%w within %v; %d answer(s) were ignored because %w: another sign-in tab or a page on this computer sent them. Nothing was saved; close other sign-in tabs and sign in again", ErrTimeout, o.Timeout, n, ErrStateMismatch)
+		}
 		return nil, fmt.Errorf("%w within %v: was the sign-in window closed? Nothing was saved; sign in again", ErrTimeout, o.Timeout)
 	case <-ctx.Done():
 		return nil, fmt.Errorf("sign-in stopped before the browser answered: %w; nothing was saved", ctx.Err())
@@ -119,7 +124,7 @@ func Login(ctx context.Context, cfg *Config, o LoginOptions) (*Account, error) {
 
 func finish(ctx context.Context, cfg *Config, conf *oauth2.Config, base, host, state, verifier string, call *callback) (*Account, error) {
 	q := call.query
-	if subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(state)) != 1 {
+	if !sameState(q.Get("state"), state) { // the callback server passes on only matching answers
 		return nil, fmt.Errorf("%w: another sign-in tab or a page on this computer sent it. Nothing was saved; close other sign-in tabs and sign in again", ErrStateMismatch)
 	}
 	if e := q.Get("error"); e != "" {
@@ -139,7 +144,7 @@ func finish(ctx context.Context, cfg *Config, conf *oauth2.Config, base, host, s
 	if tok.RefreshToken == "" {
 		return nil, errors.New("the sign-in server gave no refresh token, so Carrier could not stay signed in. Nothing was saved; remove Carrier's access in the account's security settings and sign in again")
 	}
-	address, err := identify(ctx, base, tok)
+	address, err := identify(ctx, base, conf.ClientID, tok)
 	if err != nil {
 		return nil, err
 	}
@@ -183,12 +188,16 @@ func save(host string, e *entry) error {
 }
 
 // identify finds the account's address: in the ID token when the server
-// sent one (Google does for the email scope; it came straight from the
-// token endpoint over TLS, so its signature needs no check), otherwise
-// from the Gmail profile.
-func identify(ctx context.Context, base string, tok *oauth2.Token) (string, error) {
+// sent one that holds up, otherwise from the Gmail profile. The ID token is
+// taken under OpenID Connect's rule for one received straight from the
+// token endpoint over TLS (Core 3.1.3.7, 6: TLS validation of the server
+// in place of the signature's): the token endpoint is one of Google's
+// (GoogleConfig pins it), and the claims must say Google issued it, for
+// this client, unexpired, about a verified address. Any other ID token is
+// not trusted.
+func identify(ctx context.Context, base, clientID string, tok *oauth2.Token) (string, error) {
 	if s, ok := tok.Extra("id_token").(string); ok {
-		if a := emailFromIDToken(s); a != "" {
+		if a := emailFromIDToken(s, clientID, time.Now()); a != "" {
 			return a, nil
 		}
 	}
@@ -220,7 +229,13 @@ func identify(ctx context.Context, base string, tok *oauth2.Token) (string, erro
 	return p.EmailAddress, nil
 }
 
-func emailFromIDToken(jwt string) string {
+// googleIssuers are the iss values of Google's ID tokens.
+var googleIssuers = []string{"https://accounts.google.com", "accounts.google.com"}
+
+// emailFromIDToken is the verified address an ID token names, or "" when
+// the token does not hold up: not Google's, not for clientID, expired (a
+// minute of clock skew allowed), or about an unverified address.
+func emailFromIDToken(jwt, clientID string, now time.Time) string {
 	parts := strings.Split(jwt, ".")
 	if len(parts) != 3 {
 		return ""
@@ -230,8 +245,12 @@ func emailFromIDToken(jwt string) string {
 		return ""
 	}
 	var c struct {
-		Email    string `json:"email"`
-		Verified any    `json:"email_verified"` // Google has sent both true and "true"
+		Iss      string          `json:"iss"`
+		Aud      json.RawMessage `json:"aud"` // a string, or a list of them
+		Azp      string          `json:"azp"`
+		Exp      int64           `json:"exp"`
+		Email    string          `json:"email"`
+		Verified any             `json:"email_verified"` // Google has sent both true and "true"
 	}
 	if json.Unmarshal(payload, &c) != nil || !validAddress(c.Email) {
 		return ""
@@ -239,7 +258,22 @@ func emailFromIDToken(jwt string) string {
 	if c.Verified != true && c.Verified != "true" {
 		return ""
 	}
+	if !slices.Contains(googleIssuers, c.Iss) || clientID == "" || !audienceIs(c.Aud, clientID) || (c.Azp != "" && c.Azp != clientID) {
+		return ""
+	}
+	if c.Exp == 0 || now.After(time.Unix(c.Exp, 0).Add(time.Minute)) {
+		return ""
+	}
 	return c.Email
+}
+
+func audienceIs(raw json.RawMessage, clientID string) bool {
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return one == clientID
+	}
+	var many []string
+	return json.Unmarshal(raw, &many) == nil && len(many) == 1 && many[0] == clientID
 }
 
 func validAddress(a string) bool {
@@ -303,13 +337,22 @@ type page struct {
 
 type callbackServer struct {
 	srv   *http.Server
+	state string
 	calls chan *callback
 	done  chan struct{}
 	taken atomic.Bool
+	// ignored counts answers whose state was not this sign-in's: any page
+	// or program on the computer can send one, so it must not end the
+	// sign-in; the real answer may still come until the timeout.
+	ignored atomic.Int32
 }
 
-func newCallbackServer(ln net.Listener) *callbackServer {
-	cb := &callbackServer{calls: make(chan *callback, 1), done: make(chan struct{})}
+func sameState(got, want string) bool {
+	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+func newCallbackServer(ln net.Listener, state string) *callbackServer {
+	cb := &callbackServer{state: state, calls: make(chan *callback, 1), done: make(chan struct{})}
 	cb.srv = &http.Server{Handler: http.HandlerFunc(cb.serve), ReadHeaderTimeout: 10 * time.Second}
 	go cb.srv.Serve(ln)
 	return cb
@@ -319,6 +362,11 @@ func (cb *callbackServer) serve(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	if r.URL.Path != "/" || !(q.Has("state") || q.Has("code") || q.Has("error")) {
 		http.NotFound(w, r)
+		return
+	}
+	if !sameState(q.Get("state"), cb.state) {
+		cb.ignored.Add(1)
+		writePage(w, page{http.StatusBadRequest, "Not signed in", "This answer does not belong to the sign-in Carrier started, so it was ignored. If you are signing in, finish in the sign-in window Carrier opened. You can close this window."})
 		return
 	}
 	if !cb.taken.CompareAndSwap(false, true) {

@@ -94,9 +94,12 @@ func TestLoginFailuresSaveNothing(t *testing.T) {
 		want     error
 		wantText string
 		page     string
+		timeout  time.Duration
 	}{
+		// An answer with another state is ignored until the timeout (it
+		// may come from any page), then reported.
 		{name: "wrong state", decision: "allow", answer: func(u *url.URL) { setQuery(u, "state", "forged") },
-			want: ErrStateMismatch, wantText: "state differs", page: "does not belong"},
+			want: ErrStateMismatch, wantText: "state differs", page: "does not belong", timeout: 500 * time.Millisecond},
 		{name: "denied", decision: "deny", want: ErrDenied, wantText: "choose Allow", page: "not granted"},
 		{name: "PKCE mismatch", decision: "allow",
 			tamper:   func(u *url.URL) { setQuery(u, "code_challenge", strings.Repeat("A", 43)) },
@@ -110,7 +113,7 @@ func TestLoginFailuresSaveNothing(t *testing.T) {
 			sb := startSandbox(t, nil)
 			br := newBrowser(t, c.decision)
 			br.tamper, br.answer = c.tamper, c.answer
-			acct, err := Login(context.Background(), sb.config(t), LoginOptions{Scopes: sendScopes(t), Browser: br.open})
+			acct, err := Login(context.Background(), sb.config(t), LoginOptions{Scopes: sendScopes(t), Browser: br.open, Timeout: c.timeout})
 			res := br.result(t)
 			if acct != nil || err == nil || (c.want != nil && !errors.Is(err, c.want)) || !strings.Contains(err.Error(), c.wantText) || !strings.Contains(err.Error(), "Nothing was saved") {
 				t.Fatalf("got %v, %v; want %v mentioning %q", acct, err, c.want, c.wantText)
@@ -218,7 +221,8 @@ func TestLoginWithoutKeychainSaysWhatToInstall(t *testing.T) {
 // naming the account, and an access token long enough (Google documents
 // no upper bound it keeps to) that the entry overflows Windows' 2560 bytes.
 func fakeGoogle(t *testing.T, profileCalls *atomic.Int32) *httptest.Server {
-	claims, _ := json.Marshal(map[string]any{"email": "person@example.com", "email_verified": true})
+	claims, _ := json.Marshal(map[string]any{"email": "person@example.com", "email_verified": true,
+		"iss": "https://accounts.google.com", "aud": "123.apps.googleusercontent.com", "exp": time.Now().Add(time.Hour).Unix()})
 	idToken := "eyJhbGciOiJSUzI1NiJ9." + base64.RawURLEncoding.EncodeToString(claims) + ".sig"
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /token", func(w http.ResponseWriter, r *http.Request) {

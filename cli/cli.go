@@ -105,10 +105,12 @@ func Main(ctx context.Context, env *Env, args []string) int {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintf(env.Stderr, "carrier %s: %v\n", cmd.Name, err)
+		fmt.Fprintf(env.Stderr, "carrier %s: %s\n", cmd.Name, app.PrintableLines(err.Error()))
 		return 2
 	default:
-		fmt.Fprintf(env.Stderr, "carrier %s: %v\n", cmd.Name, err)
+		// An error may quote a server, a file name or a journal: it goes
+		// to the terminal without a control character of theirs.
+		fmt.Fprintf(env.Stderr, "carrier %s: %s\n", cmd.Name, app.PrintableLines(err.Error()))
 		return 1
 	}
 }

@@ -2,9 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 
 	"carrier/auth"
@@ -33,30 +33,40 @@ func (f *endpointFlags) add(fs interface {
 }
 
 // resolve finds the API root and its credentials for a kind of work ("" for
-// any): an explicit token, the account signed in there, or the sandbox's
-// own token. With no endpoint it uses the embedded sandbox, starting it
-// in-process if no other Carrier serves it.
+// any): an explicit token (for that root alone), the account signed in
+// there, or the sandbox's own token (given only to a process that proves
+// it serves the sandbox's folder). With no endpoint it uses the embedded
+// sandbox, starting it in-process if no other Carrier serves it.
 func (f *endpointFlags) resolve(ctx context.Context, token string, kind auth.Kind) (*target, error) {
-	if token == "" {
-		token = os.Getenv("CARRIER_TOKEN")
-	}
 	t := &target{close: func() error { return nil }}
 	var sandboxToken string
+	var serving *app.Embedded
 	if f.endpoint == "" {
 		e, err := app.StartEmbedded(ctx, f.sandboxDir, nil)
 		if err != nil {
 			return nil, fmt.Errorf("cannot start the embedded sandbox: %w", err)
 		}
-		t.base, t.close, sandboxToken = e.URL, e.Close, e.Token
+		t.base, t.close, sandboxToken, serving = e.URL, e.Close, e.Token, e
 	} else {
 		base, err := normalizeEndpoint(f.endpoint)
 		if err != nil {
 			return nil, err
 		}
-		t.base, sandboxToken = base, app.EmbeddedToken(f.sandboxDir, base)
+		t.base = base
+		if sandboxToken, err = app.VerifiedToken(ctx, f.sandboxDir, base, nil); errors.Is(err, app.ErrNotTheSandbox) {
+			return nil, err
+		}
 	}
 	if token != "" {
-		t.auth = transfer.StaticToken(token)
+		creds, err := app.NewCredentials(ctx, f.sandboxDir).Static(t.base, token)
+		if err != nil {
+			t.close()
+			return nil, err
+		}
+		if serving != nil {
+			creds.Serving(serving)
+		}
+		t.auth = creds
 		return t, nil
 	}
 	a, err := app.ServerAuth(ctx, t.base, kind, sandboxToken)

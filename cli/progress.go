@@ -75,13 +75,15 @@ func (p *progress) event(e transfer.Event) {
 	}
 }
 
-// line prints a whole line, first ending any bar being drawn.
+// line prints a whole line, first ending any bar being drawn. Lines quote
+// servers (a refusal, a reason to retry) and the journal: they go out as
+// Printable text.
 func (p *progress) line(s string) {
 	if p.drawn {
 		fmt.Fprintln(p.w)
 		p.drawn = false
 	}
-	fmt.Fprintln(p.w, s)
+	fmt.Fprintln(p.w, app.Printable(s))
 }
 
 func (p *progress) finish() {
@@ -140,12 +142,9 @@ func (p *progress) watch(events <-chan transfer.Event, stop <-chan struct{}, don
 // the printer has shown the last events.
 func runQueue(ctx context.Context, env *Env, f *transferFlags, auth transfer.Authorizer) (q *app.Queue, stopAll func(), err error) {
 	events := make(chan transfer.Event, 256)
-	cfg, err := f.config(ctx, events)
+	cfg, err := f.config(ctx, env, events, auth)
 	if err != nil {
 		return nil, nil, err
-	}
-	if auth != nil {
-		cfg.Auth = auth
 	}
 	q, err = app.OpenQueue(cfg, app.NewSpool(app.SpoolDir(f.stateDir)))
 	if err != nil {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"text/tabwriter"
 
 	"carrier/compose"
+	"carrier/internal/app"
 	"carrier/transfer"
 )
 
@@ -19,15 +21,40 @@ func init() {
 }
 
 func runResume(ctx context.Context, env *Env, args []string) error {
-	fs := newFlagSet(env, "resume", "[--state-dir DIR] [--list]")
+	fs := newFlagSet(env, "resume", "[--state-dir DIR] [--list] [--endpoint URL (the server a token is for)]")
 	var tf transferFlags
 	tf.add(fs, env.dirs())
 	list := fs.Bool("list", false, "list the unfinished and failed jobs instead of resuming them")
+	endpoint := fs.String("endpoint", "", "the server --token, --token-file or CARRIER_TOKEN is for; jobs on other servers use their own sign-ins")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *list {
 		return listJobs(env, tf.stateDir)
+	}
+	if *endpoint != "" {
+		base, err := normalizeEndpoint(*endpoint)
+		if err != nil {
+			return err
+		}
+		tf.tokenFor = base
+	}
+	// Jobs for the embedded sandbox need it serving: start it unless a
+	// Carrier already serves it (then it has to prove it serves the folder).
+	if origins := embeddedOrigins(tf.stateDir, tf.sandboxDir); len(origins) > 0 {
+		e, err := app.StartEmbedded(ctx, tf.sandboxDir, nil)
+		if err != nil {
+			return fmt.Errorf("jobs wait for the embedded sandbox, which cannot start: %w", err)
+		}
+		defer e.Close()
+		tf.serving = e
+		// Another program holds the address the jobs name: the sandbox
+		// moved, and nothing of theirs may go to that program.
+		for _, o := range origins {
+			if o != app.Origin(e.URL) {
+				tf.refuse = append(tf.refuse, o)
+			}
+		}
 	}
 	q, done, err := runQueue(ctx, env, &tf, nil)
 	if err != nil {
@@ -55,6 +82,23 @@ func runResume(ctx context.Context, env *Env, args []string) error {
 		return errors.Join(failed...)
 	}
 	return nil
+}
+
+// embeddedOrigins are the origins of the journal's unfinished jobs that go
+// to the embedded sandbox's address.
+func embeddedOrigins(stateDir, sandboxDir string) []string {
+	j, err := transfer.OpenJournal(stateDir)
+	if err != nil {
+		return nil
+	}
+	recs, _ := j.List()
+	var os []string
+	for _, r := range recs {
+		if r.State != transfer.StateDone && r.State != transfer.StateCancelled && app.IsEmbeddedAddress(sandboxDir, r.URL) && !slices.Contains(os, app.Origin(r.URL)) {
+			os = append(os, app.Origin(r.URL))
+		}
+	}
+	return os
 }
 
 func listJobs(env *Env, stateDir string) error {

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"carrier/internal/app"
@@ -16,11 +19,13 @@ func init() {
 }
 
 func runSandbox(ctx context.Context, env *Env, args []string) error {
-	fs := newFlagSet(env, "sandbox", "[--addr HOST:PORT] [--data DIR] [--token T] [--session-ttl 168h] [--faults SPEC] [--auto-consent] [--token-ttl 1h]")
+	fs := newFlagSet(env, "sandbox", "[--addr HOST:PORT] [--data DIR] [--token-file F] [--print-token] [--session-ttl 168h] [--faults SPEC] [--auto-consent] [--token-ttl 1h]")
 	addr := fs.String("addr", app.DefaultSandboxAddr, "address to listen on (loopback only unless --public)")
 	public := fs.Bool("public", false, "allow a non-loopback --addr (the sandbox has no TLS: anyone on the network can reach it)")
 	dir := fs.String("data", env.dirs().Sandbox(), "data folder (one sandbox per folder)")
-	token := fs.String("token", "", "bearer token API requests must carry (default: the data folder's own, made on first use and printed)")
+	token := fs.String("token", "", "bearer token API requests must carry; visible to other users in the process list, prefer --token-file (default: the data folder's own, made and printed on first use, kept in DIR/token)")
+	tokenFile := fs.String("token-file", "", "read the bearer token API requests must carry from this file")
+	printToken := fs.Bool("print-token", false, "print the data folder's token even if it was made before")
 	ttl := fs.Duration("session-ttl", 7*24*time.Hour, "how long a resumable upload session lives")
 	autoConsent := fs.Bool("auto-consent", false, "approve every OAuth sign-in at once, without showing the consent page (for tests)")
 	tokenTTL := fs.Duration("token-ttl", time.Hour, "how long an OAuth access token from carrier login lives")
@@ -42,15 +47,34 @@ func runSandbox(ctx context.Context, env *Env, args []string) error {
 	if _, err := sandbox.ParseFaults(*faults); err != nil {
 		return usagef("--faults: %v", err)
 	}
-	generated := false
+	switch {
+	case *tokenFile != "" && *token != "":
+		return usagef("give --token-file or --token, not both")
+	case *tokenFile != "":
+		b, err := os.ReadFile(*tokenFile)
+		if err != nil {
+			return fmt.Errorf("cannot read --token-file: %w", err)
+		}
+		if *token = strings.TrimSpace(string(b)); *token == "" {
+			return usagef("--token-file %s is empty", *tokenFile)
+		}
+	case *token != "":
+		fmt.Fprintln(env.Stderr, "carrier: warning: --token is visible to every user of this computer in the process list; use --token-file FILE instead")
+	}
+	if err := app.PrivateDir(*dir); err != nil {
+		return err
+	}
+	show, folders := false, *token == ""
 	if *token == "" {
 		// The folder's token stays the same across runs, so the desktop
-		// app and the CLI can use this sandbox without being told it.
-		t, err := app.SandboxToken(*dir)
+		// app and the CLI can use this sandbox without being told it. It
+		// is printed once, when made (a terminal's scrollback and a CI
+		// log are not private), or when asked for.
+		t, made, err := app.NewSandboxToken(*dir)
 		if err != nil {
 			return err
 		}
-		*token, generated = t, true
+		*token, show = t, made || *printToken
 	}
 	level := slog.LevelInfo
 	if *quiet {
@@ -71,8 +95,10 @@ func runSandbox(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("%w (is another program using the port? pick one with --addr 127.0.0.1:PORT, or :0 for any)", err)
 	}
 	fmt.Fprintln(env.Stdout, sandbox.URL(ln))
-	if generated {
+	if show {
 		fmt.Fprintf(env.Stdout, "token: %s\n", *token)
+	} else if folders {
+		fmt.Fprintf(env.Stderr, "The token is the one made before, in %s (--print-token prints it).\n", filepath.Join(*dir, "token"))
 	}
 	logger.Info("sandbox ready", "url", sandbox.URL(ln), "data", *dir, "account", sb.Account(), "faults", sb.Faults())
 	return sb.Serve(ctx, ln)

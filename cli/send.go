@@ -100,7 +100,11 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	case mf.as == "insert" || mf.as == "import":
 		kind = auth.Insert
 	}
-	t, err := uf.resolve(ctx, uf.token, kind)
+	tok, err := uf.givenToken(env)
+	if err != nil {
+		return err
+	}
+	t, err := uf.resolve(ctx, tok, kind)
 	if err != nil {
 		return err
 	}
@@ -138,7 +142,7 @@ func sendDraftAsIs(ctx context.Context, env *Env, t *target, id string) error {
 	if err != nil {
 		return err
 	}
-	env.Stdout.Write(resp)
+	writeBody(env.Stdout, resp)
 	return nil
 }
 
@@ -222,7 +226,11 @@ func runTimeline(ctx context.Context, env *Env, args []string) error {
 		}
 		ti.HTML = string(b)
 	}
-	t, err := uf.resolve(ctx, uf.token, auth.Timeline)
+	tok, err := uf.givenToken(env)
+	if err != nil {
+		return err
+	}
+	t, err := uf.resolve(ctx, tok, auth.Timeline)
 	if err != nil {
 		return err
 	}
@@ -251,6 +259,6 @@ func runTimeline(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	env.Stdout.Write(body)
+	writeBody(env.Stdout, body)
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -25,6 +26,15 @@ type transferFlags struct {
 	sandboxDir string // the embedded sandbox's folder, whose token requests to it carry
 	stateDir   string
 	token      string
+	tokenFile  string
+	// tokenFor is the server a static token was given for (upload's --url,
+	// resume's --endpoint): only requests to its origin carry the token.
+	tokenFor string
+	// serving is the embedded sandbox this command serves, if any.
+	serving *app.Embedded
+	// refuse are origins nothing may go to: where the embedded sandbox
+	// was, now held by another program.
+	refuse     []string
 	retryBase  time.Duration
 	maxRetries int
 	stall      time.Duration
@@ -37,22 +47,45 @@ func (f *transferFlags) add(fs interface {
 }, dirs app.Dirs) {
 	f.sandboxDir = dirs.Sandbox()
 	fs.StringVar(&f.stateDir, "state-dir", dirs.State, "folder of the upload journal (shared with the desktop app)")
-	fs.StringVar(&f.token, "token", "", "bearer token for the upload URI; prefer the CARRIER_TOKEN environment variable, since command-line arguments are visible to other users of this computer")
+	fs.StringVar(&f.token, "token", "", "bearer token for the server; prefer --token-file or the CARRIER_TOKEN environment variable, since command-line arguments are visible to other users of this computer")
+	fs.StringVar(&f.tokenFile, "token-file", "", "read the bearer token for the server from this file")
 	fs.DurationVar(&f.retryBase, "retry-base", transfer.DefaultRetryBase, "base of the backoff: waits are base*2^n plus up to base at random")
 	fs.IntVar(&f.maxRetries, "max-retries", transfer.DefaultMaxRetries, "tries in a row without progress before giving up (n = 0..N)")
 	fs.DurationVar(&f.stall, "stall-timeout", transfer.DefaultStallTimeout, "abandon a request that makes no progress for this long, then resume")
 }
 
-// config is the engine's setup. Without a token, each request carries the
-// credential Carrier holds for its server (a sign-in, or the embedded
-// sandbox's token).
-func (f *transferFlags) config(ctx context.Context, events chan<- transfer.Event) (transfer.Config, error) {
+// givenToken is the static token the person gave, if any: --token-file,
+// --token (with a warning: other users see it in the process list), or
+// CARRIER_TOKEN.
+func (f *transferFlags) givenToken(env *Env) (string, error) {
+	switch {
+	case f.tokenFile != "" && f.token != "":
+		return "", usagef("give --token-file or --token, not both")
+	case f.tokenFile != "":
+		b, err := os.ReadFile(f.tokenFile)
+		if err != nil {
+			return "", fmt.Errorf("cannot read --token-file: %w", err)
+		}
+		tok := strings.TrimSpace(string(b))
+		if tok == "" || strings.ContainsAny(tok, "\r\n") {
+			return "", usagef("--token-file %s should hold one token on one line", f.tokenFile)
+		}
+		return tok, nil
+	case f.token != "":
+		fmt.Fprintln(env.Stderr, "carrier: warning: --token is visible to every user of this computer in the process list; use --token-file FILE or CARRIER_TOKEN instead")
+		return f.token, nil
+	}
+	return os.Getenv("CARRIER_TOKEN"), nil
+}
+
+// config is the engine's setup. A static token goes only to the server it
+// was given for (tokenFor); every other request carries the credential
+// Carrier holds for its server (a sign-in, or the embedded sandbox's token
+// once the sandbox proves itself), or none. auth, when not nil, is used
+// instead.
+func (f *transferFlags) config(ctx context.Context, env *Env, events chan<- transfer.Event, auth transfer.Authorizer) (transfer.Config, error) {
 	if f.retryBase < 0 || f.stall < 0 || f.maxRetries < 0 {
 		return transfer.Config{}, usagef("--retry-base, --stall-timeout and --max-retries cannot be negative")
-	}
-	tok := f.token
-	if tok == "" {
-		tok = os.Getenv("CARRIER_TOKEN")
 	}
 	maxRetries := f.maxRetries
 	if maxRetries == 0 {
@@ -65,12 +98,33 @@ func (f *transferFlags) config(ctx context.Context, events chan<- transfer.Event
 		MaxRetries:   maxRetries,
 		StallTimeout: f.stall,
 		Events:       events,
+		Auth:         auth,
 	}
-	if tok != "" {
-		cfg.Auth = transfer.StaticToken(tok)
-	} else {
-		cfg.Auth = app.NewCredentials(ctx, f.sandboxDir)
+	if auth != nil {
+		return cfg, nil
 	}
+	tok, err := f.givenToken(env)
+	if err != nil {
+		return transfer.Config{}, err
+	}
+	creds := app.NewCredentials(ctx, f.sandboxDir)
+	if f.serving != nil {
+		creds.Serving(f.serving)
+	}
+	for _, o := range f.refuse {
+		creds.Refuse(o, fmt.Errorf("%w: %s, where the embedded sandbox was, is held by another program, so the sandbox now serves at %s; nothing of this job is sent there. Upload it again", app.ErrNotTheSandbox, o, f.serving.URL))
+	}
+	switch {
+	case tok != "" && f.tokenFor != "":
+		if _, err := creds.Static(f.tokenFor, tok); err != nil {
+			return transfer.Config{}, usagef("%v", err)
+		}
+	case tok != "" && f.token != "" || tok != "" && f.tokenFile != "":
+		return transfer.Config{}, usagef("a token is for one server: say which with --endpoint URL (jobs on other servers use their own sign-ins)")
+	case tok != "":
+		fmt.Fprintln(env.Stderr, "carrier: CARRIER_TOKEN is not used: give --endpoint URL to say which server it is for (each job uses its own server's sign-in)")
+	}
+	cfg.Auth = creds
 	return cfg, nil
 }
 
@@ -90,6 +144,7 @@ func runUpload(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	tf.tokenFor = *target
 	switch {
 	case *target == "":
 		return usagef("--url is required")
@@ -149,11 +204,7 @@ func finishJob(ctx context.Context, env *Env, q *app.Queue, id string, resumeHin
 	}
 	switch rec.State {
 	case transfer.StateDone:
-		body := rec.Response.Body
-		env.Stdout.Write(body)
-		if len(body) > 0 && body[len(body)-1] != '\n' {
-			fmt.Fprintln(env.Stdout)
-		}
+		writeBody(env.Stdout, rec.Response.Body)
 		return nil
 	case transfer.StateFailed:
 		if rec.Retryable && resumeHint {
@@ -162,6 +213,19 @@ func finishJob(ctx context.Context, env *Env, q *app.Queue, id string, resumeHin
 		return fmt.Errorf("job %s failed: %s%s", id, rec.Error, advice[rec.Cause])
 	}
 	return fmt.Errorf("job %s ended %s", id, rec.State)
+}
+
+// writeBody prints a server's answer. Valid JSON holds no control
+// character but whitespace, so it goes out byte for byte; anything else a
+// server sends loses its controls on the way to the terminal.
+func writeBody(w io.Writer, body []byte) {
+	if s := string(body); app.PrintableLines(s) != s {
+		body = []byte(app.PrintableLines(s))
+	}
+	w.Write(body)
+	if len(body) > 0 && body[len(body)-1] != '\n' {
+		fmt.Fprintln(w)
+	}
 }
 
 // advice says what a person at a terminal can do about a failed job.

@@ -295,8 +295,14 @@ func Build(ctx context.Context, m *Message, method Method, dir string) (*Spool, 
 		}
 	}()
 	h := sha256.New()
-	cw := &countingWriter{w: io.MultiWriter(f, h)}
+	// The spool stops at the limit: a file that grew since it was
+	// checked (or was swapped for a bigger one) cannot fill the disk.
+	cw := &countingWriter{w: io.MultiWriter(f, h), limit: method.Limit(), method: method}
 	if err := m.WriteTo(ctx, cw); err != nil {
+		var se *SizeError
+		if errors.As(err, &se) {
+			return nil, se
+		}
 		return nil, err
 	}
 	if cw.n > method.Limit() {
@@ -319,11 +325,16 @@ func Build(ctx context.Context, m *Message, method Method, dir string) (*Spool, 
 }
 
 type countingWriter struct {
-	w io.Writer
-	n int64
+	w      io.Writer
+	n      int64
+	limit  int64 // 0: none; else writing past it fails with a SizeError
+	method Method
 }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
+	if c.limit > 0 && c.n+int64(len(p)) > c.limit {
+		return 0, &SizeError{Method: c.method, Size: c.n + int64(len(p)), Limit: c.limit}
+	}
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
@@ -478,11 +489,19 @@ func writeAttachment(ctx context.Context, mw *mail.Writer, path string) error {
 		return &InputError{[]Problem{{"Attachment", fmt.Sprintf("cannot read %s: %v", path, unwrapPathError(err))}}}
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return &InputError{[]Problem{{"Attachment", fmt.Sprintf("cannot read %s: %v", path, unwrapPathError(err))}}}
+	}
+	size := fi.Size()
+	if afterStat != nil {
+		afterStat(path)
+	}
 	mediaType, err := DetectType(f, path)
 	if err != nil {
 		return &InputError{[]Problem{{"Attachment", fmt.Sprintf("cannot read %s: %v", path, err)}}}
 	}
-	name := filepath.Base(path)
+	name := AttachmentName(path)
 	var ah mail.AttachmentHeader
 	ah.Set("Content-Type", mediaType+"; "+nameParam(name))
 	ah.Set("Content-Disposition", "attachment; "+filenameParam(name))
@@ -491,11 +510,41 @@ func writeAttachment(ctx context.Context, mw *mail.Writer, path string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(pw, &ctxReader{ctx: ctx, r: f}); err != nil {
+	// At most the size checked, and one byte more to tell a file that
+	// grew while it was being read (a log being written): the message
+	// carries the file as it was checked, or nothing.
+	n, err := io.Copy(pw, io.LimitReader(&ctxReader{ctx: ctx, r: f}, size+1))
+	if err != nil {
 		pw.Close()
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
+	if n != size {
+		pw.Close()
+		how := "grew"
+		if n < size {
+			how = "shrank"
+		}
+		return &InputError{[]Problem{{"Attachment", fmt.Sprintf("%s %s while it was being attached: attach it once it is no longer being written, or attach a copy", path, how)}}}
+	}
 	return pw.Close()
+}
+
+// afterStat lets tests change a file between its size check and its read.
+var afterStat func(path string)
+
+// AttachmentName is the name an attachment goes under: the file's own,
+// with every control character (C0, DEL, C1), bidirectional override and
+// invalid UTF-8 byte made an underscore. A file name may hold a line
+// break on Unix, and in a header that would start a header of its own; an
+// override would make "gpj.exe" read as "exe.jpg".
+func AttachmentName(path string) string {
+	name := strings.ToValidUTF8(filepath.Base(path), "_")
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+			return '_'
+		}
+		return r
+	}, name)
 }
 
 type ctxReader struct {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,6 +21,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"carrier/internal/app"
 )
 
 // mailItem is one entry of the mailbox: a sent message, a draft or a
@@ -68,8 +71,8 @@ func newMailboxScreen(u *UI) *mailboxScreen {
 			it := m.items[i]
 			m.mu.Unlock()
 			box := o.(*fyne.Container)
-			box.Objects[0].(*widget.Label).SetText(it.Kind + " · " + it.Title)
-			box.Objects[1].(*widget.Label).SetText(it.Detail + " · " + it.When.Local().Format("Jan 2 15:04"))
+			box.Objects[0].(*widget.Label).SetText(it.Kind + " · " + app.Printable(it.Title))
+			box.Objects[1].(*widget.Label).SetText(app.Printable(it.Detail) + " · " + it.When.Local().Format("Jan 2 15:04"))
 		},
 	)
 	m.list.OnSelected = func(i widget.ListItemID) {
@@ -98,14 +101,28 @@ func (m *mailboxScreen) api(ctx context.Context, path string, v any) error {
 	return json.Unmarshal(body, v)
 }
 
+// errElsewhere says a server named a URL on another origin: the mailbox
+// reads only the sandbox, and its token goes nowhere else.
+var errElsewhere = errors.New("the sandbox named an address on another server; Carrier reads only from the sandbox")
+
 func (m *mailboxScreen) fetch(ctx context.Context, path string) ([]byte, error) {
-	url := path
-	if !strings.HasPrefix(path, "http") {
-		url = m.u.deps.Endpoint + path
+	url := m.u.deps.Endpoint + path
+	if !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "//") {
+		// An absolute URL from a server's answer (a contentUrl): only on
+		// the sandbox's own origin, else neither the token nor a request
+		// goes out (a request alone would tell that server the item was
+		// opened).
+		url = path
+		if o := app.Origin(path); o == "" || o != app.Origin(m.u.deps.Endpoint) {
+			return nil, errElsewhere
+		}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
+	}
+	if req.URL.User != nil {
+		return nil, errElsewhere
 	}
 	if m.u.deps.Auth != nil {
 		if err := m.u.deps.Auth.Authorize(ctx, req); err != nil {
@@ -126,7 +143,7 @@ func (m *mailboxScreen) fetch(ctx context.Context, path string) ([]byte, error) 
 			Error struct{ Message string } `json:"error"`
 		}
 		json.Unmarshal(body, &ge)
-		return nil, fmt.Errorf("%s answered %d: %s", req.URL.Host, resp.StatusCode, ge.Error.Message)
+		return nil, fmt.Errorf("%s answered %d: %s", req.URL.Host, resp.StatusCode, app.Printable(ge.Error.Message))
 	}
 	return body, nil
 }
@@ -143,7 +160,7 @@ func (m *mailboxScreen) refresh() {
 		m.u.do(func() {
 			m.loading = false
 			if err != nil {
-				m.status.SetText("Could not read the mailbox: " + err.Error())
+				m.status.SetText("Could not read the mailbox: " + app.Printable(err.Error()))
 				return
 			}
 			m.mu.Lock()
@@ -337,7 +354,7 @@ func (m *mailboxScreen) messageView(ctx context.Context, it mailItem) (func() fy
 	var attachments []string
 	full.Payload.walk(func(p *part) {
 		if p.Filename != "" {
-			attachments = append(attachments, p.Filename+" ("+humanSize(p.Body.Size)+")")
+			attachments = append(attachments, app.Printable(p.Filename)+" ("+humanSize(p.Body.Size)+")")
 		} else if p.MimeType == "text/plain" && text == "" {
 			b, _ := base64.URLEncoding.DecodeString(p.Body.Data)
 			text = string(b)
@@ -348,12 +365,12 @@ func (m *mailboxScreen) messageView(ctx context.Context, it mailItem) (func() fy
 		for _, h := range full.Payload.Headers {
 			switch strings.ToLower(h.Name) {
 			case "from", "to", "cc", "bcc", "subject", "date":
-				l := widget.NewLabel(h.Value)
+				l := widget.NewLabel(app.Printable(h.Value))
 				l.Wrapping = fyne.TextWrapWord
 				form.Append(h.Name, l)
 			}
 		}
-		body := widget.NewLabel(text)
+		body := widget.NewLabel(app.PrintableLines(text))
 		body.Wrapping = fyne.TextWrapWord
 		box := container.NewVBox(widget.NewLabelWithStyle(it.Kind, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), form, widget.NewSeparator(), body)
 		if len(attachments) > 0 {
@@ -381,7 +398,9 @@ func (m *mailboxScreen) timelineView(ctx context.Context, it mailItem) (func() f
 		s := shown{name: fmt.Sprint(am["id"]), ctype: ctype}
 		if strings.HasPrefix(ctype, "image/") && url != "" {
 			data, err := m.fetch(ctx, url)
-			if err != nil {
+			if errors.Is(err, errElsewhere) {
+				s.ctype += " (not shown: it is on another server)"
+			} else if err != nil {
 				return nil, err
 			}
 			s.data = data
@@ -389,7 +408,7 @@ func (m *mailboxScreen) timelineView(ctx context.Context, it mailItem) (func() f
 		media = append(media, s)
 	}
 	return func() fyne.CanvasObject {
-		caption := widget.NewLabel(orNone(fmt.Sprint(it.Item["text"])))
+		caption := widget.NewLabel(app.PrintableLines(orNone(fmt.Sprint(it.Item["text"]))))
 		if _, ok := it.Item["text"]; !ok {
 			caption.SetText("(no caption)")
 		}

@@ -25,11 +25,21 @@ type App struct {
 
 // Open starts the embedded sandbox in dirs and looks up the sign-in.
 func Open(ctx context.Context, dirs Dirs, logger *slog.Logger) (*App, error) {
+	if err := PrivateDir(dirs.Data); err != nil {
+		return nil, err
+	}
+	was := recordedAddress(dirs.Sandbox())
 	emb, err := StartEmbedded(ctx, dirs.Sandbox(), logger)
 	if err != nil {
 		return nil, fmt.Errorf("the embedded sandbox could not start: %w", err)
 	}
 	creds := NewCredentials(ctx, dirs.Sandbox())
+	creds.Serving(emb)
+	if was != "" && was != Origin(emb.URL) {
+		// Another program holds the sandbox's old address: jobs that name
+		// it send nothing there, not even a session URI's bytes.
+		creds.Refuse(was, fmt.Errorf("%w: %s, where the embedded sandbox was, is held by another program, so the sandbox now serves at %s; nothing of this job is sent there. Send it again", ErrNotTheSandbox, was, emb.URL))
+	}
 	return &App{Dirs: dirs, Sandbox: emb, Creds: creds, Google: LoadGoogle(creds)}, nil
 }
 

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
+	"time"
 
 	"carrier/auth"
 	"carrier/transfer"
@@ -22,23 +24,104 @@ type Credentials struct {
 	sandboxDir string                         // the embedded sandbox's, whose token it may use
 	by         map[string]transfer.Authorizer // origin -> credential; nil: none found
 	used       map[string]bool
+	static     map[string]string // origin -> a token given for it alone (--token, CARRIER_TOKEN)
+	serving    *Embedded         // the sandbox this process serves: its token needs no proof
+	prover     Prover            // asks another process to prove it serves the sandbox's folder
+	refused    map[string]error  // origins where an impostor sits in the sandbox's place
+	barred     map[string]error  // origins nothing may go to (Refuse); kept across Reset
 }
 
 // NewCredentials looks credentials up in the keychain, and in the data
 // folder of the embedded sandbox (sandboxDir), as requests need them.
 func NewCredentials(ctx context.Context, sandboxDir string) *Credentials {
-	return &Credentials{ctx: ctx, sandboxDir: sandboxDir, by: map[string]transfer.Authorizer{}, used: map[string]bool{}}
+	return &Credentials{ctx: ctx, sandboxDir: sandboxDir, by: map[string]transfer.Authorizer{}, used: map[string]bool{}, static: map[string]string{}, refused: map[string]error{}, barred: map[string]error{}}
+}
+
+// Static gives a token for one server (an API root or any URL of it): only
+// requests to that origin carry it. A token given on the command line was
+// given for the server it names; the journal may name others (or a server
+// may name another host in a session URI), and they get their own
+// credential or none. It returns c.
+func (c *Credentials) Static(server, token string) (*Credentials, error) {
+	u, err := url.Parse(server)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("a token is for one server, and %q is not an http(s) URL", server)
+	}
+	c.mu.Lock()
+	c.static[origin(u)] = token
+	c.by, c.used = map[string]transfer.Authorizer{}, map[string]bool{}
+	c.mu.Unlock()
+	return c, nil
 }
 
 // Reset forgets every credential looked up so far: after a sign-in or a
 // sign-out, the next request of each server looks again.
 func (c *Credentials) Reset() {
 	c.mu.Lock()
-	c.by, c.used = map[string]transfer.Authorizer{}, map[string]bool{}
+	c.by, c.used, c.refused = map[string]transfer.Authorizer{}, map[string]bool{}, map[string]error{}
 	c.mu.Unlock()
 }
 
-func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
+// Serving tells c the embedded sandbox this process serves itself: its
+// address needs no proof while it serves.
+func (c *Credentials) Serving(e *Embedded) {
+	c.mu.Lock()
+	c.serving = e
+	c.by, c.used, c.refused = map[string]transfer.Authorizer{}, map[string]bool{}, map[string]error{}
+	c.mu.Unlock()
+}
+
+// Refuse marks a server nothing may go to, not even a session URI's
+// request: why is the error those requests fail with.
+func (c *Credentials) Refuse(server string, why error) {
+	c.mu.Lock()
+	if o := Origin(server); o != "" {
+		c.barred[o] = why
+	}
+	c.mu.Unlock()
+}
+
+// embeddedToken is the embedded sandbox's token when o is where it serves
+// and the process there proves it (see VerifiedToken), else "". An
+// impostor is remembered, so that not even a session URI goes to it.
+func (c *Credentials) embeddedToken(o string) string {
+	if e := c.serving; e != nil && e.sb != nil && Origin(e.URL) == o {
+		return e.Token
+	}
+	ctx, cancel := context.WithTimeout(c.ctx, 10*time.Second)
+	defer cancel()
+	tok, err := VerifiedToken(ctx, c.sandboxDir, o, c.prover)
+	if errors.Is(err, ErrNotTheSandbox) {
+		c.refused[o] = err
+	}
+	return tok
+}
+
+// origin is scheme://host:port as browsers compare it: a default port is
+// left out and the host is lower case, so one server has one origin.
+func origin(u *url.URL) string {
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return strings.ToLower(u.Scheme) + "://" + host
+}
+
+// Origin is the origin of a URL (scheme://host[:port], as origin compares
+// them), or "" when raw is no absolute http(s) URL.
+func Origin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return ""
+	}
+	return origin(u)
+}
 
 func (c *Credentials) lookup(o string) transfer.Authorizer {
 	c.mu.Lock()
@@ -47,7 +130,12 @@ func (c *Credentials) lookup(o string) transfer.Authorizer {
 		c.used[o] = a != nil
 		return a
 	}
-	a, err := ServerAuth(c.ctx, o, "", EmbeddedToken(c.sandboxDir, o))
+	if tok, ok := c.static[o]; ok {
+		a := transfer.StaticToken(tok)
+		c.by[o], c.used[o] = a, true
+		return a
+	}
+	a, err := ServerAuth(c.ctx, o, "", c.embeddedToken(o))
 	if err != nil {
 		a = nil // the request fails for want of one, saying what to do
 	}
@@ -62,8 +150,21 @@ var ErrNoCredentials = errors.New("no credentials for this server: run `carrier 
 
 // Authorize puts the credential of req's server on it.
 func (c *Credentials) Authorize(ctx context.Context, req *http.Request) error {
-	if a := c.lookup(origin(req.URL)); a != nil {
+	o := origin(req.URL)
+	c.mu.Lock()
+	barred := c.barred[o]
+	c.mu.Unlock()
+	if barred != nil {
+		return barred
+	}
+	if a := c.lookup(o); a != nil {
 		return a.Authorize(ctx, req)
+	}
+	c.mu.Lock()
+	refused := c.refused[o]
+	c.mu.Unlock()
+	if refused != nil {
+		return refused
 	}
 	if req.URL.Query().Has("upload_id") {
 		return nil

@@ -16,6 +16,7 @@ func TestCredentialsPickEachServersOwn(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, portFile), []byte("18123\n"), 0o600)
 	os.WriteFile(filepath.Join(dir, tokenFile), []byte("sbx-local-token\n"), 0o600)
 	h := NewCredentials(context.Background(), dir)
+	h.prover = folderProver(dir) // a sandbox at 18123 that proves it serves dir
 	cases := []struct {
 		url, want string
 		err       error
@@ -43,6 +44,7 @@ func TestCredentialsReset(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, portFile), []byte("18125\n"), 0o600)
 	os.WriteFile(filepath.Join(dir, tokenFile), []byte("sbx-first\n"), 0o600)
 	c := NewCredentials(context.Background(), dir)
+	c.prover = folderProver(dir)
 	authz := func() string {
 		req, _ := http.NewRequest("POST", "http://127.0.0.1:18125/upload/gmail/v1/users/me/messages/send", nil)
 		c.Authorize(context.Background(), req)

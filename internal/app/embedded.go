@@ -10,13 +10,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"carrier/internal/platform"
 	"carrier/sandbox"
 )
 
@@ -59,20 +57,27 @@ const (
 // It stays the same across runs so jobs in the journal can start their
 // sessions again after a restart. The file is private, like the store.
 func SandboxToken(dir string) (string, error) {
+	tok, _, err := NewSandboxToken(dir)
+	return tok, err
+}
+
+// NewSandboxToken is SandboxToken, and whether the token was made now (the
+// one time it is worth printing).
+func NewSandboxToken(dir string) (token string, made bool, err error) {
+	if err := PrivateDir(dir); err != nil {
+		return "", false, err
+	}
 	p := filepath.Join(dir, tokenFile)
 	if b, err := os.ReadFile(p); err == nil && len(strings.TrimSpace(string(b))) >= 16 {
-		return strings.TrimSpace(string(b)), nil
-	}
-	if err := platform.MkdirPrivate(dir); err != nil {
-		return "", fmt.Errorf("cannot create the sandbox folder: %w", err)
+		return strings.TrimSpace(string(b)), false, nil
 	}
 	b := make([]byte, 24)
 	rand.Read(b)
 	tok := "sbx-" + base64.RawURLEncoding.EncodeToString(b)
 	if err := os.WriteFile(p, []byte(tok+"\n"), 0o600); err != nil {
-		return "", fmt.Errorf("cannot save the sandbox token: %w", err)
+		return "", false, fmt.Errorf("cannot save the sandbox token: %w", err)
 	}
-	return tok, nil
+	return tok, true, nil
 }
 
 // StartEmbedded opens the sandbox in dir and serves it on loopback, at the
@@ -80,6 +85,9 @@ func SandboxToken(dir string) (string, error) {
 // else 8089, else any free port. If another process already serves the
 // folder, its address is used instead.
 func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger) (*Embedded, error) {
+	if err := PrivateDir(dir); err != nil {
+		return nil, err
+	}
 	token, err := SandboxToken(dir)
 	if err != nil {
 		return nil, err
@@ -90,6 +98,10 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger) (*Embed
 		url := runningURL(running.Where)
 		if url == "" {
 			return nil, fmt.Errorf("%w, but it does not say where it listens", err)
+		}
+		// The token goes only to a process that shows it serves the folder.
+		if _, err := VerifiedToken(ctx, dir, url, nil); err != nil {
+			return nil, fmt.Errorf("a sandbox holds %s, but %w", dir, err)
 		}
 		return &Embedded{URL: url, Token: token}, nil
 	}
@@ -132,24 +144,6 @@ func listenStable(dir string) (net.Listener, error) {
 		return ln, nil
 	}
 	return nil, fmt.Errorf("cannot listen on loopback for the sandbox: %w", lastErr)
-}
-
-// EmbeddedToken returns the token of the embedded sandbox whose data folder
-// is dir when base is where it serves (as the folder records), else "".
-func EmbeddedToken(dir, base string) string {
-	port, err := os.ReadFile(filepath.Join(dir, portFile))
-	if err != nil {
-		return ""
-	}
-	u, err := url.Parse(base)
-	if err != nil || u.Port() != strings.TrimSpace(string(port)) || (u.Hostname() != "127.0.0.1" && u.Hostname() != "localhost") {
-		return ""
-	}
-	tok, err := os.ReadFile(filepath.Join(dir, tokenFile))
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(tok))
 }
 
 // SetFaults switches the sandbox's fault injection, in this process or

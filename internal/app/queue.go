@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"os"
 	"sync"
 
 	"carrier/compose"
@@ -35,6 +36,17 @@ func (q *Queue) SystemSignals() error { return q.signals }
 // to cfg.Events as the engine's would, after the spool has let go of
 // finished jobs' files: whoever sees a job done sees its spool gone.
 func OpenQueue(cfg transfer.Config, spool *Spool) (*Queue, error) {
+	// The journal holds session URIs (credentials) and the spool messages.
+	if err := PrivateDir(cfg.StateDir); err != nil {
+		return nil, err
+	}
+	if spool != nil {
+		if _, err := os.Lstat(spool.dir); err == nil {
+			if err := checkPrivate(spool.dir); err != nil {
+				return nil, err
+			}
+		}
+	}
 	q := &Queue{spool: spool, out: cfg.Events, stop: make(chan struct{}), done: make(chan struct{})}
 	q.in = make(chan transfer.Event, max(cap(cfg.Events), 64))
 	cfg.Events = q.in

@@ -8,6 +8,7 @@ package platform
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // DataDir is where Carrier keeps what it owns for good (the embedded
@@ -39,5 +40,7 @@ func home() string {
 	if h, err := os.UserHomeDir(); err == nil {
 		return h
 	}
-	return filepath.Join(os.TempDir(), "carrier-home")
+	// One per user: the temporary folder is everyone's, and whoever makes
+	// a folder there first owns it (internal/app's PrivateDir checks).
+	return filepath.Join(os.TempDir(), "carrier-"+strconv.Itoa(os.Getuid()))
 }
