@@ -160,7 +160,7 @@ func killRound(ctx context.Context, bin string, env []string, sb *inproc, dir st
 	}
 	rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	resume := exec.CommandContext(rctx, bin, "resume", "--state-dir", state, "--retry-base", "50ms", "--stall-timeout", "5s")
+	resume := exec.CommandContext(rctx, bin, "resume", "--endpoint", sb.base, "--state-dir", state, "--retry-base", "50ms", "--stall-timeout", "5s")
 	resume.Env = env
 	var out, rerr bytes.Buffer
 	resume.Stdout, resume.Stderr = &out, &rerr

@@ -119,7 +119,7 @@ sandbox=
 start_sandbox "rate=1MB"
 sessions_before=$(stat_of sessionsCreated)
 for i in 1 2; do
-	CARRIER_TOKEN=$token "$WINE" "$exe" resume --state-dir "$(win "$work/state")" >"$work/resume$i.log" 2>&1 &
+	CARRIER_TOKEN=$token "$WINE" "$exe" resume --endpoint "$base" --state-dir "$(win "$work/state")" >"$work/resume$i.log" 2>&1 &
 	eval "resume$i=\$!"
 done
 rc1=0 rc2=0
