@@ -99,7 +99,7 @@ func deps(ctx context.Context, core *app.App, q *app.Queue, events <-chan transf
 		Outbox:   q,
 		Events:   events,
 		Endpoint: core.Sandbox.URL,
-		Auth:     transfer.StaticToken(core.Sandbox.Token),
+		Auth:     core.Creds, // each server its own credential; the mailbox reads only the sandbox
 		Target:   core.Target,
 		Account:  func() ui.Account { return account(core.Google.Address()) },
 		SignIn: func(ctx context.Context, clientSecret []byte) (ui.Account, error) {

@@ -10,6 +10,8 @@ import (
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"carrier/internal/app"
 )
 
 // chaosFaults is what chaos mode asks of the sandbox: enough trouble to
@@ -78,7 +80,7 @@ func (a *accountScreen) doSignIn() {
 		data, err := io.ReadAll(io.LimitReader(r, 1<<20))
 		r.Close()
 		if err != nil {
-			a.status.SetText("Could not read the client file: " + err.Error())
+			a.status.SetText("Could not read the client file: " + app.Printable(err.Error()))
 			return
 		}
 		a.signInWith(data)
@@ -96,7 +98,7 @@ func (a *accountScreen) signInWith(clientSecret []byte) {
 		a.u.do(func() {
 			a.signIn.Enable()
 			if err != nil {
-				a.status.SetText("Not signed in: " + err.Error())
+				a.status.SetText("Not signed in: " + app.Printable(err.Error()))
 				return
 			}
 			a.status.SetText("")
@@ -107,7 +109,7 @@ func (a *accountScreen) signInWith(clientSecret []byte) {
 
 func (a *accountScreen) doSignOut() {
 	if err := a.u.deps.SignOut(); err != nil {
-		a.status.SetText("Could not sign out: " + err.Error())
+		a.status.SetText("Could not sign out: " + app.Printable(err.Error()))
 		return
 	}
 	a.status.SetText("Signed out: messages go to the sandbox on this computer again.")
@@ -120,7 +122,7 @@ func (a *accountScreen) setChaos(on bool) {
 		spec = chaosFaults
 	}
 	if err := a.u.deps.SetFaults(spec); err != nil {
-		a.status.SetText("Could not change the sandbox's faults: " + err.Error())
+		a.status.SetText("Could not change the sandbox's faults: " + app.Printable(err.Error()))
 		return
 	}
 	if on {

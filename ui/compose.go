@@ -198,7 +198,7 @@ func (c *composeScreen) refreshAttachments() {
 	}
 	for _, p := range c.attachments {
 		size := humanSize(c.attSizes[p])
-		name := widget.NewLabel(filepath.Base(p))
+		name := widget.NewLabel(compose.AttachmentName(p))
 		name.Truncation = fyne.TextTruncateEllipsis
 		remove := newIconButton("Remove "+filepath.Base(p), theme.DeleteIcon(), func() { c.remove(p) })
 		c.attList.Add(container.NewBorder(nil, nil, widget.NewIcon(theme.FileIcon()), container.NewHBox(widget.NewLabel(size), remove), name))

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"carrier/compose"
+	"carrier/internal/app"
 )
 
 type timelineScreen struct {
@@ -121,7 +122,7 @@ func (t *timelineScreen) submit() {
 		id, err := t.u.deps.Outbox.PostTimeline(target, m, item)
 		t.u.do(func() {
 			if err != nil {
-				t.status.SetText(err.Error())
+				t.status.SetText(app.Printable(err.Error()))
 				t.post.Enable()
 				return
 			}

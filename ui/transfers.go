@@ -73,7 +73,7 @@ func newTransfersScreen(u *UI) *transfersScreen {
 func (s *transfersScreen) start() {
 	snaps, err := s.u.deps.Uploads.History()
 	if err != nil {
-		s.status.SetText("Some uploads of the journal could not be read: " + err.Error())
+		s.status.SetText("Some uploads of the journal could not be read: " + app.Printable(err.Error()))
 	}
 	sort.Slice(snaps, func(i, j int) bool { return snaps[i].Created.Before(snaps[j].Created) })
 	for _, r := range snaps {
@@ -147,7 +147,7 @@ func (s *transfersScreen) notify(title string, v *jobView) {
 	if v.snap.State == transfer.StateFailed {
 		body += ": " + v.snap.Error
 	}
-	s.u.app.SendNotification(fyne.NewNotification("Carrier: "+strings.ToLower(title), body))
+	s.u.app.SendNotification(fyne.NewNotification("Carrier: "+strings.ToLower(title), app.Printable(body)))
 }
 
 func (s *transfersScreen) flush(id string) {
@@ -237,7 +237,7 @@ func (s *transfersScreen) draw(id string) {
 	s.views[id].lastDrawn = s.now()
 	s.mu.Unlock()
 	snap := v.snap
-	r.name.SetText(jobName(snap))
+	r.name.SetText(app.Printable(jobName(snap)))
 	r.dest.SetText(app.Describe(snap.URL, s.u.deps.Endpoint))
 	frac := func(n int64) float64 {
 		if snap.Size <= 0 {
@@ -290,7 +290,7 @@ func (s *transfersScreen) clearFinished() {
 	s.mu.Unlock()
 	for _, id := range gone {
 		if err := s.u.deps.Uploads.Forget(id); err != nil {
-			s.status.SetText("Could not clear " + id + ": " + err.Error())
+			s.status.SetText("Could not clear " + id + ": " + app.Printable(err.Error()))
 			continue
 		}
 		s.mu.Lock()
@@ -318,7 +318,7 @@ func stateWords(v jobView, now time.Time) string {
 	case transfer.StateCancelled:
 		return "Cancelled"
 	case transfer.StateFailed:
-		return "Failed: " + snap.Error + failureAdvice[snap.Cause]
+		return "Failed: " + app.Printable(snap.Error) + failureAdvice[snap.Cause]
 	case transfer.StateQueued:
 		return "Queued"
 	case transfer.StateWaiting:

@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"carrier/compose"
+	"carrier/internal/app"
 	"carrier/transfer"
 )
 
@@ -184,7 +185,7 @@ func (u *UI) Select(name string) {
 }
 
 func (u *UI) showError(title, format string, a ...any) {
-	d := dialog.NewInformation(title, sprintf(format, a...), u.win)
+	d := dialog.NewInformation(title, app.PrintableLines(sprintf(format, a...)), u.win)
 	d.Show()
 }
 
