@@ -301,7 +301,7 @@ func (s *Sandbox) gmailRoutes(mux *http.ServeMux) {
 			h(w, r)
 		}
 	}
-	mux.HandleFunc("GET /gmail/v1/users/{userId}/profile", user(func(w http.ResponseWriter, r *http.Request) {
+	s.handleFunc(mux, scopesGmailAny, "GET /gmail/v1/users/{userId}/profile", user(func(w http.ResponseWriter, r *http.Request) {
 		var msgs, threads int
 		var hist uint64
 		s.db.View(func(tx *bolt.Tx) error {
@@ -310,7 +310,7 @@ func (s *Sandbox) gmailRoutes(mux *http.ServeMux) {
 		})
 		writeJSON(w, 200, map[string]any{"emailAddress": s.opts.Account, "messagesTotal": msgs, "threadsTotal": threads, "historyId": strconv.FormatUint(hist, 10)})
 	}))
-	mux.HandleFunc("GET /gmail/v1/users/{userId}/messages", user(func(w http.ResponseWriter, r *http.Request) {
+	s.handleFunc(mux, scopesGmailList, "GET /gmail/v1/users/{userId}/messages", user(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		want := q["labelIds"]
 		var all []*messageRec
@@ -348,7 +348,7 @@ func (s *Sandbox) gmailRoutes(mux *http.ServeMux) {
 		}
 		writeJSON(w, 200, out)
 	}))
-	mux.HandleFunc("GET /gmail/v1/users/{userId}/messages/{id}", user(func(w http.ResponseWriter, r *http.Request) {
+	s.handleFunc(mux, scopesGmailRead, "GET /gmail/v1/users/{userId}/messages/{id}", user(func(w http.ResponseWriter, r *http.Request) {
 		var m messageRec
 		if err := s.db.View(func(tx *bolt.Tx) error { return getJSON(tx, bMessages, r.PathValue("id"), &m) }); err != nil {
 			writeError(w, notFound("Requested entity was not found: no message with id %s.", r.PathValue("id")))
@@ -361,7 +361,7 @@ func (s *Sandbox) gmailRoutes(mux *http.ServeMux) {
 		}
 		writeJSON(w, 200, res)
 	}))
-	mux.HandleFunc("GET /gmail/v1/users/{userId}/messages/{id}/attachments/{attachmentId}", user(func(w http.ResponseWriter, r *http.Request) {
+	s.handleFunc(mux, scopesGmailRead, "GET /gmail/v1/users/{userId}/messages/{id}/attachments/{attachmentId}", user(func(w http.ResponseWriter, r *http.Request) {
 		var m messageRec
 		if err := s.db.View(func(tx *bolt.Tx) error { return getJSON(tx, bMessages, r.PathValue("id"), &m) }); err != nil {
 			writeError(w, notFound("Requested entity was not found: no message with id %s.", r.PathValue("id")))
@@ -382,7 +382,7 @@ func (s *Sandbox) gmailRoutes(mux *http.ServeMux) {
 		}
 		writeJSON(w, 200, map[string]any{"attachmentId": r.PathValue("attachmentId"), "size": len(data), "data": base64.URLEncoding.EncodeToString(data)})
 	}))
-	mux.HandleFunc("GET /gmail/v1/users/{userId}/drafts", user(func(w http.ResponseWriter, r *http.Request) {
+	s.handleFunc(mux, scopesGmailDrafts, "GET /gmail/v1/users/{userId}/drafts", user(func(w http.ResponseWriter, r *http.Request) {
 		var drafts []draftRec
 		msgs := map[string]*messageRec{}
 		err := s.db.View(func(tx *bolt.Tx) error {
@@ -422,7 +422,7 @@ func (s *Sandbox) gmailRoutes(mux *http.ServeMux) {
 		}
 		writeJSON(w, 200, out)
 	}))
-	mux.HandleFunc("GET /gmail/v1/users/{userId}/drafts/{id}", user(func(w http.ResponseWriter, r *http.Request) {
+	s.handleFunc(mux, scopesGmailDrafts, "GET /gmail/v1/users/{userId}/drafts/{id}", user(func(w http.ResponseWriter, r *http.Request) {
 		var d draftRec
 		var m messageRec
 		err := s.db.View(func(tx *bolt.Tx) error {

@@ -21,7 +21,7 @@ func (s *Sandbox) gmailMetadataRoutes(mux *http.ServeMux) {
 		if !strings.HasPrefix(m.Name, "gmail.") {
 			continue
 		}
-		mux.Handle(m.HTTPMethod+" "+strings.TrimPrefix(m.Pattern, "/upload"), s.gmailMetadataHandler(m))
+		s.handle(mux, m.HTTPMethod+" "+strings.TrimPrefix(m.Pattern, "/upload"), routeAccess{scopes: methodScopes[m.Name]}, s.gmailMetadataHandler(m))
 	}
 }
 

@@ -490,15 +490,19 @@ var copyBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b 
 // was written even on error: bytes that arrived are kept.
 func (s *Sandbox) copyBody(w http.ResponseWriter, dst io.Writer, src io.Reader, n int64, h *hashes) (int64, error) {
 	rc := http.NewResponseController(w)
+	streaming(w)
 	bp := copyBufs.Get().(*[]byte)
 	defer copyBufs.Put(bp)
 	buf := *bp
-	var written int64
+	var written, since int64
 	var lastDeadline time.Time
 	for written < n {
-		if now := time.Now(); now.Sub(lastDeadline) > s.opts.BodyIdle/8 {
+		// The deadline moves only while bytes arrive at minBodyRate: a
+		// body trickled a byte at a time must not hold its connection.
+		if now := time.Now(); lastDeadline.IsZero() ||
+			now.Sub(lastDeadline) > s.opts.BodyIdle/8 && float64(written-since) >= minBodyRate*now.Sub(lastDeadline).Seconds() {
 			rc.SetReadDeadline(now.Add(s.opts.BodyIdle))
-			lastDeadline = now
+			lastDeadline, since = now, written
 		}
 		p := buf
 		if rem := n - written; rem < int64(len(p)) {
