@@ -440,8 +440,9 @@ func pathless(err error) error {
 
 func errorBodyOf(e *apiError) errorBody {
 	var b errorBody
-	b.Error.Code, b.Error.Message, b.Error.Status = e.Code, e.Message, e.Status
-	b.Error.Errors = []errorItem{{Message: e.Message, Domain: "global", Reason: e.Reason}}
+	msg := printable(e.Message)
+	b.Error.Code, b.Error.Message, b.Error.Status = e.Code, msg, e.Status
+	b.Error.Errors = []errorItem{{Message: msg, Domain: "global", Reason: e.Reason}}
 	return b
 }
 
