@@ -60,6 +60,7 @@ type media struct {
 	Size   int64
 	MD5    []byte
 	CRC32C uint32
+	root   *messagePart // a Gmail message, parsed before the write transaction
 }
 
 var methodByName = map[string]*uploadMethod{}
@@ -377,6 +378,20 @@ func (s *Sandbox) finishSimple(w http.ResponseWriter, r *http.Request, m *upload
 // finish turns stored media into the method's resource in one transaction;
 // with a session, the session is marked done with the same answer.
 func (s *Sandbox) finish(m *uploadMethod, u *upload, md *media, sess *sessionRec) (any, *apiError) {
+	// Parsing a message is the one step whose memory grows with what a
+	// client sent (bounded by mailparse's limits): a few at a time, and
+	// outside the store's one write transaction.
+	select {
+	case s.heavy <- struct{}{}:
+		defer func() { <-s.heavy }()
+	case <-s.closing:
+		return nil, errorf(503, "backendError", "the sandbox is stopping")
+	}
+	if strings.HasPrefix(m.Name, "gmail.") && md.root == nil {
+		if root, err := parseMessage(md.Path, parseOptions{}); err == nil {
+			md.root = root
+		}
+	}
 	var res any
 	var ae *apiError
 	var moved, blob string
