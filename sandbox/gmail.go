@@ -30,6 +30,15 @@ type messageRec struct {
 	MimeType     string   `json:"mimeType"`
 }
 
+// messageBrief is what a list needs of a message: decoding only these
+// fields keeps a list of many messages with large headers small.
+type messageBrief struct {
+	ID        string   `json:"id"`
+	ThreadID  string   `json:"threadId"`
+	LabelIDs  []string `json:"labelIds"`
+	HistoryID uint64   `json:"historyId"`
+}
+
 type threadRec struct {
 	Messages []string `json:"messages"`
 }
@@ -317,9 +326,9 @@ func (s *Sandbox) gmailRoutes(mux *http.ServeMux) {
 	s.handleFunc(mux, scopesGmailList, "GET /gmail/v1/users/{userId}/messages", user(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		want := q["labelIds"]
-		var all []*messageRec
+		var all []*messageBrief
 		err := s.db.View(func(tx *bolt.Tx) error {
-			return forEach(tx, bMessages, func(_ string, m *messageRec) error {
+			return forEach(tx, bMessages, func(_ string, m *messageBrief) error {
 				for _, l := range want {
 					if !slices.Contains(m.LabelIDs, l) {
 						return nil
@@ -416,11 +425,11 @@ func (s *Sandbox) gmailRoutes(mux *http.ServeMux) {
 	}))
 	s.handleFunc(mux, scopesGmailDrafts, "GET /gmail/v1/users/{userId}/drafts", user(func(w http.ResponseWriter, r *http.Request) {
 		var drafts []draftRec
-		msgs := map[string]*messageRec{}
+		msgs := map[string]*messageBrief{}
 		err := s.db.View(func(tx *bolt.Tx) error {
 			return forEach(tx, bDrafts, func(_ string, d *draftRec) error {
 				drafts = append(drafts, *d)
-				var m messageRec
+				var m messageBrief
 				if getJSON(tx, bMessages, d.MessageID, &m) == nil {
 					msgs[d.ID] = &m
 				}

@@ -120,8 +120,15 @@ type parser struct {
 
 const maxNesting = 32
 
+// parseHook, when set by a test, runs as each parse starts; the function
+// it returns runs as the parse ends.
+var parseHook func() func()
+
 // parseMessage reads a stored message into a MessagePart tree.
 func parseMessage(path string, opt parseOptions) (*messagePart, error) {
+	if parseHook != nil {
+		defer parseHook()()
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -269,6 +269,19 @@ func (r *jsonStringReader) Read(p []byte) (int, error) {
 		if n > 0 && r.br.Buffered() == 0 {
 			break // hand over what there is rather than wait
 		}
+		// The common case: a run of plain characters, copied at once.
+		if buf, _ := r.br.Peek(max(1, min(r.br.Buffered(), len(p)-n))); len(buf) > 0 {
+			k := 0
+			for k < len(buf) && buf[k] != '"' && buf[k] != '\\' && buf[k] >= 0x20 {
+				k++
+			}
+			if k > 0 {
+				copy(p[n:], buf[:k])
+				r.br.Discard(k)
+				n += k
+				continue
+			}
+		}
 		c, err := r.br.ReadByte()
 		if err != nil {
 			r.err = fmt.Errorf("%w: raw does not end", errNotJSON)
