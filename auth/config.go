@@ -37,6 +37,10 @@ type Config struct {
 	// IdentityScopes are asked for with every sign-in so the token names
 	// its account: with gmail.send alone, Google refuses users.getProfile.
 	IdentityScopes []string
+	// AuthParams adds parameters to the sign-in address, given what they
+	// may be bound to: a sandbox signs in only a client that proves it
+	// holds its token (sandbox.ConsentProof). Nil: none.
+	AuthParams func(codeChallenge, redirectURI, scope string) map[string]string
 }
 
 // SandboxConfig signs in to a sandbox at base (e.g. http://127.0.0.1:8089).

@@ -120,6 +120,7 @@ type testSandbox struct {
 	srv   *httptest.Server
 	url   string
 	dir   string
+	token string
 	clock *testClock
 }
 
@@ -138,7 +139,7 @@ func startSandbox(t *testing.T, opt func(*sandbox.Options)) *testSandbox {
 	}
 	srv := httptest.NewServer(sb.Handler())
 	t.Cleanup(func() { srv.Close(); sb.Close() })
-	return &testSandbox{sb: sb, srv: srv, url: srv.URL, dir: o.Dir, clock: clk}
+	return &testSandbox{sb: sb, srv: srv, url: srv.URL, dir: o.Dir, token: o.Token, clock: clk}
 }
 
 func (s *testSandbox) config(t *testing.T) *Config {
@@ -146,6 +147,10 @@ func (s *testSandbox) config(t *testing.T) *Config {
 	c, err := SandboxConfig(s.url)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The sandbox signs in only who holds its token.
+	c.AuthParams = func(challenge, redirect, scope string) map[string]string {
+		return map[string]string{sandbox.ProofParam: sandbox.ConsentProof(s.token, challenge, redirect, scope)}
 	}
 	return c
 }
@@ -191,7 +196,12 @@ func (b *browser) open(authURL string) error {
 	return nil
 }
 
-var consentLink = regexp.MustCompile(`id="(allow|deny)" href="([^"]+)"`)
+// The sandbox's consent page: a form posting the pending sign-in's id and
+// the button pressed.
+var (
+	consentForm   = regexp.MustCompile(`<form method="post" action="([^"]+)"><input type="hidden" name="id" value="([^"]+)">`)
+	consentButton = regexp.MustCompile(`<button id="(allow|deny)" name="decision" value="(allow|deny)">`)
+)
 
 func (b *browser) visit(authURL string) browserResult {
 	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }, Timeout: 10 * time.Second}
@@ -209,17 +219,22 @@ func (b *browser) visit(authURL string) browserResult {
 	body, _ := io.ReadAll(r.Body)
 	r.Body.Close()
 	if r.StatusCode == http.StatusOK {
-		var link string
-		for _, m := range consentLink.FindAllStringSubmatch(string(body), -1) {
+		form := consentForm.FindStringSubmatch(string(body))
+		pressed := ""
+		for _, m := range consentButton.FindAllStringSubmatch(string(body), -1) {
 			if m[1] == b.decision {
-				link = html.UnescapeString(m[2])
+				pressed = m[2]
 			}
 		}
-		if link == "" {
-			return browserResult{err: errors.New("no " + b.decision + " link on the consent page: " + string(body))}
+		if form == nil || pressed == "" {
+			return browserResult{err: errors.New("no " + b.decision + " button on the consent page: " + string(body))}
 		}
-		next, _ := u.Parse(link)
-		if r, err = noFollow.Get(next.String()); err != nil {
+		next, _ := u.Parse(html.UnescapeString(form[1]))
+		answer := url.Values{"id": {html.UnescapeString(form[2])}, "decision": {pressed}}
+		req, _ := http.NewRequest(http.MethodPost, next.String(), strings.NewReader(answer.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", u.Scheme+"://"+u.Host)
+		if r, err = noFollow.Do(req); err != nil {
 			return browserResult{err: err}
 		}
 		r.Body.Close()

@@ -83,13 +83,20 @@ func Login(ctx context.Context, cfg *Config, o LoginOptions) (*Account, error) {
 	conf.Scopes = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(o.Scopes), cfg.IdentityScopes...))))
 	state := randomString(32)
 	verifier := oauth2.GenerateVerifier()
-	authURL := conf.AuthCodeURL(state,
+	opts := []oauth2.AuthCodeOption{
 		oauth2.AccessTypeOffline,
 		oauth2.S256ChallengeOption(verifier),
 		// Without consent Google leaves the refresh token out when the
 		// person granted Carrier before, e.g. before a logout.
 		oauth2.ApprovalForce,
-		oauth2.SetAuthURLParam("include_granted_scopes", "true"))
+		oauth2.SetAuthURLParam("include_granted_scopes", "true"),
+	}
+	if cfg.AuthParams != nil {
+		for k, v := range cfg.AuthParams(oauth2.S256ChallengeFromVerifier(verifier), conf.RedirectURL, strings.Join(conf.Scopes, " ")) {
+			opts = append(opts, oauth2.SetAuthURLParam(k, v))
+		}
+	}
+	authURL := conf.AuthCodeURL(state, opts...)
 
 	cb := newCallbackServer(ln, state)
 	defer cb.close()

@@ -102,7 +102,12 @@ func TestLoginFailuresSaveNothing(t *testing.T) {
 			want: ErrStateMismatch, wantText: "state differs", page: "does not belong", timeout: 500 * time.Millisecond},
 		{name: "denied", decision: "deny", want: ErrDenied, wantText: "choose Allow", page: "not granted"},
 		{name: "PKCE mismatch", decision: "allow",
-			tamper:   func(u *url.URL) { setQuery(u, "code_challenge", strings.Repeat("A", 43)) },
+			tamper: func(u *url.URL) { // a challenge not the verifier's, signed as the client would
+				q := u.Query()
+				challenge := strings.Repeat("A", 43)
+				setQuery(u, "code_challenge", challenge)
+				setQuery(u, sandbox.ProofParam, sandbox.ConsentProof("static-test-token", challenge, q.Get("redirect_uri"), q.Get("scope")))
+			},
 			wantText: "did not accept the authorization code", page: "could not finish"},
 		{name: "missing code", decision: "allow", answer: func(u *url.URL) { setQuery(u, "code", "") },
 			wantText: "no authorization code", page: "could not finish"},

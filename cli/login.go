@@ -11,6 +11,7 @@ import (
 
 	"carrier/auth"
 	"carrier/internal/app"
+	"carrier/sandbox"
 )
 
 func init() {
@@ -24,27 +25,35 @@ const endpointHelp = "API endpoint: a sandbox's URL (e.g. http://" + app.Default
 // endpointArg reads --endpoint. Empty means the embedded sandbox, started
 // in-process (until the returned stop) unless a Carrier already serves it.
 func endpointArg(ctx context.Context, env *Env, raw string) (string, func() error, error) {
+	ep, _, stop, err := endpointAndToken(ctx, env, raw)
+	return ep, stop, err
+}
+
+// endpointAndToken is endpointArg, with the sandbox's static token when
+// Carrier knows it: the embedded sandbox's own (proven), else none.
+func endpointAndToken(ctx context.Context, env *Env, raw string) (string, string, func() error, error) {
 	none := func() error { return nil }
 	switch strings.TrimSpace(raw) {
 	case "":
 		e, err := app.StartEmbedded(ctx, env.dirs().Sandbox(), nil)
 		if err != nil {
-			return "", none, fmt.Errorf("cannot start the embedded sandbox: %w", err)
+			return "", "", none, fmt.Errorf("cannot start the embedded sandbox: %w", err)
 		}
 		ep, err := auth.CanonicalEndpoint(e.URL)
 		if err != nil {
 			e.Close()
-			return "", none, err
+			return "", "", none, err
 		}
-		return ep, e.Close, nil
+		return ep, e.Token, e.Close, nil
 	case "google":
-		return auth.GoogleEndpoint, none, nil
+		return auth.GoogleEndpoint, "", none, nil
 	}
 	ep, err := auth.CanonicalEndpoint(raw)
 	if err != nil {
-		return "", none, usagef("--endpoint: %v", err)
+		return "", "", none, usagef("--endpoint: %v", err)
 	}
-	return ep, none, nil
+	tok, _ := app.VerifiedToken(ctx, env.dirs().Sandbox(), ep, nil)
+	return ep, tok, none, nil
 }
 
 func runLogin(ctx context.Context, env *Env, args []string) error {
@@ -67,6 +76,7 @@ func runLogin(ctx context.Context, env *Env, args []string) error {
 	scopes, _ := auth.ScopesFor(k...)
 
 	var cfg *auth.Config
+	sandboxToken := "" // a sandbox signs in only who proves to hold its token
 	switch {
 	case *endpoint != "" && *secretFile != "":
 		return usagef("give --endpoint (a sandbox) or --client-secret (Google), not both")
@@ -79,11 +89,15 @@ func runLogin(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	default:
-		ep, stop, err := endpointArg(ctx, env, *endpoint)
+		ep, tok, stop, err := endpointAndToken(ctx, env, *endpoint)
 		if err != nil {
 			return err
 		}
 		defer stop()
+		if tok == "" {
+			tok = os.Getenv("CARRIER_TOKEN")
+		}
+		sandboxToken = tok
 		if ep == auth.GoogleEndpoint {
 			return usagef("to sign in to Google, give --client-secret FILE (your OAuth client, see README)")
 		}
@@ -97,6 +111,11 @@ func runLogin(ctx context.Context, env *Env, args []string) error {
 		scopes = slices.Compact(slices.Sorted(slices.Values(append(scopes, prev.Scopes()...))))
 	}
 
+	if sandboxToken != "" {
+		cfg.AuthParams = func(challenge, redirect, scope string) map[string]string {
+			return map[string]string{sandbox.ProofParam: sandbox.ConsentProof(sandboxToken, challenge, redirect, scope)}
+		}
+	}
 	acct, err := auth.Login(ctx, cfg, auth.LoginOptions{Scopes: scopes, NoBrowser: *noBrowser, Out: env.Stdout, Timeout: *timeout})
 	if err != nil {
 		if errors.Is(err, auth.ErrTimeout) && !*noBrowser {

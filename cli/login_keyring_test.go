@@ -28,7 +28,8 @@ func TestKeyringCommands(t *testing.T) {
 		t.Fatal("run these tests with `make test-keyring` (scripts/test-keyring.sh): they need a scratch HOME and a private Secret Service")
 	}
 	data := t.TempDir()
-	url, _, stop := startSandbox(t, "--addr", "127.0.0.1:0", "--data", data)
+	url, token, stop := startSandbox(t, "--addr", "127.0.0.1:0", "--data", data)
+	t.Setenv("CARRIER_TOKEN", token) // the sandbox signs in only who holds its token
 	user := sandbox.DefaultAccount + "@" + strings.TrimPrefix(url, "http://")
 	tokens := signInOutCLI(t, url, func(present bool) {
 		_, err := keyring.Get(auth.Service, user)

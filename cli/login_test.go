@@ -8,6 +8,7 @@ import (
 	"html"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -29,10 +30,13 @@ func mockKeyring(t *testing.T) {
 	keyring.MockInit()
 }
 
-var allowLink = regexp.MustCompile(`id="allow" href="([^"]+)"`)
+var (
+	consentForm = regexp.MustCompile(`<form method="post" action="([^"]+)"><input type="hidden" name="id" value="([^"]+)">`)
+	allowButton = regexp.MustCompile(`<button id="allow" name="decision" value="allow">`)
+)
 
 // visit plays the browser for an address `carrier login` printed: it
-// follows the consent page's Allow link when there is one, then the
+// presses Allow on the consent page when there is one, then follows the
 // redirect to Carrier's listener, and returns the page shown there.
 func visit(authURL string) (string, error) {
 	client := &http.Client{Timeout: 10 * time.Second}
@@ -42,9 +46,13 @@ func visit(authURL string) (string, error) {
 	}
 	body, _ := io.ReadAll(r.Body)
 	r.Body.Close()
-	if m := allowLink.FindSubmatch(body); m != nil {
+	if m := consentForm.FindSubmatch(body); m != nil && allowButton.Match(body) {
 		next, _ := r.Request.URL.Parse(html.UnescapeString(string(m[1])))
-		if r, err = client.Get(next.String()); err != nil {
+		form := url.Values{"id": {html.UnescapeString(string(m[2]))}, "decision": {"allow"}}
+		req, _ := http.NewRequest(http.MethodPost, next.String(), strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", next.Scheme+"://"+next.Host)
+		if r, err = client.Do(req); err != nil {
 			return "", err
 		}
 		body, _ = io.ReadAll(r.Body)
@@ -149,7 +157,8 @@ func signInOutCLI(t *testing.T, url string, keychainHas func(present bool)) []st
 
 func TestLoginWhoamiLogout(t *testing.T) {
 	mockKeyring(t)
-	url, _, stop := startSandbox(t, "--addr", "127.0.0.1:0", "--data", t.TempDir())
+	url, token, stop := startSandbox(t, "--addr", "127.0.0.1:0", "--data", t.TempDir())
+	t.Setenv("CARRIER_TOKEN", token) // the sandbox signs in only who holds its token
 	host := strings.TrimPrefix(url, "http://")
 	tokens := signInOutCLI(t, url, func(present bool) {
 		_, err := keyring.Get(auth.Service, sandbox.DefaultAccount+"@"+host)
@@ -167,8 +176,9 @@ func TestLoginWhoamiLogout(t *testing.T) {
 
 func TestLoginWithAutoConsentAndTokenTTL(t *testing.T) {
 	mockKeyring(t)
-	url, _, stop := startSandbox(t, "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--auto-consent", "--token-ttl", "90s")
+	url, token, stop := startSandbox(t, "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--auto-consent", "--token-ttl", "90s")
 	defer stop()
+	t.Setenv("CARRIER_TOKEN", token) // auto-consent too signs in only who holds the token
 	code, out, errOut := runLoginCLI(t, "--endpoint", url)
 	if code != 0 || !strings.Contains(out, "Signed in as") {
 		t.Fatalf("login: exit %d\n%s\n%s", code, out, errOut)
@@ -217,8 +227,9 @@ func TestLoginCommandRefusals(t *testing.T) {
 
 func TestLoginTimeoutHint(t *testing.T) {
 	mockKeyring(t)
-	url, _, stop := startSandbox(t, "--addr", "127.0.0.1:0", "--data", t.TempDir())
+	url, token, stop := startSandbox(t, "--addr", "127.0.0.1:0", "--data", t.TempDir())
 	defer stop()
+	t.Setenv("CARRIER_TOKEN", token)
 	// No browser on this machine: xdg-open fails or opens nothing, and the
 	// sign-in waits out its timeout.
 	t.Setenv("PATH", t.TempDir())

@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +40,7 @@ func startSandbox(t *testing.T, args ...string) (url, token string, stop func() 
 	case <-time.After(10 * time.Second):
 		t.Fatal("carrier sandbox printed nothing")
 	}
-	if strings.Contains(strings.Join(args, " "), "--token") {
+	if slices.ContainsFunc(args, func(a string) bool { return a == "--token" || strings.HasPrefix(a, "--token=") }) {
 		token = ""
 	} else {
 		tl := <-lines

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // apiError is an error in Google's JSON form. Handlers return it instead of
@@ -77,12 +78,32 @@ type errorBody struct {
 	} `json:"error"`
 }
 
+// printable shows control characters as \xNN: messages quote what a
+// request sent, and a client may print them to a terminal or a window.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			fmt.Fprintf(&b, "\\x%02x", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 }
+
 func writeError(w http.ResponseWriter, e *apiError) {
 	var b errorBody
 	b.Error.Code = e.Code
-	b.Error.Message = e.Message
+	msg := printable(e.Message)
+	b.Error.Message = msg
 	b.Error.Status = e.Status
-	item := errorItem{Message: e.Message, Domain: "global", Reason: e.Reason}
+	item := errorItem{Message: msg, Domain: "global", Reason: e.Reason}
 	if e.Code == http.StatusUnauthorized {
 		item.Location, item.LocationType = "Authorization", "header"
 		w.Header().Set("WWW-Authenticate", `Bearer realm="https://accounts.google.com/", error="invalid_token"`)

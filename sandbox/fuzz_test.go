@@ -61,7 +61,7 @@ func FuzzMultipartUpload(f *testing.F) {
 	defer sb.Close()
 	h := sb.Handler()
 	f.Fuzz(func(t *testing.T, body []byte) {
-		req := httptest.NewRequest("POST", "/upload/storage/v1/b/bkt/o?uploadType=multipart", bytes.NewReader(body))
+		req := httptest.NewRequest("POST", "http://127.0.0.1/upload/storage/v1/b/bkt/o?uploadType=multipart", bytes.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+testToken)
 		req.Header.Set("Content-Type", "multipart/related; boundary=B")
 		rec := httptest.NewRecorder()
@@ -87,7 +87,7 @@ func FuzzSessionRequests(f *testing.F) {
 	defer sb.Close()
 	h := sb.Handler()
 	f.Fuzz(func(t *testing.T, cr string, body []byte) {
-		init := httptest.NewRequest("POST", "/upload/storage/v1/b/bkt/o?uploadType=resumable&name=s", nil)
+		init := httptest.NewRequest("POST", "http://127.0.0.1/upload/storage/v1/b/bkt/o?uploadType=resumable&name=s", nil)
 		init.Header.Set("Authorization", "Bearer "+testToken)
 		init.Header.Set("X-Upload-Content-Length", "10")
 		rec := httptest.NewRecorder()

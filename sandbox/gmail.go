@@ -1,9 +1,9 @@
 package sandbox
 
 import (
-	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"slices"
@@ -28,6 +28,15 @@ type messageRec struct {
 	Blob         string   `json:"blob"`
 	Headers      []header `json:"headers"` // top-level, decoded, in order
 	MimeType     string   `json:"mimeType"`
+}
+
+// messageBrief is what a list needs of a message: decoding only these
+// fields keeps a list of many messages with large headers small.
+type messageBrief struct {
+	ID        string   `json:"id"`
+	ThreadID  string   `json:"threadId"`
+	LabelIDs  []string `json:"labelIds"`
+	HistoryID uint64   `json:"historyId"`
 }
 
 type threadRec struct {
@@ -107,10 +116,12 @@ func gmailPrepare(s *Sandbox, tx *bolt.Tx, u *upload) *apiError {
 }
 
 // storeMessage files stored media as a message in its thread.
+// The message was parsed before the write transaction began (finish):
+// a bounded parse, but nothing slow holds the store's one writer.
 func (s *Sandbox) storeMessage(tx *bolt.Tx, m *media, threadID string, labels []string, dateFromHeader bool) (*messageRec, string, *apiError) {
-	root, err := parseMessage(m.Path, parseOptions{})
-	if err != nil {
-		return nil, "", errorf(500, "backendError", "reading the message: %v", err)
+	root := m.root
+	if root == nil {
+		return nil, "", errorf(500, "backendError", "reading the message: not parsed")
 	}
 	msg := &messageRec{
 		ID: newHexID(), LabelIDs: labels, Snippet: snippet(root), HistoryID: nextSeq(tx),
@@ -251,7 +262,8 @@ func (m *messageRec) brief() map[string]any {
 }
 
 // resource renders the message in one of Gmail's formats.
-func (s *Sandbox) messageResource(m *messageRec, format string, metaHeaders []string) (map[string]any, *apiError) {
+// format=raw leaves the message's bytes to the returned streamedFile.
+func (s *Sandbox) messageResource(m *messageRec, format string, metaHeaders []string) (map[string]any, *streamedFile, *apiError) {
 	r := map[string]any{
 		"id": m.ID, "threadId": m.ThreadID, "labelIds": m.LabelIDs, "snippet": m.Snippet,
 		"historyId": strconv.FormatUint(m.HistoryID, 10), "internalDate": strconv.FormatInt(m.InternalDate, 10),
@@ -274,22 +286,23 @@ func (s *Sandbox) messageResource(m *messageRec, format string, metaHeaders []st
 		}
 		r["payload"] = map[string]any{"mimeType": m.MimeType, "headers": hs}
 	case "raw":
-		data, err := os.ReadFile(s.blobPath(m.Blob))
-		if err != nil {
-			return nil, errorf(500, "backendError", "the stored message is missing: %v", err)
-		}
-		r["raw"] = base64.URLEncoding.EncodeToString(data)
+		sf := newStreamedFile(s.blobPath(m.Blob))
+		r["raw"] = sf.placeholder
+		return r, sf, nil
 	case "full", "":
 		p, err := parseMessage(s.blobPath(m.Blob), parseOptions{data: true})
 		if err != nil {
-			return nil, errorf(500, "backendError", "the stored message is missing: %v", err)
+			return nil, nil, errorf(500, "backendError", "the stored message is missing: %v", pathless(err))
 		}
 		r["payload"] = p
 	default:
-		return nil, badRequest("Invalid format %q: use full, metadata, minimal or raw.", format)
+		return nil, nil, badRequest("Invalid format %q: use full, metadata, minimal or raw.", format)
 	}
-	return r, nil
+	return r, nil, nil
 }
+
+// heavyFormat says whether rendering a message reads its stored bytes.
+func heavyFormat(format string) bool { return format == "" || format == "full" || format == "raw" }
 
 func (s *Sandbox) gmailRoutes(mux *http.ServeMux) {
 	user := func(h func(w http.ResponseWriter, r *http.Request)) http.HandlerFunc {
@@ -301,7 +314,7 @@ func (s *Sandbox) gmailRoutes(mux *http.ServeMux) {
 			h(w, r)
 		}
 	}
-	mux.HandleFunc("GET /gmail/v1/users/{userId}/profile", user(func(w http.ResponseWriter, r *http.Request) {
+	s.handleFunc(mux, scopesGmailAny, "GET /gmail/v1/users/{userId}/profile", user(func(w http.ResponseWriter, r *http.Request) {
 		var msgs, threads int
 		var hist uint64
 		s.db.View(func(tx *bolt.Tx) error {
@@ -310,12 +323,12 @@ func (s *Sandbox) gmailRoutes(mux *http.ServeMux) {
 		})
 		writeJSON(w, 200, map[string]any{"emailAddress": s.opts.Account, "messagesTotal": msgs, "threadsTotal": threads, "historyId": strconv.FormatUint(hist, 10)})
 	}))
-	mux.HandleFunc("GET /gmail/v1/users/{userId}/messages", user(func(w http.ResponseWriter, r *http.Request) {
+	s.handleFunc(mux, scopesGmailList, "GET /gmail/v1/users/{userId}/messages", user(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		want := q["labelIds"]
-		var all []*messageRec
+		var all []*messageBrief
 		err := s.db.View(func(tx *bolt.Tx) error {
-			return forEach(tx, bMessages, func(_ string, m *messageRec) error {
+			return forEach(tx, bMessages, func(_ string, m *messageBrief) error {
 				for _, l := range want {
 					if !slices.Contains(m.LabelIDs, l) {
 						return nil
@@ -348,20 +361,33 @@ func (s *Sandbox) gmailRoutes(mux *http.ServeMux) {
 		}
 		writeJSON(w, 200, out)
 	}))
-	mux.HandleFunc("GET /gmail/v1/users/{userId}/messages/{id}", user(func(w http.ResponseWriter, r *http.Request) {
+	s.handleFunc(mux, scopesGmailRead, "GET /gmail/v1/users/{userId}/messages/{id}", user(func(w http.ResponseWriter, r *http.Request) {
 		var m messageRec
 		if err := s.db.View(func(tx *bolt.Tx) error { return getJSON(tx, bMessages, r.PathValue("id"), &m) }); err != nil {
 			writeError(w, notFound("Requested entity was not found: no message with id %s.", r.PathValue("id")))
 			return
 		}
-		res, e := s.messageResource(&m, r.URL.Query().Get("format"), r.URL.Query()["metadataHeaders"])
+		format := r.URL.Query().Get("format")
+		if heavyFormat(format) {
+			release, ok := s.heavyLock(r)
+			if !ok {
+				writeError(w, errBusy)
+				return
+			}
+			defer release()
+		}
+		res, raw, e := s.messageResource(&m, format, r.URL.Query()["metadataHeaders"])
 		if e != nil {
 			writeError(w, e)
 			return
 		}
+		if raw != nil {
+			writeJSONStreamed(w, 200, res, raw)
+			return
+		}
 		writeJSON(w, 200, res)
 	}))
-	mux.HandleFunc("GET /gmail/v1/users/{userId}/messages/{id}/attachments/{attachmentId}", user(func(w http.ResponseWriter, r *http.Request) {
+	s.handleFunc(mux, scopesGmailRead, "GET /gmail/v1/users/{userId}/messages/{id}/attachments/{attachmentId}", user(func(w http.ResponseWriter, r *http.Request) {
 		var m messageRec
 		if err := s.db.View(func(tx *bolt.Tx) error { return getJSON(tx, bMessages, r.PathValue("id"), &m) }); err != nil {
 			writeError(w, notFound("Requested entity was not found: no message with id %s.", r.PathValue("id")))
@@ -369,26 +395,41 @@ func (s *Sandbox) gmailRoutes(mux *http.ServeMux) {
 		}
 		partID, ok := strings.CutPrefix(r.PathValue("attachmentId"), "att")
 		partID = strings.ReplaceAll(partID, "_", ".")
-		var data []byte
+		release, held := s.heavyLock(r)
+		if !held {
+			writeError(w, errBusy)
+			return
+		}
+		defer release()
+		// A first pass finds the part and its size; the second streams it.
+		var size int64
 		if ok {
-			p, err := parseMessage(s.blobPath(m.Blob), parseOptions{wantPart: partID, partBytes: &data})
-			if err != nil || findPart(p, partID) == nil || findPart(p, partID).Filename == "" {
+			p, err := parseMessage(s.blobPath(m.Blob), parseOptions{wantPart: partID})
+			part := findPart(p, partID)
+			if err != nil || part == nil || len(part.Parts) > 0 || strings.HasPrefix(part.MimeType, "multipart/") {
 				ok = false
+			} else {
+				size = part.Body.Size
 			}
 		}
 		if !ok {
 			writeError(w, notFound("No attachment %s in message %s.", r.PathValue("attachmentId"), m.ID))
 			return
 		}
-		writeJSON(w, 200, map[string]any{"attachmentId": r.PathValue("attachmentId"), "size": len(data), "data": base64.URLEncoding.EncodeToString(data)})
+		blob := s.blobPath(m.Blob)
+		sf := &streamedFile{placeholder: "\x00" + streamNonce + "\x00att", write: func(out io.Writer) error {
+			_, err := parseMessage(blob, parseOptions{wantPart: partID, partOut: out})
+			return err
+		}}
+		writeJSONStreamed(w, 200, map[string]any{"attachmentId": r.PathValue("attachmentId"), "size": size, "data": sf.placeholder}, sf)
 	}))
-	mux.HandleFunc("GET /gmail/v1/users/{userId}/drafts", user(func(w http.ResponseWriter, r *http.Request) {
+	s.handleFunc(mux, scopesGmailDrafts, "GET /gmail/v1/users/{userId}/drafts", user(func(w http.ResponseWriter, r *http.Request) {
 		var drafts []draftRec
-		msgs := map[string]*messageRec{}
+		msgs := map[string]*messageBrief{}
 		err := s.db.View(func(tx *bolt.Tx) error {
 			return forEach(tx, bDrafts, func(_ string, d *draftRec) error {
 				drafts = append(drafts, *d)
-				var m messageRec
+				var m messageBrief
 				if getJSON(tx, bMessages, d.MessageID, &m) == nil {
 					msgs[d.ID] = &m
 				}
@@ -422,7 +463,7 @@ func (s *Sandbox) gmailRoutes(mux *http.ServeMux) {
 		}
 		writeJSON(w, 200, out)
 	}))
-	mux.HandleFunc("GET /gmail/v1/users/{userId}/drafts/{id}", user(func(w http.ResponseWriter, r *http.Request) {
+	s.handleFunc(mux, scopesGmailDrafts, "GET /gmail/v1/users/{userId}/drafts/{id}", user(func(w http.ResponseWriter, r *http.Request) {
 		var d draftRec
 		var m messageRec
 		err := s.db.View(func(tx *bolt.Tx) error {
@@ -435,9 +476,22 @@ func (s *Sandbox) gmailRoutes(mux *http.ServeMux) {
 			writeError(w, notFound("Requested entity was not found: no draft with id %s.", r.PathValue("id")))
 			return
 		}
-		res, e := s.messageResource(&m, r.URL.Query().Get("format"), r.URL.Query()["metadataHeaders"])
+		format := r.URL.Query().Get("format")
+		if heavyFormat(format) {
+			release, ok := s.heavyLock(r)
+			if !ok {
+				writeError(w, errBusy)
+				return
+			}
+			defer release()
+		}
+		res, raw, e := s.messageResource(&m, format, r.URL.Query()["metadataHeaders"])
 		if e != nil {
 			writeError(w, e)
+			return
+		}
+		if raw != nil {
+			writeJSONStreamed(w, 200, map[string]any{"id": d.ID, "message": res}, raw)
 			return
 		}
 		writeJSON(w, 200, map[string]any{"id": d.ID, "message": res})

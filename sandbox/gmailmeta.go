@@ -1,8 +1,10 @@
 package sandbox
 
 import (
+	"bufio"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -21,7 +23,7 @@ func (s *Sandbox) gmailMetadataRoutes(mux *http.ServeMux) {
 		if !strings.HasPrefix(m.Name, "gmail.") {
 			continue
 		}
-		mux.Handle(m.HTTPMethod+" "+strings.TrimPrefix(m.Pattern, "/upload"), s.gmailMetadataHandler(m))
+		s.handle(mux, m.HTTPMethod+" "+strings.TrimPrefix(m.Pattern, "/upload"), routeAccess{scopes: methodScopes[m.Name]}, s.gmailMetadataHandler(m))
 	}
 }
 
@@ -31,28 +33,56 @@ func (s *Sandbox) gmailMetadataHandler(m *uploadMethod) http.Handler {
 		for _, p := range patternParams(m.Pattern) {
 			u.Params[p] = r.PathValue(p)
 		}
-		// base64 makes the message a third larger inside the JSON.
-		body, err := io.ReadAll(io.LimitReader(r.Body, m.Limit*4/3+maxMetadata))
+		// base64 makes the message a third larger inside the JSON; what
+		// is beyond that is refused unread.
+		br := bufio.NewReaderSize(io.LimitReader(r.Body, m.Limit*4/3+4+2*maxMetadata), 64<<10)
+		raws := map[string]*media{}
+		defer func() {
+			for _, md := range raws {
+				os.Remove(md.Path)
+			}
+		}()
+		var ae *apiError
+		meta, err := scanRawJSON(br, func(path string, rd io.Reader) error {
+			md, e := s.receiveRaw(w, m, rd)
+			if old := raws[path]; old != nil {
+				os.Remove(old.Path) // a key given twice: the last counts, as in json.Unmarshal
+				delete(raws, path)
+			}
+			if md != nil {
+				raws[path] = md
+			}
+			if e != nil {
+				ae = e
+				return e
+			}
+			return nil
+		})
+		if ae != nil {
+			writeError(w, ae)
+			return
+		}
+		if errors.Is(err, errNotJSON) {
+			writeError(w, errorf(400, "parseError", "The request is not JSON: %v", err))
+			return
+		}
 		if err != nil {
 			writeError(w, badRequest("Could not read the request: %v", err))
 			return
 		}
 		var in struct {
-			Raw     string `json:"raw"`
-			Message *struct {
-				Raw string `json:"raw"`
-			} `json:"message"`
+			Message *struct{} `json:"message"`
 		}
-		if err := json.Unmarshal(body, &in); err != nil {
+		if err := json.Unmarshal(meta, &in); err != nil {
 			writeError(w, errorf(400, "parseError", "The request is not JSON: %v", err))
 			return
 		}
-		raw := in.Raw
-		if in.Message != nil && raw == "" {
-			raw = in.Message.Raw
+		raw := raws["raw"]
+		if raw == nil && in.Message != nil {
+			raw = raws["message.raw"]
 		}
-		u.Metadata = body
-		if raw == "" {
+		u.Metadata = meta
+		if raw == nil {
 			if m.Name == "gmail.users.drafts.send" {
 				s.sendDraftAsIs(w, u)
 				return
@@ -60,39 +90,11 @@ func (s *Sandbox) gmailMetadataHandler(m *uploadMethod) http.Handler {
 			writeError(w, errorf(400, "invalidArgument", "'raw' RFC822 payload message string or uploading message via /upload/* URL required"))
 			return
 		}
-		data, err := base64.URLEncoding.DecodeString(padBase64(raw))
-		if err != nil {
-			if data, err = base64.StdEncoding.DecodeString(padBase64(raw)); err != nil {
-				writeError(w, badRequest("'raw' is not base64url: %v", err))
-				return
-			}
-		}
-		if int64(len(data)) > m.Limit {
-			writeError(w, m.tooLarge(int64(len(data))))
-			return
-		}
 		if e := s.prepare(m, u); e != nil {
 			writeError(w, e)
 			return
 		}
-		f, err := os.CreateTemp(filepath.Join(s.dir, "uploads"), "simple-*.part")
-		if err != nil {
-			writeError(w, errorf(500, "backendError", "store: %v", err))
-			return
-		}
-		h := newHashes()
-		_, werr := f.Write(data)
-		h.Write(data)
-		if werr == nil {
-			werr = s.fsync(f)
-		}
-		f.Close()
-		defer os.Remove(f.Name())
-		if werr != nil {
-			writeError(w, errorf(500, "backendError", "store: %v", werr))
-			return
-		}
-		res, e := s.finish(m, u, &media{Path: f.Name(), Size: int64(len(data)), MD5: h.md5.Sum(nil), CRC32C: h.crc.Sum32()}, nil)
+		res, e := s.finish(m, u, raw, nil)
 		if e != nil {
 			writeError(w, e)
 			return
@@ -101,12 +103,45 @@ func (s *Sandbox) gmailMetadataHandler(m *uploadMethod) http.Handler {
 	})
 }
 
-func padBase64(s string) string {
-	s = strings.TrimRight(s, "=")
-	if n := len(s) % 4; n != 0 {
-		s += strings.Repeat("=", 4-n)
+// receiveRaw stores the decoded bytes of one raw string in a part file;
+// nil media when the string is empty (as if raw were not given).
+func (s *Sandbox) receiveRaw(w http.ResponseWriter, m *uploadMethod, rd io.Reader) (*media, *apiError) {
+	b64 := &b64Either{r: rd}
+	dec := base64.NewDecoder(base64.StdEncoding, b64)
+	f, err := os.CreateTemp(filepath.Join(s.dir, "uploads"), "simple-*.part")
+	if err != nil {
+		return nil, errorf(500, "backendError", "store: %v", pathless(err))
 	}
-	return s
+	defer f.Close()
+	md := &media{Path: f.Name()}
+	h := newHashes()
+	n, err := s.copyBody(w, f, dec, m.Limit+1, h)
+	if err == nil && n > m.Limit {
+		rest, err := io.Copy(io.Discard, dec)
+		if err == nil {
+			return md, m.tooLarge(n + rest)
+		}
+	}
+	if err != nil {
+		var ce base64.CorruptInputError
+		if b64.err != nil && !errors.Is(b64.err, errNotJSON) || errors.As(err, &ce) {
+			return md, badRequest("'raw' is not base64url: %v", err)
+		}
+		if errors.Is(err, errNotJSON) {
+			return md, errorf(400, "parseError", "The request is not JSON: %v", err)
+		}
+		return md, badRequest("Could not read the request: %v", err)
+	}
+	if b64.count == 0 {
+		f.Close()
+		os.Remove(md.Path)
+		return nil, nil
+	}
+	if err := s.fsync(f); err != nil {
+		return md, errorf(500, "backendError", "store: %v", pathless(err))
+	}
+	md.Size, md.MD5, md.CRC32C = n, h.md5.Sum(nil), h.crc.Sum32()
+	return md, nil
 }
 
 // sendDraftAsIs turns a draft's message into a sent one.

@@ -26,8 +26,16 @@ type header struct {
 	Value string `json:"value"`
 }
 
-// maxHeaderBytes bounds how much of a message is read as header.
-const maxHeaderBytes = 1 << 20
+// Bounds on what one message may cost to read, whatever its shape: a
+// message is stored whole, but only this much of it is ever parsed.
+const (
+	maxHeaderBytes = 1 << 20 // read as one part's header
+	maxHeaderLines = 1000    // header fields kept per part
+	maxParts       = 1000    // MIME parts read per message; the rest is left unparsed
+	maxInlinePart  = 1 << 20 // a larger body goes by attachmentId in format=full
+	maxInlineTotal = 8 << 20 // all bodies of one format=full answer
+	snippetBytes   = 16 << 10
+)
 
 var wordDecoder = &mime.WordDecoder{}
 
@@ -47,7 +55,11 @@ func readHeader(br *bufio.Reader) ([]header, error) {
 			return out, nil
 		}
 		if (trimmed[0] == ' ' || trimmed[0] == '\t') && len(out) > 0 {
-			out[len(out)-1].Value += " " + strings.TrimSpace(trimmed)
+			if len(out[len(out)-1].Value) < 64<<10 {
+				out[len(out)-1].Value += " " + strings.TrimSpace(trimmed)
+			}
+		} else if len(out) >= maxHeaderLines {
+			// read on to the blank line, keeping nothing more
 		} else if name, value, ok := strings.Cut(trimmed, ":"); ok {
 			out = append(out, header{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)})
 		}
@@ -95,24 +107,40 @@ type partBody struct {
 
 // parseOptions say how much of a message to keep.
 type parseOptions struct {
-	data      bool   // keep base64url bodies of non-attachment parts
-	wantPart  string // when set, keep the decoded body of this part id only
-	partBytes *[]byte
+	data     bool      // keep base64url bodies of non-attachment parts (within maxInline*)
+	wantPart string    // when set, stream the decoded body of this part id to partOut
+	partOut  io.Writer // nil: io.Discard
+}
+
+type parser struct {
+	opt    parseOptions
+	parts  int
+	inline int64
 }
 
 const maxNesting = 32
 
+// parseHook, when set by a test, runs as each parse starts; the function
+// it returns runs as the parse ends.
+var parseHook func() func()
+
 // parseMessage reads a stored message into a MessagePart tree.
 func parseMessage(path string, opt parseOptions) (*messagePart, error) {
+	if parseHook != nil {
+		defer parseHook()()
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return parsePart(bufio.NewReaderSize(f, 64<<10), "", opt, 0), nil
+	pr := &parser{opt: opt}
+	return pr.part(bufio.NewReaderSize(f, 64<<10), "", 0), nil
 }
 
-func parsePart(br *bufio.Reader, id string, opt parseOptions, depth int) *messagePart {
+func (pr *parser) part(br *bufio.Reader, id string, depth int) *messagePart {
+	pr.parts++
+	opt := pr.opt
 	hs, _ := readHeader(br)
 	hs = decodeHeaders(hs)
 	p := &messagePart{PartID: id, Headers: hs}
@@ -132,7 +160,7 @@ func parsePart(br *bufio.Reader, id string, opt parseOptions, depth int) *messag
 	}
 	if strings.HasPrefix(mt, "multipart/") && params["boundary"] != "" && depth < maxNesting {
 		mr := multipart.NewReader(br, params["boundary"])
-		for i := 0; ; i++ {
+		for i := 0; pr.parts < maxParts; i++ {
 			part, err := mr.NextRawPart()
 			if err != nil {
 				break
@@ -149,7 +177,7 @@ func parsePart(br *bufio.Reader, id string, opt parseOptions, depth int) *messag
 				}
 			}
 			buf.WriteString("\r\n")
-			child := parsePart(bufio.NewReader(io.MultiReader(&buf, part)), childID, opt, depth+1)
+			child := pr.part(bufio.NewReader(io.MultiReader(&buf, part)), childID, depth+1)
 			p.Parts = append(p.Parts, child)
 		}
 		return p
@@ -161,34 +189,44 @@ func parsePart(br *bufio.Reader, id string, opt parseOptions, depth int) *messag
 	case "quoted-printable":
 		body = quotedprintable.NewReader(br)
 	}
-	keep := opt.wantPart == id && opt.wantPart != "" ||
-		opt.data && p.Filename == "" ||
-		strings.HasPrefix(mt, "text/") && p.Filename == ""
-	if !keep {
-		n, _ := io.Copy(io.Discard, body)
-		p.Body.Size = n
+	attID := "att" + strings.ReplaceAll(id, ".", "_")
+	if opt.wantPart != "" && opt.wantPart == id {
+		out := opt.partOut
+		if out == nil {
+			out = io.Discard
+		}
+		p.Body.Size, _ = io.Copy(out, body)
+		p.Body.AttachmentID = attID
+		return p
+	}
+	isText := strings.HasPrefix(mt, "text/") && p.Filename == ""
+	inline := opt.data && p.Filename == ""
+	if !isText && !inline {
+		p.Body.Size, _ = io.Copy(io.Discard, body)
 		if p.Filename != "" {
-			p.Body.AttachmentID = "att" + strings.ReplaceAll(id, ".", "_")
+			p.Body.AttachmentID = attID
 		}
 		return p
 	}
-	data, _ := io.ReadAll(io.LimitReader(body, 64<<20))
-	io.Copy(io.Discard, body)
-	p.Body.Size = int64(len(data))
-	if strings.HasPrefix(mt, "text/") {
-		t := data
-		if len(t) > 16<<10 {
-			t = t[:16<<10]
-		}
-		p.text = string(t)
+	limit := int64(snippetBytes)
+	if inline {
+		limit = maxInlinePart
 	}
-	if opt.wantPart != "" && opt.wantPart == id && opt.partBytes != nil {
-		*opt.partBytes = data
+	data, _ := io.ReadAll(io.LimitReader(body, limit+1))
+	rest, _ := io.Copy(io.Discard, body)
+	p.Body.Size = int64(len(data)) + rest
+	if isText {
+		p.text = string(data[:min(len(data), snippetBytes)])
 	}
-	if p.Filename != "" {
-		p.Body.AttachmentID = "att" + strings.ReplaceAll(id, ".", "_")
-	} else if opt.data {
+	switch {
+	case p.Filename != "":
+		p.Body.AttachmentID = attID
+	case inline && p.Body.Size <= maxInlinePart && pr.inline+p.Body.Size <= maxInlineTotal:
+		pr.inline += p.Body.Size
 		p.Body.Data = base64.URLEncoding.EncodeToString(data)
+	case inline:
+		// Gmail too sends a large body by reference.
+		p.Body.AttachmentID = attID
 	}
 	return p
 }

@@ -167,7 +167,7 @@ func (s *Sandbox) itemResource(tx *bolt.Tx, item *timelineRec, base string) map[
 }
 
 func (s *Sandbox) mirrorRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /mirror/v1/timeline", func(w http.ResponseWriter, r *http.Request) {
+	s.handleFunc(mux, scopesTimeline, "GET /mirror/v1/timeline", func(w http.ResponseWriter, r *http.Request) {
 		var items []*timelineRec
 		var out map[string]any
 		err := s.db.View(func(tx *bolt.Tx) error {
@@ -200,7 +200,7 @@ func (s *Sandbox) mirrorRoutes(mux *http.ServeMux) {
 		}
 		writeJSON(w, 200, out)
 	})
-	mux.HandleFunc("GET /mirror/v1/timeline/{id}", func(w http.ResponseWriter, r *http.Request) {
+	s.handleFunc(mux, scopesTimeline, "GET /mirror/v1/timeline/{id}", func(w http.ResponseWriter, r *http.Request) {
 		var res map[string]any
 		err := s.db.View(func(tx *bolt.Tx) error {
 			var it timelineRec
@@ -216,7 +216,7 @@ func (s *Sandbox) mirrorRoutes(mux *http.ServeMux) {
 		}
 		writeJSON(w, 200, res)
 	})
-	mux.HandleFunc("GET /mirror/v1/timeline/{itemId}/attachments", func(w http.ResponseWriter, r *http.Request) {
+	s.handleFunc(mux, scopesTimeline, "GET /mirror/v1/timeline/{itemId}/attachments", func(w http.ResponseWriter, r *http.Request) {
 		var list []map[string]any
 		err := s.db.View(func(tx *bolt.Tx) error {
 			var it timelineRec
@@ -238,7 +238,7 @@ func (s *Sandbox) mirrorRoutes(mux *http.ServeMux) {
 		}
 		writeJSON(w, 200, map[string]any{"kind": "mirror#attachmentsList", "items": list})
 	})
-	mux.HandleFunc("GET /mirror/v1/timeline/{itemId}/attachments/{attachmentId}", func(w http.ResponseWriter, r *http.Request) {
+	s.handleFunc(mux, scopesTimeline, "GET /mirror/v1/timeline/{itemId}/attachments/{attachmentId}", func(w http.ResponseWriter, r *http.Request) {
 		var a attachmentRec
 		var it timelineRec
 		err := s.db.View(func(tx *bolt.Tx) error {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -42,17 +44,17 @@ var knownScopes = []string{
 	"https://www.googleapis.com/auth/gmail.metadata",
 	"https://mail.google.com/",
 	"https://www.googleapis.com/auth/glass.timeline",
+	"https://www.googleapis.com/auth/devstorage.read_only",
 	"https://www.googleapis.com/auth/devstorage.read_write",
 	"https://www.googleapis.com/auth/devstorage.full_control",
 	"https://www.googleapis.com/auth/cloud-platform",
+	"https://www.googleapis.com/auth/cloud-platform.read-only",
 	"openid", "email", "profile",
 	"https://www.googleapis.com/auth/userinfo.email",
 }
 
 // methodScopes are the scopes Google accepts for each upload method. A
 // token the sandbox issued must hold one; the static token holds all.
-// Storage and the read endpoints are left open: Carrier never asks for
-// their scopes, and tests read back through them.
 var methodScopes = map[string][]string{
 	"gmail.users.messages.send":          {"gmail.send", "gmail.compose", "gmail.modify", "mail"},
 	"gmail.users.messages.insert":        {"gmail.insert", "gmail.modify", "mail"},
@@ -60,10 +62,24 @@ var methodScopes = map[string][]string{
 	"gmail.users.drafts.create":          {"gmail.compose", "gmail.modify", "mail"},
 	"gmail.users.drafts.update":          {"gmail.compose", "gmail.modify", "mail"},
 	"gmail.users.drafts.send":            {"gmail.compose", "gmail.modify", "mail"},
-	"mirror.timeline.insert":             {"glass.timeline"},
-	"mirror.timeline.update":             {"glass.timeline"},
-	"mirror.timeline.attachments.insert": {"glass.timeline"},
+	"mirror.timeline.insert":             scopesTimeline,
+	"mirror.timeline.update":             scopesTimeline,
+	"mirror.timeline.attachments.insert": scopesTimeline,
+	"storage.objects.insert":             {"devstorage.read_write", "devstorage.full_control", "cloud-platform"},
 }
+
+// The scopes of the read endpoints, as Google lists them for each method,
+// except that gmail.metadata opens only the list (Google also lets it
+// read headers with format=metadata) and profile takes any Gmail scope
+// (it tells only the address and the counts).
+var (
+	scopesGmailRead   = []string{"gmail.readonly", "gmail.modify", "mail"}
+	scopesGmailList   = []string{"gmail.readonly", "gmail.modify", "gmail.metadata", "mail"}
+	scopesGmailDrafts = []string{"gmail.readonly", "gmail.compose", "gmail.modify", "mail"}
+	scopesGmailAny    = []string{"gmail.send", "gmail.compose", "gmail.insert", "gmail.modify", "gmail.readonly", "gmail.metadata", "mail"}
+	scopesTimeline    = []string{"glass.timeline"}
+	scopesStorageRead = []string{"devstorage.read_only", "devstorage.read_write", "devstorage.full_control", "cloud-platform", "cloud-platform.read-only"}
+)
 
 func fullScope(short string) string {
 	if short == "mail" {
@@ -130,41 +146,96 @@ func (s *Sandbox) accessScopes(token string) ([]string, bool) {
 	return a.Scopes, true
 }
 
-func (s *Sandbox) oauthAuthorized(token string) bool {
-	_, ok := s.accessScopes(token)
-	return ok
-}
-
-// checkScope refuses an upload whose token lacks the method's scope, in
-// Google's words.
-func (s *Sandbox) checkScope(r *http.Request, pattern string) *apiError {
-	tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	tok = strings.TrimSpace(tok)
-	if subtle.ConstantTimeCompare([]byte(tok), []byte(s.opts.Token)) == 1 {
+// checkScope refuses a request whose token lacks the route's scope, in
+// Google's words. The static token opens every route.
+func (s *Sandbox) checkScope(c credential, pattern string) *apiError {
+	if c.static {
 		return nil
 	}
-	granted, ok := s.accessScopes(tok)
-	if !ok {
-		return nil
+	a, known := s.scopes[pattern]
+	if !known || a.staticOnly {
+		return errorf(http.StatusForbidden, "insufficientPermissions",
+			"%s takes only the sandbox's own token (the one in its data folder), not a token from sign-in.", pattern)
 	}
-	for _, m := range uploadMethods {
-		if m.HTTPMethod+" "+m.Pattern != pattern {
-			continue
-		}
-		want := methodScopes[m.Name]
-		if len(want) == 0 {
+	for _, w := range a.scopes {
+		if slices.Contains(c.scopes, fullScope(w)) {
 			return nil
 		}
-		for _, w := range want {
-			if slices.Contains(granted, fullScope(w)) {
-				return nil
+	}
+	return errorf(http.StatusForbidden, "insufficientPermissions",
+		"Request had insufficient authentication scopes. %s needs %s; the token grants %s. Sign in again asking for that scope.",
+		pattern, fullScope(a.scopes[0]), strings.Join(c.scopes, " "))
+}
+
+// ProofParam is the parameter of /o/oauth2/v2/auth that carries
+// ConsentProof: without it, the sandbox signs nobody in.
+const ProofParam = "sandbox_proof"
+
+// ConsentProof proves that a sign-in comes from someone who holds the
+// sandbox's static token (the 0600 file in its data folder): an HMAC-SHA256
+// keyed with the token over the sign-in's code_challenge, redirect_uri and
+// scope, exactly as sent on /o/oauth2/v2/auth, in unpadded base64url. Any
+// local process can reach the port; only the person's own Carrier can read
+// the token. Binding the challenge and the redirect means a proof seen in
+// a browser's address bar or a process list is worth nothing to anyone
+// else: the code it yields goes only to that redirect, and only the holder
+// of the PKCE verifier can exchange it.
+func ConsentProof(token, codeChallenge, redirectURI, scope string) string {
+	mac := hmac.New(sha256.New, []byte(token))
+	mac.Write([]byte("carrier-sandbox-consent/v1\x00" + codeChallenge + "\x00" + redirectURI + "\x00" + scope))
+	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+func (s *Sandbox) validProof(q url.Values) bool {
+	want := ConsentProof(s.opts.Token, q.Get("code_challenge"), q.Get("redirect_uri"), q.Get("scope"))
+	return hmac.Equal([]byte(q.Get(ProofParam)), []byte(want))
+}
+
+// maxPending caps the consent pages open at once; the oldest gives way.
+// They live in memory only: a restart ends every sign-in in progress.
+const maxPending = 32
+
+type pendingConsents struct {
+	mu sync.Mutex
+	m  map[string]*pendingRec
+}
+
+func (pc *pendingConsents) add(id string, p *pendingRec, now time.Time) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.m == nil {
+		pc.m = map[string]*pendingRec{}
+	}
+	for k, v := range pc.m {
+		if !now.Before(v.Expires) {
+			delete(pc.m, k)
+		}
+	}
+	for len(pc.m) >= maxPending {
+		oldest := ""
+		for k, v := range pc.m {
+			if oldest == "" || v.Expires.Before(pc.m[oldest].Expires) {
+				oldest = k
 			}
 		}
-		return errorf(http.StatusForbidden, "insufficientPermissions",
-			"Request had insufficient authentication scopes. %s needs %s; the token grants %s. Sign in again asking for that scope.",
-			m.Name, fullScope(want[0]), strings.Join(granted, " "))
+		delete(pc.m, oldest)
 	}
-	return nil
+	pc.m[id] = p
+}
+
+// take removes and returns a pending consent: one answer per request.
+func (pc *pendingConsents) take(id string, now time.Time) (*pendingRec, bool) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	p, ok := pc.m[id]
+	delete(pc.m, id)
+	return p, ok && now.Before(p.Expires)
+}
+
+func (pc *pendingConsents) len() int {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	return len(pc.m)
 }
 
 // loopbackRedirect accepts only what Google accepts for installed apps
@@ -229,6 +300,11 @@ func (s *Sandbox) serveAuthorize(w http.ResponseWriter, r *http.Request) {
 		fail("invalid_request", "PKCE is required: send code_challenge (43 characters) with code_challenge_method=S256")
 		return
 	}
+	if !s.validProof(q) {
+		fail("access_denied", "This sandbox signs in only a client that holds its token: send "+ProofParam+
+			" = ConsentProof(token, code_challenge, redirect_uri, scope) (see sandbox.ConsentProof).")
+		return
+	}
 	scopes := strings.Fields(q.Get("scope"))
 	if len(scopes) == 0 {
 		fail("invalid_scope", "no scope was asked for")
@@ -248,14 +324,7 @@ func (s *Sandbox) serveAuthorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := newUploadID()
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		pruneOAuth(tx, s.now())
-		return putJSON(tx, bOAuth, secretKey("p", id), &p)
-	})
-	if err != nil {
-		oauthPage(w, http.StatusInternalServerError, "Error 500", "The sandbox could not keep the request: "+err.Error(), "")
-		return
-	}
+	s.pending.add(id, &p, s.now())
 	s.consentPage(w, id, &p)
 }
 
@@ -269,28 +338,33 @@ func (s *Sandbox) consentPage(w http.ResponseWriter, id string, p *pendingRec) {
 	if p.Offline {
 		b.WriteString("<p>It will keep this access when you are not using it (offline access).</p>")
 	}
-	link := func(decision string) string {
-		return html.EscapeString("/o/oauth2/v2/consent?" + url.Values{"id": {id}, "decision": {decision}}.Encode())
-	}
-	fmt.Fprintf(&b, `<p><a id="allow" href="%s">Allow</a> &nbsp; <a id="deny" href="%s">Deny</a></p>`, link("allow"), link("deny"))
+	// A form that posts, not links: a link is answered by whatever fetches
+	// it (a prefetcher, an <img> on another page).
+	fmt.Fprintf(&b, `<form method="post" action="/o/oauth2/v2/consent"><input type="hidden" name="id" value="%s">`+
+		`<button id="allow" name="decision" value="allow">Allow</button> &nbsp; `+
+		`<button id="deny" name="decision" value="deny">Deny</button></form>`, html.EscapeString(id))
 	oauthPage(w, http.StatusOK, "Sign in to the Carrier sandbox", "", b.String())
 }
 
 func (s *Sandbox) serveConsent(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodPost {
-		writeError(w, errorf(http.StatusMethodNotAllowed, "httpMethodNotAllowed", "%s is not allowed on %s: use GET", r.Method, r.URL.Path))
+	if r.Method != http.MethodPost {
+		writeError(w, errorf(http.StatusMethodNotAllowed, "httpMethodNotAllowed", "%s is not allowed on %s: the consent page's form posts", r.Method, r.URL.Path))
 		return
 	}
-	id, decision := r.FormValue("id"), r.FormValue("decision")
-	var p pendingRec
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		key := secretKey("p", id)
-		if err := getJSON(tx, bOAuth, key, &p); err != nil {
-			return err
-		}
-		return tx.Bucket(bOAuth).Delete([]byte(key)) // one answer per request
-	})
-	if err != nil || !s.now().Before(p.Expires) {
+	// A browser names the page a form comes from; only the consent page
+	// itself may answer it.
+	if o := r.Header.Get("Origin"); o != "" && o != "null" && !strings.EqualFold(o, baseURL(r)) {
+		oauthPage(w, http.StatusForbidden, "Error 403", "A consent can only be given on the sandbox's own page.", "")
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
+	if err := r.ParseForm(); err != nil {
+		oauthPage(w, http.StatusBadRequest, "Error 400: invalid_request", "The consent form could not be read.", "")
+		return
+	}
+	id, decision := r.PostForm.Get("id"), r.PostForm.Get("decision")
+	p, ok := s.pending.take(id, s.now())
+	if !ok {
 		oauthPage(w, http.StatusBadRequest, "This sign-in request is no longer valid",
 			"It was answered already or it expired. Start the sign-in again from Carrier.", "")
 		return
@@ -302,7 +376,7 @@ func (s *Sandbox) serveConsent(w http.ResponseWriter, r *http.Request) {
 	}
 	switch decision {
 	case "allow":
-		s.grantCode(w, r, ru, &p)
+		s.grantCode(w, r, ru, p)
 	case "deny":
 		redirectWith(w, r, ru, map[string]string{"error": "access_denied", "state": p.State})
 	default:

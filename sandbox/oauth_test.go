@@ -84,12 +84,38 @@ func authParams(mod func(url.Values)) string {
 	if mod != nil {
 		mod(q)
 	}
+	return withProof(q)
+}
+
+// withProof signs an auth request the way Carrier does, with the static
+// token (an attacker's request is the same without this).
+func withProof(q url.Values) string {
+	q.Set(ProofParam, ConsentProof(testToken, q.Get("code_challenge"), q.Get("redirect_uri"), q.Get("scope")))
 	return "/o/oauth2/v2/auth?" + q.Encode()
 }
 
-var linkRE = regexp.MustCompile(`id="(allow|deny)" href="([^"]+)"`)
+var (
+	formIDRE = regexp.MustCompile(`<form method="post" action="([^"]+)"><input type="hidden" name="id" value="([^"]+)">`)
+	buttonRE = regexp.MustCompile(`<button id="(allow|deny)" name="decision" value="(allow|deny)">`)
+)
 
-// consent opens the consent page and follows its Allow or Deny link,
+// postForm posts a form the way a browser does from the sandbox's page.
+func (e *testEnv) postForm(path string, form url.Values) resp {
+	e.t.Helper()
+	req, _ := http.NewRequest("POST", e.srv.URL+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", e.srv.URL)
+	r, err := e.noFollow().Do(req)
+	if err != nil {
+		e.t.Fatalf("POST %s: %v", path, err)
+	}
+	defer r.Body.Close()
+	var b bytes.Buffer
+	b.ReadFrom(r.Body)
+	return resp{code: r.StatusCode, h: r.Header, body: b.Bytes()}
+}
+
+// consent opens the consent page and presses its Allow or Deny button,
 // returning where the sandbox sends the browser.
 func (e *testEnv) consent(authPath, decision string) *url.URL {
 	e.t.Helper()
@@ -97,18 +123,20 @@ func (e *testEnv) consent(authPath, decision string) *url.URL {
 	if page.code != 200 || !strings.Contains(page.h.Get("Content-Type"), "text/html") {
 		e.t.Fatalf("consent page: %d %s", page.code, page.body)
 	}
-	links := map[string]string{}
-	for _, m := range linkRE.FindAllStringSubmatch(string(page.body), -1) {
-		links[m[1]] = html.UnescapeString(m[2])
+	form := formIDRE.FindStringSubmatch(string(page.body))
+	buttons := map[string]string{}
+	for _, m := range buttonRE.FindAllStringSubmatch(string(page.body), -1) {
+		buttons[m[1]] = m[2]
 	}
-	if links["allow"] == "" || links["deny"] == "" {
-		e.t.Fatalf("consent page has no Allow and Deny links:\n%s", page.body)
+	if form == nil || buttons["allow"] != "allow" || buttons["deny"] != "deny" {
+		e.t.Fatalf("consent page has no form with Allow and Deny buttons:\n%s", page.body)
 	}
-	r := e.get(links[decision])
+	answer := url.Values{"id": {html.UnescapeString(form[2])}, "decision": {decision}}
+	r := e.postForm(html.UnescapeString(form[1]), answer)
 	if r.code != http.StatusFound {
 		e.t.Fatalf("%s: %d %s", decision, r.code, r.body)
 	}
-	if again := e.get(links[decision]); again.code != http.StatusBadRequest {
+	if again := e.postForm(html.UnescapeString(form[1]), answer); again.code != http.StatusBadRequest {
 		e.t.Fatalf("a consent answered twice: %d", again.code)
 	}
 	return redirectTarget(e.t, r)
@@ -439,7 +467,8 @@ func TestOAuthWithTheOAuth2Library(t *testing.T) {
 	conf := &oauth2.Config{ClientID: OAuthClientID, RedirectURL: testRedirect, Scopes: []string{scopeSend},
 		Endpoint: oauth2.Endpoint{AuthURL: e.srv.URL + "/o/oauth2/v2/auth", TokenURL: e.srv.URL + "/token", AuthStyle: oauth2.AuthStyleInHeader}}
 	verifier := oauth2.GenerateVerifier()
-	u, _ := url.Parse(conf.AuthCodeURL("s1", oauth2.AccessTypeOffline, oauth2.S256ChallengeOption(verifier)))
+	proof := ConsentProof(testToken, oauth2.S256ChallengeFromVerifier(verifier), testRedirect, scopeSend)
+	u, _ := url.Parse(conf.AuthCodeURL("s1", oauth2.AccessTypeOffline, oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam(ProofParam, proof)))
 	back := redirectTarget(t, e.get(u.RequestURI()))
 	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, e.srv.Client())
 	tok, err := conf.Exchange(ctx, back.Query().Get("code"), oauth2.VerifierOption(verifier))

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -11,6 +13,7 @@ import (
 type statusWriter struct {
 	http.ResponseWriter
 	code int
+	body *guardedBody
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -31,17 +34,19 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (s *Sandbox) routes() http.Handler {
 	api := http.NewServeMux()
+	s.scopes = map[string]routeAccess{}
 	for _, m := range uploadMethods {
-		api.Handle(m.HTTPMethod+" "+m.Pattern, s.uploadHandler(m))
+		s.handle(api, m.HTTPMethod+" "+m.Pattern, routeAccess{scopes: methodScopes[m.Name]}, s.uploadHandler(m))
 	}
 	s.gmailRoutes(api)
 	s.gmailMetadataRoutes(api)
 	s.mirrorRoutes(api)
 	s.storageRoutes(api)
-	api.HandleFunc("GET /sandbox/v1/stats", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, s.Stats()) })
-	api.HandleFunc("GET /sandbox/v1/faults", s.serveFaults)
-	api.HandleFunc("PUT /sandbox/v1/faults", s.serveFaults)
-	api.HandleFunc("POST /sandbox/v1/faults", s.serveFaults)
+	static := routeAccess{staticOnly: true}
+	s.handle(api, "GET /sandbox/v1/stats", static, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, s.Stats()) }))
+	s.handle(api, "GET /sandbox/v1/faults", static, http.HandlerFunc(s.serveFaults))
+	s.handle(api, "PUT /sandbox/v1/faults", static, http.HandlerFunc(s.serveFaults))
+	s.handle(api, "POST /sandbox/v1/faults", static, http.HandlerFunc(s.serveFaults))
 	oauth := s.oauthRoutes() // needs no bearer token: it is where tokens come from
 
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -53,6 +58,16 @@ func (s *Sandbox) routes() http.Handler {
 			s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.code, "ms", time.Since(start).Milliseconds())
 		}()
 		w.Header().Set("Server", "carrier-sandbox")
+		sw.body = s.guardBody(sw, r)
+		defer sw.body.done()
+		if !s.hostAllowed(r) {
+			// DNS rebinding: a web page whose name now points at
+			// 127.0.0.1 reaches the port, but its Host is its own name.
+			w.Header().Set("Connection", "close")
+			writeError(sw, errorf(http.StatusMisdirectedRequest, "misdirected",
+				"The sandbox answers only to 127.0.0.1, localhost and [::1] on its own port (or the address it was started with --public for); this request was addressed to %q.", r.Host))
+			return
+		}
 		if strings.HasPrefix(r.URL.Path, "/upload/") && r.URL.Query().Has("upload_id") {
 			s.serveSession(sw, r)
 			return
@@ -61,19 +76,74 @@ func (s *Sandbox) routes() http.Handler {
 			h.ServeHTTP(sw, r)
 			return
 		}
-		if !s.authorized(r) {
+		cred := s.credential(r)
+		if !cred.ok {
 			writeError(sw, errUnauthenticated)
 			return
 		}
 		if _, pattern := api.Handler(r); pattern == "" {
 			writeError(sw, s.noRoute(api, r))
 			return
-		} else if e := s.checkScope(r, pattern); e != nil {
+		} else if e := s.checkScope(cred, pattern); e != nil {
 			writeError(sw, e)
 			return
 		}
 		api.ServeHTTP(sw, r)
 	})
+}
+
+// routeAccess says which tokens a route takes: the static token always;
+// a token from /token only when it grants one of scopes (short names, see
+// fullScope), and never for staticOnly routes.
+type routeAccess struct {
+	scopes     []string
+	staticOnly bool
+}
+
+// handle registers a route with the scopes it needs. A route registered
+// without them takes the static token only: a new endpoint is closed to
+// OAuth tokens until someone says which scopes open it.
+func (s *Sandbox) handle(mux *http.ServeMux, pattern string, a routeAccess, h http.Handler) {
+	if len(a.scopes) == 0 {
+		a.staticOnly = true
+	}
+	s.scopes[pattern] = a
+	mux.Handle(pattern, h)
+}
+
+func (s *Sandbox) handleFunc(mux *http.ServeMux, scopes []string, pattern string, f http.HandlerFunc) {
+	s.handle(mux, pattern, routeAccess{scopes: scopes}, f)
+}
+
+// hostAllowed is the Host allow-list: the loopback names on the port the
+// request came in on, and the hosts the sandbox was told it is public as.
+func (s *Sandbox) hostAllowed(r *http.Request) bool {
+	host, port := r.Host, ""
+	if h, p, err := net.SplitHostPort(r.Host); err == nil {
+		host, port = h, p
+	}
+	for _, pub := range s.opts.PublicHosts {
+		if strings.EqualFold(pub, r.Host) || strings.EqualFold(pub, host) && !strings.Contains(pub, ":") {
+			return true
+		}
+	}
+	switch strings.ToLower(host) {
+	case "127.0.0.1", "localhost", "::1":
+	default:
+		return false
+	}
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if local == nil {
+		return true // served without a listener (a recorder): no port to compare
+	}
+	_, lport, err := net.SplitHostPort(local.String())
+	if err != nil {
+		return false
+	}
+	if port == "" {
+		port = "80"
+	}
+	return port == lport
 }
 
 // noRoute tells a wrong method from a wrong path, in Google's JSON form.
@@ -89,4 +159,71 @@ func (s *Sandbox) noRoute(api *http.ServeMux, r *http.Request) *apiError {
 		}
 	}
 	return notFound("The sandbox serves nothing at %s. See PROTOCOL.md for the endpoints.", r.URL.Path)
+}
+
+// guardedBody puts a deadline on every request body. A body starts on an
+// absolute deadline (BodyTimeout from its first read): metadata, forms and
+// fault specs are small, so one trickled a byte at a time is cut off.
+// Media bodies (copyBody) then move to a rolling deadline that only moves
+// while bytes keep arriving at minBodyRate.
+type guardedBody struct {
+	body    interface{ Read([]byte) (int, error) }
+	closer  func() error
+	rc      *http.ResponseController
+	timeout time.Duration
+	started bool
+	eof     bool
+}
+
+// minBodyRate is the slowest a media body may arrive, in bytes per second,
+// and still keep its connection.
+const minBodyRate = 1 << 10
+
+func (s *Sandbox) guardBody(w http.ResponseWriter, r *http.Request) *guardedBody {
+	g := &guardedBody{rc: http.NewResponseController(w), timeout: s.opts.BodyTimeout}
+	if r.Body == nil || r.Body == http.NoBody {
+		g.eof = true
+		return g
+	}
+	g.body, g.closer = r.Body, r.Body.Close
+	r.Body = g
+	return g
+}
+
+func (g *guardedBody) Read(p []byte) (int, error) {
+	if !g.started {
+		g.started = true
+		g.rc.SetReadDeadline(time.Now().Add(g.timeout))
+	}
+	n, err := g.body.Read(p)
+	if err != nil && !g.eof {
+		g.eof = true
+		// The server reads on in the background once a body ends (to see
+		// the client leave); a deadline left behind would cancel a long
+		// answer, such as an injected stall. A body that failed keeps its
+		// deadline: the connection is not to be read again.
+		if err == io.EOF {
+			g.rc.SetReadDeadline(time.Time{})
+		}
+	}
+	return n, err
+}
+
+func (g *guardedBody) Close() error { return g.closer() }
+
+// streaming hands the request's read deadline to copyBody, which keeps it
+// moving while media arrives fast enough.
+func streaming(w http.ResponseWriter) {
+	if sw, ok := w.(*statusWriter); ok && sw.body != nil {
+		sw.body.started = true
+	}
+}
+
+// done bounds what the server reads of a body the handler left unread:
+// it drains one before reusing the connection, and a trickled rest must
+// not hold it.
+func (g *guardedBody) done() {
+	if !g.eof {
+		g.rc.SetReadDeadline(time.Now().Add(time.Second))
+	}
 }

@@ -40,9 +40,26 @@ type Options struct {
 	// slow or vanished clients from holding connections. 0 means 10s and 2m.
 	HeaderTimeout time.Duration
 	BodyIdle      time.Duration
+	// BodyTimeout bounds how long a small body (metadata, a form, a fault
+	// spec) may take in all, from its first read; media bodies instead
+	// must keep arriving at 1 KiB/s or faster. 0 means 30s.
+	BodyTimeout time.Duration
+	// MaxConns caps the connections Serve holds at once; more wait in the
+	// kernel's queue. 0 means 256.
+	MaxConns int
+	// HeavyRequests caps the requests that parse or render whole messages
+	// at once (filing an upload, format=full/raw, attachments). 0 means 4.
+	HeavyRequests int
+
+	// PublicHosts are the Host values the sandbox answers to besides
+	// 127.0.0.1, localhost and [::1] on its own port: "host:port", or
+	// "host" for any port. For a sandbox started with --public; a request
+	// addressed to any other name gets 421 (DNS rebinding).
+	PublicHosts []string
 
 	// OAuth (oauth.go): TokenTTL is how long an access token lives, 0
-	// meaning 1h; AutoConsent approves every consent at once, for tests.
+	// meaning 1h; AutoConsent approves at once every sign-in that carries
+	// the proof (ConsentProof), for tests.
 	TokenTTL    time.Duration
 	AutoConsent bool
 
@@ -72,6 +89,9 @@ type Sandbox struct {
 	now     func() time.Time
 	handler http.Handler
 	faults  *faultInjector
+	scopes  map[string]routeAccess // by ServeMux pattern
+	heavy   chan struct{}          // HeavyRequests slots
+	pending pendingConsents
 
 	locksMu sync.Mutex
 	locks   map[string]*sessionMutex // only sessions with a request in flight
@@ -126,6 +146,15 @@ func Open(o Options) (*Sandbox, error) {
 	if o.BodyIdle <= 0 {
 		o.BodyIdle = 2 * time.Minute
 	}
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = 30 * time.Second
+	}
+	if o.MaxConns <= 0 {
+		o.MaxConns = 256
+	}
+	if o.HeavyRequests <= 0 {
+		o.HeavyRequests = 4
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -161,7 +190,8 @@ func Open(o Options) (*Sandbox, error) {
 		db.Close()
 		return nil, fmt.Errorf("sandbox: cannot prepare its store: %w", err)
 	}
-	s := &Sandbox{opts: o, dir: o.Dir, db: db, log: o.Logger, now: o.Now, faults: newFaultInjector(faults), closing: make(chan struct{}), locks: map[string]*sessionMutex{}}
+	s := &Sandbox{opts: o, dir: o.Dir, db: db, log: o.Logger, now: o.Now, faults: newFaultInjector(faults), closing: make(chan struct{}), locks: map[string]*sessionMutex{},
+		heavy: make(chan struct{}, o.HeavyRequests)}
 	s.handler = s.routes()
 	s.sweep()
 	return s, nil
@@ -255,14 +285,39 @@ func (s *Sandbox) announce(url string) {
 	os.WriteFile(p, []byte(fmt.Sprintf("pid %d at %s\n", os.Getpid(), url)), 0o600)
 }
 
-func (s *Sandbox) authorized(r *http.Request) bool {
-	h := r.Header.Get("Authorization")
-	tok, ok := strings.CutPrefix(h, "Bearer ")
-	if !ok {
-		return false
-	}
-	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.opts.Token)) == 1 || s.oauthAuthorized(strings.TrimSpace(tok))
+// credential is who a request's bearer token says it is.
+type credential struct {
+	ok, static bool
+	scopes     []string // of a token from /token
 }
+
+func (s *Sandbox) credential(r *http.Request) credential {
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		return credential{}
+	}
+	tok = strings.TrimSpace(tok)
+	if subtle.ConstantTimeCompare([]byte(tok), []byte(s.opts.Token)) == 1 {
+		return credential{ok: true, static: true}
+	}
+	scopes, ok := s.accessScopes(tok)
+	return credential{ok: ok, scopes: scopes}
+}
+
+// heavyLock takes one of the HeavyRequests slots, giving up when the
+// request ends: what parses or renders a whole message holds one, so
+// memory stays bounded however many such requests arrive at once.
+func (s *Sandbox) heavyLock(r *http.Request) (release func(), ok bool) {
+	select {
+	case s.heavy <- struct{}{}:
+		return func() { <-s.heavy }, true
+	case <-r.Context().Done():
+	case <-s.closing:
+	}
+	return nil, false
+}
+
+var errBusy = errorf(http.StatusServiceUnavailable, "backendError", "The sandbox is busy with other large requests; try again.")
 
 var errUnauthenticated = errorf(http.StatusUnauthorized, "required",
 	"Request is missing a valid access token. Send 'Authorization: Bearer TOKEN' with the sandbox's token (printed when it starts) or an unexpired access token from its /token endpoint (refresh it if it expired).")

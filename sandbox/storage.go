@@ -161,9 +161,9 @@ func (s *Sandbox) storageRoutes(mux *http.ServeMux) {
 		}
 		writeJSON(w, http.StatusOK, o.resource(baseURL(r)))
 	}
-	mux.HandleFunc("GET /storage/v1/b/{bucket}/o/{object...}", get)
-	mux.HandleFunc("GET /download/storage/v1/b/{bucket}/o/{object...}", get)
-	mux.HandleFunc("GET /storage/v1/b/{bucket}/o", func(w http.ResponseWriter, r *http.Request) {
+	s.handleFunc(mux, scopesStorageRead, "GET /storage/v1/b/{bucket}/o/{object...}", get)
+	s.handleFunc(mux, scopesStorageRead, "GET /download/storage/v1/b/{bucket}/o/{object...}", get)
+	s.handleFunc(mux, scopesStorageRead, "GET /storage/v1/b/{bucket}/o", func(w http.ResponseWriter, r *http.Request) {
 		bucket := r.PathValue("bucket")
 		prefix := r.URL.Query().Get("prefix")
 		var items []map[string]any

@@ -60,6 +60,7 @@ type media struct {
 	Size   int64
 	MD5    []byte
 	CRC32C uint32
+	root   *messagePart // a Gmail message, parsed before the write transaction
 }
 
 var methodByName = map[string]*uploadMethod{}
@@ -377,6 +378,20 @@ func (s *Sandbox) finishSimple(w http.ResponseWriter, r *http.Request, m *upload
 // finish turns stored media into the method's resource in one transaction;
 // with a session, the session is marked done with the same answer.
 func (s *Sandbox) finish(m *uploadMethod, u *upload, md *media, sess *sessionRec) (any, *apiError) {
+	// Parsing a message is the one step whose memory grows with what a
+	// client sent (bounded by mailparse's limits): a few at a time, and
+	// outside the store's one write transaction.
+	select {
+	case s.heavy <- struct{}{}:
+		defer func() { <-s.heavy }()
+	case <-s.closing:
+		return nil, errorf(503, "backendError", "the sandbox is stopping")
+	}
+	if strings.HasPrefix(m.Name, "gmail.") && md.root == nil {
+		if root, err := parseMessage(md.Path, parseOptions{}); err == nil {
+			md.root = root
+		}
+	}
 	var res any
 	var ae *apiError
 	var moved, blob string
@@ -440,8 +455,9 @@ func pathless(err error) error {
 
 func errorBodyOf(e *apiError) errorBody {
 	var b errorBody
-	b.Error.Code, b.Error.Message, b.Error.Status = e.Code, e.Message, e.Status
-	b.Error.Errors = []errorItem{{Message: e.Message, Domain: "global", Reason: e.Reason}}
+	msg := printable(e.Message)
+	b.Error.Code, b.Error.Message, b.Error.Status = e.Code, msg, e.Status
+	b.Error.Errors = []errorItem{{Message: msg, Domain: "global", Reason: e.Reason}}
 	return b
 }
 
@@ -490,15 +506,19 @@ var copyBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b 
 // was written even on error: bytes that arrived are kept.
 func (s *Sandbox) copyBody(w http.ResponseWriter, dst io.Writer, src io.Reader, n int64, h *hashes) (int64, error) {
 	rc := http.NewResponseController(w)
+	streaming(w)
 	bp := copyBufs.Get().(*[]byte)
 	defer copyBufs.Put(bp)
 	buf := *bp
-	var written int64
+	var written, since int64
 	var lastDeadline time.Time
 	for written < n {
-		if now := time.Now(); now.Sub(lastDeadline) > s.opts.BodyIdle/8 {
+		// The deadline moves only while bytes arrive at minBodyRate: a
+		// body trickled a byte at a time must not hold its connection.
+		if now := time.Now(); lastDeadline.IsZero() ||
+			now.Sub(lastDeadline) > s.opts.BodyIdle/8 && float64(written-since) >= minBodyRate*now.Sub(lastDeadline).Seconds() {
 			rc.SetReadDeadline(now.Add(s.opts.BodyIdle))
-			lastDeadline = now
+			lastDeadline, since = now, written
 		}
 		p := buf
 		if rem := n - written; rem < int64(len(p)) {
