@@ -22,6 +22,8 @@ func runSandbox(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "sandbox", "[--addr HOST:PORT] [--data DIR] [--token-file F] [--print-token] [--session-ttl 168h] [--faults SPEC] [--auto-consent] [--token-ttl 1h]")
 	addr := fs.String("addr", app.DefaultSandboxAddr, "address to listen on (loopback only unless --public)")
 	public := fs.Bool("public", false, "allow a non-loopback --addr (the sandbox has no TLS: anyone on the network can reach it)")
+	var hosts stringList
+	fs.Var(&hosts, "host", "with --public: a name clients reach the sandbox by (repeatable; --addr's own host is always one); requests naming any other host are refused")
 	dir := fs.String("data", env.dirs().Sandbox(), "data folder (one sandbox per folder)")
 	token := fs.String("token", "", "bearer token API requests must carry; visible to other users in the process list, prefer --token-file (default: the data folder's own, made and printed on first use, kept in DIR/token)")
 	tokenFile := fs.String("token-file", "", "read the bearer token API requests must carry from this file")
@@ -34,6 +36,9 @@ func runSandbox(ctx context.Context, env *Env, args []string) error {
 	fsync := fs.Bool("fsync", true, "make every stored chunk durable before answering; false for benchmarks of the protocol rather than the disk")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if len(hosts) > 0 && !*public {
+		return usagef("--host names a public sandbox's addresses: give --public too")
 	}
 	if !*public && !sandbox.IsLoopback(*addr) {
 		return usagef("--addr %s is not a loopback address; the sandbox has no TLS and its data would be open to the network. Add --public if that is really wanted", *addr)
@@ -81,7 +86,11 @@ func runSandbox(ctx context.Context, env *Env, args []string) error {
 		level = slog.LevelWarn
 	}
 	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
-	sb, err := sandbox.Open(sandbox.Options{Dir: *dir, Token: *token, SessionTTL: *ttl, Faults: *faults, Logger: logger, AutoConsent: *autoConsent, TokenTTL: *tokenTTL, NoSync: !*fsync})
+	var publicHosts []string
+	if *public {
+		publicHosts = append([]string{*addr}, hosts...)
+	}
+	sb, err := sandbox.Open(sandbox.Options{Dir: *dir, Token: *token, SessionTTL: *ttl, Faults: *faults, Logger: logger, AutoConsent: *autoConsent, TokenTTL: *tokenTTL, NoSync: !*fsync, PublicHosts: publicHosts})
 	if err != nil {
 		var running *sandbox.ErrAlreadyRunning
 		if errors.As(err, &running) {
