@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -19,14 +20,19 @@ import (
 func TestAttachmentNamesLoseTheirControls(t *testing.T) {
 	dir := t.TempDir()
 	names := []string{"report\r\nBcc: evil@example.com\r\nX-Evil: 1.txt", "bell\x07\x1b[2J.txt", "photo\u202egpj.exe", "bad\xffutf8.txt"}
-	var paths []string
-	for _, n := range names {
+	want := []string{"report__Bcc: evil@example.com__X-Evil: 1.txt", "bell__[2J.txt", "photo_gpj.exe", "bad_utf8.txt"}
+	var paths, kept []string
+	for i, n := range names {
 		p := filepath.Join(dir, n)
 		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			if runtime.GOOS == "windows" { // Windows forbids control characters in file names
+				continue
+			}
 			t.Fatal(err)
 		}
-		paths = append(paths, p)
+		paths, kept = append(paths, p), append(kept, want[i])
 	}
+	want = kept
 	sp, err := Build(context.Background(), &Message{To: []string{"a@example.com"}, Text: "t", Attachments: paths}, Send, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +65,6 @@ func TestAttachmentNamesLoseTheirControls(t *testing.T) {
 			got = append(got, n)
 		}
 	}
-	want := []string{"report__Bcc: evil@example.com__X-Evil: 1.txt", "bell__[2J.txt", "photo_gpj.exe", "bad_utf8.txt"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("names %q, want %q", got, want)
 	}

@@ -72,6 +72,10 @@ func (s *Sandbox) routes() http.Handler {
 			s.serveSession(sw, r)
 			return
 		}
+		if r.Method == http.MethodGet && r.URL.Path == ProofPath {
+			s.serveProof(sw, r) // before the bearer check: it is how a client learns whom to give one
+			return
+		}
 		if h, pattern := oauth.Handler(r); pattern != "" {
 			h.ServeHTTP(sw, r)
 			return
