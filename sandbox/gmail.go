@@ -367,25 +367,7 @@ func (s *Sandbox) gmailRoutes(mux *http.ServeMux) {
 			writeError(w, notFound("Requested entity was not found: no message with id %s.", r.PathValue("id")))
 			return
 		}
-		format := r.URL.Query().Get("format")
-		if heavyFormat(format) {
-			release, ok := s.heavyLock(r)
-			if !ok {
-				writeError(w, errBusy)
-				return
-			}
-			defer release()
-		}
-		res, raw, e := s.messageResource(&m, format, r.URL.Query()["metadataHeaders"])
-		if e != nil {
-			writeError(w, e)
-			return
-		}
-		if raw != nil {
-			writeJSONStreamed(w, 200, res, raw)
-			return
-		}
-		writeJSON(w, 200, res)
+		s.writeMessage(w, r, &m, func(res any) any { return res })
 	}))
 	s.handleFunc(mux, scopesGmailRead, "GET /gmail/v1/users/{userId}/messages/{id}/attachments/{attachmentId}", user(func(w http.ResponseWriter, r *http.Request) {
 		var m messageRec
@@ -476,26 +458,33 @@ func (s *Sandbox) gmailRoutes(mux *http.ServeMux) {
 			writeError(w, notFound("Requested entity was not found: no draft with id %s.", r.PathValue("id")))
 			return
 		}
-		format := r.URL.Query().Get("format")
-		if heavyFormat(format) {
-			release, ok := s.heavyLock(r)
-			if !ok {
-				writeError(w, errBusy)
-				return
-			}
-			defer release()
-		}
-		res, raw, e := s.messageResource(&m, format, r.URL.Query()["metadataHeaders"])
-		if e != nil {
-			writeError(w, e)
-			return
-		}
-		if raw != nil {
-			writeJSONStreamed(w, 200, map[string]any{"id": d.ID, "message": res}, raw)
-			return
-		}
-		writeJSON(w, 200, map[string]any{"id": d.ID, "message": res})
+		s.writeMessage(w, r, &m, func(res any) any { return map[string]any{"id": d.ID, "message": res} })
 	}))
+}
+
+// writeMessage answers with m in the format asked for, wrapped by wrap (a
+// draft holds its message): heavy formats a few at a time, a raw body
+// streamed rather than held.
+func (s *Sandbox) writeMessage(w http.ResponseWriter, r *http.Request, m *messageRec, wrap func(any) any) {
+	format := r.URL.Query().Get("format")
+	if heavyFormat(format) {
+		release, ok := s.heavyLock(r)
+		if !ok {
+			writeError(w, errBusy)
+			return
+		}
+		defer release()
+	}
+	res, raw, e := s.messageResource(m, format, r.URL.Query()["metadataHeaders"])
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	if raw != nil {
+		writeJSONStreamed(w, 200, wrap(res), raw)
+		return
+	}
+	writeJSON(w, 200, wrap(res))
 }
 
 // paginate reads maxResults and pageToken (an offset) and returns the

@@ -18,8 +18,10 @@ const ProofPath = "/sandbox/v1/proof"
 
 const proofLabel = "carrier-sandbox-proof/v1"
 
-// proofMAC is HMAC-SHA256(token, "carrier-sandbox-proof/v1" LF nonce LF port).
-func proofMAC(token string, nonce []byte, port string) []byte {
+// ProofMAC is HMAC-SHA256 keyed with the token over
+// "carrier-sandbox-proof/v1" LF nonce LF port: what the sandbox answers,
+// and what a client that holds the token checks.
+func ProofMAC(token string, nonce []byte, port string) []byte {
 	m := hmac.New(sha256.New, []byte(token))
 	m.Write([]byte(proofLabel + "\n"))
 	m.Write(nonce)
@@ -47,5 +49,5 @@ func (s *Sandbox) serveProof(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(http.StatusInternalServerError, "backendError", "the connection's local port is not a number"))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"mac": base64.RawURLEncoding.EncodeToString(proofMAC(s.opts.Token, nonce, port))})
+	writeJSON(w, http.StatusOK, map[string]string{"mac": base64.RawURLEncoding.EncodeToString(ProofMAC(s.opts.Token, nonce, port))})
 }

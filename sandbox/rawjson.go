@@ -97,6 +97,26 @@ func (sc *rawScanner) expect(want byte) error {
 // value copies one JSON value; path is where it sits ("" for the top,
 // "message" for the object under that key, "raw" and "message.raw" for
 // the strings to stream).
+// separator reads what follows a member or an element: a comma (more to
+// come) or the closing byte (end reports it); anything else is an error.
+func (sc *rawScanner) separator(closing byte, where string) (end bool, err error) {
+	sc.ws()
+	c, err := sc.br.ReadByte()
+	if err != nil {
+		return false, fmt.Errorf("%w: the document ends too early", errNotJSON)
+	}
+	if err := sc.emit(c); err != nil {
+		return false, err
+	}
+	if c == closing {
+		return true, nil
+	}
+	if c != ',' {
+		return false, fmt.Errorf("%w: %q %s", errNotJSON, c, where)
+	}
+	return false, nil
+}
+
 func (sc *rawScanner) value(path string, depth int) error {
 	if depth > maxJSONDepth {
 		return fmt.Errorf("%w: nested deeper than %d", errNotJSON, maxJSONDepth)
@@ -134,19 +154,8 @@ func (sc *rawScanner) value(path string, depth int) error {
 			if err := sc.value(child, depth+1); err != nil {
 				return err
 			}
-			sc.ws()
-			c, err := sc.br.ReadByte()
-			if err != nil {
-				return fmt.Errorf("%w: the document ends too early", errNotJSON)
-			}
-			if err := sc.emit(c); err != nil {
+			if end, err := sc.separator('}', "after a member"); end || err != nil {
 				return err
-			}
-			if c == '}' {
-				return nil
-			}
-			if c != ',' {
-				return fmt.Errorf("%w: %q after a member", errNotJSON, c)
 			}
 		}
 	case c == '[':
@@ -161,19 +170,8 @@ func (sc *rawScanner) value(path string, depth int) error {
 			if err := sc.value("-", depth+1); err != nil {
 				return err
 			}
-			sc.ws()
-			c, err := sc.br.ReadByte()
-			if err != nil {
-				return fmt.Errorf("%w: the document ends too early", errNotJSON)
-			}
-			if err := sc.emit(c); err != nil {
+			if end, err := sc.separator(']', "in an array"); end || err != nil {
 				return err
-			}
-			if c == ']' {
-				return nil
-			}
-			if c != ',' {
-				return fmt.Errorf("%w: %q in an array", errNotJSON, c)
 			}
 		}
 	case c == '"' && (path == "raw" || path == "message.raw"):

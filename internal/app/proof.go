@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -18,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"carrier/sandbox"
 )
 
 // The embedded sandbox's token opens everything the person composed, so
@@ -26,33 +27,11 @@ import (
 // stops, anyone on the machine may listen there.
 //
 // The proof is a challenge. The client sends a fresh random nonce, with no
-// credential, to ProofPath; the sandbox answers with ProofMAC of it, keyed
+// credential, to sandbox.ProofPath; the sandbox answers with sandbox.ProofMAC
+// of it, keyed
 // with the folder's token (which only its owner can read) and bound to the
 // port the request reached, so that a process on another port cannot relay
 // the question to the real sandbox and pass its answer on.
-
-// ProofPath is the sandbox's endpoint for the challenge:
-//
-//	GET /sandbox/v1/proof?nonce=<base64url, no padding, 32 bytes>
-//	(no Authorization header)
-//	200 {"mac":"<base64url, no padding, 32 bytes: ProofMAC(token, nonce, port)>"}
-//
-// where port is the decimal port of the connection's local address.
-const ProofPath = "/sandbox/v1/proof"
-
-// proofLabel separates this use of the token from any other.
-const proofLabel = "carrier-sandbox-proof/v1"
-
-// ProofMAC is HMAC-SHA256 keyed with the token over
-// "carrier-sandbox-proof/v1" LF nonce LF port: what the sandbox answers
-// and what the client checks.
-func ProofMAC(token string, nonce []byte, port string) []byte {
-	m := hmac.New(sha256.New, []byte(token))
-	m.Write([]byte(proofLabel + "\n"))
-	m.Write(nonce)
-	m.Write([]byte("\n" + port))
-	return m.Sum(nil)
-}
 
 // ErrNoProof says the server has no proof endpoint (a sandbox older than
 // it answers 401 or 404). The client then falls back on what the data
@@ -64,7 +43,7 @@ var ErrNoProof = errors.New("the server offers no proof of the folder it serves"
 // is sent to it: not the token, not a message.
 var ErrNotTheSandbox = errors.New("another program listens where Carrier's sandbox should")
 
-// Prover asks the server at base for the MAC of nonce (see ProofPath).
+// Prover asks the server at base for the MAC of nonce (see sandbox.ProofPath).
 type Prover interface {
 	Prove(ctx context.Context, base string, nonce []byte) (mac []byte, err error)
 }
@@ -82,7 +61,7 @@ func (p HTTPProver) Prove(ctx context.Context, base string, nonce []byte) ([]byt
 	noRedirect.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+ProofPath+"?nonce="+base64.RawURLEncoding.EncodeToString(nonce), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+sandbox.ProofPath+"?nonce="+base64.RawURLEncoding.EncodeToString(nonce), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +115,7 @@ func VerifiedToken(ctx context.Context, dir, base string, p Prover) (string, err
 	mac, err := p.Prove(ctx, b, nonce)
 	switch {
 	case err == nil:
-		if hmac.Equal(mac, ProofMAC(token, nonce, u.Port())) {
+		if hmac.Equal(mac, sandbox.ProofMAC(token, nonce, u.Port())) {
 			return token, nil
 		}
 		return "", fmt.Errorf("%w: the program at %s gave a wrong proof of serving %s; nothing was sent to it. Stop that program, or start Carrier's sandbox (it moves to a free port)", ErrNotTheSandbox, b, dir)

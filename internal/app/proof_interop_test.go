@@ -6,6 +6,8 @@ import (
 	"crypto/rand"
 	"net/http"
 	"testing"
+
+	"carrier/sandbox"
 )
 
 // The embedded sandbox answers the client's proof itself: the token goes
@@ -23,7 +25,7 @@ func TestTheSandboxProvesItServesItsFolder(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the sandbox gives no proof: %v", err)
 	}
-	if !hmac.Equal(mac, ProofMAC(e.Token, nonce, mustPort(e.URL))) {
+	if !hmac.Equal(mac, sandbox.ProofMAC(e.Token, nonce, mustPort(e.URL))) {
 		t.Fatal("the sandbox's proof does not check out")
 	}
 	if tok, err := VerifiedToken(context.Background(), dir, e.URL, nil); err != nil || tok != e.Token {

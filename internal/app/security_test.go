@@ -18,6 +18,8 @@ import (
 	"testing"
 
 	"carrier/transfer"
+
+	"carrier/sandbox"
 )
 
 // folderProver answers the challenge as the sandbox serving dir would,
@@ -26,10 +28,10 @@ type folderProver string
 
 func (dir folderProver) Prove(_ context.Context, base string, nonce []byte) ([]byte, error) {
 	u, _ := url.Parse(base)
-	return ProofMAC(readToken(string(dir)), nonce, u.Port()), nil
+	return sandbox.ProofMAC(readToken(string(dir)), nonce, u.Port()), nil
 }
 
-// proofHandler is the sandbox's side of ProofPath as this client expects
+// proofHandler is the sandbox's side of sandbox.ProofPath as this client expects
 // it: the MAC of the nonce, keyed with the token, bound to the local port
 // the request reached.
 func proofHandler(token string) http.HandlerFunc {
@@ -40,7 +42,7 @@ func proofHandler(token string) http.HandlerFunc {
 			return
 		}
 		_, port, _ := net.SplitHostPort(r.Context().Value(http.LocalAddrContextKey).(net.Addr).String())
-		json.NewEncoder(w).Encode(map[string]string{"mac": base64.RawURLEncoding.EncodeToString(ProofMAC(token, nonce, port))})
+		json.NewEncoder(w).Encode(map[string]string{"mac": base64.RawURLEncoding.EncodeToString(sandbox.ProofMAC(token, nonce, port))})
 	}
 }
 
@@ -52,7 +54,7 @@ type impostor struct {
 }
 
 func (m *impostor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == ProofPath && m.proof != nil {
+	if r.URL.Path == sandbox.ProofPath && m.proof != nil {
 		m.proof(w, r)
 		return
 	}
@@ -105,7 +107,7 @@ func TestSandboxTokenNotGivenToWhoeverTakesItsPort(t *testing.T) {
 		{"impostor answers the proof with the MAC of another port", func(w http.ResponseWriter, r *http.Request) {
 			// What a relay to the real sandbox elsewhere would get back.
 			nonce, _ := base64.RawURLEncoding.DecodeString(r.URL.Query().Get("nonce"))
-			w.Write([]byte(`{"mac":"` + base64.RawURLEncoding.EncodeToString(ProofMAC("unknown", nonce, "1")) + `"}`))
+			w.Write([]byte(`{"mac":"` + base64.RawURLEncoding.EncodeToString(sandbox.ProofMAC("unknown", nonce, "1")) + `"}`))
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -158,7 +160,7 @@ func TestSandboxTokenGoesToTheSandboxThatServesTheFolder(t *testing.T) {
 		dir := t.TempDir()
 		token, _ := SandboxToken(dir)
 		mux := http.NewServeMux()
-		mux.HandleFunc("GET "+ProofPath, proofHandler(token))
+		mux.HandleFunc("GET "+sandbox.ProofPath, proofHandler(token))
 		var got string
 		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { got = r.Header.Get("Authorization") })
 		srv := httptest.NewServer(mux)
