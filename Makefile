@@ -51,6 +51,8 @@ vet:
 vet-cross:
 	GOOS=windows CGO_ENABLED=0 $(GO) vet $$($(GO) list ./... | grep -vx carrier)
 	GOOS=darwin CGO_ENABLED=0 $(GO) vet $$($(GO) list ./... | grep -vx 'carrier\|carrier/ui')
+	GOOS=freebsd CGO_ENABLED=0 $(GO) vet $$($(GO) list ./... | grep -vx 'carrier\|carrier/ui')
+	GOOS=openbsd CGO_ENABLED=0 $(GO) vet $$($(GO) list ./transfer ./internal/...)
 
 test: deps-test fmt-check vet vet-cross
 	$(GO) test -race -timeout 15m ./...

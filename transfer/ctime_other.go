@@ -1,4 +1,4 @@
-//go:build !linux && !darwin && !windows
+//go:build !(linux || openbsd || dragonfly || solaris || illumos || darwin || freebsd || netbsd || windows)
 
 package transfer
 

@@ -33,9 +33,11 @@ import (
 // port the request reached, so that a process on another port cannot relay
 // the question to the real sandbox and pass its answer on.
 
-// ErrNoProof says the server has no proof endpoint (a sandbox older than
-// it answers 401 or 404). The client then falls back on what the data
-// folder says (see ServesFolder).
+// ErrNoProof says the server has no proof endpoint (it answers 401, 404
+// or 405). Every sandbox Carrier starts answers the proof, so a server
+// without it is not trusted with the token: what a data folder says (a
+// port, a running file) is no proof, since anyone may listen on a port
+// the sandbox left.
 var ErrNoProof = errors.New("the server offers no proof of the folder it serves")
 
 // ErrNotTheSandbox says a process listens where the embedded sandbox
@@ -120,36 +122,11 @@ func VerifiedToken(ctx context.Context, dir, base string, p Prover) (string, err
 		}
 		return "", fmt.Errorf("%w: the program at %s gave a wrong proof of serving %s; nothing was sent to it. Stop that program, or start Carrier's sandbox (it moves to a free port)", ErrNotTheSandbox, b, dir)
 	case errors.Is(err, ErrNoProof):
-		if err := ServesFolder(dir, b); err != nil {
-			return "", err
-		}
-		return token, nil
+		return "", fmt.Errorf("%w: the program at %s offers no proof of serving %s (an impostor, or a Carrier older than this one still running); nothing was sent to it. Quit it, or start Carrier's sandbox (it moves to a free port)", ErrNotTheSandbox, b, dir)
 	case errors.Is(err, ErrNotTheSandbox):
 		return "", fmt.Errorf("%w: %s: %v; nothing was sent to it", ErrNotTheSandbox, b, err)
 	}
 	return "", err
-}
-
-// ServesFolder is the check for sandboxes without the proof endpoint: the
-// folder's running file (private to its owner) names base, the process it
-// names is alive, and a process holds the folder's store. A sandbox that
-// stopped, even killed, leaves at least one of them false.
-func ServesFolder(dir, base string) error {
-	pid, where, ok := readRunning(dir)
-	refuse := func(why string) error {
-		return fmt.Errorf("%w: %s does not show that it serves %s (%s); nothing was sent to it. Start Carrier (or `carrier sandbox`), which serves the folder again", ErrNotTheSandbox, base, dir, why)
-	}
-	switch {
-	case !ok:
-		return refuse("no sandbox records that it runs there")
-	case Origin(where) != base:
-		return refuse("the sandbox of the folder runs at " + Origin(where))
-	case pid != os.Getpid() && !processAlive(pid):
-		return refuse("the sandbox that ran there has stopped")
-	case !storeHeld(filepath.Join(dir, "sandbox.db")):
-		return refuse("no sandbox holds the folder's store")
-	}
-	return nil
 }
 
 // readRunning reads the sandbox's running file: "pid N at URL".

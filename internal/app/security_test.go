@@ -111,9 +111,6 @@ func TestSandboxTokenNotGivenToWhoeverTakesItsPort(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if c.proof == nil && runtime.GOOS == "windows" {
-				t.Skip("the fallback for a sandbox without the proof endpoint checks the store's lock on Unix only; Carrier's own sandbox answers the proof (TestTheSandboxProvesItServesItsFolder)")
-			}
 			dir := seededDir(t)
 			e, err := StartEmbedded(context.Background(), dir, nil)
 			if err != nil {
@@ -152,9 +149,8 @@ func TestSandboxTokenNotGivenToWhoeverTakesItsPort(t *testing.T) {
 	}
 }
 
-// The sandbox that proves it serves the folder gets its token: through
-// the challenge, or (a sandbox without the endpoint) through its running
-// file, live process and held store.
+// The sandbox that proves it serves the folder gets its token, whether
+// the client finds it by the folder's port or by its running file.
 func TestSandboxTokenGoesToTheSandboxThatServesTheFolder(t *testing.T) {
 	t.Run("proof", func(t *testing.T) {
 		dir := t.TempDir()
@@ -176,7 +172,7 @@ func TestSandboxTokenGoesToTheSandboxThatServesTheFolder(t *testing.T) {
 			t.Fatalf("Authorize: %v %q (%s)", err, req.Header.Get("Authorization"), got)
 		}
 	})
-	t.Run("running file", func(t *testing.T) {
+	t.Run("the app's sandbox, found by its running file", func(t *testing.T) {
 		dir := seededDir(t)
 		e, err := StartEmbedded(context.Background(), dir, nil)
 		if err != nil {

@@ -1,3 +1,5 @@
+//go:build linux || openbsd || dragonfly || solaris || illumos
+
 package transfer
 
 import (
@@ -6,13 +8,12 @@ import (
 	"time"
 )
 
-// changeTime is the inode's change time (st_ctimespec): every write moves
-// it, and unlike the modification time no ordinary tool can set it back.
-// It catches a file rewritten with its size and time kept, even in bytes
-// not yet sent.
+// changeTime is the inode's change time: every write moves it, and unlike
+// the modification time no ordinary tool can set it back. It catches a
+// file rewritten with its size and time kept, even in bytes not yet sent.
 func changeTime(fi os.FileInfo) time.Time {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return time.Unix(st.Ctimespec.Sec, st.Ctimespec.Nsec)
+		return time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec))
 	}
 	return time.Time{}
 }

@@ -1,3 +1,5 @@
+//go:build darwin || freebsd || netbsd
+
 package transfer
 
 import (
@@ -6,12 +8,13 @@ import (
 	"time"
 )
 
-// changeTime is the inode's change time: every write moves it, and unlike
-// the modification time no ordinary tool can set it back. It catches a
-// file rewritten with its size and time kept, even in bytes not yet sent.
+// changeTime is the inode's change time (st_ctimespec): every write moves
+// it, and unlike the modification time no ordinary tool can set it back.
+// It catches a file rewritten with its size and time kept, even in bytes
+// not yet sent.
 func changeTime(fi os.FileInfo) time.Time {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
+		return time.Unix(int64(st.Ctimespec.Sec), int64(st.Ctimespec.Nsec))
 	}
 	return time.Time{}
 }
