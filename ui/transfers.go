@@ -38,7 +38,8 @@ type transfersScreen struct {
 	mu      sync.Mutex // guards views; widgets are touched on the UI thread only
 	views   map[string]*jobView
 	rows    map[string]*transferRow
-	box     *fyne.Container
+	box     *fyne.Container // the rows, newest first (paged's Box)
+	paged   *pagedList
 	empty   *widget.Label
 	content fyne.CanvasObject
 	now     func() time.Time
@@ -57,7 +58,8 @@ type transferRow struct {
 
 func newTransfersScreen(u *UI) *transfersScreen {
 	s := &transfersScreen{u: u, views: map[string]*jobView{}, rows: map[string]*transferRow{}, now: time.Now}
-	s.box = container.NewVBox()
+	s.paged = newPagedList("upload")
+	s.box = s.paged.Box
 	s.empty = widget.NewLabel("No uploads yet. Messages you send and pictures you post appear here.")
 	s.box.Add(s.empty)
 	s.status = widget.NewLabel("")
@@ -65,7 +67,7 @@ func newTransfersScreen(u *UI) *transfersScreen {
 	s.clear = widget.NewButtonWithIcon("Clear finished", theme.DeleteIcon(), s.clearFinished)
 	s.content = container.NewBorder(
 		container.NewBorder(nil, nil, nil, s.clear, widget.NewLabelWithStyle("Uploads survive lost connections, sleep and restarts: each one resumes where the server says it stands.", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})),
-		s.status, nil, nil, container.NewVScroll(container.NewPadded(s.box)))
+		s.status, nil, nil, s.paged.Object)
 	return s
 }
 
@@ -221,6 +223,7 @@ func (s *transfersScreen) ensureRow(id string) {
 	s.box.Remove(s.empty)
 	// Newest first.
 	s.box.Objects = append([]fyne.CanvasObject{r.object}, s.box.Objects...)
+	s.paged.ShowFirst()
 	s.box.Refresh()
 	s.draw(id)
 }

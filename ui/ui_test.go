@@ -348,19 +348,18 @@ func TestMailboxScreen(t *testing.T) {
 	if strings.Join(kinds, ",") != "Timeline,Draft,Sent" {
 		t.Fatalf("order %v", kinds)
 	}
-	m.list.Select(2)
-	h.until("the message opened", func() bool { return strings.Contains(labelsIn(m.detail), "plan.pdf") })
-	text := labelsIn(m.detail)
-	if !strings.Contains(text, "With a file") || !strings.Contains(text, "See attached.") || !strings.Contains(text, "zoe@example.com") {
+	m.choose(2)
+	h.until("the message opened", func() bool { return strings.Contains(labelsIn(m.detail.Box), "plan.pdf") })
+	text := labelsIn(m.detail.Box)
+	if !strings.Contains(text, "Subject: With a file") || !strings.Contains(text, "See attached.") || !strings.Contains(text, "To: zoe@example.com") || !strings.Contains(text, "1 attachment\n") {
 		t.Fatalf("message detail:\n%s", text)
 	}
-	m.list.Select(0)
+	if strings.Index(text, "To: ") > strings.Index(text, "Subject: ") {
+		t.Errorf("headers out of order:\n%s", text)
+	}
+	m.choose(0)
 	h.until("the timeline item opened", func() bool {
-		box, ok := m.detail.Objects[0].(*fyne.Container)
-		if !ok {
-			return false
-		}
-		for _, o := range box.Objects {
+		for _, o := range m.detail.Box.Objects {
 			if _, ok := o.(*canvas.Image); ok {
 				return true
 			}
