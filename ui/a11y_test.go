@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
-		"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 )
 
