@@ -177,41 +177,38 @@ func TestStorageDownloadHashes(t *testing.T) {
 // TestStorageChecksumsChecked: a checksum the client gives is compared with
 // what arrived. A wrong one is refused with 400 and leaves the object as it
 // was (absent, or the generation before); a right one is accepted; a
-// malformed one is refused before anything is stored.
+// malformed one is refused before anything is stored. Bodies that the
+// server refuses unread are kept small here: it closes such a connection,
+// and a client still writing a large body may meet the reset first.
 func TestStorageChecksumsChecked(t *testing.T) {
 	e := newEnv(t)
-	data := randomData(62, 2*kib256) // a multiple of 256 KiB: see the last way
-	total := int64(len(data))
-	right := hashesOf(data)
-	other := hashesOf(append([]byte{1}, data...))
 	type given struct{ meta, header string } // metadata JSON fields, X-Goog-Hash
 	values := []struct {
 		name    string
 		field   string // "crc32c" or "md5"
-		value   string
+		value   func(right, other wantHashes) string
 		outcome string // "ok", "mismatch", "malformed"
 	}{
-		{"right crc32c", "crc32c", right.crc, "ok"},
-		{"right md5", "md5", right.md5, "ok"},
-		{"wrong crc32c", "crc32c", other.crc, "mismatch"},
-		{"wrong md5", "md5", other.md5, "mismatch"},
-		{"crc32c not base64", "crc32c", "%%%%", "malformed"},
-		{"crc32c of 8 bytes", "crc32c", base64.StdEncoding.EncodeToString(make([]byte, 8)), "malformed"},
-		{"md5 not base64", "md5", "not base64!", "malformed"},
-		{"md5 of 4 bytes", "md5", right.crc, "malformed"},
+		{"right crc32c", "crc32c", func(r, o wantHashes) string { return r.crc }, "ok"},
+		{"right md5", "md5", func(r, o wantHashes) string { return r.md5 }, "ok"},
+		{"wrong crc32c", "crc32c", func(r, o wantHashes) string { return o.crc }, "mismatch"},
+		{"wrong md5", "md5", func(r, o wantHashes) string { return o.md5 }, "mismatch"},
+		{"crc32c not base64", "crc32c", func(r, o wantHashes) string { return "%%%%" }, "malformed"},
+		{"crc32c of 8 bytes", "crc32c", func(r, o wantHashes) string { return base64.StdEncoding.EncodeToString(make([]byte, 8)) }, "malformed"},
+		{"md5 not base64", "md5", func(r, o wantHashes) string { return "not base64!" }, "malformed"},
+		{"md5 of 4 bytes", "md5", func(r, o wantHashes) string { return r.crc }, "malformed"},
 	}
 	metaField := map[string]string{"crc32c": "crc32c", "md5": "md5Hash"}
-	// Each way uploads data to name giving g, and returns the answer to
-	// the request that would have finished the upload. A session's way
-	// also returns its URI, where the session stands after its last
-	// chunk was refused unread, and how to end it from there.
+	// A session's way returns its URI, where the session stands after its
+	// last request was refused unread, and how to end it from there.
 	type session struct {
 		uri       string
 		standsAt  int64
-		finishing func() resp
+		finishing func() resp // nil: a status query ends it
 	}
-	lastChunk := func(uri string, hdr map[string]string) func() resp {
+	lastChunk := func(uri string, data []byte, hdr map[string]string) func() resp {
 		return func() resp {
+			total := len(data)
 			h := map[string]string{"Content-Range": fmt.Sprintf("bytes %d-%d/%d", kib256, total-1, total)}
 			for k, v := range hdr {
 				h[k] = v
@@ -219,22 +216,27 @@ func TestStorageChecksumsChecked(t *testing.T) {
 			return e.do("PUT", uri, h, data[kib256:])
 		}
 	}
+	small := randomData(62, 8000)
+	chunked := randomData(63, kib256+4000) // two chunks
 	ways := []struct {
 		name string
-		up   func(name string, g given) (resp, *session)
+		data []byte
+		// up uploads data as name, giving g, and returns the answer to the
+		// request that would have finished the upload.
+		up func(name string, data []byte, g given) (resp, *session)
 	}{
-		{"multipart metadata", func(name string, g given) (resp, *session) {
+		{"multipart metadata", small, func(name string, data []byte, g given) (resp, *session) {
 			meta := fmt.Sprintf(`{"name":%q%s}`, name, g.meta)
 			return e.do("POST", "/upload/storage/v1/b/bkt/o?uploadType=multipart", auth("Content-Type", "multipart/related; boundary=B"), multipartBody(meta, data)), nil
 		}},
-		{"media X-Goog-Hash", func(name string, g given) (resp, *session) {
+		{"media X-Goog-Hash", small, func(name string, data []byte, g given) (resp, *session) {
 			return e.do("POST", "/upload/storage/v1/b/bkt/o?uploadType=media&name="+name, auth("Content-Type", "application/octet-stream", "X-Goog-Hash", g.header), data), nil
 		}},
-		{"multipart X-Goog-Hash", func(name string, g given) (resp, *session) {
+		{"multipart X-Goog-Hash", small, func(name string, data []byte, g given) (resp, *session) {
 			return e.do("POST", "/upload/storage/v1/b/bkt/o?uploadType=multipart", auth("Content-Type", "multipart/related; boundary=B", "X-Goog-Hash", g.header),
 				multipartBody(fmt.Sprintf(`{"name":%q}`, name), data)), nil
 		}},
-		{"resumable start metadata", func(name string, g given) (resp, *session) {
+		{"resumable start metadata", chunked, func(name string, data []byte, g given) (resp, *session) {
 			r := e.do("POST", "/upload/storage/v1/b/bkt/o?uploadType=resumable&name="+name,
 				auth("X-Upload-Content-Type", "application/octet-stream", "Content-Type", "application/json; charset=UTF-8"), []byte(`{"contentLanguage":"en"`+g.meta+`}`))
 			if r.code != 200 {
@@ -244,50 +246,51 @@ func TestStorageChecksumsChecked(t *testing.T) {
 			if r := e.chunk(uri, data[:kib256], 0, -1); r.code != 308 {
 				t.Fatalf("first chunk: %d %s", r.code, r.body)
 			}
-			return lastChunk(uri, nil)(), &session{uri: uri}
+			return lastChunk(uri, data, nil)(), &session{uri: uri}
 		}},
-		{"X-Goog-Hash on the last chunk", func(name string, g given) (resp, *session) {
-			uri := e.initiate("POST", "/upload/storage/v1/b/bkt/o?name="+name, "application/octet-stream", total, "")
-			if r := e.chunk(uri, data[:kib256], 0, total); r.code != 308 {
+		{"X-Goog-Hash on the last chunk", chunked, func(name string, data []byte, g given) (resp, *session) {
+			uri := e.initiate("POST", "/upload/storage/v1/b/bkt/o?name="+name, "application/octet-stream", int64(len(data)), "")
+			if r := e.chunk(uri, data[:kib256], 0, int64(len(data))); r.code != 308 {
 				t.Fatalf("first chunk: %d %s", r.code, r.body)
 			}
-			return lastChunk(uri, map[string]string{"X-Goog-Hash": g.header})(), &session{uri, kib256, lastChunk(uri, nil)}
+			return lastChunk(uri, data, map[string]string{"X-Goog-Hash": g.header})(), &session{uri, kib256, lastChunk(uri, data, nil)}
 		}},
 		// The official Go client, when a file is a multiple of its chunk
 		// size, learns the end only after the last chunk and ends with an
 		// empty "bytes */N" carrying X-Goog-Hash.
-		{"X-Goog-Hash on the status query that ends it", func(name string, g given) (resp, *session) {
+		{"X-Goog-Hash on the status query that ends it", chunked[:kib256], func(name string, data []byte, g given) (resp, *session) {
 			uri := e.initiate("POST", "/upload/storage/v1/b/bkt/o?name="+name, "application/octet-stream", -1, "")
 			if r := e.chunk(uri, data, 0, -1); r.code != 308 {
 				t.Fatalf("the bytes: %d %s", r.code, r.body)
 			}
-			end := func() resp {
-				return e.do("PUT", uri, map[string]string{"Content-Range": fmt.Sprintf("bytes */%d", total), "X-Goog-Hash": g.header}, nil)
-			}
-			return end(), &session{uri: uri} // a plain status query ends it
+			r := e.do("PUT", uri, map[string]string{"Content-Range": fmt.Sprintf("bytes */%d", len(data)), "X-Goog-Hash": g.header}, nil)
+			return r, &session{uri: uri}
 		}},
 	}
 	prev := []byte("the generation before")
 	n := 0
 	for _, w := range ways {
+		data, total := w.data, int64(len(w.data))
+		right, other := hashesOf(data), hashesOf(append([]byte{1}, data...))
 		for _, v := range values {
 			n++
 			name := fmt.Sprintf("sum-%d", n)
+			value := v.value(right, other)
 			var g given
 			if strings.Contains(w.name, "metadata") {
-				g.meta = fmt.Sprintf(`,%q:%q`, metaField[v.field], v.value)
+				g.meta = fmt.Sprintf(`,%q:%q`, metaField[v.field], value)
 			} else {
-				g.header = v.field + "=" + v.value
+				g.header = v.field + "=" + value
 			}
+			overwrite := n%2 == 0 // half the names hold an object already
 			t.Run(w.name+"/"+v.name, func(t *testing.T) {
-				overwrite := n%2 == 0 // half the names hold an object already
 				if overwrite {
 					if r := e.do("POST", "/upload/storage/v1/b/bkt/o?uploadType=media&name="+name, auth("Content-Type", "text/plain"), prev); r.code != 200 {
 						t.Fatalf("the object before: %d %s", r.code, r.body)
 					}
 				}
 				before := e.sb.Stats().Completions
-				r, sess := w.up(name, g)
+				r, sess := w.up(name, data, g)
 				switch v.outcome {
 				case "ok":
 					if r.code != 200 {
@@ -302,8 +305,8 @@ func TestStorageChecksumsChecked(t *testing.T) {
 					if r.code != 400 {
 						t.Fatalf("a wrong checksum: %d, want 400: %s", r.code, r.body)
 					}
-					if m := r.errMessage(t); !strings.Contains(m, "doesn't match calculated") || !strings.Contains(m, v.value) {
-						t.Fatalf("message %q: want Google's \"Provided ... doesn't match calculated ...\" naming %s", m, v.value)
+					if m := r.errMessage(t); !strings.Contains(m, "doesn't match calculated") || !strings.Contains(m, value) {
+						t.Fatalf("message %q: want Google's \"Provided ... doesn't match calculated ...\" naming %s", m, value)
 					}
 					if reason := errReason(t, r); reason != "invalid" {
 						t.Fatalf("reason %q, want invalid", reason)
@@ -350,11 +353,10 @@ func TestStorageChecksumsChecked(t *testing.T) {
 				if q.code != 400 || !sameJSON(q.body, r.body) {
 					t.Fatalf("status query after a refused end: %d %s\nwant the same 400: %s", q.code, q.body, r.body)
 				}
-				if r := lastChunk(sess.uri, nil)(); r.code != 400 {
+				if r := e.chunk(sess.uri, data[len(data)-1:], total-1, total); r.code != 400 {
 					t.Fatalf("bytes after a refused end: %d", r.code)
 				}
-				uri := sess.uri
-				id := uri[strings.Index(uri, "upload_id=")+len("upload_id="):]
+				id := sess.uri[strings.Index(sess.uri, "upload_id=")+len("upload_id="):]
 				if _, err := os.Stat(e.sb.uploadPath(id)); !os.IsNotExist(err) {
 					t.Fatalf("the refused session's bytes are kept (%v)", err)
 				}
