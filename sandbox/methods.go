@@ -33,5 +33,5 @@ var uploadMethods = []*uploadMethod{
 	{Name: "mirror.timeline.attachments.insert", HTTPMethod: "POST", Pattern: "/upload/mirror/v1/timeline/{itemId}/attachments",
 		Limit: limitMirror, Accept: acceptMedia, Prepare: mirrorPrepare, Finish: mirrorFinish},
 	{Name: "storage.objects.insert", HTTPMethod: "POST", Pattern: "/upload/storage/v1/b/{bucket}/o",
-		Prepare: storagePrepare, Finish: storageFinish},
+		Prepare: storagePrepare, Finish: storageFinish, GCS: true},
 }
