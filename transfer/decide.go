@@ -46,7 +46,7 @@ type class int
 
 const (
 	classFatal class = iota
-	classRetry       // network, 5xx, rate limit: back off, then ask where it stands
+	classRetry       // network, 408, 5xx, rate limit: back off, then ask where it stands
 	classGone        // 404/410: the session is gone
 	classAuth        // 401: refresh once
 )
@@ -55,7 +55,9 @@ func classify(err error) class {
 	var ae *APIError
 	if errors.As(err, &ae) {
 		switch {
-		case ae.Code >= 500:
+		case ae.Code >= 500, ae.Code == http.StatusRequestTimeout:
+			// Google's retry strategy: "HTTP 408, 429, and 5xx", on
+			// any request of an upload.
 			return classRetry
 		case ae.rateLimited():
 			return classRetry
