@@ -70,7 +70,8 @@ func classify(err error) class {
 	}
 	var ne *NetError
 	var pe *protocolError
-	if errors.As(err, &ne) || errors.As(err, &pe) {
+	var fe *finishError
+	if errors.As(err, &ne) || errors.As(err, &pe) || errors.As(err, &fe) {
 		return classRetry
 	}
 	return classFatal
@@ -132,6 +133,14 @@ func decide(s step, err error) verdict {
 type protocolError struct{ msg string }
 
 func (e *protocolError) Error() string { return e.msg }
+
+// finishError is a finishing answer (2xx) that is not the uploaded
+// resource: cut short, not a JSON object, or of another size than the
+// file. The upload may well be complete, but it is not called done on
+// that: the session is asked again (retried like a protocolError).
+type finishError struct{ msg string }
+
+func (e *finishError) Error() string { return e.msg }
 
 // permanent marks failures that retrying later will not mend.
 type permanent struct{ err error }

@@ -53,7 +53,12 @@ func (up *upload) oneShot(ctx context.Context) (*Response, error) {
 		up.sent = 0
 		a, err := up.exchange(ctx, req, "upload", targetWhere(rec.URL), body)
 		if err == nil && a.status/100 == 2 {
-			return &Response{Status: a.status, ContentType: a.header.Get("Content-Type"), Body: a.body}, nil
+			if ferr := checkResource(a, rec.Size); ferr != nil {
+				// It arrived, most likely, but what the server holds is
+				// unknown; this type cannot be asked, nor sent again blindly.
+				return nil, &permanent{fmt.Errorf("%w: the server answered %d to the %s upload, %w; this type of upload cannot be asked, so it was not sent again", ErrMaybeSent, a.status, rec.Type, ferr)}
+			}
+			return finalResponse(a), nil
 		}
 		switch {
 		case err == nil:

@@ -209,7 +209,7 @@ func (up *upload) status(ctx context.Context) (int64, *Response, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return sessionAnswer(a)
+	return up.sessionAnswer(a)
 }
 
 // chunk sends the bytes from off, up to one chunk, straight from the file.
@@ -246,12 +246,12 @@ func (up *upload) chunk(ctx context.Context, off int64) (int64, *Response, error
 	if err != nil {
 		return 0, nil, err
 	}
-	return sessionAnswer(a)
+	return up.sessionAnswer(a)
 }
 
 // sessionAnswer reads an answer from a session URI: 308 with a Range (or
-// none, meaning zero), or the final resource.
-func sessionAnswer(a *answer) (int64, *Response, error) {
+// none, meaning zero), or the final resource, which must be one.
+func (up *upload) sessionAnswer(a *answer) (int64, *Response, error) {
 	switch {
 	case a.status == http.StatusPermanentRedirect:
 		off, err := parseRange(a.header)
@@ -259,13 +259,11 @@ func sessionAnswer(a *answer) (int64, *Response, error) {
 			return 0, nil, &protocolError{err.Error()}
 		}
 		return off, nil, nil
-	case (a.status == http.StatusOK || a.status == http.StatusCreated) && len(bytes.TrimSpace(a.body)) == 0:
-		// Every Google upload ends with the resource. A bare 2xx is a
-		// server in trouble (one shutting down answers so), not the end of
-		// the upload: ask where it stands rather than call it done.
-		return 0, nil, &protocolError{fmt.Sprintf("the server answered %d without the uploaded resource", a.status)}
 	case a.status == http.StatusOK || a.status == http.StatusCreated:
-		return 0, &Response{Status: a.status, ContentType: a.header.Get("Content-Type"), Body: a.body}, nil
+		if err := checkResource(a, up.rec.Size); err != nil {
+			return 0, nil, err
+		}
+		return 0, finalResponse(a), nil
 	default:
 		return 0, nil, parseAPIError(a.status, a.body)
 	}

@@ -274,6 +274,9 @@ func (up *upload) backoff(ctx context.Context, cause error) error {
 	}
 	woke := errors.Is(cause, errWoke)
 	if !woke && up.failures > u.Retry.MaxRetries {
+		if fe := (*finishError)(nil); errors.As(cause, &fe) {
+			return fmt.Errorf("%w: the server said the upload finished but, in %d tries, never answered with the uploaded resource; the session is kept, so trying again asks it once more: %w", ErrMaybeSent, up.failures, cause)
+		}
 		return fmt.Errorf("%w: gave up after %d tries in a row without progress; the session is kept: %w", ErrGaveUp, up.failures, cause)
 	}
 	wait := time.Duration(0)
