@@ -29,6 +29,7 @@ var causes = map[string]error{
 	"maybe-sent":     ErrMaybeSent,
 	"gave-up":        ErrGaveUp,
 	"sign-in":        ErrSignIn,
+	"not-verified":   ErrNotVerified,
 }
 
 // causeOf is the name of err's kind of failure, "" for any other.

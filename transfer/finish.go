@@ -50,5 +50,5 @@ func jsonInt(raw json.RawMessage) (int64, bool) {
 
 // finalResponse is the finishing answer as the engine reports it.
 func finalResponse(a *answer) *Response {
-	return &Response{Status: a.status, ContentType: a.header.Get("Content-Type"), Body: a.body}
+	return &Response{Status: a.status, ContentType: a.header.Get("Content-Type"), Body: a.body, googHash: googHashOf(a.header)}
 }

@@ -314,6 +314,9 @@ func stateWords(v jobView, now time.Time) string {
 	case transfer.StatePaused:
 		return "Paused"
 	case transfer.StateDone:
+		if snap.Verified != "" {
+			return "Done · verified (" + snap.Verified + ")"
+		}
 		return "Done"
 	case transfer.StateCancelled:
 		return "Cancelled"
@@ -368,4 +371,5 @@ var failureAdvice = map[error]string{
 	transfer.ErrSourceChanged: ". Add the file again if its new content is what you want.",
 	transfer.ErrMaybeSent:     ". Check the destination; if it is missing, Retry sends it again.",
 	transfer.ErrSignIn:        ". Sign in again on the Account screen, then Retry.",
+	transfer.ErrNotVerified:   ". The copy at the destination is not the file: add the file again.",
 }
