@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -42,7 +43,8 @@ type transfersScreen struct {
 	empty   *widget.Label
 	content fyne.CanvasObject
 	now     func() time.Time
-	draws   int // rows drawn, for the throttle's test
+	draws   int         // rows drawn, for the throttle's test
+	ticking atomic.Bool // the redraw ticker runs: only while a job moves
 	status  *widget.Label
 	clear   *widget.Button
 }
@@ -86,11 +88,27 @@ func (s *transfersScreen) start() {
 }
 
 // follow applies events to the views; rows are redrawn on the UI thread,
-// at most rowRate often for progress.
+// at most rowRate often for progress. The ticker runs only while a job is
+// running or retrying: at rest, nothing wakes.
 func (s *transfersScreen) follow(ctx context.Context) {
-	tick := time.NewTicker(rowRate)
-	defer tick.Stop()
+	var tick *time.Ticker
+	var ticks <-chan time.Time
+	defer func() {
+		if tick != nil {
+			tick.Stop()
+		}
+	}()
 	for {
+		switch moving := s.moving(); {
+		case moving && tick == nil:
+			tick = time.NewTicker(rowRate)
+			ticks = tick.C
+		case !moving && tick != nil:
+			tick.Stop()
+			tick, ticks = nil, nil
+			s.flushDirty() // the last progress
+		}
+		s.ticking.Store(tick != nil)
 		select {
 		case <-ctx.Done():
 			return
@@ -98,10 +116,23 @@ func (s *transfersScreen) follow(ctx context.Context) {
 			if s.apply(e) {
 				s.flush(e.Job)
 			}
-		case <-tick.C:
+		case <-ticks:
 			s.flushDirty()
 		}
 	}
+}
+
+// moving reports whether a job is running or retrying, so its row changes
+// by itself (rate, countdown).
+func (s *transfersScreen) moving() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range s.views {
+		if v.snap.State.Active() {
+			return true
+		}
+	}
+	return false
 }
 
 // apply folds an event into its job's view and reports whether the row
