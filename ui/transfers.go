@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -43,7 +44,8 @@ type transfersScreen struct {
 	empty   *widget.Label
 	content fyne.CanvasObject
 	now     func() time.Time
-	draws   int // rows drawn, for the throttle's test
+	draws   int         // rows drawn, for the throttle's test
+	ticking atomic.Bool // the redraw ticker runs: only while a job moves
 	status  *widget.Label
 	clear   *widget.Button
 }
@@ -88,11 +90,27 @@ func (s *transfersScreen) start() {
 }
 
 // follow applies events to the views; rows are redrawn on the UI thread,
-// at most rowRate often for progress.
+// at most rowRate often for progress. The ticker runs only while a job is
+// running or retrying: at rest, nothing wakes.
 func (s *transfersScreen) follow(ctx context.Context) {
-	tick := time.NewTicker(rowRate)
-	defer tick.Stop()
+	var tick *time.Ticker
+	var ticks <-chan time.Time
+	defer func() {
+		if tick != nil {
+			tick.Stop()
+		}
+	}()
 	for {
+		switch moving := s.moving(); {
+		case moving && tick == nil:
+			tick = time.NewTicker(rowRate)
+			ticks = tick.C
+		case !moving && tick != nil:
+			tick.Stop()
+			tick, ticks = nil, nil
+			s.flushDirty() // the last progress
+		}
+		s.ticking.Store(tick != nil)
 		select {
 		case <-ctx.Done():
 			return
@@ -100,10 +118,23 @@ func (s *transfersScreen) follow(ctx context.Context) {
 			if s.apply(e) {
 				s.flush(e.Job)
 			}
-		case <-tick.C:
+		case <-ticks:
 			s.flushDirty()
 		}
 	}
+}
+
+// moving reports whether a job is running or retrying, so its row changes
+// by itself (rate, countdown).
+func (s *transfersScreen) moving() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range s.views {
+		if v.snap.State.Active() {
+			return true
+		}
+	}
+	return false
 }
 
 // apply folds an event into its job's view and reports whether the row
@@ -317,6 +348,9 @@ func stateWords(v jobView, now time.Time) string {
 	case transfer.StatePaused:
 		return "Paused"
 	case transfer.StateDone:
+		if snap.Verified != "" {
+			return "Done · verified (" + snap.Verified + ")"
+		}
 		return "Done"
 	case transfer.StateCancelled:
 		return "Cancelled"
@@ -371,4 +405,5 @@ var failureAdvice = map[error]string{
 	transfer.ErrSourceChanged: ". Add the file again if its new content is what you want.",
 	transfer.ErrMaybeSent:     ". Check the destination; if it is missing, Retry sends it again.",
 	transfer.ErrSignIn:        ". Sign in again on the Account screen, then Retry.",
+	transfer.ErrNotVerified:   ". The copy at the destination is not the file: add the file again.",
 }

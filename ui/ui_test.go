@@ -448,3 +448,35 @@ func TestClosingTheWindow(t *testing.T) {
 		t.Fatalf("the question: %q", text)
 	}
 }
+
+// At rest nothing runs: the redraw ticker starts when a job moves and stops
+// once none does. A verified job says so in its row.
+func TestTransfersTickerOnlyWhileMoving(t *testing.T) {
+	fu := &fakeUploads{recs: map[string]transfer.Snapshot{
+		"a": {ID: "a", Path: "/tmp/a.bin", URL: "http://127.0.0.1:9/upload/storage/v1/b/b/o", Size: 10, State: transfer.StateQueued, Created: time.Now()},
+		"b": {ID: "b", Path: "/tmp/b.bin", URL: "http://127.0.0.1:9/upload/storage/v1/b/b/o", Size: 10, State: transfer.StateQueued, Created: time.Now()},
+	}}
+	events := make(chan transfer.Event, 64)
+	h := newHarness(t, func(o *harnessOpts) { o.uploads, o.events = fu, events })
+	ticking := func() bool { return h.u.transfers.ticking.Load() }
+	h.until("the screen follows the queue", func() bool { return h.u.transfers.rows["a"] != nil })
+	if ticking() {
+		t.Fatal("the ticker runs with every job queued")
+	}
+	set := func(st transfer.State) func(*transfer.Snapshot) { return func(s *transfer.Snapshot) { s.State = st } }
+	events <- fu.event(transfer.EventStarted, "a", set(transfer.StateRunning))
+	h.until("the ticker to start", ticking)
+	events <- fu.event(transfer.EventStarted, "b", set(transfer.StateRunning))
+	events <- fu.event(transfer.EventRetrying, "b", set(transfer.StateRetrying))
+	done := func(s *transfer.Snapshot) {
+		s.State, s.Confirmed, s.Response, s.Verified = transfer.StateDone, s.Size, &transfer.Response{Status: 200}, transfer.SumCRC32C
+	}
+	events <- fu.event(transfer.EventDone, "a", done)
+	row := h.u.transfers.rows["a"]
+	h.until("a done", func() bool { return row.state.Text == "Done · verified (crc32c)" })
+	if !ticking() {
+		t.Fatal("the ticker stopped while a job still retries")
+	}
+	events <- fu.event(transfer.EventDone, "b", done)
+	h.until("the ticker to stop once every job is done", func() bool { return !ticking() })
+}
