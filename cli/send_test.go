@@ -227,6 +227,7 @@ func TestSendRefusals(t *testing.T) {
 			t.Errorf("%v: exit %d, %q", c.args, code, errs)
 		}
 	}
+	mockKeyring(t) // an empty keychain, whatever this machine has
 	var errOut bytes.Buffer
 	code := Main(context.Background(), &Env{Stdout: io.Discard, Stderr: &errOut}, []string{"send", "--to", "a@example.com", "--endpoint", "http://127.0.0.1:1", "--state-dir", t.TempDir()})
 	if code != 1 || !strings.Contains(errOut.String(), "carrier login") {
