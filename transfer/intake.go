@@ -33,6 +33,13 @@ type Spec struct {
 	// sets them (internal/app for Cloud Storage: CRC32C); none by default.
 	// Whatever the target reports of the SHA-256 is compared in any case.
 	Checksums []string
+	// Existing is the URI of the resource the metadata names, for targets
+	// where a create under an id the caller chose answers 409 once that id
+	// exists (Drive). A 409 to the start of a session then means an earlier
+	// attempt made it, its answer lost: the engine reads the resource there
+	// and checks it against the file (size, and checksums the server
+	// reports) as if the upload had just finished. Empty: a 409 fails.
+	Existing string
 	// Label names the job for people ("Report · to bob@example.com"); the
 	// engine only keeps it. It must not hold a credential.
 	Label string
@@ -172,6 +179,7 @@ func (q *Queue) newRecord(spec Spec) (*Record, error) {
 		Needs:       slices.Compact(slices.Sorted(slices.Values(spec.Needs))),
 		SHA256:      strings.ToLower(spec.SHA256),
 		Checksums:   slices.Clone(spec.Checksums),
+		Existing:    spec.Existing,
 		State:       StateQueued,
 		Updated:     now,
 	}

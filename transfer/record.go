@@ -67,6 +67,10 @@ type Record struct {
 	// they are computed as the bytes go out: SumState holds their states
 	// over the file's first Summed bytes.
 	Checksums []string          `json:"checksums,omitempty"`
+	// Existing is where the resource is read when the start of a session
+	// answers 409: the metadata named it (a Drive file's id), so it exists
+	// because an earlier attempt made it (see Spec.Existing).
+	Existing string `json:"existing,omitempty"`
 	Summed    int64             `json:"summed,omitempty"`
 	SumState  map[string][]byte `json:"sumState,omitempty"`
 	ChunkSize int64             `json:"chunkSize"`
@@ -185,6 +189,8 @@ func (r *Record) validate() error {
 		return bad("hashed length %d outside 0..%d", r.Hashed, r.Size)
 	case r.Hashed > 0 && r.HashState == nil && (r.SHA256 == "" || r.Hashed != r.Size):
 		return bad("hashed %d bytes but holds no hash state", r.Hashed)
+	case r.Existing != "" && checkHTTPURL(r.Existing) != nil:
+		return bad("the existing resource's URI is unusable")
 	case !validSums(r.Checksums):
 		return bad("unknown or repeated checksums %q", r.Checksums)
 	case r.Summed < 0 || r.Summed > r.Size || r.Summed > 0 && len(r.SumState) != len(r.Checksums):

@@ -45,6 +45,10 @@ func (up *upload) resumable(ctx context.Context) (*Response, error) {
 				offset, up.best, up.sent, needStatus = 0, 0, 0, false
 				continue
 			}
+			if errors.Is(err, errAlreadyMade) {
+				s = stepStatus
+				resp, err = up.existing(ctx)
+			}
 		case needStatus || up.expired():
 			s = stepStatus
 			next, resp, err = up.status(ctx)
@@ -166,6 +170,9 @@ func (up *upload) initiate(ctx context.Context) error {
 		return err
 	}
 	if a.status/100 != 2 {
+		if a.status == http.StatusConflict && rec.Existing != "" {
+			return errAlreadyMade
+		}
 		if a.status == http.StatusPermanentRedirect {
 			return &protocolError{"the server answered 308 to the start of a session"}
 		}
@@ -190,6 +197,35 @@ func (up *upload) initiate(ctx context.Context) error {
 		c.SessionStarted = now
 		c.Confirmed = 0
 	})
+}
+
+// errAlreadyMade says the start of a session was refused because the
+// resource its metadata names exists (409, with Record.Existing set).
+var errAlreadyMade = errors.New("the resource exists already")
+
+// existing reads the resource an earlier attempt made, as the answer
+// that finishes the upload: checked against the file's size here, and
+// against its checksums by verify after.
+func (up *upload) existing(ctx context.Context) (*Response, error) {
+	rec := up.rec
+	req, err := http.NewRequest(http.MethodGet, rec.Existing, http.NoBody)
+	if err != nil {
+		return nil, &permanent{errors.New("the existing resource's URI is unusable")}
+	}
+	if err := up.authorize(ctx, req, true); err != nil {
+		return nil, err
+	}
+	a, err := up.exchange(ctx, req, "read the file an earlier attempt made", targetWhere(rec.Existing), nil)
+	if err != nil {
+		return nil, err
+	}
+	if a.status != http.StatusOK {
+		return nil, parseAPIError(a.status, a.body)
+	}
+	if err := checkResource(a, rec.Size); err != nil {
+		return nil, &permanent{fmt.Errorf("%w: the server says it holds this upload already, but what it holds is %w", ErrNotVerified, err)}
+	}
+	return finalResponse(a), nil
 }
 
 // status asks the session where it stands: the offset it stores, or the

@@ -249,7 +249,10 @@ func (q *Queue) SendWithLinks(ctx context.Context, d Drive, msg *compose.Message
 		}
 		meta, _ := json.Marshal(map[string]string{"id": ids[i], "name": name, "mimeType": ctype})
 		s := transfer.Spec{URL: d.Root + "/upload/drive/v3/files?fields=" + url.QueryEscape(driveFields), Method: http.MethodPost,
-			ContentType: ctype, Metadata: meta, Path: p, Label: name + " · to Google Drive"}
+			ContentType: ctype, Metadata: meta, Path: p, Label: name + " · to Google Drive",
+			// A 409 to a new session means an earlier attempt made the
+			// file: the engine reads it and checks it is these bytes.
+			Existing: d.Root + "/drive/v3/files/" + url.PathEscape(ids[i]) + "?fields=" + url.QueryEscape(driveFields)}
 		settings(&s)
 		if s.Type != transfer.Resumable && s.Type != "" {
 			s.Type = transfer.Resumable // a file of this size goes resumable, whatever the message does
