@@ -66,11 +66,11 @@ type Record struct {
 	// reports (SumCRC32C, SumMD5; see Spec.Checksums). Like the SHA-256
 	// they are computed as the bytes go out: SumState holds their states
 	// over the file's first Summed bytes.
-	Checksums []string          `json:"checksums,omitempty"`
+	Checksums []string `json:"checksums,omitempty"`
 	// Existing is where the resource is read when the start of a session
 	// answers 409: the metadata named it (a Drive file's id), so it exists
 	// because an earlier attempt made it (see Spec.Existing).
-	Existing string `json:"existing,omitempty"`
+	Existing  string            `json:"existing,omitempty"`
 	Summed    int64             `json:"summed,omitempty"`
 	SumState  map[string][]byte `json:"sumState,omitempty"`
 	ChunkSize int64             `json:"chunkSize"`
