@@ -63,6 +63,11 @@ type Options struct {
 	TokenTTL    time.Duration
 	AutoConsent bool
 
+	// DriveQuota is the Drive storage quota in bytes (about.get's
+	// storageQuota.limit), enforced on uploads; 0 means 15 GiB, negative
+	// no limit. SetDriveQuota and PUT /sandbox/v1/drive change it.
+	DriveQuota int64
+
 	// NoSync skips fsync: bytes and state reach the disk when the OS
 	// writes them back, so a power cut can lose what a crash cannot. For
 	// benchmarks that measure the protocol rather than the disk.
@@ -92,6 +97,7 @@ type Sandbox struct {
 	scopes  map[string]routeAccess // by ServeMux pattern
 	heavy   chan struct{}          // HeavyRequests slots
 	pending pendingConsents
+	drive   driveState
 
 	locksMu sync.Mutex
 	locks   map[string]*sessionMutex // only sessions with a request in flight
