@@ -837,3 +837,43 @@ func TestDriveMetadataBodiesAreBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestDriveScopesOnDeletes: the deleting routes, each on a fresh file
+// (TestScopesOnEveryEndpoint covers the others).
+func TestDriveScopesOnDeletes(t *testing.T) {
+	e, _ := newOAuthEnv(t, func(o *Options) { o.AutoConsent = true })
+	for _, c := range []struct {
+		scope string
+		open  bool
+	}{
+		{ScopeDriveFile, true}, {ScopeDrive, true}, {ScopeDriveReadonly, false},
+		{"https://www.googleapis.com/auth/devstorage.read_write", false}, {scopeSend, false},
+	} {
+		tok := e.signIn(c.scope)["access_token"].(string)
+		for _, what := range []string{"file", "permission"} {
+			id := e.driveMedia([]byte("x"), "text/plain", "")["id"].(string)
+			path := "/drive/v3/files/" + id
+			if what == "permission" {
+				e.driveJSON("POST", path+"/permissions", `{"type":"anyone","role":"reader"}`)
+				path += "/permissions/anyoneWithLink"
+			}
+			r := e.do("DELETE", path, bearer(tok), nil)
+			switch {
+			case c.open && r.code != 204:
+				t.Errorf("delete %s with %s: %d %s", what, c.scope, r.code, r.body)
+			case !c.open && (r.code != 403 || !strings.Contains(r.errMessage(t), "insufficient authentication scopes")):
+				t.Errorf("delete %s with %s: %d %s, want 403", what, c.scope, r.code, r.body)
+			}
+		}
+	}
+	// A session start is refused with the wrong scope before anything is kept.
+	tok := e.signIn(ScopeDriveReadonly)["access_token"].(string)
+	h := bearer(tok)
+	h["X-Upload-Content-Type"] = "text/plain"
+	if r := e.do("POST", driveFiles+"?uploadType=resumable", h, nil); r.code != 403 {
+		t.Fatalf("resumable start with drive.readonly: %d %s", r.code, r.body)
+	}
+	if st := e.sb.Stats(); st.SessionsCreated != 0 {
+		t.Fatalf("%d sessions created", st.SessionsCreated)
+	}
+}
