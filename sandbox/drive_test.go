@@ -877,3 +877,54 @@ func TestDriveScopesOnDeletes(t *testing.T) {
 		t.Fatalf("%d sessions created", st.SessionsCreated)
 	}
 }
+
+// TestDriveQuotaAtFiling: bytes checked against the room while they came
+// may no longer fit when the file is filed (another upload finished in
+// between); the file is then refused, not made.
+func TestDriveQuotaAtFiling(t *testing.T) {
+	e := newEnv(t)
+	m := methodByName["drive.files.create"]
+	data := randomData(9, 1000)
+	file := func() *media {
+		f, err := os.CreateTemp(e.dir+"/uploads", "simple-*.part")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write(data)
+		f.Close()
+		h := newHashes()
+		h.withSHA256(true)
+		h.Write(data)
+		return h.media(f.Name(), int64(len(data)))
+	}
+	e.sb.SetDriveQuota(DriveQuota{Limit: 1500})
+	u := &upload{Method: m.Name, Query: url.Values{}, Base: e.srv.URL, MediaType: "text/plain"}
+	if _, ae := e.sb.finish(m, u, file(), nil); ae != nil {
+		t.Fatalf("first file: %v", ae)
+	}
+	if _, ae := e.sb.finish(m, u, file(), nil); ae == nil || ae.Code != 403 || ae.Reason != "storageQuotaExceeded" {
+		t.Fatalf("second file past the quota: %v", ae)
+	}
+	var l struct{ Files []any }
+	json.Unmarshal(e.do("GET", "/drive/v3/files", auth(), nil).body, &l)
+	if len(l.Files) != 1 {
+		t.Fatalf("%d files, want 1", len(l.Files))
+	}
+}
+
+// FuzzDriveSelections: fields= and q are parsed from what any client
+// sends; neither parser may panic, and a selection that parses applies.
+func FuzzDriveSelections(f *testing.F) {
+	for _, s := range []string{"id,name", "files(id,owners(emailAddress)),nextPageToken", "storageQuota/limit", "*", "a((b)", ")",
+		"name = 'x' and trashed = false", `'1a' in parents`, `name contains 'it\'s'`, "'", "!=", "and and"} {
+		f.Add(s)
+	}
+	res := map[string]any{"id": "1", "files": []map[string]any{{"id": "2", "owners": []map[string]any{{"emailAddress": "a"}}}}}
+	f.Fuzz(func(t *testing.T, s string) {
+		if sel, err := parseFields(s); err == nil {
+			sel.check(driveFileListSchema, "")
+			sel.apply(res)
+		}
+		parseDriveQuery(s, func(id string) string { return id })
+	})
+}

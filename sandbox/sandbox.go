@@ -1,6 +1,6 @@
 // Package sandbox is Carrier's embedded stand-in for Google's upload
-// endpoints: Gmail and Mirror media uploads, Cloud Storage objects, their
-// read endpoints, and the resumable upload protocol with the behaviour of
+// endpoints: Gmail and Mirror media uploads, Cloud Storage objects, Drive
+// files with their sharing (drive.go), their read endpoints, and the resumable upload protocol with the behaviour of
 // real Google servers (PROTOCOL.md). It shares no code with package
 // transfer on purpose: it is the other side of the wire.
 package sandbox
