@@ -61,7 +61,11 @@ func (p *progress) event(e transfer.Event) {
 		p.started[e.Job] = true
 		p.line(fmt.Sprintf("%s: started (%s)", e.Job, compose.HumanSize(e.Total)))
 	case transfer.EventDone:
-		p.line(fmt.Sprintf("%s: done, %s, status %d", e.Job, compose.HumanSize(e.Total), e.Response.Status))
+		line := fmt.Sprintf("%s: done, %s, status %d", e.Job, compose.HumanSize(e.Total), e.Response.Status)
+		if e.Snap.Verified != "" {
+			line += ", verified (" + e.Snap.Verified + ")"
+		}
+		p.line(line)
 	case transfer.EventFailed:
 		p.line(fmt.Sprintf("%s: failed: %s", e.Job, e.Message))
 	case transfer.EventWaiting:

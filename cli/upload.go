@@ -139,6 +139,7 @@ func runUpload(ctx context.Context, env *Env, args []string) error {
 		utype    = fs.String("upload-type", "resumable", "resumable, multipart or media; only resumable can be resumed or checked for completion")
 		method   = fs.String("method", "POST", "POST, or PUT to update an existing resource")
 		chunk    = fs.Int64("chunk-size", 0, "bytes per request, a multiple of 262144 (default 16 MiB)")
+		md5      = fs.Bool("md5", false, "to Cloud Storage, send and check the MD5 as well as the CRC32C")
 	)
 	tf.add(fs, env.dirs())
 	if err := parseFlags(fs, args); err != nil {
@@ -186,7 +187,8 @@ func runUpload(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer done()
-	id, err := q.Add(transfer.Spec{URL: *target, Method: m, Type: typ, ContentType: *ctype, Metadata: meta, Path: *file, ChunkSize: *chunk})
+	id, err := q.Add(transfer.Spec{URL: *target, Method: m, Type: typ, ContentType: *ctype, Metadata: meta, Path: *file, ChunkSize: *chunk,
+		Checksums: app.Checksums(*target, *md5)})
 	if err != nil {
 		return err
 	}
@@ -234,4 +236,5 @@ var advice = map[error]string{
 	transfer.ErrSourceChanged: ". Upload the file again as a new job if its new content is what you want",
 	transfer.ErrMaybeSent:     ". Check the destination; if it is not there, upload the file again",
 	transfer.ErrSignIn:        ". Sign in again (`carrier login`), then run `carrier resume`",
+	transfer.ErrNotVerified:   ". The copy on the server is not the file: remove it there if it is kept, and upload the file again as a new job",
 }

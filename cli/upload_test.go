@@ -36,7 +36,9 @@ func TestUpload(t *testing.T) {
 			if !bytes.Equal(readObject(t, base, name), data) {
 				t.Fatal("bytes differ")
 			}
-			if !strings.Contains(errOut.String(), "done") || strings.Contains(errOut.String(), "upload_id") {
+			// Storage reports the CRC32C of what it holds: the last line says
+			// the bytes were checked.
+			if !strings.Contains(errOut.String(), "done") || !strings.Contains(errOut.String(), "verified (crc32c)") || strings.Contains(errOut.String(), "upload_id") {
 				t.Errorf("stderr:\n%s", errOut.String())
 			}
 		})

@@ -38,7 +38,7 @@ func (e *testEnv) driveMedia(data []byte, ctype, query string) map[string]any {
 	return r.json(e.t)
 }
 
-func multipartBody(meta string, ctype string, data []byte) (string, []byte) {
+func driveMultipartBody(meta string, ctype string, data []byte) (string, []byte) {
 	var b bytes.Buffer
 	b.WriteString("--B\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n" + meta + "\r\n")
 	b.WriteString("--B\r\nContent-Type: " + ctype + "\r\n\r\n")
@@ -49,7 +49,7 @@ func multipartBody(meta string, ctype string, data []byte) (string, []byte) {
 
 func (e *testEnv) driveMultipart(meta, ctype string, data []byte, query string) resp {
 	e.t.Helper()
-	ct, body := multipartBody(meta, ctype, data)
+	ct, body := driveMultipartBody(meta, ctype, data)
 	return e.do("POST", driveFiles+"?uploadType=multipart"+query, auth("Content-Type", ct), body)
 }
 

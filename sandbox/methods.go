@@ -33,7 +33,7 @@ var uploadMethods = []*uploadMethod{
 	{Name: "mirror.timeline.attachments.insert", HTTPMethod: "POST", Pattern: "/upload/mirror/v1/timeline/{itemId}/attachments",
 		Limit: limitMirror, Accept: acceptMedia, Prepare: mirrorPrepare, Finish: mirrorFinish},
 	{Name: "storage.objects.insert", HTTPMethod: "POST", Pattern: "/upload/storage/v1/b/{bucket}/o",
-		Prepare: storagePrepare, Finish: storageFinish},
+		Prepare: storagePrepare, Finish: storageFinish, GCS: true},
 	{Name: "drive.files.create", HTTPMethod: "POST", Pattern: "/upload/drive/v3/files",
 		Limit: limitDrive, SHA256: true, Room: driveRoom, Prepare: drivePrepare, Finish: driveFinish},
 }

@@ -18,7 +18,7 @@ type sessionRec struct {
 	ID         string          `json:"id"`
 	Upload     upload          `json:"upload"`
 	Path       string          `json:"path"`
-	Started    string          `json:"started"`  // POST or PUT: decides 201 or 200 at the end
+	Started    string          `json:"started"`  // POST or PUT: decides 201 or 200 at the end (but GCS: 200)
 	Declared   int64           `json:"declared"` // X-Upload-Content-Length, -1 if not given
 	Total      int64           `json:"total"`    // -1 until known
 	Stored     int64           `json:"stored"`
@@ -32,7 +32,7 @@ type sessionRec struct {
 }
 
 func (sess *sessionRec) successCode() int {
-	if sess.Started == http.MethodPut {
+	if m := methodByName[sess.Upload.Method]; sess.Started == http.MethodPut || m != nil && m.GCS {
 		return http.StatusOK
 	}
 	return http.StatusCreated
@@ -108,6 +108,10 @@ func (s *Sandbox) serveSession(w http.ResponseWriter, r *http.Request) {
 		s.replay(w, sess)
 		return
 	}
+	if e := methodByName[sess.Upload.Method].checkGoogHash(r); e != nil {
+		s.refuse(w, r, e)
+		return
+	}
 	s.serveBytes(w, r, sess, plan)
 }
 
@@ -123,6 +127,11 @@ func (s *Sandbox) refuse(w http.ResponseWriter, r *http.Request, e *apiError) {
 // replay answers a finished session: a status query after completion gets
 // the resource, so a client whose last answer was lost never sends twice.
 func (s *Sandbox) replay(w http.ResponseWriter, sess *sessionRec) {
+	if m := methodByName[sess.Upload.Method]; m != nil && m.GCS && sess.ResultCode < 300 {
+		if h, err := restoreHashes(sess.MD5State, sess.CRCState); err == nil {
+			w.Header().Set("X-Goog-Hash", googHash(h.md5.Sum(nil), h.crc.Sum32()))
+		}
+	}
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 	w.WriteHeader(sess.ResultCode)
 	w.Write(sess.Result)
@@ -319,6 +328,7 @@ func (s *Sandbox) complete(w http.ResponseWriter, r *http.Request, sess *session
 		f.Close()
 	}
 	md := h.media(path, sess.Stored)
+	md.GoogHash = r.Header.Values("X-Goog-Hash")
 	if _, e := s.finish(m, &sess.Upload, md, sess); e != nil && !sess.Done {
 		writeError(w, e)
 		return

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -37,6 +38,9 @@ func objectKey(bucket, name string) string { return bucket + "\x00" + name }
 func storagePrepare(s *Sandbox, tx *bolt.Tx, u *upload) *apiError {
 	_, e := objectName(u)
 	if e != nil {
+		return e
+	}
+	if _, e := metadataChecksums(u.Metadata); e != nil {
 		return e
 	}
 	if !validBucket(u.Params["bucket"]) {
@@ -80,6 +84,9 @@ func storageFinish(s *Sandbox, tx *bolt.Tx, u *upload, m *media) (any, string, *
 	if e != nil {
 		return nil, "", e
 	}
+	if e := checkChecksums(u, m); e != nil {
+		return nil, "", e // before anything is written: nothing is stored
+	}
 	bucket := u.Params["bucket"]
 	var meta struct {
 		ContentType string            `json:"contentType"`
@@ -113,8 +120,6 @@ func storageFinish(s *Sandbox, tx *bolt.Tx, u *upload, m *media) (any, string, *
 }
 
 func (o *objectRec) resource(base string) map[string]any {
-	var crc [4]byte
-	binary.BigEndian.PutUint32(crc[:], o.CRC32C)
 	gen := strconv.FormatInt(o.Generation, 10)
 	path := "/b/" + url.PathEscape(o.Bucket) + "/o/" + url.PathEscape(o.Name)
 	r := map[string]any{
@@ -130,7 +135,7 @@ func (o *objectRec) resource(base string) map[string]any {
 		"storageClass":   "STANDARD",
 		"size":           strconv.FormatInt(o.Size, 10),
 		"md5Hash":        base64.StdEncoding.EncodeToString(o.MD5),
-		"crc32c":         base64.StdEncoding.EncodeToString(crc[:]),
+		"crc32c":         crc32cString(o.CRC32C),
 		"etag":           base64.StdEncoding.EncodeToString([]byte(gen))[:8],
 		"timeCreated":    o.Created.Format(time.RFC3339Nano),
 		"updated":        o.Created.Format(time.RFC3339Nano),
@@ -156,6 +161,14 @@ func (s *Sandbox) storageRoutes(mux *http.ServeMux) {
 			return
 		}
 		if r.URL.Query().Get("alt") == "media" {
+			// The whole object's hashes, even for a Range: GCS sends them
+			// so, and a client checks them only on a whole read.
+			h := w.Header()
+			h.Set("X-Goog-Hash", googHash(o.MD5, o.CRC32C))
+			h.Set("X-Goog-Stored-Content-Encoding", "identity")
+			h.Set("X-Goog-Stored-Content-Length", strconv.FormatInt(o.Size, 10))
+			h.Set("X-Goog-Generation", strconv.FormatInt(o.Generation, 10))
+			h.Set("X-Goog-Metageneration", "1")
 			s.serveBlob(w, r, o.Blob, o.ContentType, o.Created)
 			return
 		}
@@ -198,4 +211,129 @@ func (s *Sandbox) serveBlob(w http.ResponseWriter, r *http.Request, blob, conten
 	defer f.Close()
 	w.Header().Set("Content-Type", contentType)
 	http.ServeContent(w, r, "", mod, f)
+}
+
+// Checksums (PROTOCOL.md 7). The sandbox computes md5Hash and crc32c as the
+// bytes are stored (hashes in upload.go; a session keeps their state with
+// its stored offset). A client may give either to be checked: in the
+// metadata of a multipart upload or of a session's start, or in X-Goog-Hash
+// on the request that carries the last bytes. A mismatch is refused with
+// 400 before the object is written; a session that ends so keeps answering
+// that 400 (see finish in upload.go): its bytes are not the client's, so
+// there is nothing to resume.
+
+// checksums are the hashes a client gave; nil when not given.
+type checksums struct {
+	md5 []byte // 16 bytes
+	crc []byte // 4 bytes, big-endian
+}
+
+func crc32cString(c uint32) string {
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], c)
+	return base64.StdEncoding.EncodeToString(b[:])
+}
+
+// googHash is the X-Goog-Hash value of stored bytes.
+func googHash(md5 []byte, crc uint32) string {
+	return "crc32c=" + crc32cString(crc) + ",md5=" + base64.StdEncoding.EncodeToString(md5)
+}
+
+func decodeChecksum(what, v string, n int) ([]byte, *apiError) {
+	b, err := base64.StdEncoding.DecodeString(v)
+	if err != nil || len(b) != n {
+		return nil, errorf(400, "invalid", "Invalid %s %q: want the base64 of %d bytes.", what, v, n)
+	}
+	return b, nil
+}
+
+// metadataChecksums reads md5Hash and crc32c from an object's metadata.
+func metadataChecksums(meta json.RawMessage) (checksums, *apiError) {
+	var c checksums
+	if len(meta) == 0 {
+		return c, nil
+	}
+	var m struct {
+		MD5 *string `json:"md5Hash"`
+		CRC *string `json:"crc32c"`
+	}
+	if err := json.Unmarshal(meta, &m); err != nil {
+		return c, errorf(400, "invalid", "md5Hash and crc32c in the metadata must be strings (base64): %v", err)
+	}
+	var e *apiError
+	if m.MD5 != nil {
+		if c.md5, e = decodeChecksum("md5Hash", *m.MD5, 16); e != nil {
+			return c, e
+		}
+	}
+	if m.CRC != nil {
+		if c.crc, e = decodeChecksum("crc32c", *m.CRC, 4); e != nil {
+			return c, e
+		}
+	}
+	return c, nil
+}
+
+// parseGoogHash reads X-Goog-Hash request headers ("crc32c=B64,md5=B64",
+// one header or several). Names it does not know are ignored.
+func parseGoogHash(values []string) (checksums, *apiError) {
+	var c checksums
+	for _, v := range values {
+		for _, item := range strings.Split(v, ",") {
+			item = strings.TrimSpace(item)
+			if item == "" {
+				continue
+			}
+			name, val, ok := strings.Cut(item, "=")
+			if !ok {
+				return c, errorf(400, "invalid", "Invalid X-Goog-Hash %q: want crc32c=BASE64,md5=BASE64.", v)
+			}
+			var dst *[]byte
+			var b []byte
+			var e *apiError
+			switch strings.ToLower(strings.TrimSpace(name)) {
+			case "md5":
+				dst = &c.md5
+				b, e = decodeChecksum("md5 in X-Goog-Hash", strings.TrimSpace(val), 16)
+			case "crc32c":
+				dst = &c.crc
+				b, e = decodeChecksum("crc32c in X-Goog-Hash", strings.TrimSpace(val), 4)
+			default:
+				continue
+			}
+			if e != nil {
+				return c, e
+			}
+			if *dst != nil && !bytes.Equal(*dst, b) {
+				return c, errorf(400, "invalid", "X-Goog-Hash names %s twice with different values.", name)
+			}
+			*dst = b
+		}
+	}
+	return c, nil
+}
+
+// checkChecksums compares what the client gave with what was stored.
+func checkChecksums(u *upload, m *media) *apiError {
+	fromMeta, e := metadataChecksums(u.Metadata)
+	if e != nil {
+		return e
+	}
+	fromHeader, e := parseGoogHash(m.GoogHash)
+	if e != nil {
+		return e
+	}
+	var crc [4]byte
+	binary.BigEndian.PutUint32(crc[:], m.CRC32C)
+	for _, c := range []checksums{fromMeta, fromHeader} {
+		if c.crc != nil && !bytes.Equal(c.crc, crc[:]) {
+			return errorf(400, "invalid", "Provided CRC32C %q doesn't match calculated CRC32C %q.",
+				base64.StdEncoding.EncodeToString(c.crc), base64.StdEncoding.EncodeToString(crc[:]))
+		}
+		if c.md5 != nil && !bytes.Equal(c.md5, m.MD5) {
+			return errorf(400, "invalid", "Provided MD5 hash %q doesn't match calculated MD5 hash %q.",
+				base64.StdEncoding.EncodeToString(c.md5), base64.StdEncoding.EncodeToString(m.MD5))
+		}
+	}
+	return nil
 }

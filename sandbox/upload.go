@@ -48,6 +48,10 @@ type uploadMethod struct {
 	// Finish creates the resource from stored media. It returns the
 	// resource and the blob name the media file is to be moved to.
 	Finish func(s *Sandbox, tx *bolt.Tx, u *upload, m *media) (resource any, blob string, e *apiError)
+	// GCS is Cloud Storage's dialect (PROTOCOL.md 4.2, 7): an upload ends
+	// with 200 whatever started it, X-Goog-Hash on the request with the
+	// last bytes is checked, and the answer that ends the upload carries it.
+	GCS bool
 }
 
 // upload is what an upload is for, the same for all three upload types.
@@ -66,8 +70,10 @@ type media struct {
 	Size   int64
 	MD5    []byte
 	CRC32C uint32
-	SHA256 []byte       // only for methods that report it
-	root   *messagePart // a Gmail message, parsed before the write transaction
+	SHA256 []byte // only for methods that report it
+	// GoogHash is X-Goog-Hash of the request that carried the last bytes.
+	GoogHash []string
+	root     *messagePart // a Gmail message, parsed before the write transaction
 }
 
 var methodByName = map[string]*uploadMethod{}
@@ -99,6 +105,15 @@ func (m *uploadMethod) refuseType(mediaType string) *apiError {
 		return errorf(400, "badContent", "No media type given. %s accepts [%s]%s.", m.Name, strings.Join(m.Accept, ", "), mailHint(m))
 	}
 	return errorf(400, "badContent", "Media type '%s' is not supported. Valid media types: [%s]%s", mediaType, strings.Join(m.Accept, ", "), mailHint(m))
+}
+
+// checkGoogHash refuses a malformed X-Goog-Hash before any byte is read.
+func (m *uploadMethod) checkGoogHash(r *http.Request) *apiError {
+	if m == nil || !m.GCS {
+		return nil
+	}
+	_, e := parseGoogHash(r.Header.Values("X-Goog-Hash"))
+	return e
 }
 
 func mailHint(m *uploadMethod) string {
@@ -282,6 +297,9 @@ func (s *Sandbox) simpleUpload(w http.ResponseWriter, r *http.Request, m *upload
 	if handled {
 		return nil
 	}
+	if e := m.checkGoogHash(r); e != nil {
+		return e
+	}
 	body := io.Reader(r.Body)
 	if multi {
 		mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -393,6 +411,7 @@ func (s *Sandbox) receiveSimple(r *http.Request, w http.ResponseWriter, m *uploa
 }
 
 func (s *Sandbox) finishSimple(w http.ResponseWriter, r *http.Request, m *uploadMethod, u *upload, md *media, plan faultPlan) *apiError {
+	md.GoogHash = r.Header.Values("X-Goog-Hash")
 	res, e := s.finish(m, u, md, nil)
 	if e != nil {
 		return e
@@ -400,6 +419,9 @@ func (s *Sandbox) finishSimple(w http.ResponseWriter, r *http.Request, m *upload
 	if plan.dropFinal {
 		s.stats.faults.Add(1)
 		abortConn()
+	}
+	if m.GCS {
+		w.Header().Set("X-Goog-Hash", googHash(md.MD5, md.CRC32C))
 	}
 	writeJSON(w, http.StatusOK, res)
 	return nil
@@ -459,6 +481,9 @@ func (s *Sandbox) finish(m *uploadMethod, u *upload, md *media, sess *sessionRec
 		return nil, errorf(500, "backendError", "store: %v", pathless(err))
 	}
 	if ae != nil {
+		if sess != nil {
+			os.Remove(md.Path) // the session only answers why now
+		}
 		return nil, ae
 	}
 	os.Remove(md.Path) // the blob's name holds the bytes now

@@ -202,10 +202,10 @@ def main():
 
     click(375, 21)  # Mailbox
     time.sleep(1.5)
-    click(200, 101)  # the newest item: the timeline post
+    click(200, 130)  # the newest item: the timeline post
     time.sleep(1.5)
     shot(env, "4-mailbox-timeline-item")
-    click(200, 171)  # the sent message
+    click(200, 208)  # the sent message
     time.sleep(1.5)
     shot(env, "5-mailbox-message")
     click(475, 21)

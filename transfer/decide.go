@@ -29,6 +29,7 @@ var causes = map[string]error{
 	"maybe-sent":     ErrMaybeSent,
 	"gave-up":        ErrGaveUp,
 	"sign-in":        ErrSignIn,
+	"not-verified":   ErrNotVerified,
 }
 
 // causeOf is the name of err's kind of failure, "" for any other.
@@ -46,7 +47,7 @@ type class int
 
 const (
 	classFatal class = iota
-	classRetry       // network, 5xx, rate limit: back off, then ask where it stands
+	classRetry       // network, 408, 5xx, rate limit: back off, then ask where it stands
 	classGone        // 404/410: the session is gone
 	classAuth        // 401: refresh once
 )
@@ -55,7 +56,9 @@ func classify(err error) class {
 	var ae *APIError
 	if errors.As(err, &ae) {
 		switch {
-		case ae.Code >= 500:
+		case ae.Code >= 500, ae.Code == http.StatusRequestTimeout:
+			// Google's retry strategy: "HTTP 408, 429, and 5xx", on
+			// any request of an upload.
 			return classRetry
 		case ae.rateLimited():
 			return classRetry
@@ -68,7 +71,8 @@ func classify(err error) class {
 	}
 	var ne *NetError
 	var pe *protocolError
-	if errors.As(err, &ne) || errors.As(err, &pe) {
+	var fe *finishError
+	if errors.As(err, &ne) || errors.As(err, &pe) || errors.As(err, &fe) {
 		return classRetry
 	}
 	return classFatal
@@ -130,6 +134,14 @@ func decide(s step, err error) verdict {
 type protocolError struct{ msg string }
 
 func (e *protocolError) Error() string { return e.msg }
+
+// finishError is a finishing answer (2xx) that is not the uploaded
+// resource: cut short, not a JSON object, or of another size than the
+// file. The upload may well be complete, but it is not called done on
+// that: the session is asked again (retried like a protocolError).
+type finishError struct{ msg string }
+
+func (e *finishError) Error() string { return e.msg }
 
 // permanent marks failures that retrying later will not mend.
 type permanent struct{ err error }

@@ -141,8 +141,12 @@ type Snapshot struct {
 	Error     string
 	Retryable bool
 	// Cause is the kind of failure, for errors.Is against ErrGaveUp,
-	// ErrSourceChanged, ErrMaybeSent or ErrSignIn; nil for any other.
+	// ErrSourceChanged, ErrMaybeSent, ErrSignIn or ErrNotVerified; nil for
+	// any other.
 	Cause error
+	// Verified names the checksum that verified what the server holds
+	// (SumSHA256, SumMD5, SumCRC32C), "" when the server reported none.
+	Verified string
 }
 
 func snapshotOf(r *Record) Snapshot {
@@ -151,5 +155,6 @@ func snapshotOf(r *Record) Snapshot {
 		Type: r.Type, ContentType: r.ContentType, Metadata: r.Metadata, Path: r.Path, Size: r.Size,
 		SHA256: r.SHA256, Needs: r.Needs, State: r.State, Confirmed: r.Confirmed, Sent: r.Confirmed,
 		Response: r.Response, Error: r.Error, Retryable: r.Retryable, Cause: causes[r.Cause],
+		Verified: r.Verified,
 	}
 }

@@ -2,11 +2,15 @@ package transfer
 
 import (
 	"bytes"
+	"crypto/md5"
 	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"hash"
+	"hash/crc32"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -45,6 +49,15 @@ type fakeServer struct {
 	rangeForm func(last int64) string
 	// override answers 308 as 200 + X-HTTP-Status-Code-Override.
 	override bool
+	// sums makes finished resources report crc32c and md5Hash (base64) of
+	// what the server stores, as Cloud Storage does.
+	sums bool
+	// mangle changes the bytes of a finished upload as the server stores
+	// them (a flipped byte), before they are hashed and reported.
+	mangle func(stored []byte)
+	// googHash holds the X-Goog-Hash of each request that carried one, as
+	// "kind Content-Range: value".
+	googHash []string
 }
 
 type fakeSession struct {
@@ -119,6 +132,9 @@ func (f *fakeServer) serve(w http.ResponseWriter, r *http.Request) {
 	f.counts[kind]++
 	n := f.counts[kind]
 	f.log = append(f.log, kind+" "+r.Header.Get("Content-Range"))
+	if v := r.Header.Get("X-Goog-Hash"); v != "" {
+		f.googHash = append(f.googHash, kind+" "+r.Header.Get("Content-Range")+": "+v)
+	}
 	s := f.sessions[r.URL.Query().Get("upload_id")]
 	hook := f.hook
 	f.mu.Unlock()
@@ -222,11 +238,16 @@ func (f *fakeServer) session(w http.ResponseWriter, r *http.Request, s *fakeSess
 		if s.stored == s.size {
 			s.done = true
 			f.completions++
+			if f.mangle != nil {
+				f.mangle(s.data.Bytes())
+			}
 			sum := sha256.Sum256(s.data.Bytes())
 			if s.h != nil {
 				sum = [32]byte(s.h.Sum(nil))
 			}
-			s.resource, _ = json.Marshal(map[string]any{"id": s.id[len("SECRET-"):], "size": s.size, "sha256": hex.EncodeToString(sum[:])})
+			res := map[string]any{"id": s.id[len("SECRET-"):], "size": s.size, "sha256": hex.EncodeToString(sum[:])}
+			f.report(res, s.data.Bytes())
+			s.resource, _ = json.Marshal(res)
 			f.resources = append(f.resources, s.data.Bytes())
 			f.answerDone(w, s)
 			return
@@ -234,7 +255,9 @@ func (f *fakeServer) session(w http.ResponseWriter, r *http.Request, s *fakeSess
 	} else if s.size == 0 && total == "0" {
 		s.done = true
 		f.completions++
-		s.resource = []byte(`{"id":"empty","size":0,"sha256":"` + sha(nil) + `"}`)
+		res := map[string]any{"id": "empty", "size": 0, "sha256": sha(nil)}
+		f.report(res, nil)
+		s.resource, _ = json.Marshal(res)
 		f.resources = append(f.resources, nil)
 		f.answerDone(w, s)
 		return
@@ -303,11 +326,26 @@ func (f *fakeServer) oneShot(w http.ResponseWriter, r *http.Request, kind string
 	}
 	f.mu.Lock()
 	f.completions++
+	if f.mangle != nil {
+		f.mangle(media)
+	}
 	f.resources = append(f.resources, media)
+	res := map[string]any{"id": "one", "size": len(media), "sha256": sha(media)}
+	f.report(res, media)
 	f.mu.Unlock()
-	sum := sha256.Sum256(media)
 	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, `{"id":"one","size":%d,"sha256":"%x"}`, len(media), sum)
+	json.NewEncoder(w).Encode(res)
+}
+
+// report adds the checksums a Storage-like server states, when asked to.
+func (f *fakeServer) report(res map[string]any, stored []byte) {
+	if !f.sums {
+		return
+	}
+	c := crc32.Checksum(stored, crc32.MakeTable(crc32.Castagnoli))
+	m := md5.Sum(stored)
+	res["crc32c"] = base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, c))
+	res["md5Hash"] = base64.StdEncoding.EncodeToString(m[:])
 }
 
 func googleError(w http.ResponseWriter, code int, status, reason, msg string) {

@@ -26,6 +26,13 @@ type Spec struct {
 	// (compose hashes a spool as it writes it): the engine then reads the
 	// file only to send it. It is checked again on every resume.
 	SHA256 string
+	// Checksums are the sums besides SHA-256 that the target checks and
+	// reports (SumCRC32C, SumMD5), so the engine computes them as the bytes
+	// go out, states them on the request carrying the last bytes, and
+	// compares them with what the server reports. Whoever knows the target
+	// sets them (internal/app for Cloud Storage: CRC32C); none by default.
+	// Whatever the target reports of the SHA-256 is compared in any case.
+	Checksums []string
 	// Label names the job for people ("Report · to bob@example.com"); the
 	// engine only keeps it. It must not hold a credential.
 	Label string
@@ -164,6 +171,7 @@ func (q *Queue) newRecord(spec Spec) (*Record, error) {
 		Label:       spec.Label,
 		Needs:       slices.Compact(slices.Sorted(slices.Values(spec.Needs))),
 		SHA256:      strings.ToLower(spec.SHA256),
+		Checksums:   slices.Clone(spec.Checksums),
 		State:       StateQueued,
 		Updated:     now,
 	}

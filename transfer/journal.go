@@ -168,14 +168,19 @@ func (j *Journal) SaveProgress(r *Record) error {
 }
 
 // mergeProgress applies a progress file newer than the record, when it
-// belongs to the same session and makes sense for it.
+// belongs to the same session and makes sense for it. Newer is a later
+// time, or the same time and further on: Windows' clock moves in steps of
+// up to 15.6 ms, within which a fast link confirms several chunks.
 func (j *Journal) mergeProgress(r *Record) {
 	data, err := os.ReadFile(j.path(r.ID, ".progress"))
 	if err != nil {
 		return
 	}
 	var p progress
-	if json.Unmarshal(data, &p) != nil || !p.Updated.After(r.Updated) || p.Session != r.Session {
+	if json.Unmarshal(data, &p) != nil || p.Session != r.Session {
+		return
+	}
+	if !p.Updated.After(r.Updated) && !(p.Updated.Equal(r.Updated) && p.Confirmed > r.Confirmed) {
 		return
 	}
 	next := *r

@@ -336,6 +336,15 @@ func TestProgressFile(t *testing.T) {
 	if got, _ := j.Load(r.ID); got.Confirmed != r.Size || r.Confirmed == r.Size {
 		t.Fatalf("progress not merged: %d", got.Confirmed)
 	}
+	// Windows' clock moves in steps: progress made within one step of
+	// the record's save has the same time, and is still the newer.
+	p.Confirmed, p.Updated = r.Confirmed+2, r.Updated
+	if err := j.SaveProgress(&p); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := j.Load(r.ID); got.Confirmed != r.Confirmed+2 {
+		t.Fatalf("progress saved within the clock's step of the record: confirmed %d", got.Confirmed)
+	}
 	os.WriteFile(filepath.Join(j.Dir(), r.ID+".progress"), []byte(`{"confirmed":`), 0o600)
 	if got, err := j.Load(r.ID); err != nil || got.Confirmed != r.Confirmed {
 		t.Fatalf("a torn progress file: %v, confirmed %d", err, got.Confirmed)

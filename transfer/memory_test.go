@@ -76,7 +76,7 @@ func discardServer(tb testing.TB) (*httptest.Server, *atomic.Int64) {
 				return
 			}
 			w.WriteHeader(200)
-			fmt.Fprintf(w, `{"size":%d}`, n)
+			fmt.Fprintf(w, `{"size":%q}`, total) // the object's, as Storage states it
 		}
 	}))
 	tb.Cleanup(s.Close)

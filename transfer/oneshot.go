@@ -19,12 +19,22 @@ func (up *upload) oneShot(ctx context.Context) (*Response, error) {
 	if err != nil {
 		return nil, &permanent{err}
 	}
+	sums := ""
 	for {
 		if _, err := up.waitHeld(ctx); err != nil {
 			return nil, err
 		}
 		if err := up.checkUnchanged(up.f); err != nil {
 			return nil, err
+		}
+		if up.extra != nil && sums == "" {
+			// The one request states the file's sums in its header, before
+			// its body: here alone they take a pass over the file first
+			// (the sending then reads it without hashing it again).
+			if err := up.catchUp(ctx, rec.Size); err != nil {
+				return nil, err
+			}
+			sums = up.goog()
 		}
 		media := up.source(0, rec.Size)
 		var src io.Reader = media
@@ -44,6 +54,9 @@ func (up *upload) oneShot(ctx context.Context) (*Response, error) {
 		}
 		req.ContentLength = length
 		req.Header.Set("Content-Type", contentType)
+		if sums != "" {
+			req.Header.Set("X-Goog-Hash", sums)
+		}
 		if err := up.authorize(ctx, req, true); err != nil {
 			return nil, err
 		}
@@ -53,7 +66,12 @@ func (up *upload) oneShot(ctx context.Context) (*Response, error) {
 		up.sent = 0
 		a, err := up.exchange(ctx, req, "upload", targetWhere(rec.URL), body)
 		if err == nil && a.status/100 == 2 {
-			return &Response{Status: a.status, ContentType: a.header.Get("Content-Type"), Body: a.body}, nil
+			if ferr := checkResource(a, rec.Size); ferr != nil {
+				// It arrived, most likely, but what the server holds is
+				// unknown; this type cannot be asked, nor sent again blindly.
+				return nil, &permanent{fmt.Errorf("%w: the server answered %d to the %s upload, %w; this type of upload cannot be asked, so it was not sent again", ErrMaybeSent, a.status, rec.Type, ferr)}
+			}
+			return finalResponse(a), nil
 		}
 		switch {
 		case err == nil:

@@ -290,6 +290,7 @@ func (q *Queue) work(ctx context.Context, jb *job) {
 	case err == nil:
 		q.transition(jb, MoveFinish, StateDone, func(r *Record) {
 			r.Response, r.Error, r.Retryable, r.Cause, r.Confirmed = resp, "", false, "", r.Size
+			r.Verified = resp.Verified
 		}, Event{Response: resp})
 	case errors.Is(err, errPaused):
 		q.transition(jb, MovePause, StatePaused, nil, Event{})

@@ -55,8 +55,15 @@ type Record struct {
 	SHA256    string `json:"sha256,omitempty"`
 	Hashed    int64  `json:"hashed,omitempty"`
 	HashState []byte `json:"hashState,omitempty"`
-	ChunkSize int64  `json:"chunkSize"`
-	Label     string `json:"label,omitempty"` // for people; see Spec.Label
+	// Checksums are the sums besides SHA-256 that the target checks and
+	// reports (SumCRC32C, SumMD5; see Spec.Checksums). Like the SHA-256
+	// they are computed as the bytes go out: SumState holds their states
+	// over the file's first Summed bytes.
+	Checksums []string          `json:"checksums,omitempty"`
+	Summed    int64             `json:"summed,omitempty"`
+	SumState  map[string][]byte `json:"sumState,omitempty"`
+	ChunkSize int64             `json:"chunkSize"`
+	Label     string            `json:"label,omitempty"` // for people; see Spec.Label
 	// Needs are the jobs that must be done before this one starts.
 	Needs []string `json:"needs,omitempty"`
 
@@ -74,8 +81,12 @@ type Record struct {
 	Retryable bool `json:"retryable,omitempty"`
 	// Cause names the kind of failure (see causes), so a front end can
 	// word it after a restart as well as when it happens.
-	Cause   string    `json:"cause,omitempty"`
-	Updated time.Time `json:"updated"`
+	Cause string `json:"cause,omitempty"`
+	// Verified names the checksum the server reported for what it holds
+	// and that matched the file's (SumSHA256, SumMD5, SumCRC32C); "" when
+	// it reported none the engine had.
+	Verified string    `json:"verified,omitempty"`
+	Updated  time.Time `json:"updated"`
 }
 
 // Cursor is where an upload stands: what the uploader learns as it goes
@@ -89,15 +100,18 @@ type Cursor struct {
 	SHA256         string
 	Hashed         int64
 	HashState      []byte
+	Summed         int64             // how far the sums of Record.Checksums go
+	SumState       map[string][]byte // their states there
 }
 
 func (r *Record) cursor() Cursor {
-	return Cursor{r.Session, r.SessionStarted, r.Confirmed, r.Sent, r.SHA256, r.Hashed, r.HashState}
+	return Cursor{r.Session, r.SessionStarted, r.Confirmed, r.Sent, r.SHA256, r.Hashed, r.HashState, r.Summed, r.SumState}
 }
 
 func (r *Record) setCursor(c Cursor) {
 	r.Session, r.SessionStarted, r.Confirmed, r.Sent = c.Session, c.SessionStarted, c.Confirmed, c.Sent
 	r.SHA256, r.Hashed, r.HashState = c.SHA256, c.Hashed, c.HashState
+	r.Summed, r.SumState = c.Summed, c.SumState
 }
 
 // Response is the server's final answer to a finished upload.
@@ -105,6 +119,10 @@ type Response struct {
 	Status      int    `json:"status"`
 	ContentType string `json:"contentType,omitempty"`
 	Body        []byte `json:"body"`
+	// Verified is the checksum that verified the bytes the server holds
+	// (see Record.Verified); the queue keeps it in the record.
+	Verified string `json:"-"`
+	googHash string // the answer's X-Goog-Hash
 }
 
 var idPattern = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z_-]{0,63}$`)
@@ -160,6 +178,12 @@ func (r *Record) validate() error {
 		return bad("hashed length %d outside 0..%d", r.Hashed, r.Size)
 	case r.Hashed > 0 && r.HashState == nil && (r.SHA256 == "" || r.Hashed != r.Size):
 		return bad("hashed %d bytes but holds no hash state", r.Hashed)
+	case !validSums(r.Checksums):
+		return bad("unknown or repeated checksums %q", r.Checksums)
+	case r.Summed < 0 || r.Summed > r.Size || r.Summed > 0 && len(r.SumState) != len(r.Checksums):
+		return bad("summed length %d without the state of every checksum", r.Summed)
+	case r.Verified != "" && r.Verified != SumSHA256 && r.Verified != SumMD5 && r.Verified != SumCRC32C:
+		return bad("verified by an unknown checksum %q", r.Verified)
 	case r.ChunkSize <= 0 || r.ChunkSize%ChunkQuantum != 0:
 		return bad("chunk size %d is not a positive multiple of %d", r.ChunkSize, ChunkQuantum)
 	}

@@ -209,7 +209,7 @@ func (up *upload) status(ctx context.Context) (int64, *Response, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return sessionAnswer(a)
+	return up.sessionAnswer(a)
 }
 
 // chunk sends the bytes from off, up to one chunk, straight from the file.
@@ -218,18 +218,47 @@ func (up *upload) chunk(ctx context.Context, off int64) (int64, *Response, error
 	if err := up.checkUnchanged(up.f); err != nil {
 		return 0, nil, err
 	}
+	// Bytes a process before this one sent go into the running sums
+	// first, so they reach the end.
+	if err := up.catchUp(ctx, off); err != nil {
+		return 0, nil, err
+	}
 	n := min(rec.ChunkSize, rec.Size-off)
-	var cr string
+	var cr, sums string
 	var body *progressBody
 	var rb io.Reader = http.NoBody
-	if n <= 0 {
+	var last []byte
+	if up.extra != nil && n > 0 && off+n == rec.Size {
+		// The last request states the file's sums, so they must be known
+		// before it goes: it carries at most one quantum, read once into
+		// memory through the sums, and the bytes before go on their own.
+		tail := (n-1)%ChunkQuantum + 1
+		if n > tail {
+			n -= tail
+		} else {
+			last = make([]byte, n)
+			if _, err := io.ReadFull(up.source(off, n), last); err != nil {
+				return 0, nil, readError(err)
+			}
+			sums = up.goog()
+		}
+	}
+	switch {
+	case n <= 0:
 		// Nothing left to send (an empty file, or every byte stored but
 		// not yet finalized): state the total to finish.
 		cr = "bytes */" + strconv.FormatInt(rec.Size, 10)
 		n = 0
-	} else {
+		sums = up.goog()
+	default:
 		cr = fmt.Sprintf("bytes %d-%d/%d", off, off+n-1, rec.Size)
-		body = &progressBody{r: up.source(off, n), onRead: func(m int64) { up.sentTo(off + m) }}
+		var src io.Reader
+		if last != nil {
+			src = bytes.NewReader(last)
+		} else {
+			src = up.source(off, n)
+		}
+		body = &progressBody{r: src, onRead: func(m int64) { up.sentTo(off + m) }}
 		rb = body
 	}
 	req, err := http.NewRequest(http.MethodPut, rec.Session, rb)
@@ -238,6 +267,9 @@ func (up *upload) chunk(ctx context.Context, off int64) (int64, *Response, error
 	}
 	req.ContentLength = n
 	req.Header.Set("Content-Range", cr)
+	if sums != "" {
+		req.Header.Set("X-Goog-Hash", sums)
+	}
 	if err := up.authorize(ctx, req, false); err != nil {
 		return 0, nil, err
 	}
@@ -246,12 +278,12 @@ func (up *upload) chunk(ctx context.Context, off int64) (int64, *Response, error
 	if err != nil {
 		return 0, nil, err
 	}
-	return sessionAnswer(a)
+	return up.sessionAnswer(a)
 }
 
 // sessionAnswer reads an answer from a session URI: 308 with a Range (or
-// none, meaning zero), or the final resource.
-func sessionAnswer(a *answer) (int64, *Response, error) {
+// none, meaning zero), or the final resource, which must be one.
+func (up *upload) sessionAnswer(a *answer) (int64, *Response, error) {
 	switch {
 	case a.status == http.StatusPermanentRedirect:
 		off, err := parseRange(a.header)
@@ -259,13 +291,11 @@ func sessionAnswer(a *answer) (int64, *Response, error) {
 			return 0, nil, &protocolError{err.Error()}
 		}
 		return off, nil, nil
-	case (a.status == http.StatusOK || a.status == http.StatusCreated) && len(bytes.TrimSpace(a.body)) == 0:
-		// Every Google upload ends with the resource. A bare 2xx is a
-		// server in trouble (one shutting down answers so), not the end of
-		// the upload: ask where it stands rather than call it done.
-		return 0, nil, &protocolError{fmt.Sprintf("the server answered %d without the uploaded resource", a.status)}
 	case a.status == http.StatusOK || a.status == http.StatusCreated:
-		return 0, &Response{Status: a.status, ContentType: a.header.Get("Content-Type"), Body: a.body}, nil
+		if err := checkResource(a, up.rec.Size); err != nil {
+			return 0, nil, err
+		}
+		return 0, finalResponse(a), nil
 	default:
 		return 0, nil, parseAPIError(a.status, a.body)
 	}

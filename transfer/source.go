@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding"
 	"encoding/hex"
 	"fmt"
 	"hash"
@@ -40,8 +39,8 @@ func (up *upload) openSource(ctx context.Context) error {
 }
 
 // checkHashed compares the file with what the record knows of it, and
-// sets up the running hash. A given SHA-256 is checked once anything may
-// have gone out under it; a partial hash is checked over its prefix, the
+// sets up the running sums. A given SHA-256 is checked once anything may
+// have gone out under it; a partial sum is checked over its prefix, the
 // bytes the server may hold: so no mixed bytes ever reach it.
 func (up *upload) checkHashed(ctx context.Context, f *os.File) error {
 	rec := up.rec
@@ -49,7 +48,7 @@ func (up *upload) checkHashed(ctx context.Context, f *os.File) error {
 	switch {
 	case rec.SHA256 != "" && rec.HashState == nil:
 		if !began {
-			return nil // the caller's hash, and nothing sent yet to check it for
+			break // the caller's hash, and nothing sent yet to check it for
 		}
 		h, err := hashPrefix(ctx, f, rec.Size)
 		if err != nil {
@@ -58,22 +57,42 @@ func (up *upload) checkHashed(ctx context.Context, f *os.File) error {
 		if hex.EncodeToString(h.Sum(nil)) != rec.SHA256 {
 			return changedError(rec.Path, "its content (SHA-256) differs")
 		}
-		return nil
 	case rec.Hashed > 0:
-		want := sha256.New()
-		if err := want.(encoding.BinaryUnmarshaler).UnmarshalBinary(rec.HashState); err != nil {
-			return &permanent{fmt.Errorf("the journal's record of this job is damaged (hash state): %w", err)}
+		want := newSumGroup([]string{SumSHA256})
+		if err := want.restore(map[string][]byte{SumSHA256: rec.HashState}, rec.Hashed); err != nil {
+			return &permanent{err}
 		}
-		got, err := hashPrefix(ctx, f, rec.Hashed)
-		if err != nil {
-			return readError(err)
+		if err := checkPrefix(ctx, f, want); err != nil {
+			return err
 		}
-		if !bytes.Equal(got.Sum(nil), want.Sum(nil)) {
-			return changedError(rec.Path, fmt.Sprintf("its first %d bytes, already sent, differ", rec.Hashed))
-		}
-		up.hasher, up.hashed = want, rec.Hashed
+		up.sha = want
 	default:
-		up.hasher, up.hashed = sha256.New(), 0
+		up.sha = newSumGroup([]string{SumSHA256})
+	}
+	if len(rec.Checksums) == 0 {
+		return nil
+	}
+	up.extra = newSumGroup(rec.Checksums)
+	if rec.Summed > 0 {
+		if err := up.extra.restore(rec.SumState, rec.Summed); err != nil {
+			return &permanent{err}
+		}
+		return checkPrefix(ctx, f, up.extra)
+	}
+	return nil
+}
+
+// checkPrefix hashes the file's first want.at bytes again and compares
+// every sum with the kept one.
+func checkPrefix(ctx context.Context, f *os.File, want *sumGroup) error {
+	got := newSumGroup(want.names)
+	if err := readSums(ctx, f, 0, want.at, noLock, got); err != nil {
+		return readError(err)
+	}
+	for _, n := range want.names {
+		if !bytes.Equal(got.sum(n), want.sum(n)) {
+			return changedError(f.Name(), fmt.Sprintf("its first %d bytes, already sent, differ", want.at))
+		}
 	}
 	return nil
 }
@@ -130,9 +149,9 @@ func hashPrefix(ctx context.Context, f *os.File, n int64) (hash.Hash, error) {
 	}
 }
 
-// hashTee feeds the running hash with the bytes of a body as the transport
-// reads them, from where the hash stands on: bytes sent again after a
-// rewind are already in it.
+// hashTee feeds the running sums with the bytes of a body as the
+// transport reads them, from where each stands on: bytes sent again after
+// a rewind are already in them.
 type hashTee struct {
 	r   io.Reader
 	pos int64 // file offset of the next byte read
@@ -144,42 +163,41 @@ func (t *hashTee) Read(p []byte) (int, error) {
 	if n > 0 {
 		up := t.up
 		up.hashMu.Lock()
-		if up.hasher != nil && t.pos <= up.hashed && up.hashed < t.pos+int64(n) {
-			up.hasher.Write(p[up.hashed-t.pos : n])
-			up.hashed = t.pos + int64(n)
-		}
+		up.sha.feed(t.pos, p[:n])
+		up.extra.feed(t.pos, p[:n])
 		up.hashMu.Unlock()
 		t.pos += int64(n)
 	}
 	return n, err
 }
 
-// source is the file's bytes from off, through the running hash.
+// source is the file's bytes from off, through the running sums.
 func (up *upload) source(off, n int64) io.Reader {
 	sr := io.NewSectionReader(up.f, off, n)
-	if up.hasher == nil {
+	if up.sha == nil && up.extra == nil {
 		return sr
 	}
 	return &hashTee{r: sr, pos: off, up: up}
 }
 
-// hashState is the running hash to record with a confirmed offset.
-func (up *upload) hashState() (int64, []byte) {
+// sumState is the running sums to record with a confirmed offset.
+func (up *upload) sumState(c *Cursor) {
 	up.hashMu.Lock()
 	defer up.hashMu.Unlock()
-	if up.hasher == nil {
-		return up.rec.Hashed, up.rec.HashState
+	if up.sha != nil {
+		c.Hashed, c.HashState = up.sha.at, up.sha.states()[SumSHA256]
 	}
-	state, _ := up.hasher.(encoding.BinaryMarshaler).MarshalBinary()
-	return up.hashed, state
+	if up.extra != nil {
+		c.Summed, c.SumState = up.extra.at, up.extra.states()
+	}
 }
 
 // fileSum is the file's SHA-256 once every byte went through the hash.
 func (up *upload) fileSum() string {
 	up.hashMu.Lock()
 	defer up.hashMu.Unlock()
-	if up.hasher == nil || up.hashed != up.rec.Size {
+	if up.sha == nil || up.sha.at != up.rec.Size {
 		return ""
 	}
-	return hex.EncodeToString(up.hasher.Sum(nil))
+	return hex.EncodeToString(up.sha.sum(SumSHA256))
 }

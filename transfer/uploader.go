@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash"
 	"net/http"
 	"os"
 	"sync"
@@ -143,12 +142,13 @@ type upload struct {
 	rate      rateMeter
 	lastEmit  time.Duration
 
-	// The file's SHA-256, computed from the bytes as they go out (nil when
-	// the caller gave it). hashed is the length of the prefix it covers;
-	// the transport's goroutine feeds it, hence the lock.
+	// The running sums of the file's bytes as they go out (checksum.go):
+	// its SHA-256 (nil when the caller gave it) and the sums the target
+	// checks (nil when none). The transport's goroutine feeds them, hence
+	// the lock.
 	hashMu sync.Mutex
-	hasher hash.Hash
-	hashed int64
+	sha    *sumGroup
+	extra  *sumGroup
 }
 
 // Upload runs the upload to its end: the server's final answer, or an
@@ -180,6 +180,10 @@ func (u *Uploader) Upload(ctx context.Context, w Work) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What the server reports of the bytes it holds, against the file.
+	if resp.Verified, err = up.verify(ctx, resp); err != nil {
+		return nil, err
+	}
 	up.sent = rec.Size
 	up.progress(true)
 	// The end, with the file's SHA-256 once every byte went through the
@@ -190,6 +194,7 @@ func (u *Uploader) Upload(ctx context.Context, w Work) (*Response, error) {
 		if sum != "" {
 			c.SHA256, c.Hashed, c.HashState = sum, rec.Size, nil
 		}
+		c.Summed, c.SumState = 0, nil
 	})
 	return resp, nil
 }
@@ -217,9 +222,18 @@ func (up *upload) confirm(off int64) error {
 		up.restarts = 0
 	}
 	up.sent = off
-	hashed, state := up.hashState()
-	if off != up.rec.Confirmed || hashed != up.rec.Hashed {
-		if err := up.keep(false, func(c *Cursor) { c.Confirmed, c.Hashed, c.HashState = off, hashed, state }); err != nil {
+	var sums Cursor
+	up.sumState(&sums)
+	if off != up.rec.Confirmed || up.sha != nil && sums.Hashed != up.rec.Hashed || up.extra != nil && sums.Summed != up.rec.Summed {
+		if err := up.keep(false, func(c *Cursor) {
+			c.Confirmed = off
+			if up.sha != nil {
+				c.Hashed, c.HashState = sums.Hashed, sums.HashState
+			}
+			if up.extra != nil {
+				c.Summed, c.SumState = sums.Summed, sums.SumState
+			}
+		}); err != nil {
 			return err
 		}
 	}
@@ -274,6 +288,9 @@ func (up *upload) backoff(ctx context.Context, cause error) error {
 	}
 	woke := errors.Is(cause, errWoke)
 	if !woke && up.failures > u.Retry.MaxRetries {
+		if fe := (*finishError)(nil); errors.As(cause, &fe) {
+			return fmt.Errorf("%w: the server said the upload finished but, in %d tries, never answered with the uploaded resource; the session is kept, so trying again asks it once more: %w", ErrMaybeSent, up.failures, cause)
+		}
 		return fmt.Errorf("%w: gave up after %d tries in a row without progress; the session is kept: %w", ErrGaveUp, up.failures, cause)
 	}
 	wait := time.Duration(0)

@@ -194,3 +194,22 @@ func (f *fakeUploads) event(kind transfer.EventKind, id string, change func(*tra
 	f.recs[id] = s
 	return transfer.Event{Kind: kind, Job: id, Snap: s}
 }
+
+// sendMessage sends a short message through the Compose screen and waits
+// until its row says it is done.
+func (h *harness) sendMessage(t *testing.T) {
+	t.Helper()
+	c := h.u.compose
+	c.to.SetText("zoe@example.com")
+	c.subject.SetText("Quarterly report")
+	c.body.SetText("Here it is.")
+	test.Tap(c.sendBtn)
+	h.until("a finished transfer row", func() bool {
+		for _, r := range h.u.transfers.rows {
+			if r.state.Text == "Done" {
+				return true
+			}
+		}
+		return false
+	})
+}

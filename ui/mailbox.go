@@ -19,6 +19,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -42,54 +43,97 @@ type mailboxScreen struct {
 	u       *UI
 	mu      sync.Mutex
 	items   []mailItem
-	list    *widget.List
-	detail  *fyne.Container
+	list    *pagedList // one row per item, newest first
+	detail  *pagedList // the opened item, a line or a paragraph a row
+	opened  int        // the index of the opened item, -1 for none
 	status  *widget.Label
 	content fyne.CanvasObject
 	loading bool
 }
 
+// The list and the opened item are paged lists, not a widget.List in a
+// Split: a screen reader reaches every row and every line (see paged.go).
 func newMailboxScreen(u *UI) *mailboxScreen {
-	m := &mailboxScreen{u: u}
+	m := &mailboxScreen{u: u, opened: -1}
 	m.status = widget.NewLabel("")
-	m.detail = container.NewStack(container.NewCenter(widget.NewLabel("Choose a message or a timeline item")))
-	m.list = widget.NewList(
-		func() int { m.mu.Lock(); defer m.mu.Unlock(); return len(m.items) },
-		func() fyne.CanvasObject {
-			title := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-			title.Truncation = fyne.TextTruncateEllipsis
-			sub := widget.NewLabel("")
-			sub.Truncation = fyne.TextTruncateEllipsis
-			return container.NewVBox(title, sub)
-		},
-		func(i widget.ListItemID, o fyne.CanvasObject) {
-			m.mu.Lock()
-			if i >= len(m.items) {
-				m.mu.Unlock()
-				return
-			}
-			it := m.items[i]
-			m.mu.Unlock()
-			box := o.(*fyne.Container)
-			box.Objects[0].(*widget.Label).SetText(it.Kind + " · " + app.Printable(it.Title))
-			box.Objects[1].(*widget.Label).SetText(app.Printable(it.Detail) + " · " + it.When.Local().Format("Jan 2 15:04"))
-		},
-	)
-	m.list.OnSelected = func(i widget.ListItemID) {
-		m.mu.Lock()
-		if i >= len(m.items) {
-			m.mu.Unlock()
-			return
-		}
-		it := m.items[i]
-		m.mu.Unlock()
-		m.open(it)
-	}
+	m.status.Wrapping = fyne.TextWrapWord
+	m.list = newPagedList("item")
+	m.detail = newPagedList("line")
+	m.show(widget.NewLabel("Choose a message or a timeline item"))
 	refresh := widget.NewButtonWithIcon("Refresh", theme.ViewRefreshIcon(), m.refresh)
-	split := container.NewHSplit(m.list, container.NewVScroll(container.NewPadded(m.detail)))
-	split.Offset = 0.4
-	m.content = container.NewBorder(container.NewBorder(nil, nil, widget.NewLabel("What the sandbox holds: sent messages, drafts and timeline items, newest first."), refresh), m.status, nil, nil, split)
+	panes := container.NewGridWithColumns(2, m.list.Object, m.detail.Object)
+	m.content = container.NewBorder(container.NewBorder(nil, nil, widget.NewLabel("What the sandbox holds: sent messages, drafts and timeline items, newest first."), refresh), m.status, nil, nil, panes)
 	return m
+}
+
+// row is one item of the list: what it is, who it is for, when, and a
+// button that opens it (named after the item, so a screen reader says
+// which).
+func (m *mailboxScreen) row(i int, it mailItem) fyne.CanvasObject {
+	title := widget.NewLabelWithStyle(it.Kind+" · "+app.Printable(it.Title), fyne.TextAlignLeading, fyne.TextStyle{Bold: i == m.opened})
+	title.Truncation = fyne.TextTruncateEllipsis
+	sub := widget.NewLabel(app.Printable(it.Detail) + " · " + it.When.Local().Format("Jan 2 15:04"))
+	sub.Truncation = fyne.TextTruncateEllipsis
+	open := newIconButton("Open "+it.Kind+" "+app.Printable(it.Title), theme.NavigateNextIcon(), func() { m.choose(i) })
+	// The whole row opens the item on a click; the button is there for
+	// the keyboard and the screen reader.
+	return container.NewStack(newTapArea(func() { m.choose(i) }), container.NewBorder(nil, nil, nil, open, container.NewVBox(title, sub)))
+}
+
+// tapArea lies under a row's text and opens it on a click. It has no
+// name and no children, so the screen reader passes over it; the row's
+// button does the same for the keyboard.
+type tapArea struct {
+	widget.BaseWidget
+	tapped func()
+}
+
+func newTapArea(tapped func()) *tapArea {
+	a := &tapArea{tapped: tapped}
+	a.ExtendBaseWidget(a)
+	return a
+}
+
+func (a *tapArea) Tapped(*fyne.PointEvent) { a.tapped() }
+
+func (a *tapArea) Cursor() desktop.Cursor { return desktop.PointerCursor }
+
+func (a *tapArea) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(container.NewWithoutLayout())
+}
+
+// choose opens the i-th item of the list.
+func (m *mailboxScreen) choose(i int) {
+	m.mu.Lock()
+	if i < 0 || i >= len(m.items) {
+		m.mu.Unlock()
+		return
+	}
+	it := m.items[i]
+	m.opened = i
+	m.mu.Unlock()
+	m.drawList()
+	m.open(it)
+}
+
+// drawList makes the list's rows again from the items.
+func (m *mailboxScreen) drawList() {
+	m.mu.Lock()
+	items := append([]mailItem(nil), m.items...)
+	m.mu.Unlock()
+	rows := make([]fyne.CanvasObject, len(items))
+	for i, it := range items {
+		rows[i] = m.row(i, it)
+	}
+	m.list.Box.Objects = rows
+	m.list.Box.Refresh()
+}
+
+// show puts rows in the detail pane, from its first page.
+func (m *mailboxScreen) show(rows ...fyne.CanvasObject) {
+	m.detail.Box.Objects = rows
+	m.detail.ShowFirst()
+	m.detail.Box.Refresh()
 }
 
 // api reads a Google JSON resource, authorized like the uploads.
@@ -167,8 +211,9 @@ func (m *mailboxScreen) refresh() {
 			m.items = items
 			m.mu.Unlock()
 			m.status.SetText(countText(len(items)))
-			m.list.UnselectAll()
-			m.list.Refresh()
+			m.opened = -1
+			m.list.ShowFirst()
+			m.drawList()
 		})
 	})
 }
@@ -247,7 +292,7 @@ func (m *mailboxScreen) load(ctx context.Context) ([]mailItem, error) {
 		when, _ := time.Parse(time.RFC3339, fmt.Sprint(it["updated"]))
 		text, _ := it["text"].(string)
 		atts, _ := it["attachments"].([]any)
-		items = append(items, mailItem{Kind: "Timeline", ID: fmt.Sprint(it["id"]), Title: orNone(text), Detail: fmt.Sprintf("%d attachment(s)", len(atts)), When: when, Item: it})
+		items = append(items, mailItem{Kind: "Timeline", ID: fmt.Sprint(it["id"]), Title: orNone(text), Detail: countOf(len(atts), "attachment", "attachments"), When: when, Item: it})
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].When.After(items[j].When) })
 	return items, nil
@@ -300,10 +345,9 @@ func orNone(s string) string {
 // open shows one item: headers, text and attachment names of a message;
 // the caption and pictures of a timeline item.
 func (m *mailboxScreen) open(it mailItem) {
-	m.detail.Objects = []fyne.CanvasObject{widget.NewLabel("Loading…")}
-	m.detail.Refresh()
+	m.show(widget.NewLabel("Loading…"))
 	m.u.goBackground(func(ctx context.Context) {
-		var view func() fyne.CanvasObject
+		var view func() []fyne.CanvasObject
 		var err error
 		if it.Kind == "Timeline" {
 			view, err = m.timelineView(ctx, it)
@@ -312,11 +356,12 @@ func (m *mailboxScreen) open(it mailItem) {
 		}
 		m.u.do(func() {
 			if err != nil {
-				m.detail.Objects = []fyne.CanvasObject{widget.NewLabel("Could not open it: " + err.Error())}
+				l := widget.NewLabel("Could not open it: " + app.Printable(err.Error()))
+				l.Wrapping = fyne.TextWrapWord
+				m.show(l)
 			} else {
-				m.detail.Objects = []fyne.CanvasObject{view()}
+				m.show(view()...)
 			}
-			m.detail.Refresh()
 		})
 	})
 }
@@ -339,7 +384,7 @@ func (p *part) walk(fn func(*part)) {
 	}
 }
 
-func (m *mailboxScreen) messageView(ctx context.Context, it mailItem) (func() fyne.CanvasObject, error) {
+func (m *mailboxScreen) messageView(ctx context.Context, it mailItem) (func() []fyne.CanvasObject, error) {
 	id := it.ID
 	if it.Kind == "Draft" {
 		id = it.MsgID
@@ -360,31 +405,85 @@ func (m *mailboxScreen) messageView(ctx context.Context, it mailItem) (func() fy
 			text = string(b)
 		}
 	})
-	return func() fyne.CanvasObject {
-		form := widget.NewForm()
-		for _, h := range full.Payload.Headers {
-			switch strings.ToLower(h.Name) {
-			case "from", "to", "cc", "bcc", "subject", "date":
-				l := widget.NewLabel(app.Printable(h.Value))
-				l.Wrapping = fyne.TextWrapWord
-				form.Append(h.Name, l)
+	return func() []fyne.CanvasObject {
+		rows := []fyne.CanvasObject{widget.NewLabelWithStyle(it.Kind, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})}
+		// The headers people read, in the order mail readers show them.
+		for _, name := range []string{"From", "To", "Cc", "Bcc", "Subject", "Date"} {
+			for _, h := range full.Payload.Headers {
+				if strings.EqualFold(h.Name, name) {
+					rows = append(rows, wrapped(name+": "+app.Printable(h.Value)))
+				}
 			}
 		}
-		body := widget.NewLabel(app.PrintableLines(text))
-		body.Wrapping = fyne.TextWrapWord
-		box := container.NewVBox(widget.NewLabelWithStyle(it.Kind, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), form, widget.NewSeparator(), body)
+		rows = append(rows, widget.NewSeparator())
+		for _, p := range paragraphs(app.PrintableLines(text)) {
+			rows = append(rows, wrapped(p))
+		}
 		if len(attachments) > 0 {
-			box.Add(widget.NewSeparator())
-			box.Add(widget.NewLabelWithStyle("Attachments", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+			rows = append(rows, widget.NewSeparator(), widget.NewLabelWithStyle(countOf(len(attachments), "attachment", "attachments"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
 			for _, a := range attachments {
-				box.Add(container.NewHBox(widget.NewIcon(theme.FileIcon()), widget.NewLabel(a)))
+				rows = append(rows, container.NewHBox(widget.NewIcon(theme.FileIcon()), widget.NewLabel(a)))
 			}
 		}
-		return box
+		return rows
 	}, nil
 }
 
-func (m *mailboxScreen) timelineView(ctx context.Context, it mailItem) (func() fyne.CanvasObject, error) {
+// wrapped is a label that wraps at the pane's width.
+func wrapped(text string) *widget.Label {
+	l := widget.NewLabel(text)
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}
+
+// paragraphs cuts a text into rows a page can hold: at blank lines, and
+// every few lines within a long paragraph.
+func paragraphs(text string) []string {
+	const linesPerRow, charsPerRow = 6, 600
+	var out []string
+	for _, para := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n\n") {
+		lines := strings.Split(strings.Trim(para, "\n"), "\n")
+		var cur []string
+		size := 0
+		flush := func() {
+			if len(cur) > 0 {
+				out = append(out, strings.Join(cur, "\n"))
+				cur, size = nil, 0
+			}
+		}
+		for _, l := range lines {
+			for len(l) > charsPerRow {
+				cut := strings.LastIndex(l[:charsPerRow], " ")
+				if cut <= 0 {
+					cut = charsPerRow
+				}
+				flush()
+				out = append(out, l[:cut])
+				l = strings.TrimLeft(l[cut:], " ")
+			}
+			if len(cur) == linesPerRow || size+len(l) > charsPerRow {
+				flush()
+			}
+			cur = append(cur, l)
+			size += len(l)
+		}
+		flush()
+	}
+	if len(out) == 0 {
+		out = []string{"(no text)"}
+	}
+	return out
+}
+
+// countOf says "1 attachment", "3 attachments".
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+func (m *mailboxScreen) timelineView(ctx context.Context, it mailItem) (func() []fyne.CanvasObject, error) {
 	type shown struct {
 		name, ctype string
 		data        []byte
@@ -407,23 +506,25 @@ func (m *mailboxScreen) timelineView(ctx context.Context, it mailItem) (func() f
 		}
 		media = append(media, s)
 	}
-	return func() fyne.CanvasObject {
-		caption := widget.NewLabel(app.PrintableLines(orNone(fmt.Sprint(it.Item["text"]))))
-		if _, ok := it.Item["text"]; !ok {
-			caption.SetText("(no caption)")
+	return func() []fyne.CanvasObject {
+		rows := []fyne.CanvasObject{widget.NewLabelWithStyle("Timeline item", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})}
+		if text, ok := it.Item["text"]; ok {
+			for _, p := range paragraphs(app.PrintableLines(orNone(fmt.Sprint(text)))) {
+				rows = append(rows, wrapped(p))
+			}
+		} else {
+			rows = append(rows, wrapped("(no caption)"))
 		}
-		caption.Wrapping = fyne.TextWrapWord
-		box := container.NewVBox(widget.NewLabelWithStyle("Timeline item", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), caption)
 		for _, s := range media {
 			if s.data != nil {
 				img := canvas.NewImageFromReader(bytes.NewReader(s.data), s.name)
 				img.FillMode = canvas.ImageFillContain
 				img.SetMinSize(fyne.NewSize(240, 180))
-				box.Add(img)
+				rows = append(rows, img, widget.NewLabel("Picture: "+app.Printable(s.name)+" ("+s.ctype+")"))
 			} else {
-				box.Add(container.NewHBox(widget.NewIcon(theme.FileIcon()), widget.NewLabel(s.ctype)))
+				rows = append(rows, container.NewHBox(widget.NewIcon(theme.FileIcon()), widget.NewLabel(s.ctype)))
 			}
 		}
-		return box
+		return rows
 	}, nil
 }

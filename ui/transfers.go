@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -38,11 +39,13 @@ type transfersScreen struct {
 	mu      sync.Mutex // guards views; widgets are touched on the UI thread only
 	views   map[string]*jobView
 	rows    map[string]*transferRow
-	box     *fyne.Container
+	box     *fyne.Container // the rows, newest first (paged's Box)
+	paged   *pagedList
 	empty   *widget.Label
 	content fyne.CanvasObject
 	now     func() time.Time
-	draws   int // rows drawn, for the throttle's test
+	draws   int         // rows drawn, for the throttle's test
+	ticking atomic.Bool // the redraw ticker runs: only while a job moves
 	status  *widget.Label
 	clear   *widget.Button
 }
@@ -57,7 +60,8 @@ type transferRow struct {
 
 func newTransfersScreen(u *UI) *transfersScreen {
 	s := &transfersScreen{u: u, views: map[string]*jobView{}, rows: map[string]*transferRow{}, now: time.Now}
-	s.box = container.NewVBox()
+	s.paged = newPagedList("upload")
+	s.box = s.paged.Box
 	s.empty = widget.NewLabel("No uploads yet. Messages you send and pictures you post appear here.")
 	s.box.Add(s.empty)
 	s.status = widget.NewLabel("")
@@ -65,7 +69,7 @@ func newTransfersScreen(u *UI) *transfersScreen {
 	s.clear = widget.NewButtonWithIcon("Clear finished", theme.DeleteIcon(), s.clearFinished)
 	s.content = container.NewBorder(
 		container.NewBorder(nil, nil, nil, s.clear, widget.NewLabelWithStyle("Uploads survive lost connections, sleep and restarts: each one resumes where the server says it stands.", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})),
-		s.status, nil, nil, container.NewVScroll(container.NewPadded(s.box)))
+		s.status, nil, nil, s.paged.Object)
 	return s
 }
 
@@ -86,11 +90,27 @@ func (s *transfersScreen) start() {
 }
 
 // follow applies events to the views; rows are redrawn on the UI thread,
-// at most rowRate often for progress.
+// at most rowRate often for progress. The ticker runs only while a job is
+// running or retrying: at rest, nothing wakes.
 func (s *transfersScreen) follow(ctx context.Context) {
-	tick := time.NewTicker(rowRate)
-	defer tick.Stop()
+	var tick *time.Ticker
+	var ticks <-chan time.Time
+	defer func() {
+		if tick != nil {
+			tick.Stop()
+		}
+	}()
 	for {
+		switch moving := s.moving(); {
+		case moving && tick == nil:
+			tick = time.NewTicker(rowRate)
+			ticks = tick.C
+		case !moving && tick != nil:
+			tick.Stop()
+			tick, ticks = nil, nil
+			s.flushDirty() // the last progress
+		}
+		s.ticking.Store(tick != nil)
 		select {
 		case <-ctx.Done():
 			return
@@ -98,10 +118,23 @@ func (s *transfersScreen) follow(ctx context.Context) {
 			if s.apply(e) {
 				s.flush(e.Job)
 			}
-		case <-tick.C:
+		case <-ticks:
 			s.flushDirty()
 		}
 	}
+}
+
+// moving reports whether a job is running or retrying, so its row changes
+// by itself (rate, countdown).
+func (s *transfersScreen) moving() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range s.views {
+		if v.snap.State.Active() {
+			return true
+		}
+	}
+	return false
 }
 
 // apply folds an event into its job's view and reports whether the row
@@ -221,6 +254,7 @@ func (s *transfersScreen) ensureRow(id string) {
 	s.box.Remove(s.empty)
 	// Newest first.
 	s.box.Objects = append([]fyne.CanvasObject{r.object}, s.box.Objects...)
+	s.paged.ShowFirst()
 	s.box.Refresh()
 	s.draw(id)
 }
@@ -314,6 +348,9 @@ func stateWords(v jobView, now time.Time) string {
 	case transfer.StatePaused:
 		return "Paused"
 	case transfer.StateDone:
+		if snap.Verified != "" {
+			return "Done · verified (" + snap.Verified + ")"
+		}
 		return "Done"
 	case transfer.StateCancelled:
 		return "Cancelled"
@@ -368,4 +405,5 @@ var failureAdvice = map[error]string{
 	transfer.ErrSourceChanged: ". Add the file again if its new content is what you want.",
 	transfer.ErrMaybeSent:     ". Check the destination; if it is missing, Retry sends it again.",
 	transfer.ErrSignIn:        ". Sign in again on the Account screen, then Retry.",
+	transfer.ErrNotVerified:   ". The copy at the destination is not the file: add the file again.",
 }

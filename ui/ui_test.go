@@ -348,19 +348,18 @@ func TestMailboxScreen(t *testing.T) {
 	if strings.Join(kinds, ",") != "Timeline,Draft,Sent" {
 		t.Fatalf("order %v", kinds)
 	}
-	m.list.Select(2)
-	h.until("the message opened", func() bool { return strings.Contains(labelsIn(m.detail), "plan.pdf") })
-	text := labelsIn(m.detail)
-	if !strings.Contains(text, "With a file") || !strings.Contains(text, "See attached.") || !strings.Contains(text, "zoe@example.com") {
+	m.choose(2)
+	h.until("the message opened", func() bool { return strings.Contains(labelsIn(m.detail.Box), "plan.pdf") })
+	text := labelsIn(m.detail.Box)
+	if !strings.Contains(text, "Subject: With a file") || !strings.Contains(text, "See attached.") || !strings.Contains(text, "To: zoe@example.com") || !strings.Contains(text, "1 attachment\n") {
 		t.Fatalf("message detail:\n%s", text)
 	}
-	m.list.Select(0)
+	if strings.Index(text, "To: ") > strings.Index(text, "Subject: ") {
+		t.Errorf("headers out of order:\n%s", text)
+	}
+	m.choose(0)
 	h.until("the timeline item opened", func() bool {
-		box, ok := m.detail.Objects[0].(*fyne.Container)
-		if !ok {
-			return false
-		}
-		for _, o := range box.Objects {
+		for _, o := range m.detail.Box.Objects {
 			if _, ok := o.(*canvas.Image); ok {
 				return true
 			}
@@ -448,4 +447,36 @@ func TestClosingTheWindow(t *testing.T) {
 	if text := labelsIn(h.w.Canvas().Overlays().Top()); !strings.Contains(text, "Quit anyway?") {
 		t.Fatalf("the question: %q", text)
 	}
+}
+
+// At rest nothing runs: the redraw ticker starts when a job moves and stops
+// once none does. A verified job says so in its row.
+func TestTransfersTickerOnlyWhileMoving(t *testing.T) {
+	fu := &fakeUploads{recs: map[string]transfer.Snapshot{
+		"a": {ID: "a", Path: "/tmp/a.bin", URL: "http://127.0.0.1:9/upload/storage/v1/b/b/o", Size: 10, State: transfer.StateQueued, Created: time.Now()},
+		"b": {ID: "b", Path: "/tmp/b.bin", URL: "http://127.0.0.1:9/upload/storage/v1/b/b/o", Size: 10, State: transfer.StateQueued, Created: time.Now()},
+	}}
+	events := make(chan transfer.Event, 64)
+	h := newHarness(t, func(o *harnessOpts) { o.uploads, o.events = fu, events })
+	ticking := func() bool { return h.u.transfers.ticking.Load() }
+	h.until("the screen follows the queue", func() bool { return h.u.transfers.rows["a"] != nil })
+	if ticking() {
+		t.Fatal("the ticker runs with every job queued")
+	}
+	set := func(st transfer.State) func(*transfer.Snapshot) { return func(s *transfer.Snapshot) { s.State = st } }
+	events <- fu.event(transfer.EventStarted, "a", set(transfer.StateRunning))
+	h.until("the ticker to start", ticking)
+	events <- fu.event(transfer.EventStarted, "b", set(transfer.StateRunning))
+	events <- fu.event(transfer.EventRetrying, "b", set(transfer.StateRetrying))
+	done := func(s *transfer.Snapshot) {
+		s.State, s.Confirmed, s.Response, s.Verified = transfer.StateDone, s.Size, &transfer.Response{Status: 200}, transfer.SumCRC32C
+	}
+	events <- fu.event(transfer.EventDone, "a", done)
+	row := h.u.transfers.rows["a"]
+	h.until("a done", func() bool { return row.state.Text == "Done · verified (crc32c)" })
+	if !ticking() {
+		t.Fatal("the ticker stopped while a job still retries")
+	}
+	events <- fu.event(transfer.EventDone, "b", done)
+	h.until("the ticker to stop once every job is done", func() bool { return !ticking() })
 }

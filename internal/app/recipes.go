@@ -127,6 +127,22 @@ func Post(media *compose.TimelineMedia, item compose.TimelineItem, itemID string
 	return up, nil
 }
 
+// Checksums are the sums an upload's target checks and reports besides
+// the SHA-256 (transfer.Spec.Checksums), from its URL: CRC32C for Cloud
+// Storage, as its tools send and compare it; none elsewhere (Gmail and
+// the Mirror timeline report no checksum). md5 adds MD5, which Storage
+// checks too, for whoever asks.
+func Checksums(uploadURL string, md5 bool) []string {
+	u, err := url.Parse(uploadURL)
+	if err != nil || whatAt(u.EscapedPath(), u.Path) != routeStorage.what {
+		return nil
+	}
+	if md5 {
+		return []string{transfer.SumCRC32C, transfer.SumMD5}
+	}
+	return []string{transfer.SumCRC32C}
+}
+
 // Describe names where an upload goes, for people, from its URL:
 // "Gmail · send (sandbox, on this computer)", "Timeline at example.com".
 // sandbox is the embedded sandbox's API root.

@@ -3,10 +3,12 @@ package app
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
 	"carrier/compose"
+	"carrier/transfer"
 )
 
 func TestMessageRecipes(t *testing.T) {
@@ -61,6 +63,25 @@ func TestPostRecipe(t *testing.T) {
 	}
 	if got := Describe("https://www.googleapis.com"+up.Path, "http://127.0.0.1:8089"); got != "Timeline · add to item at www.googleapis.com" {
 		t.Errorf("described as %q", got)
+	}
+}
+
+func TestChecksums(t *testing.T) {
+	crc := []string{transfer.SumCRC32C}
+	for _, c := range []struct {
+		url  string
+		md5  bool
+		want []string
+	}{
+		{"http://127.0.0.1:9/upload/storage/v1/b/bucket/o?name=x", false, crc},
+		{"https://storage.googleapis.com/upload/storage/v1/b/b/o", true, []string{transfer.SumCRC32C, transfer.SumMD5}},
+		{"https://gmail.googleapis.com/upload/gmail/v1/users/me/messages/send", true, nil},
+		{"http://127.0.0.1:9/upload/mirror/v1/timeline", false, nil},
+		{"::", false, nil},
+	} {
+		if got := Checksums(c.url, c.md5); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.url, got, c.want)
+		}
 	}
 }
 

@@ -1,10 +1,9 @@
-//go:build !linux && !windows
+//go:build !linux && !windows && !darwin && !freebsd && !netbsd && !openbsd && !dragonfly
 
 package platform
 
 import "context"
 
-// Elsewhere (macOS: IOKit's sleep notifications need cgo, which every
-// package but main does without) the engine's clock comparison notices a
-// wake.
+// Elsewhere the engine's clock comparison notices a wake, and failures
+// tell of the network.
 func watch(context.Context, func(Signal)) error { return ErrNoSignals }

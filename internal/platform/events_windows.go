@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"sync"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
 // On Windows the power manager calls back on suspend and resume
 // (PowerRegisterSuspendResumeNotification, the service-friendly form of
 // WM_POWERBROADCAST), and the IP helper on any change of an interface
-// (NotifyIpInterfaceChange): taken as "the network may be back".
+// (NotifyIpInterfaceChange): after a burst of changes settles, the
+// interfaces are read to tell online from offline (netstate.go).
 var (
 	powrprof                  = syscall.NewLazyDLL("powrprof.dll")
 	procRegisterSuspendResume = powrprof.NewProc("PowerRegisterSuspendResumeNotification")
@@ -54,8 +56,17 @@ func powerCallback(_ uintptr, typ uint32, _ uintptr) uintptr {
 	return 0
 }
 
+var (
+	winLink   = &linkState{read: systemInterfaces}
+	winSettle = &settle{wait: 500 * time.Millisecond, check: func() {
+		if s, ok := winLink.changed(); ok {
+			tell(s)
+		}
+	}}
+)
+
 func networkCallback(_, _ uintptr, _ uint32) uintptr {
-	tell(NetworkUp)
+	winSettle.poke()
 	return 0
 }
 
@@ -83,6 +94,7 @@ func register() error {
 	if procNotifyIPChange.Find() == nil {
 		var nh uintptr
 		procNotifyIPChange.Call(afUnspec, networkCb, 0, 0, uintptr(unsafe.Pointer(&nh)))
+		winSettle.poke() // a first reading: a machine started offline is held at once
 	}
 	// Registered for the life of the process: the callbacks cannot be
 	// freed, and later Watches reuse them.

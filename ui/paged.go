@@ -1,0 +1,187 @@
+package ui
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// A paged list shows as many rows as fit, and turns pages instead of
+// scrolling. Fyne 2.8's screen-reader bridge reads only what sits in
+// containers (a container.Scroll, a widget.List or a Split is a widget it
+// does not enter), so a scrolled list would be silent: every row of a
+// paged list sits in a plain container, the rows on screen are what is
+// read, and the page buttons ("Earlier", "Later") are read and pressed like
+// any other. The mouse wheel and the page keys turn pages too, and the
+// window never grows with the number of rows.
+
+// pageLayout lays rows out top to bottom from first, hiding the rows that
+// do not fit (at least one is always shown).
+type pageLayout struct {
+	first  int
+	shown  int // rows on screen after the last layout
+	total  int
+	gap    float32
+	onPage func() // told after every layout, to update the pager
+}
+
+func (l *pageLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	l.total = len(objs)
+	if l.first >= len(objs) {
+		l.first = max(len(objs)-1, 0)
+	}
+	y, shown := float32(0), 0
+	for i, o := range objs {
+		if i < l.first {
+			o.Hide()
+			continue
+		}
+		// A wrapping label knows its height only at a width: give it
+		// the width first.
+		o.Resize(fyne.NewSize(size.Width, o.Size().Height))
+		h := o.MinSize().Height
+		if shown > 0 && y+h > size.Height {
+			for _, rest := range objs[i:] {
+				rest.Hide()
+			}
+			break
+		}
+		o.Move(fyne.NewPos(0, y))
+		o.Resize(fyne.NewSize(size.Width, h))
+		o.Show()
+		y += h + l.gap
+		shown++
+	}
+	l.shown = shown
+	if l.onPage != nil {
+		l.onPage()
+	}
+}
+
+// MinSize is the widest row and the tallest one, so that any row fits
+// alone and the list never asks for the height of all of them.
+func (l *pageLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var s fyne.Size
+	for _, o := range objs {
+		m := o.MinSize()
+		s.Width = max(s.Width, m.Width)
+		s.Height = max(s.Height, m.Height)
+	}
+	return s
+}
+
+// pagedList holds rows (its Box's Objects, which callers add to and take
+// from like a VBox's) and the pager under them.
+type pagedList struct {
+	Box     *fyne.Container
+	layout  *pageLayout
+	earlier *widget.Button
+	later   *widget.Button
+	where   *widget.Label
+	wheel   *pageWheel
+	Object  fyne.CanvasObject
+	noun    string // "upload", "item": what the position line counts
+}
+
+func newPagedList(noun string) *pagedList {
+	p := &pagedList{noun: noun, layout: &pageLayout{gap: theme.Padding()}}
+	p.Box = container.New(p.layout)
+	p.earlier = widget.NewButtonWithIcon("Earlier", theme.MoveUpIcon(), func() { p.turn(-1) })
+	p.later = widget.NewButtonWithIcon("Later", theme.MoveDownIcon(), func() { p.turn(+1) })
+	p.where = widget.NewLabel("")
+	p.layout.onPage = p.showPlace
+	p.wheel = newPageWheel(p)
+	pager := container.NewHBox(p.earlier, p.later, p.where)
+	p.Object = container.NewBorder(nil, pager, nil, nil, container.NewStack(container.NewPadded(p.Box), p.wheel))
+	p.showPlace()
+	return p
+}
+
+// turn moves a page: by the rows now shown, forward or back.
+func (p *pagedList) turn(dir int) {
+	step := max(p.layout.shown, 1)
+	first := p.layout.first + dir*step
+	first = min(first, len(p.Box.Objects)-1)
+	first = max(first, 0)
+	if first == p.layout.first {
+		return
+	}
+	p.layout.first = first
+	p.Box.Refresh()
+}
+
+// ShowFirst goes back to the first page (a new row at the top).
+func (p *pagedList) ShowFirst() {
+	if p.layout.first != 0 {
+		p.layout.first = 0
+		p.Box.Refresh()
+	}
+}
+
+// showPlace says which rows are on screen, and lets only the moves that
+// go somewhere be pressed.
+func (p *pagedList) showPlace() {
+	total, first, shown := len(p.Box.Objects), p.layout.first, p.layout.shown
+	text := ""
+	if total > shown && shown > 0 {
+		text = fmt.Sprintf("%d–%d of %d %ss", first+1, first+shown, total, p.noun)
+	}
+	if p.where.Text != text {
+		p.where.SetText(text)
+	}
+	setEnabled(p.earlier, first > 0)
+	setEnabled(p.later, first+shown < total)
+	visible := total > shown
+	if visible != p.earlier.Visible() {
+		if visible {
+			p.earlier.Show()
+			p.later.Show()
+		} else {
+			p.earlier.Hide()
+			p.later.Hide()
+		}
+	}
+}
+
+func setEnabled(b *widget.Button, on bool) {
+	if on && b.Disabled() {
+		b.Enable()
+	} else if !on && !b.Disabled() {
+		b.Disable()
+	}
+}
+
+// pageWheel lies over the rows and turns pages with the mouse wheel. It
+// takes nothing else: taps, hovers and keys reach the rows under it, and
+// the screen reader, which skips widgets without a name, does not see it.
+type pageWheel struct {
+	widget.BaseWidget
+	p       *pagedList
+	pending float32
+}
+
+func newPageWheel(p *pagedList) *pageWheel {
+	w := &pageWheel{p: p}
+	w.ExtendBaseWidget(w)
+	return w
+}
+
+func (w *pageWheel) Scrolled(e *fyne.ScrollEvent) {
+	w.pending += e.Scrolled.DY
+	const notch = 40 // a wheel's notch, about; a touchpad's small moves add up
+	switch {
+	case w.pending >= notch:
+		w.pending = 0
+		w.p.turn(-1)
+	case w.pending <= -notch:
+		w.pending = 0
+		w.p.turn(+1)
+	}
+}
+
+func (w *pageWheel) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(container.NewWithoutLayout())
+}
