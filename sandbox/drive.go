@@ -52,6 +52,10 @@ package sandbox
 //     one that does not, when its bytes pass the room left; a file that
 //     no longer fits when it is filed (others finished first) also gets
 //     403 storageQuotaExceeded, from its session from then on.
+//   - A refused Drive upload (409, 403 quota, 400) is answered after its
+//     body is read to the end, up to 32 MiB, as Google's front ends do, so
+//     a client that writes a whole body before reading sees the answer;
+//     the sandbox's other methods still close such a connection unread.
 //   - Not served: files.update/copy, revisions, changes, shared drives,
 //     appDataFolder, exports, and the /resumable/upload/drive/v3/files
 //     alias of the discovery document.
@@ -224,6 +228,34 @@ func (s *Sandbox) driveFree(tx *bolt.Tx) int64 {
 		return -1
 	}
 	return max(q.Limit-q.OtherUsage-driveUsage(tx), 0)
+}
+
+// maxDrain bounds what a refused request's body is read for (Drain):
+// the official Go client sends media below 16 MiB in one request.
+const maxDrain = 32 << 20
+
+// drain reads the rest of a request's body, if it ends within maxDrain,
+// and says whether it did.
+func (s *Sandbox) drain(w http.ResponseWriter, r *http.Request) bool {
+	if r.ContentLength > maxDrain {
+		return false
+	}
+	select {
+	case <-s.closing:
+		return false
+	default:
+	}
+	n, err := s.copyBody(w, io.Discard, r.Body, maxDrain+1, nil)
+	return err == nil && n <= maxDrain
+}
+
+// refuseDrained is refuse for a method that drains refused bodies.
+func (s *Sandbox) refuseDrained(w http.ResponseWriter, r *http.Request, m *uploadMethod, e *apiError) {
+	if m.Drain && r.ContentLength != 0 && s.drain(w, r) {
+		writeError(w, e)
+		return
+	}
+	s.refuse(w, r, e)
 }
 
 // driveRoom is drive.files.create's Room: uploads are bounded by the quota.

@@ -398,6 +398,14 @@ func TestDriveGeneratedIDs(t *testing.T) {
 			t.Errorf("%s with a used id: %d %s, want 409 duplicate", d.name, r.code, r.body)
 		}
 	}
+	// A client that writes its whole body before it reads (as the official
+	// Go client does) must see the 409, not a reset: the refused body is
+	// read to its end first.
+	for range 3 {
+		if r := e.driveMultipart(meta(id), "application/octet-stream", randomData(1, 4<<20), ""); r.code != http.StatusConflict {
+			t.Fatalf("a 4 MiB retry with a used id: %d %s", r.code, r.body)
+		}
+	}
 	if got := e.driveGet(id, "?alt=media"); string(got.body) != "first" {
 		t.Fatalf("the first file changed: %q", got.body)
 	}
@@ -640,6 +648,9 @@ func TestDriveQuota(t *testing.T) {
 	}
 	if r := e.doExpect("PUT", uri, map[string]string{"Content-Range": fmt.Sprintf("bytes %d-%d/*", kib256, 2*kib256-1)}, big[kib256:]); !full(r) {
 		t.Fatalf("chunk past the quota: %d %s", r.code, r.body)
+	}
+	if r := e.chunk(uri, randomData(8, 8*kib256), kib256, -1); !full(r) {
+		t.Fatalf("a 2 MiB chunk past the quota, sent whole before reading: %d %s", r.code, r.body)
 	}
 	if r := e.query(uri, -1); r.code != 308 || r.h.Get("Range") != "bytes=0-262143" {
 		t.Fatalf("the refused chunk changed the session: %d %q", r.code, r.h.Get("Range"))

@@ -35,5 +35,5 @@ var uploadMethods = []*uploadMethod{
 	{Name: "storage.objects.insert", HTTPMethod: "POST", Pattern: "/upload/storage/v1/b/{bucket}/o",
 		Prepare: storagePrepare, Finish: storageFinish, GCS: true},
 	{Name: "drive.files.create", HTTPMethod: "POST", Pattern: "/upload/drive/v3/files",
-		Limit: limitDrive, SHA256: true, Room: driveRoom, Prepare: drivePrepare, Finish: driveFinish},
+		Limit: limitDrive, SHA256: true, Room: driveRoom, Drain: true, Prepare: drivePrepare, Finish: driveFinish},
 }

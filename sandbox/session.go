@@ -182,7 +182,7 @@ func (s *Sandbox) serveBytes(w http.ResponseWriter, r *http.Request, sess *sessi
 			return
 		}
 		if e := s.admit(m, cr.Total); e != nil {
-			s.refuse(w, r, e)
+			s.refuseDrained(w, r, m, e)
 			return
 		}
 		if sess.Total < 0 {
@@ -221,7 +221,7 @@ func (s *Sandbox) serveBytes(w http.ResponseWriter, r *http.Request, sess *sessi
 		return
 	}
 	if e := s.admit(m, cr.Last+1); e != nil {
-		s.refuse(w, r, e)
+		s.refuseDrained(w, r, m, e)
 		return
 	}
 	body := io.Reader(r.Body)

@@ -43,6 +43,11 @@ type uploadMethod struct {
 	// (Drive's quota): the bytes free, negative for no bound, and the
 	// refusal for an upload that would pass them.
 	Room func(s *Sandbox) (free int64, full *apiError)
+	// Drain reads the rest of a refused request's body (up to maxDrain)
+	// before answering, as Google's front ends do: a client that writes
+	// its whole body before reading (the official Go client) then sees the
+	// refusal (Drive's 409 or 403) rather than a reset. Others close unread.
+	Drain bool
 	// Prepare checks the path and metadata before any byte is stored.
 	Prepare func(s *Sandbox, tx *bolt.Tx, u *upload) *apiError
 	// Finish creates the resource from stored media. It returns the
@@ -179,7 +184,7 @@ func (s *Sandbox) uploadHandler(m *uploadMethod) http.Handler {
 			e = badRequest("Invalid uploadType %q: use media, multipart or resumable.", t)
 		}
 		if e != nil {
-			if r.ContentLength != 0 {
+			if r.ContentLength != 0 && !(m.Drain && s.drain(w, r)) {
 				w.Header().Set("Connection", "close") // the body may be unread
 			}
 			writeError(w, e)
