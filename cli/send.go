@@ -82,7 +82,13 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	fs.Var(&labels, "label", "Gmail label id for insert/import (repeatable; default INBOX and UNREAD)")
 	draftID := fs.String("draft-id", "", "replace the message of this draft (drafts.update)")
 	sendDraft := fs.String("send-draft", "", "send this draft: as it stands, or with the message given by the other flags")
+	var lf linkFlags
+	lf.add(fs)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	lopts, err := lf.options()
+	if err != nil {
 		return err
 	}
 	typ, err := uf.check()
@@ -129,7 +135,16 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	spec := up.Spec(t.base)
 	spec.Type = typ
 	_, err = uf.upload(ctx, env, t, spec, func(q *app.Queue, spec transfer.Spec) (string, error) {
-		return q.AddMessage(ctx, spec, msg, method)
+		jobs, err := q.SendWithLinks(ctx, app.Drive{Root: t.base, Auth: t.auth}, msg, method, up, lopts, func(s *transfer.Spec) {
+			s.ChunkSize = spec.ChunkSize
+			if s.Type == "" {
+				s.Type = spec.Type
+			}
+		})
+		if err != nil {
+			return "", err
+		}
+		return jobs[len(jobs)-1], nil // the message: it goes after the rest
 	})
 	return err
 }

@@ -206,7 +206,13 @@ func TestSendRefusals(t *testing.T) {
 		code int
 		say  string
 	}{
-		{[]string{"send", "--to", "a@example.com", "--attach", big}, 1, "takes at most 35.0 MiB"},
+		{[]string{"send", "--to", "a@example.com", "--attach", big, "--links", "never"}, 1, "takes at most 35.0 MiB"},
+		{[]string{"send", "--to", "a@example.com", "--links", "sometimes"}, 2, "auto, always or never"},
+		{[]string{"send", "--to", "a@example.com", "--share", "world"}, 2, "recipients or anyone"},
+		{[]string{"send", "--to", "a@example.com", "--link-expiry", "400d"}, 2, "at most 365d"},
+		{[]string{"send", "--to", "a@example.com", "--link-expiry", "soon"}, 2, "such as 30d"},
+		{[]string{"send", "--to", "a@example.com", "--link-expiry", "30d", "--share", "anyone"}, 2, "recipients only"},
+		{[]string{"send", "--to", "a@example.com", "--link-over", "lots"}, 2, "such as 25MB"},
 		{[]string{"send", "--to", "not an address"}, 1, "not an address"},
 		{[]string{"send", "--to", "a@example.com", "--thread", "nope"}, 1, "nope"},
 		{[]string{"send", "--to", "a@example.com", "--draft-id", "r1", "--send-draft", "r2"}, 2, "not both"},
@@ -221,6 +227,7 @@ func TestSendRefusals(t *testing.T) {
 			t.Errorf("%v: exit %d, %q", c.args, code, errs)
 		}
 	}
+	mockKeyring(t) // an empty keychain, whatever this machine has
 	var errOut bytes.Buffer
 	code := Main(context.Background(), &Env{Stdout: io.Discard, Stderr: &errOut}, []string{"send", "--to", "a@example.com", "--endpoint", "http://127.0.0.1:1", "--state-dir", t.TempDir()})
 	if code != 1 || !strings.Contains(errOut.String(), "carrier login") {

@@ -15,6 +15,7 @@ import (
 	"io"
 	"mime"
 	netmail "net/mail"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,6 +70,7 @@ type Message struct {
 	Text        string // plain text body, UTF-8
 	HTML        string // optional HTML alternative
 	Attachments []string
+	Links       []Link   // files shared as links (Drive), listed after the text
 	InReplyTo   string   // Message-ID of the message replied to, with or without <>
 	References  []string // Message-IDs of the thread
 	Date        time.Time
@@ -206,6 +208,11 @@ func (m *Message) Check() error {
 	for _, p := range m.Attachments {
 		if err := checkReadable(p); err != nil {
 			problems = append(problems, Problem{"Attachment", err.Error()})
+		}
+	}
+	for _, l := range m.Links {
+		if u, err := url.Parse(l.URL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || strings.ContainsAny(l.URL, " \r\n\t<>\"") {
+			problems = append(problems, Problem{"Link", fmt.Sprintf("%q is not a web address", l.URL)})
 		}
 	}
 	if len(problems) > 0 {
@@ -362,21 +369,22 @@ func (m *Message) WriteTo(ctx context.Context, w io.Writer) error {
 	if err := m.header(&h); err != nil {
 		return err
 	}
+	text, htm := m.bodies()
 	if len(m.Attachments) == 0 {
-		if m.HTML == "" {
+		if htm == "" {
 			h.SetContentType("text/plain", map[string]string{"charset": "utf-8"})
 			h.Set("Content-Transfer-Encoding", "quoted-printable")
 			body, err := mail.CreateSingleInlineWriter(w, h)
 			if err != nil {
 				return err
 			}
-			return writeClose(body, m.Text)
+			return writeClose(body, text)
 		}
 		iw, err := mail.CreateInlineWriter(w, h)
 		if err != nil {
 			return err
 		}
-		if err := m.writeAlternatives(iw); err != nil {
+		if err := writeAlternatives(iw, text, htm); err != nil {
 			return err
 		}
 		return iw.Close()
@@ -389,7 +397,7 @@ func (m *Message) WriteTo(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := m.writeAlternatives(iw); err != nil {
+	if err := writeAlternatives(iw, text, htm); err != nil {
 		return err
 	}
 	if err := iw.Close(); err != nil {
@@ -414,17 +422,17 @@ func writeClose(wc io.WriteCloser, s string) error {
 	return wc.Close()
 }
 
-func (m *Message) writeAlternatives(iw *mail.InlineWriter) error {
+func writeAlternatives(iw *mail.InlineWriter, text, htm string) error {
 	var th mail.InlineHeader
 	th.SetContentType("text/plain", map[string]string{"charset": "utf-8"})
 	pw, err := iw.CreatePart(th)
 	if err != nil {
 		return err
 	}
-	if err := writeClose(pw, m.Text); err != nil {
+	if err := writeClose(pw, text); err != nil {
 		return err
 	}
-	if m.HTML == "" {
+	if htm == "" {
 		return nil
 	}
 	var hh mail.InlineHeader
@@ -433,7 +441,7 @@ func (m *Message) writeAlternatives(iw *mail.InlineWriter) error {
 	if err != nil {
 		return err
 	}
-	return writeClose(pw, m.HTML)
+	return writeClose(pw, htm)
 }
 
 func (m *Message) header(h *mail.Header) error {
@@ -636,7 +644,12 @@ func (m *Message) EstimateSize() int64 {
 
 // EstimateText is the encoded size of the message without attachments.
 func (m *Message) EstimateText() int64 {
-	return 2048 + qpSize(m.Text) + qpSize(m.HTML) // 2048: headers and MIME structure
+	n := 2048 + qpSize(m.Text) + qpSize(m.HTML) // 2048: headers and MIME structure
+	if len(m.Links) > 0 {
+		text, htm := m.bodies()
+		n = 2048 + qpSize(text) + qpSize(htm)
+	}
+	return n
 }
 
 // EstimateAttachment is what a file of size bytes adds to the message:

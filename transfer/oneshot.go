@@ -16,6 +16,9 @@ import (
 func (up *upload) oneShot(ctx context.Context) (*Response, error) {
 	rec := up.rec
 	target, err := withUploadType(rec.URL, rec.Type)
+	if rec.Type == Call {
+		target, err = rec.URL, nil
+	}
 	if err != nil {
 		return nil, &permanent{err}
 	}
@@ -66,12 +69,16 @@ func (up *upload) oneShot(ctx context.Context) (*Response, error) {
 		up.sent = 0
 		a, err := up.exchange(ctx, req, "upload", targetWhere(rec.URL), body)
 		if err == nil && a.status/100 == 2 {
-			if ferr := checkResource(a, rec.Size); ferr != nil {
+			ferr := checkResource(a, rec.Size)
+			switch {
+			case ferr == nil:
+				return finalResponse(a), nil
+			case rec.Type != Call:
 				// It arrived, most likely, but what the server holds is
 				// unknown; this type cannot be asked, nor sent again blindly.
 				return nil, &permanent{fmt.Errorf("%w: the server answered %d to the %s upload, %w; this type of upload cannot be asked, so it was not sent again", ErrMaybeSent, a.status, rec.Type, ferr)}
 			}
-			return finalResponse(a), nil
+			err = ferr // a call made twice has one effect: make it again
 		}
 		switch {
 		case err == nil:
@@ -86,6 +93,8 @@ func (up *upload) oneShot(ctx context.Context) (*Response, error) {
 			if uerr := up.markSent(false); uerr != nil {
 				return nil, uerr
 			}
+		case rec.Type == Call:
+			// Its effect is the same made twice: ask again.
 		case ctx.Err() == nil:
 			return nil, &permanent{fmt.Errorf("%w: the connection failed after the whole %s upload was sent, and this type of upload cannot be asked, so it was not sent again: %w", ErrMaybeSent, rec.Type, err)}
 		}

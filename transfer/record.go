@@ -23,6 +23,13 @@ const (
 	Multipart UploadType = "multipart"
 	// Media sends the bytes alone in one request.
 	Media UploadType = "media"
+	// Call sends the file (a small JSON document) as the body of one
+	// plain request to the URL as given, with no uploadType: the API calls
+	// a job graph makes between uploads (sharing a Drive file before the
+	// message that links to it goes). Whoever queues one vouches that the
+	// call may be made twice with one effect, so unlike Media and
+	// Multipart it is sent again when its answer was lost.
+	Call UploadType = "call"
 )
 
 // ChunkQuantum is the unit every chunk but the last must be a multiple of.
@@ -164,7 +171,7 @@ func (r *Record) validate() error {
 		return bad("invalid id")
 	case r.Method != "POST" && r.Method != "PUT":
 		return bad("method %q is neither POST nor PUT", r.Method)
-	case r.Type != Resumable && r.Type != Multipart && r.Type != Media:
+	case r.Type != Resumable && r.Type != Multipart && r.Type != Media && r.Type != Call:
 		return bad("unknown upload type %q", r.Type)
 	case r.ContentType == "" || strings.ContainsAny(r.ContentType, "\r\n\x00"):
 		return bad("invalid content type")

@@ -160,7 +160,7 @@ func (u *Uploader) Upload(ctx context.Context, w Work) (*Response, error) {
 	if up.sink == nil {
 		up.sink = nopSink{}
 	}
-	if rec.Type != Resumable && rec.Sent && !w.Resend {
+	if rec.Type != Resumable && rec.Type != Call && rec.Sent && !w.Resend {
 		return nil, &permanent{fmt.Errorf("%w: this %s upload was interrupted after its bytes went out, and it cannot be asked whether it arrived, so it was not sent again (that could make a duplicate)", ErrMaybeSent, rec.Type)}
 	}
 	if err := up.openSource(ctx); err != nil {

@@ -1,0 +1,173 @@
+package compose
+
+import (
+	"fmt"
+	"html"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Files too large for a message go to the sender's Google Drive and the
+// message carries a link to each, the way Gmail's own client does it: in
+// the plain text part, and as a block in an HTML part that mail readers
+// show as a card.
+
+// Link is a file the message links to instead of attaching it.
+type Link struct {
+	Name string // the file's name, as people see it
+	Size int64  // bytes
+	URL  string // where the recipients open it
+}
+
+// LinkPolicy says which attachments may go as links.
+type LinkPolicy int
+
+const (
+	LinksAuto   LinkPolicy = iota // files over the threshold, and as many as it takes to fit the limit
+	LinksAlways                   // every attachment goes as a link
+	LinksNever                    // none: a message over the limit is refused
+)
+
+// ParseLinkPolicy reads --links.
+func ParseLinkPolicy(s string) (LinkPolicy, error) {
+	switch strings.ToLower(s) {
+	case "", "auto":
+		return LinksAuto, nil
+	case "always":
+		return LinksAlways, nil
+	case "never":
+		return LinksNever, nil
+	}
+	return 0, fmt.Errorf("--links is auto, always or never, not %q", s)
+}
+
+// DefaultLinkThreshold is Gmail's: a file over 25 MB goes as a Drive link.
+const DefaultLinkThreshold = 25_000_000
+
+// PlanLinks splits m's attachments into those that stay attached and
+// those that go as links, for method: under LinksAuto, every file over
+// threshold goes as a link, then the largest of the rest until the message
+// fits the method's limit. It reads only the files' sizes. A file it
+// cannot stat stays attached (Check names the problem).
+func PlanLinks(m *Message, method Method, policy LinkPolicy, threshold int64) (attach, link []string) {
+	if policy == LinksNever {
+		return m.Attachments, nil
+	}
+	if policy == LinksAlways {
+		return nil, m.Attachments
+	}
+	if threshold <= 0 {
+		threshold = DefaultLinkThreshold
+	}
+	type file struct {
+		path string
+		size int64
+		pos  int
+	}
+	var rest []file
+	linked := map[string]bool{}
+	for i, p := range m.Attachments {
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+			rest = append(rest, file{p, 0, i})
+		case fi.Size() > threshold:
+			linked[p] = true
+		default:
+			rest = append(rest, file{p, fi.Size(), i})
+		}
+	}
+	// What the message is with the rest attached and links for the others.
+	size := m.EstimateText() + linksEstimate(len(m.Attachments)-len(rest))
+	for _, f := range rest {
+		size += EstimateAttachment(f.path, f.size)
+	}
+	sort.SliceStable(rest, func(i, j int) bool { return rest[i].size > rest[j].size })
+	for _, f := range rest {
+		if size <= method.Limit() {
+			break
+		}
+		linked[f.path] = true
+		size += linksEstimate(1) - EstimateAttachment(f.path, f.size)
+	}
+	for _, p := range m.Attachments {
+		if linked[p] {
+			link = append(link, p)
+		} else {
+			attach = append(attach, p)
+		}
+	}
+	return attach, link
+}
+
+// linksEstimate is what n links add to a message, text and HTML, names
+// and addresses included, with room to spare.
+func linksEstimate(n int) int64 { return int64(n) * 1200 }
+
+// bodies are the text and HTML the message carries: the person's, and the
+// links after them. A message with links and no HTML of its own gets one,
+// its text escaped, so that readers show the card.
+func (m *Message) bodies() (text, htm string) {
+	text, htm = m.Text, m.HTML
+	if len(m.Links) == 0 {
+		return text, htm
+	}
+	text = strings.TrimRight(text, "\r\n") + "\n\n" + linksText(m.Links)
+	if htm == "" {
+		htm = `<div dir="auto" style="white-space:pre-wrap">` + html.EscapeString(m.Text) + "</div>\n"
+	}
+	block := linksHTML(m.Links)
+	if i := strings.LastIndex(strings.ToLower(htm), "</body>"); i >= 0 {
+		htm = htm[:i] + block + htm[i:]
+	} else {
+		htm += block
+	}
+	return text, htm
+}
+
+// Names are isolated from the text around them (FSI ... PDI in text, bdi
+// in HTML), so a Persian, Hebrew or Arabic name, or one with a direction
+// override of its own, cannot reorder the size or the link beside it.
+const (
+	fsi = "\u2068"
+	pdi = "\u2069"
+)
+
+func linksText(links []Link) string {
+	var b strings.Builder
+	if len(links) == 1 {
+		b.WriteString("1 file is shared with you on Google Drive:\n")
+	} else {
+		fmt.Fprintf(&b, "%d files are shared with you on Google Drive:\n", len(links))
+	}
+	for _, l := range links {
+		fmt.Fprintf(&b, "\n%s%s%s (%s)\n%s\n", fsi, plainName(l.Name), pdi, HumanSize(l.Size), l.URL)
+	}
+	return b.String()
+}
+
+func linksHTML(links []Link) string {
+	var b strings.Builder
+	b.WriteString(`<div class="carrier-drive-links" style="margin-top:16px;border:1px solid #dadce0;border-radius:8px;padding:8px 12px;max-width:480px">` + "\n")
+	for _, l := range links {
+		fmt.Fprintf(&b, `<div style="padding:6px 0"><a href="%s" style="font-weight:bold"><bdi>%s</bdi></a> <span style="color:#5f6368">(%s, Google Drive)</span></div>`+"\n",
+			html.EscapeString(l.URL), html.EscapeString(plainName(l.Name)), HumanSize(l.Size))
+	}
+	b.WriteString("</div>\n")
+	return b.String()
+}
+
+// plainName is a name without control characters, line breaks or
+// direction overrides (the isolates around it do the bidi work).
+func plainName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			return '_'
+		case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f:
+			return '_'
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,333 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/mail"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"carrier/compose"
+	"carrier/transfer"
+)
+
+// A message whose files do not fit goes as one graph of jobs, all in the
+// journal: each large file to the sender's Google Drive (resumable, under
+// an id asked for beforehand, so that its link is known before a byte
+// goes and the message can be written at once), then each file shared
+// (one Call per recipient, or one for anyone with the link), then the
+// message with the links, which waits for all of them. A crash, a sleep or
+// a restart resumes each job where its server says it stands; the message
+// goes once, after the last share.
+
+// Share says who may open the linked files.
+type Share int
+
+const (
+	ShareRecipients Share = iota // each recipient, by address (Gmail's default)
+	ShareAnyone                  // anyone with the link
+)
+
+// ParseShare reads --share.
+func ParseShare(s string) (Share, error) {
+	switch strings.ToLower(s) {
+	case "", "recipients":
+		return ShareRecipients, nil
+	case "anyone":
+		return ShareAnyone, nil
+	}
+	return 0, fmt.Errorf("--share is recipients or anyone, not %q", s)
+}
+
+// LinkOptions are how a message's large files are shared.
+type LinkOptions struct {
+	Policy    compose.LinkPolicy
+	Threshold int64         // a file over it goes as a link (0: compose.DefaultLinkThreshold)
+	Share     Share         // who may open them
+	Expiry    time.Duration // recipients' access ends after it (0: never; Drive allows up to a year)
+	Now       func() time.Time
+}
+
+// MaxLinkExpiry is Drive's limit on a permission's expiration.
+const MaxLinkExpiry = 365 * 24 * time.Hour
+
+// ErrDriveFull says the files would not fit in the sender's Drive.
+var ErrDriveFull = errors.New("Google Drive has no room for these files")
+
+// Drive is the API the links go through: root (as for Gmail) and what
+// authorizes a request there.
+type Drive struct {
+	Root   string
+	Auth   transfer.Authorizer
+	Client *http.Client
+}
+
+func (d Drive) get(ctx context.Context, path string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.Root+path, nil)
+	if err != nil {
+		return err
+	}
+	if d.Auth != nil {
+		if err := d.Auth.Authorize(ctx, req); err != nil {
+			return err
+		}
+	}
+	c := d.Client
+	if c == nil {
+		c = http.DefaultClient
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return fmt.Errorf("cannot reach Google Drive to prepare the links: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return fmt.Errorf("cannot read Google Drive's answer: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		var ge struct {
+			Error struct{ Message string } `json:"error"`
+		}
+		json.Unmarshal(body, &ge)
+		return fmt.Errorf("Google Drive answered %d: %s", resp.StatusCode, Printable(ge.Error.Message))
+	}
+	return json.Unmarshal(body, v)
+}
+
+// free is what the Drive has left, -1 when it has no limit.
+func (d Drive) free(ctx context.Context) (int64, error) {
+	var about struct {
+		StorageQuota struct {
+			Limit string `json:"limit"`
+			Usage string `json:"usage"`
+		} `json:"storageQuota"`
+	}
+	if err := d.get(ctx, "/drive/v3/about?fields=storageQuota", &about); err != nil {
+		return 0, err
+	}
+	if about.StorageQuota.Limit == "" {
+		return -1, nil // unlimited (some Workspace plans)
+	}
+	limit, err1 := strconv.ParseInt(about.StorageQuota.Limit, 10, 64)
+	usage, err2 := strconv.ParseInt(about.StorageQuota.Usage, 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, errors.New("Google Drive's storage quota is unreadable")
+	}
+	return max(limit-usage, 0), nil
+}
+
+// ids asks Drive for n ids for files to come.
+func (d Drive) ids(ctx context.Context, n int) ([]string, error) {
+	var g struct {
+		IDs []string `json:"ids"`
+	}
+	if err := d.get(ctx, "/drive/v3/files/generateIds?space=drive&count="+strconv.Itoa(n), &g); err != nil {
+		return nil, err
+	}
+	if len(g.IDs) < n {
+		return nil, fmt.Errorf("Google Drive gave %d ids for %d files", len(g.IDs), n)
+	}
+	for _, id := range g.IDs[:n] {
+		if id == "" || strings.ContainsAny(id, "/?#%") {
+			return nil, fmt.Errorf("Google Drive gave an unusable id %q", Printable(id))
+		}
+	}
+	return g.IDs[:n], nil
+}
+
+// ViewLink is where a recipient opens Drive file id: Drive's own address
+// for Google's API, the sandbox's page for the sandbox.
+func ViewLink(root, id string) string {
+	if u, err := url.Parse(root); err == nil && strings.EqualFold(u.Host, "www.googleapis.com") {
+		return "https://drive.google.com/file/d/" + url.PathEscape(id) + "/view?usp=drivesdk"
+	}
+	return strings.TrimRight(root, "/") + "/file/d/" + url.PathEscape(id) + "/view"
+}
+
+// driveFields are what Carrier asks of a file it uploaded: its size and
+// checksums (the engine compares them with the file) and its link.
+const driveFields = "id,name,size,mimeType,md5Checksum,sha256Checksum,webViewLink"
+
+// recipients are the message's addresses, each once.
+func recipients(msg *compose.Message) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, list := range [][]string{msg.To, msg.Cc, msg.Bcc} {
+		for _, entry := range list {
+			addrs, err := mail.ParseAddressList(entry)
+			if err != nil {
+				continue // Check has refused the message already
+			}
+			for _, a := range addrs {
+				if k := strings.ToLower(a.Address); !seen[k] {
+					seen[k] = true
+					out = append(out, a.Address)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// SendWithLinks queues msg by method on the API at root (Gmail) with its
+// large files as Drive links, as opts says, and returns the jobs: the
+// Drive uploads and shares first, the message's last. With nothing to
+// link it queues the message alone. settings adds the caller's transfer
+// settings (upload type, chunk size) to each upload's spec.
+func (q *Queue) SendWithLinks(ctx context.Context, d Drive, msg *compose.Message, method compose.Method, up Upload, opts LinkOptions, settings func(*transfer.Spec)) ([]string, error) {
+	if err := msg.Check(); err != nil {
+		return nil, err
+	}
+	attach, linked := compose.PlanLinks(msg, method, opts.Policy, opts.Threshold)
+	if settings == nil {
+		settings = func(*transfer.Spec) {}
+	}
+	spec := up.Spec(d.Root)
+	settings(&spec)
+	if len(linked) == 0 {
+		id, err := q.AddMessage(ctx, spec, msg, method)
+		if err != nil {
+			return nil, err
+		}
+		return []string{id}, nil
+	}
+	if opts.Expiry < 0 || opts.Expiry > MaxLinkExpiry {
+		return nil, fmt.Errorf("a link's expiry is at most a year (Google Drive's limit), not %s", opts.Expiry)
+	}
+	if opts.Expiry > 0 && opts.Share == ShareAnyone {
+		return nil, errors.New("an expiry applies to recipients' access only: Google Drive does not let a link for anyone expire")
+	}
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	var need int64
+	sizes := make([]int64, len(linked))
+	for i, p := range linked {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		sizes[i] = fi.Size()
+		need += fi.Size()
+	}
+	free, err := d.free(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if free >= 0 && need > free {
+		return nil, fmt.Errorf("%w: it has %s free; the %d files to link need %s. Free some space in Drive, or send fewer files", ErrDriveFull, compose.HumanSize(free), len(linked), compose.HumanSize(need))
+	}
+	ids, err := d.ids(ctx, len(linked))
+	if err != nil {
+		return nil, err
+	}
+	who := recipients(msg)
+	var jobs []string
+	undo := func(err error) ([]string, error) {
+		for i := len(jobs) - 1; i >= 0; i-- {
+			q.Cancel(context.WithoutCancel(ctx), jobs[i])
+		}
+		return nil, err
+	}
+	links := make([]compose.Link, len(linked))
+	for i, p := range linked {
+		name := compose.AttachmentName(p)
+		ctype := mime.TypeByExtension(strings.ToLower(filepath.Ext(p)))
+		if ctype == "" {
+			ctype = "application/octet-stream"
+		}
+		meta, _ := json.Marshal(map[string]string{"id": ids[i], "name": name, "mimeType": ctype})
+		s := transfer.Spec{URL: d.Root + "/upload/drive/v3/files?fields=" + url.QueryEscape(driveFields), Method: http.MethodPost,
+			ContentType: ctype, Metadata: meta, Path: p, Label: name + " · to Google Drive"}
+		settings(&s)
+		if s.Type != transfer.Resumable && s.Type != "" {
+			s.Type = transfer.Resumable // a file of this size goes resumable, whatever the message does
+		}
+		file, err := q.Add(s)
+		if err != nil {
+			return undo(err)
+		}
+		jobs = append(jobs, file)
+		var grants []map[string]string
+		if opts.Share == ShareAnyone {
+			grants = append(grants, map[string]string{"type": "anyone", "role": "reader"})
+		} else {
+			for _, addr := range who {
+				g := map[string]string{"type": "user", "role": "reader", "emailAddress": addr}
+				if opts.Expiry > 0 {
+					g["expirationTime"] = now().Add(opts.Expiry).UTC().Format(time.RFC3339)
+				}
+				grants = append(grants, g)
+			}
+		}
+		for _, g := range grants {
+			share, err := q.addCall(d.Root+"/drive/v3/files/"+url.PathEscape(ids[i])+"/permissions?sendNotificationEmail=false&fields=id,type,role", g,
+				name+" · shared with "+orAnyone(g["emailAddress"]), file)
+			if err != nil {
+				return undo(err)
+			}
+			jobs = append(jobs, share)
+		}
+		links[i] = compose.Link{Name: name, Size: sizes[i], URL: ViewLink(d.Root, ids[i])}
+	}
+	withLinks := *msg
+	withLinks.Attachments, withLinks.Links = attach, links
+	spec.Needs = append([]string(nil), jobs...)
+	id, err := q.AddMessage(ctx, spec, &withLinks, method)
+	if err != nil {
+		return undo(err)
+	}
+	return append(jobs, id), nil
+}
+
+func orAnyone(addr string) string {
+	if addr == "" {
+		return "anyone with the link"
+	}
+	return addr
+}
+
+// addCall queues one API call (transfer.Call) whose JSON body is kept in
+// the spool until the call is done, after the jobs it needs.
+func (q *Queue) addCall(url string, body any, label string, needs ...string) (string, error) {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(q.spool.Dir(), 0o700); err != nil {
+		return "", fmt.Errorf("cannot write the spool: %w", err)
+	}
+	f, err := os.CreateTemp(q.spool.Dir(), "call-*.json")
+	if err != nil {
+		return "", fmt.Errorf("cannot write the spool: %w", err)
+	}
+	path := f.Name()
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(path)
+		return "", fmt.Errorf("cannot write the spool: %w", werr)
+	}
+	id, err := q.Add(transfer.Spec{URL: url, Method: http.MethodPost, Type: transfer.Call, ContentType: "application/json", Path: path, Label: label, Needs: needs})
+	if err != nil {
+		os.Remove(path)
+		return "", err
+	}
+	return id, nil
+}
