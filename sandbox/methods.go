@@ -34,4 +34,6 @@ var uploadMethods = []*uploadMethod{
 		Limit: limitMirror, Accept: acceptMedia, Prepare: mirrorPrepare, Finish: mirrorFinish},
 	{Name: "storage.objects.insert", HTTPMethod: "POST", Pattern: "/upload/storage/v1/b/{bucket}/o",
 		Prepare: storagePrepare, Finish: storageFinish, GCS: true},
+	{Name: "drive.files.create", HTTPMethod: "POST", Pattern: "/upload/drive/v3/files",
+		Limit: limitDrive, SHA256: true, Room: driveRoom, Drain: true, Prepare: drivePrepare, Finish: driveFinish},
 }

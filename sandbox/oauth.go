@@ -49,6 +49,7 @@ var knownScopes = []string{
 	"https://www.googleapis.com/auth/devstorage.full_control",
 	"https://www.googleapis.com/auth/cloud-platform",
 	"https://www.googleapis.com/auth/cloud-platform.read-only",
+	ScopeDriveFile, ScopeDrive, ScopeDriveReadonly,
 	"openid", "email", "profile",
 	"https://www.googleapis.com/auth/userinfo.email",
 }
@@ -66,6 +67,7 @@ var methodScopes = map[string][]string{
 	"mirror.timeline.update":             scopesTimeline,
 	"mirror.timeline.attachments.insert": scopesTimeline,
 	"storage.objects.insert":             {"devstorage.read_write", "devstorage.full_control", "cloud-platform"},
+	"drive.files.create":                 scopesDriveWrite,
 }
 
 // The scopes of the read endpoints, as Google lists them for each method,

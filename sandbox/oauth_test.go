@@ -282,7 +282,7 @@ func TestOAuthAuthorizeRefusals(t *testing.T) {
 		{"short challenge", func(q url.Values) { q.Set("code_challenge", "abc") }, "invalid_request"},
 		{"implicit flow", func(q url.Values) { q.Set("response_type", "token") }, "unsupported_response_type"},
 		{"no scope", func(q url.Values) { q.Del("scope") }, "invalid_scope"},
-		{"unknown scope", func(q url.Values) { q.Set("scope", scopeSend+" https://www.googleapis.com/auth/drive") }, "invalid_scope"},
+		{"unknown scope", func(q url.Values) { q.Set("scope", scopeSend+" https://www.googleapis.com/auth/calendar") }, "invalid_scope"},
 	}
 	for _, c := range cases {
 		u := redirectTarget(t, e.get(authParams(c.mod)))

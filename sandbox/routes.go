@@ -42,6 +42,7 @@ func (s *Sandbox) routes() http.Handler {
 	s.gmailMetadataRoutes(api)
 	s.mirrorRoutes(api)
 	s.storageRoutes(api)
+	s.driveRoutes(api)
 	static := routeAccess{staticOnly: true}
 	s.handle(api, "GET /sandbox/v1/stats", static, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, s.Stats()) }))
 	s.handle(api, "GET /sandbox/v1/faults", static, http.HandlerFunc(s.serveFaults))
@@ -74,6 +75,10 @@ func (s *Sandbox) routes() http.Handler {
 		}
 		if r.Method == http.MethodGet && r.URL.Path == ProofPath {
 			s.serveProof(sw, r) // before the bearer check: it is how a client learns whom to give one
+			return
+		}
+		if r.Method == http.MethodGet && isDriveLink(r.URL.Path) {
+			s.serveDriveLink(sw, r) // a browser's link: its own access rule (drivelinks.go)
 			return
 		}
 		if h, pattern := oauth.Handler(r); pattern != "" {

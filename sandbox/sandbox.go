@@ -1,6 +1,6 @@
 // Package sandbox is Carrier's embedded stand-in for Google's upload
-// endpoints: Gmail and Mirror media uploads, Cloud Storage objects, their
-// read endpoints, and the resumable upload protocol with the behaviour of
+// endpoints: Gmail and Mirror media uploads, Cloud Storage objects, Drive
+// files with their sharing (drive.go), their read endpoints, and the resumable upload protocol with the behaviour of
 // real Google servers (PROTOCOL.md). It shares no code with package
 // transfer on purpose: it is the other side of the wire.
 package sandbox
@@ -63,6 +63,11 @@ type Options struct {
 	TokenTTL    time.Duration
 	AutoConsent bool
 
+	// DriveQuota is the Drive storage quota in bytes (about.get's
+	// storageQuota.limit), enforced on uploads; 0 means 15 GiB, negative
+	// no limit. SetDriveQuota and PUT /sandbox/v1/drive change it.
+	DriveQuota int64
+
 	// NoSync skips fsync: bytes and state reach the disk when the OS
 	// writes them back, so a power cut can lose what a crash cannot. For
 	// benchmarks that measure the protocol rather than the disk.
@@ -92,6 +97,7 @@ type Sandbox struct {
 	scopes  map[string]routeAccess // by ServeMux pattern
 	heavy   chan struct{}          // HeavyRequests slots
 	pending pendingConsents
+	drive   driveState
 
 	locksMu sync.Mutex
 	locks   map[string]*sessionMutex // only sessions with a request in flight

@@ -135,8 +135,10 @@ func TestScopesOnEveryEndpoint(t *testing.T) {
 	if r := e.do("POST", "/upload/storage/v1/b/bkt/o?uploadType=media&name=a", auth("Content-Type", "text/plain"), []byte("a")); r.code != 200 {
 		t.Fatalf("storage upload: %d %s", r.code, r.body)
 	}
+	file := e.do("POST", "/upload/drive/v3/files?uploadType=media", auth("Content-Type", "text/plain"), []byte("d")).json(t)["id"].(string)
 	tokens := map[string]string{"static": testToken}
-	for _, sc := range []string{"gmail.send", "gmail.readonly", "gmail.compose", "gmail.metadata", "glass.timeline", "devstorage.read_only", "devstorage.read_write"} {
+	for _, sc := range []string{"gmail.send", "gmail.readonly", "gmail.compose", "gmail.metadata", "glass.timeline", "devstorage.read_only", "devstorage.read_write",
+		"drive.file", "drive", "drive.readonly"} {
 		tokens[sc] = e.signIn(fullScope(sc))["access_token"].(string)
 	}
 	msgID, draftID, itemID := sent["id"].(string), draft["id"].(string), item["id"].(string)
@@ -157,6 +159,18 @@ func TestScopesOnEveryEndpoint(t *testing.T) {
 		{call{"GET", "/storage/v1/b/bkt/o/a?alt=media", "", ""}, []string{"static", "devstorage.read_only", "devstorage.read_write"}},
 		{call{"POST", "/upload/storage/v1/b/bkt/o?uploadType=media&name=b", "text/plain", "b"}, []string{"static", "devstorage.read_write"}},
 		{call{"POST", "/gmail/v1/users/me/messages/send", "application/json", `{"raw":"U3ViamVjdDogeA0KDQp4"}`}, []string{"static", "gmail.send", "gmail.compose"}},
+		{call{"POST", "/upload/drive/v3/files?uploadType=media", "text/plain", "d"}, []string{"static", "drive.file", "drive"}},
+		{call{"POST", "/drive/v3/files", "application/json", `{"name":"f"}`}, []string{"static", "drive.file", "drive"}},
+		{call{"GET", "/drive/v3/files/generateIds", "", ""}, []string{"static", "drive.file", "drive"}},
+		{call{"GET", "/drive/v3/files", "", ""}, []string{"static", "drive.file", "drive", "drive.readonly"}},
+		{call{"GET", "/drive/v3/files/" + file, "", ""}, []string{"static", "drive.file", "drive", "drive.readonly"}},
+		{call{"GET", "/drive/v3/files/" + file + "?alt=media", "", ""}, []string{"static", "drive.file", "drive", "drive.readonly"}},
+		{call{"POST", "/drive/v3/files/" + file + "/permissions", "application/json", `{"type":"anyone","role":"reader"}`}, []string{"static", "drive.file", "drive"}},
+		{call{"GET", "/drive/v3/files/" + file + "/permissions", "", ""}, []string{"static", "drive.file", "drive", "drive.readonly"}},
+		{call{"GET", "/drive/v3/files/" + file + "/permissions/anyoneWithLink", "", ""}, []string{"static", "drive.file", "drive", "drive.readonly"}},
+		{call{"GET", "/drive/v3/about?fields=storageQuota", "", ""}, []string{"static", "drive.file", "drive", "drive.readonly"}},
+		{call{"GET", "/sandbox/v1/drive", "", ""}, []string{"static"}},
+		{call{"PUT", "/sandbox/v1/drive", "application/json", "{}"}, []string{"static"}},
 		{call{"GET", "/sandbox/v1/stats", "", ""}, []string{"static"}},
 		{call{"GET", "/sandbox/v1/faults", "", ""}, []string{"static"}},
 		{call{"PUT", "/sandbox/v1/faults", "text/plain", ""}, []string{"static"}},

@@ -24,6 +24,7 @@ type sessionRec struct {
 	Stored     int64           `json:"stored"`
 	MD5State   []byte          `json:"md5State,omitempty"`
 	CRCState   []byte          `json:"crcState,omitempty"`
+	SHAState   []byte          `json:"shaState,omitempty"` // SHA-256, for methods that report it
 	Created    time.Time       `json:"created"`
 	Done       bool            `json:"done"`
 	ResultCode int             `json:"resultCode,omitempty"`
@@ -179,8 +180,9 @@ func (s *Sandbox) serveBytes(w http.ResponseWriter, r *http.Request, sess *sessi
 		case cr.Total < sess.Stored:
 			s.refuse(w, r, badRequest("The total in Content-Range (%d) is less than the %d bytes already stored.", cr.Total, sess.Stored))
 			return
-		case m.Limit > 0 && cr.Total > m.Limit:
-			s.refuse(w, r, m.tooLarge(cr.Total))
+		}
+		if e := s.admit(m, cr.Total); e != nil {
+			s.refuseDrained(w, r, m, e)
 			return
 		}
 		if sess.Total < 0 {
@@ -218,8 +220,8 @@ func (s *Sandbox) serveBytes(w http.ResponseWriter, r *http.Request, sess *sessi
 		s.refuse(w, r, badRequest("A chunk other than the last must be a multiple of %d bytes; this one is %d bytes.", chunkGranularity, span))
 		return
 	}
-	if m.Limit > 0 && cr.Last+1 > m.Limit {
-		s.refuse(w, r, m.tooLarge(cr.Last+1))
+	if e := s.admit(m, cr.Last+1); e != nil {
+		s.refuseDrained(w, r, m, e)
 		return
 	}
 	body := io.Reader(r.Body)
@@ -278,7 +280,7 @@ func (s *Sandbox) appendBytes(w http.ResponseWriter, sess *sessionRec, body io.R
 	if _, err := f.Seek(sess.Stored, io.SeekStart); err != nil {
 		return 0, err
 	}
-	h, err := restoreHashes(sess.MD5State, sess.CRCState)
+	h, err := sessionHashes(sess)
 	if err != nil {
 		return 0, err
 	}
@@ -290,7 +292,7 @@ func (s *Sandbox) appendBytes(w http.ResponseWriter, sess *sessionRec, body io.R
 		return 0, err
 	}
 	sess.Stored += written
-	sess.MD5State, sess.CRCState = h.state()
+	sess.keepHashes(h)
 	s.stats.bytesStored.Add(written)
 	if cerr == nil && written < n {
 		cerr = io.ErrUnexpectedEOF
@@ -310,7 +312,7 @@ func (s *Sandbox) interrupted(w http.ResponseWriter, err error) {
 
 func (s *Sandbox) complete(w http.ResponseWriter, r *http.Request, sess *sessionRec, plan faultPlan) {
 	m := methodByName[sess.Upload.Method]
-	h, err := restoreHashes(sess.MD5State, sess.CRCState)
+	h, err := sessionHashes(sess)
 	if err != nil {
 		writeError(w, errorf(500, "backendError", "store: %v", err))
 		return
@@ -325,7 +327,8 @@ func (s *Sandbox) complete(w http.ResponseWriter, r *http.Request, sess *session
 		}
 		f.Close()
 	}
-	md := &media{Path: path, Size: sess.Stored, MD5: h.md5.Sum(nil), CRC32C: h.crc.Sum32(), GoogHash: r.Header.Values("X-Goog-Hash")}
+	md := h.media(path, sess.Stored)
+	md.GoogHash = r.Header.Values("X-Goog-Hash")
 	if _, e := s.finish(m, &sess.Upload, md, sess); e != nil && !sess.Done {
 		writeError(w, e)
 		return

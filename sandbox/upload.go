@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"crypto/md5"
+	"crypto/sha256"
 	"encoding"
 	"encoding/base64"
 	"encoding/json"
@@ -37,6 +38,16 @@ type uploadMethod struct {
 	Pattern    string // http.ServeMux pattern of the media URI
 	Limit      int64  // largest media in bytes; 0 = none
 	Accept     []string
+	SHA256     bool // the resource reports a SHA-256 of the media (Drive)
+	// Room, when set, bounds uploads by what the account may still store
+	// (Drive's quota): the bytes free, negative for no bound, and the
+	// refusal for an upload that would pass them.
+	Room func(s *Sandbox) (free int64, full *apiError)
+	// Drain reads the rest of a refused request's body (up to maxDrain)
+	// before answering, as Google's front ends do: a client that writes
+	// its whole body before reading (the official Go client) then sees the
+	// refusal (Drive's 409 or 403) rather than a reset. Others close unread.
+	Drain bool
 	// Prepare checks the path and metadata before any byte is stored.
 	Prepare func(s *Sandbox, tx *bolt.Tx, u *upload) *apiError
 	// Finish creates the resource from stored media. It returns the
@@ -64,6 +75,7 @@ type media struct {
 	Size   int64
 	MD5    []byte
 	CRC32C uint32
+	SHA256 []byte // only for methods that report it
 	// GoogHash is X-Goog-Hash of the request that carried the last bytes.
 	GoogHash []string
 	root     *messagePart // a Gmail message, parsed before the write transaction
@@ -124,6 +136,20 @@ func (m *uploadMethod) tooLarge(size int64) *apiError {
 		size, m.Name, m.Limit, humanSize(m.Limit), size-m.Limit)
 }
 
+// admit checks that an upload of n bytes fits: the method's limit, then
+// the room the account has left where the method has a quota.
+func (s *Sandbox) admit(m *uploadMethod, n int64) *apiError {
+	if m.Limit > 0 && n > m.Limit {
+		return m.tooLarge(n)
+	}
+	if m.Room != nil {
+		if free, full := m.Room(s); free >= 0 && n > free {
+			return full
+		}
+	}
+	return nil
+}
+
 func humanSize(n int64) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
@@ -158,7 +184,7 @@ func (s *Sandbox) uploadHandler(m *uploadMethod) http.Handler {
 			e = badRequest("Invalid uploadType %q: use media, multipart or resumable.", t)
 		}
 		if e != nil {
-			if r.ContentLength != 0 {
+			if r.ContentLength != 0 && !(m.Drain && s.drain(w, r)) {
 				w.Header().Set("Connection", "close") // the body may be unread
 			}
 			writeError(w, e)
@@ -232,8 +258,8 @@ func (s *Sandbox) initiate(w http.ResponseWriter, r *http.Request, m *uploadMeth
 		if err != nil {
 			return badRequest("X-Upload-Content-Length: %v", err)
 		}
-		if m.Limit > 0 && n > m.Limit {
-			return m.tooLarge(n)
+		if e := s.admit(m, n); e != nil {
+			return e
 		}
 		declared = n
 	}
@@ -333,8 +359,10 @@ func (s *Sandbox) simpleUpload(w http.ResponseWriter, r *http.Request, m *upload
 	if !m.accepts(u.MediaType) {
 		return m.refuseType(u.MediaType)
 	}
-	if r.ContentLength > 0 && m.Limit > 0 && r.ContentLength > m.Limit {
-		return m.tooLarge(r.ContentLength)
+	if r.ContentLength > 0 {
+		if e := s.admit(m, r.ContentLength); e != nil {
+			return e
+		}
 	}
 	if e := s.prepare(m, u); e != nil {
 		return e
@@ -354,13 +382,20 @@ func (s *Sandbox) receiveSimple(r *http.Request, w http.ResponseWriter, m *uploa
 	}
 	defer f.Close()
 	h := newHashes()
+	h.withSHA256(m.SHA256)
 	limit := m.Limit
 	if limit == 0 {
 		limit = maxUploadSize
 	}
+	over := func(n int64) error { return m.tooLarge(n) }
+	if m.Room != nil {
+		if free, full := m.Room(s); free >= 0 && free < limit {
+			limit, over = free, func(int64) error { return full }
+		}
+	}
 	n, err := s.copyBody(w, f, body, limit+1, h)
 	if err == nil && n > limit {
-		err = m.tooLarge(n)
+		err = over(n)
 	}
 	if err == nil {
 		err = s.fsync(f)
@@ -377,7 +412,7 @@ func (s *Sandbox) receiveSimple(r *http.Request, w http.ResponseWriter, m *uploa
 		return nil, badRequest("The upload body could not be read to its end: %v", err)
 	}
 	s.stats.bytesStored.Add(n)
-	return &media{Path: f.Name(), Size: n, MD5: h.md5.Sum(nil), CRC32C: h.crc.Sum32()}, nil
+	return h.media(f.Name(), n), nil
 }
 
 func (s *Sandbox) finishSimple(w http.ResponseWriter, r *http.Request, m *uploadMethod, u *upload, md *media, plan faultPlan) *apiError {
@@ -492,22 +527,66 @@ func errorBodyOf(e *apiError) errorBody {
 type hashes struct {
 	md5 hash.Hash
 	crc hash.Hash32
+	sha hash.Hash // nil unless the method reports a SHA-256
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func newHashes() *hashes { return &hashes{md5: md5.New(), crc: crc32.New(castagnoli)} }
 
+func (h *hashes) withSHA256(on bool) {
+	if on && h.sha == nil {
+		h.sha = sha256.New()
+	}
+}
+
 func (h *hashes) Write(p []byte) (int, error) {
 	h.md5.Write(p)
 	h.crc.Write(p)
+	if h.sha != nil {
+		h.sha.Write(p)
+	}
 	return len(p), nil
+}
+
+// media is the stored file at path with the sums of its bytes.
+func (h *hashes) media(path string, size int64) *media {
+	md := &media{Path: path, Size: size, MD5: h.md5.Sum(nil), CRC32C: h.crc.Sum32()}
+	if h.sha != nil {
+		md.SHA256 = h.sha.Sum(nil)
+	}
+	return md
 }
 
 func (h *hashes) state() (md5State, crcState []byte) {
 	a, _ := h.md5.(encoding.BinaryMarshaler).MarshalBinary()
 	b, _ := h.crc.(encoding.BinaryMarshaler).MarshalBinary()
 	return a, b
+}
+
+// sessionHashes restores the hashes of a session's stored prefix.
+func sessionHashes(sess *sessionRec) (*hashes, error) {
+	h, err := restoreHashes(sess.MD5State, sess.CRCState)
+	if err != nil {
+		return nil, err
+	}
+	if m := methodByName[sess.Upload.Method]; m != nil && m.SHA256 {
+		h.withSHA256(true)
+		if sess.SHAState != nil {
+			if err := h.sha.(encoding.BinaryUnmarshaler).UnmarshalBinary(sess.SHAState); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return h, nil
+}
+
+// keepHashes saves the hashes' state with the session.
+func (sess *sessionRec) keepHashes(h *hashes) {
+	sess.MD5State, sess.CRCState = h.state()
+	if h.sha != nil {
+		sess.SHAState, _ = h.sha.(encoding.BinaryMarshaler).MarshalBinary()
+	}
 }
 
 func restoreHashes(md5State, crcState []byte) (*hashes, error) {
