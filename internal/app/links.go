@@ -151,7 +151,7 @@ func ViewLink(root, id string) string {
 	if u, err := url.Parse(root); err == nil && strings.EqualFold(u.Host, "www.googleapis.com") {
 		return "https://drive.google.com/file/d/" + url.PathEscape(id) + "/view?usp=drivesdk"
 	}
-	return strings.TrimRight(root, "/") + "/file/d/" + url.PathEscape(id) + "/view"
+	return strings.TrimRight(root, "/") + "/file/d/" + url.PathEscape(id) + "/view?usp=drivesdk"
 }
 
 // driveFields are what Carrier asks of a file it uploaded: its size and
