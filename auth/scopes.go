@@ -13,6 +13,10 @@ const (
 	ScopeGmailCompose = "https://www.googleapis.com/auth/gmail.compose"
 	ScopeGmailInsert  = "https://www.googleapis.com/auth/gmail.insert"
 	ScopeTimeline     = "https://www.googleapis.com/auth/glass.timeline"
+	// ScopeDriveFile reaches only the Drive files Carrier made: the files
+	// it links to from messages. Google counts it as non-sensitive.
+	ScopeDriveFile = "https://www.googleapis.com/auth/drive.file"
+	scopeDrive     = "https://www.googleapis.com/auth/drive"
 
 	scopeGmailModify = "https://www.googleapis.com/auth/gmail.modify"
 	scopeMailFull    = "https://mail.google.com/"
@@ -26,10 +30,11 @@ const (
 	Drafts   Kind = "drafts"   // Gmail drafts.create, drafts.update, drafts.send
 	Insert   Kind = "insert"   // Gmail messages.insert and messages.import
 	Timeline Kind = "timeline" // Mirror timeline items and their attachments
+	Links    Kind = "links"    // Drive: files too large to attach, uploaded and shared as links
 )
 
 // Kinds lists every kind, in the order they are shown to people.
-var Kinds = []Kind{Send, Drafts, Insert, Timeline}
+var Kinds = []Kind{Send, Drafts, Insert, Timeline, Links}
 
 // kindScopes maps each kind to the scope asked for first, then to the
 // broader ones Google also accepts for that work (a grant made for another
@@ -39,6 +44,7 @@ var kindScopes = map[Kind][]string{
 	Drafts:   {ScopeGmailCompose, scopeGmailModify, scopeMailFull},
 	Insert:   {ScopeGmailInsert, scopeGmailModify, scopeMailFull},
 	Timeline: {ScopeTimeline},
+	Links:    {ScopeDriveFile, scopeDrive},
 }
 
 // ScopesFor returns the scopes to ask for so that all the kinds of work

@@ -17,6 +17,9 @@ type target struct {
 	base  string // API root, no trailing slash
 	auth  transfer.Authorizer
 	close func() error
+	// may says whether the sign-in used allows another kind of work too
+	// (nil: a token was given, which is taken as allowing anything).
+	may func(auth.Kind) error
 }
 
 // endpointFlags choose the target of send, timeline and friends.
@@ -78,6 +81,10 @@ func (f *endpointFlags) resolve(ctx context.Context, token string, kind auth.Kin
 		return nil, err
 	}
 	t.auth = a
+	t.may = func(k auth.Kind) error {
+		_, err := app.ServerAuth(ctx, t.base, k, sandboxToken)
+		return err
+	}
 	return t, nil
 }
 

@@ -61,7 +61,7 @@ func runLogin(ctx context.Context, env *Env, args []string) error {
 	endpoint := fs.String("endpoint", "", "sign in to the sandbox at this URL (default: the embedded sandbox)")
 	secretFile := fs.String("client-secret", "", "sign in to Google with your own OAuth client: the JSON of a \"Desktop app\" client from Google Cloud Console (see README)")
 	noBrowser := fs.Bool("no-browser", false, "print the sign-in address instead of opening a browser")
-	kinds := fs.String("for", string(auth.Send), "what Carrier may do, comma-separated: send, drafts, insert, timeline (added to what the account granted before)")
+	kinds := fs.String("for", string(auth.Send), "what Carrier may do, comma-separated: send, drafts, insert, timeline, links (Google Drive links for files too large to attach) (added to what the account granted before)")
 	timeout := fs.Duration("timeout", auth.DefaultLoginTimeout, "how long to wait for the browser")
 	if err := parseFlags(fs, args); err != nil {
 		return err
