@@ -43,6 +43,7 @@ func (up *upload) resumable(ctx context.Context) (*Response, error) {
 			s = stepStart
 			if err = up.initiate(ctx); err == nil {
 				offset, up.best, up.sent, needStatus = 0, 0, 0, false
+				up.confirmed(0) // a new session holds nothing: the pace's start
 				continue
 			}
 			if errors.Is(err, errAlreadyMade) {
@@ -75,6 +76,7 @@ func (up *upload) resumable(ctx context.Context) (*Response, error) {
 				err = up.confirm(next)
 				if err == nil && next > from {
 					kept = 0
+					up.chunks.took(next-from, up.chunkTook, rec.ChunkSize)
 				} else if err == nil {
 					// Bytes went and the server kept none. A server may drop
 					// a chunk, so once is sent again at once; again and again
@@ -259,7 +261,7 @@ func (up *upload) chunk(ctx context.Context, off int64) (int64, *Response, error
 	if err := up.catchUp(ctx, off); err != nil {
 		return 0, nil, err
 	}
-	n := min(rec.ChunkSize, rec.Size-off)
+	n := min(up.chunks.size(rec.ChunkSize), rec.Size-off)
 	var cr, sums string
 	var body *progressBody
 	var rb io.Reader = http.NoBody
@@ -310,10 +312,12 @@ func (up *upload) chunk(ctx context.Context, off int64) (int64, *Response, error
 		return 0, nil, err
 	}
 	up.sent = off
+	began := up.u.Clock.Elapsed()
 	a, err := up.exchange(ctx, req, "send bytes "+cr[len("bytes "):], sessionWhere(rec.Session), body)
 	if err != nil {
 		return 0, nil, err
 	}
+	up.chunkTook = up.u.Clock.Elapsed() - began
 	return up.sessionAnswer(a)
 }
 
