@@ -59,7 +59,7 @@ type Event struct {
 	ConfirmedRate float64       // bytes per second the server confirms, smoothed; 0 until two confirmations
 	ETA           time.Duration // time left at ConfirmedRate, counting down between confirmations; 0: unknown
 	WriteRate     float64       // bytes per second written to the connection (not a speed of the link)
-	// Deprecated: Sent is Written; Rate is ConfirmedRate.
+	// Sent is Snap.Sent: Acked where known, else Written; Rate is ConfirmedRate.
 	Sent int64
 	Rate float64
 
@@ -154,8 +154,12 @@ type Snapshot struct {
 	// Pace lets a front end count ETA down between events: Pace.ETA(d)
 	// is the ETA d after this snapshot was taken.
 	Pace Pace
-	// Deprecated: Sent is Written and Rate is ConfirmedRate, kept for the
-	// readers of the old names.
+	// Acked is how far the peer's TCP acknowledged the file's bytes (live),
+	// where the system tells (Linux, HTTP/1: acked.go); 0 elsewhere. Bytes
+	// acknowledged reached the server's host, or a proxy on the way.
+	Acked int64
+	// Sent is how far the bytes went: Acked where the system tells, else
+	// Written. Rate is ConfirmedRate, kept for the readers of the old name.
 	Sent      int64
 	Rate      float64
 	Blocked   string // waiting: why it cannot go on by itself (a job it needs failed)

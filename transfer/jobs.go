@@ -29,6 +29,8 @@ type liveProgress struct {
 	rate   float64
 	pace   Pace
 	paceAt time.Duration // the clock's Elapsed when pace came
+	acked  int64         // how far the peer acknowledged the bytes, when known
+	known  bool          // acked is known (Linux, HTTP/1)
 }
 
 type activeRun struct {
@@ -79,6 +81,10 @@ func (q *Queue) snapLocked(jb *job) Snapshot {
 		}
 		s.ConfirmedRate, s.ETA = s.Pace.Rate(0), s.Pace.ETA(0)
 		s.Sent, s.Rate = s.Written, s.ConfirmedRate
+		if jb.live.known {
+			s.Acked = min(max(jb.live.acked, s.Confirmed), s.Written)
+			s.Sent = s.Acked
+		}
 	}
 	return s
 }
@@ -199,6 +205,15 @@ func (s jobSink) Paced(p Pace) {
 	jb.mu.Lock()
 	jb.live.pace, jb.live.paceAt = p, s.q.clock.Elapsed()
 	jb.mu.Unlock()
+}
+
+func (s jobSink) Acked(off int64) {
+	jb := s.jb
+	jb.mu.Lock()
+	jb.live.acked, jb.live.known = off, true
+	snap := s.q.snapLocked(jb)
+	jb.mu.Unlock()
+	s.q.emit(Event{Kind: EventProgress, Snap: snap})
 }
 
 func (s jobSink) Progress(sent int64, rate float64) {

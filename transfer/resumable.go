@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"time"
@@ -312,8 +313,26 @@ func (up *upload) chunk(ctx context.Context, off int64) (int64, *Response, error
 		return 0, nil, err
 	}
 	up.sent = off
+	xctx := ctx
+	if as, ok := up.sink.(AckSink); ok && body != nil {
+		// Where the system tells, how far the bytes reached the peer.
+		tr := &ackTracker{}
+		xctx = httptrace.WithClientTrace(ctx, tr.trace())
+		inner := body.onRead
+		body.onRead = func(m int64) {
+			tr.written.Store(m)
+			inner(m)
+		}
+		stop := tr.follow(off, as.Acked)
+		defer func() {
+			stop()
+			if n, ok := tr.body(); ok {
+				as.Acked(off + n)
+			}
+		}()
+	}
 	began := up.u.Clock.Elapsed()
-	a, err := up.exchange(ctx, req, "send bytes "+cr[len("bytes "):], sessionWhere(rec.Session), body)
+	a, err := up.exchange(xctx, req, "send bytes "+cr[len("bytes "):], sessionWhere(rec.Session), body)
 	if err != nil {
 		return 0, nil, err
 	}
