@@ -14,69 +14,136 @@ import (
 )
 
 // progress shows transfer events on stderr: a redrawn bar on a terminal,
-// plain lines every few seconds otherwise (a log file or a CI job).
+// plain lines every couple of seconds otherwise (a log file or a CI job).
+// Both tell what the server confirmed, at the pace it confirmed it: bytes
+// written to the connection may sit in the kernel's buffers or a proxy's.
+// Between events a ticker keeps them going (tick), the ETA counting down
+// from the event's Pace.
 type progress struct {
-	w       io.Writer
-	tty     bool
-	every   time.Duration
-	last    map[string]time.Time
-	started map[string]bool
-	drawn   bool // a bar is on the current line
+	w        io.Writer
+	tty      bool
+	every    time.Duration    // how often a line is printed (not a tty) or the bar redrawn
+	now      func() time.Time // injected by tests
+	jobs     map[string]*jobView
+	order    []string // jobs in the order they started
+	cur      string   // the job whose bar is drawn (tty)
+	drawn    bool     // a bar is on the current line
+	lastDraw time.Time
+}
+
+// jobView is the newest progress of a running job, and what its last
+// line said.
+type jobView struct {
+	e        transfer.Event // newest progress event
+	got      time.Time      // when it came
+	started  bool
+	running  bool // progress is to be shown (not waiting, retrying or ended)
+	lastConf int64
+	lastWrit int64
 }
 
 func newProgress(w io.Writer) *progress {
-	p := &progress{w: w, every: 2 * time.Second, last: map[string]time.Time{}, started: map[string]bool{}}
+	p := &progress{w: w, every: 2 * time.Second, now: time.Now, jobs: map[string]*jobView{}}
 	if f, ok := w.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			p.tty, p.every = true, 100*time.Millisecond
+			p.tty, p.every = true, 500*time.Millisecond
 		}
 	}
 	return p
 }
 
+func (p *progress) job(id string) *jobView {
+	j := p.jobs[id]
+	if j == nil {
+		j = &jobView{}
+		p.jobs[id] = j
+		p.order = append(p.order, id)
+	}
+	return j
+}
+
 func (p *progress) event(e transfer.Event) {
+	j := p.job(e.Job)
 	switch e.Kind {
 	case transfer.EventProgress:
-		now := time.Now()
-		if now.Sub(p.last[e.Job]) < p.every && e.Confirmed < e.Total {
-			return
-		}
-		p.last[e.Job] = now
+		j.e, j.got, j.running = e, p.now(), true
 		if p.tty {
-			fmt.Fprintf(p.w, "\r\033[K%s", bar(e))
-			p.drawn = true
-			return
+			p.cur = e.Job
+			if p.now().Sub(p.lastDraw) >= 100*time.Millisecond || e.Confirmed >= e.Total {
+				p.draw()
+			}
 		}
-		fmt.Fprintf(p.w, "%s: %s\n", e.Job, counts(e))
 	case transfer.EventRetrying:
+		j.running = false
 		if e.Held {
 			p.line(fmt.Sprintf("%s: %s", e.Job, e.Reason))
 			return
 		}
 		p.line(fmt.Sprintf("%s: retrying in %s (attempt %d): %s", e.Job, e.Wait.Round(time.Millisecond), e.Attempt, e.Reason))
 	case transfer.EventStarted:
-		if p.started[e.Job] {
+		j.running = true
+		if j.started {
 			return // going on after a retry
 		}
-		p.started[e.Job] = true
+		j.started = true
 		p.line(fmt.Sprintf("%s: started (%s)", e.Job, compose.HumanSize(e.Total)))
 	case transfer.EventDone:
+		j.running = false
 		line := fmt.Sprintf("%s: done, %s, status %d", e.Job, compose.HumanSize(e.Total), e.Response.Status)
 		if e.Snap.Verified != "" {
 			line += ", verified (" + e.Snap.Verified + ")"
 		}
 		p.line(line)
 	case transfer.EventFailed:
+		j.running = false
 		p.line(fmt.Sprintf("%s: failed: %s", e.Job, e.Message))
 	case transfer.EventWaiting:
+		j.running = false
 		if e.Snap.Blocked != "" {
 			p.line(fmt.Sprintf("%s: waiting: %s", e.Job, e.Snap.Blocked))
 		} else {
 			p.line(fmt.Sprintf("%s: waiting for the uploads it needs", e.Job))
 		}
 	case transfer.EventPaused, transfer.EventCancelled:
+		j.running = false
 		p.line(fmt.Sprintf("%s: %s", e.Job, e.Kind))
 	}
+}
+
+// tick prints what moved: on a terminal the bar redrawn, otherwise a line
+// for each running job whose bytes moved since its last line or whose ETA
+// is counting down.
+func (p *progress) tick() {
+	if p.tty {
+		if j := p.jobs[p.cur]; j != nil && j.running {
+			p.draw()
+		}
+		return
+	}
+	now := p.now()
+	for _, id := range p.order {
+		j := p.jobs[id]
+		if !j.running || j.got.IsZero() {
+			continue
+		}
+		moved := j.e.Confirmed != j.lastConf || j.e.Written != j.lastWrit
+		if !moved && j.e.Snap.Pace.Rate(now.Sub(j.got)) <= 0 {
+			continue
+		}
+		p.line(id + ": " + counts(j.e, now.Sub(j.got)))
+		j.lastConf, j.lastWrit = j.e.Confirmed, j.e.Written
+	}
+}
+
+func (p *progress) draw() {
+	j := p.jobs[p.cur]
+	if j == nil {
+		return
+	}
+	now := p.now()
+	p.lastDraw = now
+	fmt.Fprintf(p.w, "\r\033[K%s", bar(j.e, now.Sub(j.got)))
+	p.drawn = true
 }
 
 // line prints a whole line, first ending any bar being drawn. Lines quote
@@ -97,36 +164,57 @@ func (p *progress) finish() {
 	}
 }
 
-func bar(e transfer.Event) string {
+// bar is the redrawn line: what the server confirmed, d after the event.
+func bar(e transfer.Event, d time.Duration) string {
 	const width = 30
 	frac := 1.0
 	if e.Total > 0 {
-		frac = float64(e.Sent) / float64(e.Total)
+		frac = float64(e.Confirmed) / float64(e.Total)
 	}
 	n := min(width, max(0, int(frac*width)))
-	return "[" + strings.Repeat("#", n) + strings.Repeat("-", width-n) + "] " + counts(e)
+	return "[" + strings.Repeat("#", n) + strings.Repeat("-", width-n) + "] " + counts(e, d)
 }
 
-func counts(e transfer.Event) string {
+// counts says what the server confirmed, its pace and the time left, d
+// after the event e: "X of Y confirmed by the server (P%), R/s, about T
+// left". Until the server confirmed twice there is no pace to tell: the
+// bytes written to the connection are said instead, as what they are.
+func counts(e transfer.Event, d time.Duration) string {
 	pct := 100.0
 	if e.Total > 0 {
-		pct = 100 * float64(e.Sent) / float64(e.Total)
+		pct = 100 * float64(e.Confirmed) / float64(e.Total)
 	}
-	s := fmt.Sprintf("%s of %s (%.0f%%), %s confirmed, %s/s", compose.HumanSize(e.Sent), compose.HumanSize(e.Total), pct, compose.HumanSize(e.Confirmed), compose.HumanSize(int64(e.Rate)))
-	if e.Rate > 0 && e.Total > e.Sent {
-		eta := time.Duration(float64(e.Total-e.Sent) / e.Rate * float64(time.Second))
-		s += ", ETA " + eta.Round(time.Second).String()
+	s := fmt.Sprintf("%s of %s confirmed by the server (%.0f%%)", compose.HumanSize(e.Confirmed), compose.HumanSize(e.Total), pct)
+	rate := e.Snap.Pace.Rate(d)
+	if rate <= 0 {
+		if e.Written > e.Confirmed {
+			s += fmt.Sprintf(", %s written to the network, not yet confirmed", compose.HumanSize(e.Written-e.Confirmed))
+		}
+		return s
+	}
+	s += fmt.Sprintf(", %s/s", compose.HumanSize(int64(rate)))
+	if eta := e.Snap.Pace.ETA(d); eta > 0 && e.Confirmed < e.Total {
+		s += ", about " + eta.Round(time.Second).String() + " left"
 	}
 	return s
 }
 
-// watch prints events until stop is closed, then drains what is left.
+// watch prints events until stop is closed, then drains what is left;
+// between events it ticks every p.every.
 func (p *progress) watch(events <-chan transfer.Event, stop <-chan struct{}, done chan<- struct{}) {
+	t := time.NewTicker(p.every)
+	defer t.Stop()
+	p.run(events, t.C, stop, done)
+}
+
+func (p *progress) run(events <-chan transfer.Event, tick <-chan time.Time, stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
 	for {
 		select {
 		case e := <-events:
 			p.event(e)
+		case <-tick:
+			p.tick()
 		case <-stop:
 			for {
 				select {

@@ -53,10 +53,15 @@ type Event struct {
 	Snap Snapshot
 
 	// Progress, on every event: Snap's, repeated for convenience.
-	Sent      int64   // bytes of the file handed to the network at the current position
-	Confirmed int64   // bytes the server said it stores
-	Total     int64   // file size
-	Rate      float64 // bytes per second over the last few seconds
+	Written       int64         // bytes of the file written to the connection (the kernel's buffers): not proof of arrival
+	Confirmed     int64         // bytes the server said it stores
+	Total         int64         // file size
+	ConfirmedRate float64       // bytes per second the server confirms, smoothed; 0 until two confirmations
+	ETA           time.Duration // time left at ConfirmedRate, counting down between confirmations; 0: unknown
+	WriteRate     float64       // bytes per second written to the connection (not a speed of the link)
+	// Sent is Snap.Sent: Acked where known, else Written; Rate is ConfirmedRate.
+	Sent int64
+	Rate float64
 
 	// Retrying.
 	Attempt int           // consecutive failures so far without progress
@@ -73,7 +78,7 @@ type Event struct {
 func (e Event) String() string {
 	switch e.Kind {
 	case EventProgress:
-		return fmt.Sprintf("%s %s sent=%d confirmed=%d total=%d rate=%.0fB/s", e.Job, e.Kind, e.Sent, e.Confirmed, e.Total, e.Rate)
+		return fmt.Sprintf("%s %s written=%d confirmed=%d total=%d rate=%.0fB/s eta=%s", e.Job, e.Kind, e.Written, e.Confirmed, e.Total, e.ConfirmedRate, e.ETA.Round(time.Second))
 	case EventRetrying:
 		return fmt.Sprintf("%s %s attempt=%d wait=%s: %s", e.Job, e.Kind, e.Attempt, e.Wait, e.Reason)
 	case EventDone:
@@ -133,10 +138,31 @@ type Snapshot struct {
 	Needs       []string
 
 	State     State
-	Confirmed int64   // bytes the server said it stores
-	Sent      int64   // bytes handed to the network at the current position (live)
-	Rate      float64 // bytes per second over the last few seconds (live)
-	Blocked   string  // waiting: why it cannot go on by itself (a job it needs failed)
+	Confirmed int64 // bytes the server said it stores
+	// Written is how far the file was written to the connection (live): the
+	// kernel's buffers and any proxy between may hold megabytes of it, so it
+	// says nothing of what reached the server; Confirmed does.
+	Written   int64
+	WriteRate float64 // bytes per second written to the connection (live)
+	// ConfirmedRate is the pace of the server's confirmations in bytes per
+	// second (live): 0 until two confirmations gave one, and decaying while
+	// a confirmation is overdue. Pace has what it was measured from.
+	ConfirmedRate float64
+	// ETA is the time left at ConfirmedRate (live), counting down between
+	// confirmations; 0 when unknown.
+	ETA time.Duration
+	// Pace lets a front end count ETA down between events: Pace.ETA(d)
+	// is the ETA d after this snapshot was taken.
+	Pace Pace
+	// Acked is how far the peer's TCP acknowledged the file's bytes (live),
+	// where the system tells (Linux, HTTP/1: acked.go); 0 elsewhere. Bytes
+	// acknowledged reached the server's host, or a proxy on the way.
+	Acked int64
+	// Sent is how far the bytes went: Acked where the system tells, else
+	// Written. Rate is ConfirmedRate, kept for the readers of the old name.
+	Sent      int64
+	Rate      float64
+	Blocked   string // waiting: why it cannot go on by itself (a job it needs failed)
 	Response  *Response
 	Error     string
 	Retryable bool
@@ -153,8 +179,112 @@ func snapshotOf(r *Record) Snapshot {
 	return Snapshot{
 		ID: r.ID, Label: r.Label, Created: r.Created, Updated: r.Updated, URL: r.URL, Method: r.Method,
 		Type: r.Type, ContentType: r.ContentType, Metadata: r.Metadata, Path: r.Path, Size: r.Size,
-		SHA256: r.SHA256, Needs: r.Needs, State: r.State, Confirmed: r.Confirmed, Sent: r.Confirmed,
+		SHA256: r.SHA256, Needs: r.Needs, State: r.State, Confirmed: r.Confirmed, Sent: r.Confirmed, Written: r.Confirmed,
 		Response: r.Response, Error: r.Error, Retryable: r.Retryable, Cause: causes[r.Cause],
 		Verified: r.Verified,
 	}
+}
+
+// confirmWindow is how far back confirmations count for ConfirmedRate; the
+// two newest count whatever their age.
+const confirmWindow = 20 * time.Second
+
+// confirmMeter measures the pace of the server's confirmations: bytes
+// confirmed over the time between the oldest and newest confirmation in a
+// sliding window. Bytes written to the connection never enter it.
+type confirmMeter struct {
+	samples []rateSample
+}
+
+// add notes that the server stands at off at elapsed time at. An offset
+// that went back (a new session) starts the measure again.
+func (m *confirmMeter) add(at time.Duration, off int64) {
+	if n := len(m.samples); n > 0 && off < m.samples[n-1].bytes {
+		m.samples = m.samples[:0]
+	}
+	m.samples = append(m.samples, rateSample{at, off})
+	i := 0
+	for i < len(m.samples)-2 && at-m.samples[i].at > confirmWindow {
+		i++
+	}
+	m.samples = m.samples[i:]
+}
+
+// estimate is the pace as of the newest confirmation, for a file of size.
+func (m *confirmMeter) estimate(size int64) confirmEstimate {
+	n := len(m.samples)
+	if n == 0 {
+		return confirmEstimate{}
+	}
+	first, last := m.samples[0], m.samples[n-1]
+	return confirmEstimate{bytes: last.bytes - first.bytes, span: last.at - first.at, count: n - 1, at: last.at, left: size - last.bytes}
+}
+
+// confirmEstimate is a confirmMeter's measure, kept with the job's live
+// progress; at is the elapsed time of the newest confirmation.
+type confirmEstimate struct {
+	bytes int64
+	span  time.Duration
+	count int
+	at    time.Duration
+	left  int64
+}
+
+// pace is the estimate seen at elapsed time now.
+func (e confirmEstimate) pace(now time.Duration) Pace {
+	return Pace{Bytes: e.bytes, Span: e.span, Gaps: e.count, Since: max(now-e.at, 0), Left: e.left}
+}
+
+// Pace is how fast the server confirmed bytes: Bytes confirmed over Span,
+// across Gaps intervals between confirmations, the newest Since ago, with
+// Left bytes not confirmed yet. Zero: nothing measured.
+type Pace struct {
+	Bytes int64
+	Span  time.Duration
+	Gaps  int
+	Since time.Duration
+	Left  int64
+}
+
+// overdueAfter is how long past the usual gap between confirmations the
+// measured rate stands before the wait itself counts against it.
+func (p Pace) overdue(since time.Duration) bool {
+	if p.Gaps <= 0 {
+		return false
+	}
+	gap := p.Span / time.Duration(p.Gaps)
+	return since > 2*gap+time.Second
+}
+
+// Rate is the confirmed bytes per second d after the pace was taken: the
+// measured one, or while a confirmation is overdue one that counts the
+// wait as time with no bytes (so a stall shows as a falling rate, not a
+// frozen one). 0 until two confirmations.
+func (p Pace) Rate(d time.Duration) float64 {
+	if p.Span <= 0 || p.Bytes <= 0 {
+		return 0
+	}
+	since := p.Since + d
+	if p.overdue(since) {
+		return float64(p.Bytes) / (p.Span + since).Seconds()
+	}
+	return float64(p.Bytes) / p.Span.Seconds()
+}
+
+// ETA is the time left d after the pace was taken: what the rest takes at
+// the measured rate, less the time since the newest confirmation (bytes
+// keep arriving between confirmations); while a confirmation is overdue,
+// what the rest takes at the falling rate. Never negative; 0: unknown.
+func (p Pace) ETA(d time.Duration) time.Duration {
+	r := p.Rate(d)
+	if r <= 0 || p.Left <= 0 {
+		return 0
+	}
+	since := p.Since + d
+	full := time.Duration(float64(p.Left) / r * float64(time.Second))
+	if p.overdue(since) {
+		return full
+	}
+	// Not overdue yet: the next confirmation is due, so about a second.
+	return max(full-since, time.Second)
 }

@@ -21,7 +21,7 @@ type Spec struct {
 	ContentType string     // media type of the file
 	Metadata    []byte     // JSON; none for Media
 	Path        string     // the file; it must not change until the job ends
-	ChunkSize   int64      // 0: the queue's
+	ChunkSize   int64      // the largest chunk (chunks are sized from the measured pace, chunksize.go); 0: the queue's
 	// SHA256 is the file's SHA-256 (hex) when the caller already knows it
 	// (compose hashes a spool as it writes it): the engine then reads the
 	// file only to send it. It is checked again on every resume.

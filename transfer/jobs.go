@@ -25,8 +25,12 @@ type job struct {
 }
 
 type liveProgress struct {
-	sent int64
-	rate float64
+	sent   int64
+	rate   float64
+	pace   Pace
+	paceAt time.Duration // the clock's Elapsed when pace came
+	acked  int64         // how far the peer acknowledged the bytes, when known
+	known  bool          // acked is known (Linux, HTTP/1)
 }
 
 type activeRun struct {
@@ -70,7 +74,17 @@ func (q *Queue) snapLocked(jb *job) Snapshot {
 	s.Seq = q.seq.Add(1)
 	s.Blocked = jb.blocked
 	if jb.rec.State.Active() {
-		s.Sent, s.Rate = max(jb.live.sent, 0), jb.live.rate
+		s.Written, s.WriteRate = max(jb.live.sent, 0), jb.live.rate
+		if jb.live.paceAt != 0 || jb.live.pace != (Pace{}) {
+			s.Pace = jb.live.pace
+			s.Pace.Since += max(q.clock.Elapsed()-jb.live.paceAt, 0)
+		}
+		s.ConfirmedRate, s.ETA = s.Pace.Rate(0), s.Pace.ETA(0)
+		s.Sent, s.Rate = s.Written, s.ConfirmedRate
+		if jb.live.known {
+			s.Acked = min(max(jb.live.acked, s.Confirmed), s.Written)
+			s.Sent = s.Acked
+		}
 	}
 	return s
 }
@@ -186,10 +200,26 @@ func (s jobSink) Checkpoint(c Cursor, durable bool) error {
 	return err
 }
 
+func (s jobSink) Paced(p Pace) {
+	jb := s.jb
+	jb.mu.Lock()
+	jb.live.pace, jb.live.paceAt = p, s.q.clock.Elapsed()
+	jb.mu.Unlock()
+}
+
+func (s jobSink) Acked(off int64) {
+	jb := s.jb
+	jb.mu.Lock()
+	jb.live.acked, jb.live.known = off, true
+	snap := s.q.snapLocked(jb)
+	jb.mu.Unlock()
+	s.q.emit(Event{Kind: EventProgress, Snap: snap})
+}
+
 func (s jobSink) Progress(sent int64, rate float64) {
 	jb := s.jb
 	jb.mu.Lock()
-	jb.live = liveProgress{sent, rate}
+	jb.live.sent, jb.live.rate = sent, rate
 	snap := s.q.snapLocked(jb)
 	jb.mu.Unlock()
 	s.q.emit(Event{Kind: EventProgress, Snap: snap})

@@ -18,6 +18,8 @@ const (
 	// the server keeps what arrived and Range says so; only a server that
 	// drops a partial chunk makes Carrier send up to one chunk again.
 	// Chunks stream from the file, so memory does not depend on the size.
+	// It is a cap: chunks grow to it only on a link fast enough to confirm
+	// it within a few seconds (chunksize.go).
 	DefaultChunkSize    = 16 << 20
 	DefaultWorkers      = 3
 	DefaultRetryBase    = time.Second
@@ -36,8 +38,10 @@ type Config struct {
 	Client   *http.Client // nil: a client of its own; redirects are never followed
 	Auth     Authorizer   // nil: no Authorization header
 	Workers  int          // jobs running at once
-	// ChunkSize is used by jobs whose Spec has none: a multiple of
-	// ChunkQuantum. A value at least the file's size sends it whole.
+	// ChunkSize is the cap on chunks of jobs whose Spec has none: a
+	// multiple of ChunkQuantum. Chunks start at 1 MiB and are sized from
+	// the pace of confirmations for one every 2-4 s (chunksize.go), up to
+	// this cap.
 	ChunkSize int64
 	// RetryBase is the base of the backoff base*2^n + random(0..base).
 	RetryBase time.Duration
@@ -183,6 +187,7 @@ func (q *Queue) emit(e Event) {
 		return
 	}
 	e.Job, e.Sent, e.Confirmed, e.Total, e.Rate = e.Snap.ID, e.Snap.Sent, e.Snap.Confirmed, e.Snap.Size, e.Snap.Rate
+	e.Written, e.WriteRate, e.ConfirmedRate, e.ETA = e.Snap.Written, e.Snap.WriteRate, e.Snap.ConfirmedRate, e.Snap.ETA
 	if e.Kind == EventProgress {
 		select {
 		case q.events <- e:

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"time"
@@ -43,6 +44,7 @@ func (up *upload) resumable(ctx context.Context) (*Response, error) {
 			s = stepStart
 			if err = up.initiate(ctx); err == nil {
 				offset, up.best, up.sent, needStatus = 0, 0, 0, false
+				up.confirmed(0) // a new session holds nothing: the pace's start
 				continue
 			}
 			if errors.Is(err, errAlreadyMade) {
@@ -75,6 +77,7 @@ func (up *upload) resumable(ctx context.Context) (*Response, error) {
 				err = up.confirm(next)
 				if err == nil && next > from {
 					kept = 0
+					up.chunks.took(next-from, up.chunkTook, rec.ChunkSize)
 				} else if err == nil {
 					// Bytes went and the server kept none. A server may drop
 					// a chunk, so once is sent again at once; again and again
@@ -259,7 +262,7 @@ func (up *upload) chunk(ctx context.Context, off int64) (int64, *Response, error
 	if err := up.catchUp(ctx, off); err != nil {
 		return 0, nil, err
 	}
-	n := min(rec.ChunkSize, rec.Size-off)
+	n := min(up.chunks.size(rec.ChunkSize), rec.Size-off)
 	var cr, sums string
 	var body *progressBody
 	var rb io.Reader = http.NoBody
@@ -310,10 +313,30 @@ func (up *upload) chunk(ctx context.Context, off int64) (int64, *Response, error
 		return 0, nil, err
 	}
 	up.sent = off
-	a, err := up.exchange(ctx, req, "send bytes "+cr[len("bytes "):], sessionWhere(rec.Session), body)
+	xctx := ctx
+	if as, ok := up.sink.(AckSink); ok && body != nil {
+		// Where the system tells, how far the bytes reached the peer.
+		tr := &ackTracker{}
+		xctx = httptrace.WithClientTrace(ctx, tr.trace())
+		inner := body.onRead
+		body.onRead = func(m int64) {
+			tr.written.Store(m)
+			inner(m)
+		}
+		stop := tr.follow(off, as.Acked)
+		defer func() {
+			stop()
+			if n, ok := tr.body(); ok {
+				as.Acked(off + n)
+			}
+		}()
+	}
+	began := up.u.Clock.Elapsed()
+	a, err := up.exchange(xctx, req, "send bytes "+cr[len("bytes "):], sessionWhere(rec.Session), body)
 	if err != nil {
 		return 0, nil, err
 	}
+	up.chunkTook = up.u.Clock.Elapsed() - began
 	return up.sessionAnswer(a)
 }
 

@@ -77,6 +77,13 @@ type RetryNotice struct {
 	Held    bool          // held by the system (Reason says why) until it lets go: no retry burnt
 }
 
+// PaceSink is a Sink that is also told the pace of the server's
+// confirmations, after each one (Since is 0 then).
+type PaceSink interface {
+	Sink
+	Paced(Pace)
+}
+
 type nopSink struct{}
 
 func (nopSink) Checkpoint(Cursor, bool) error { return nil }
@@ -133,14 +140,17 @@ type upload struct {
 	sink Sink
 	f    *os.File
 
-	failures  int   // consecutive failures without progress: the n of the backoff
-	restarts  int   // consecutive sessions lost without progress
-	refreshed bool  // the token was refreshed since the last success
-	best      int64 // highest offset confirmed on the current session in this call
-	sent      int64 // bytes of the file handed to the transport, at the current position
-	moved     int64 // bytes handed to the transport in this call, resends included: for the rate
-	rate      rateMeter
+	failures  int          // consecutive failures without progress: the n of the backoff
+	restarts  int          // consecutive sessions lost without progress
+	refreshed bool         // the token was refreshed since the last success
+	best      int64        // highest offset confirmed on the current session in this call
+	sent      int64        // bytes of the file handed to the transport, at the current position
+	moved     int64        // bytes handed to the transport in this call, resends included: for the rate
+	rate      rateMeter    // of bytes written to the connection
+	conf      confirmMeter // of bytes the server confirmed
 	lastEmit  time.Duration
+	chunks    chunkSizer    // the length of the next chunk
+	chunkTook time.Duration // the last chunk's request, first byte to answer
 
 	// The running sums of the file's bytes as they go out (checksum.go):
 	// its SHA-256 (nil when the caller gave it) and the sums the target
@@ -222,6 +232,7 @@ func (up *upload) confirm(off int64) error {
 		up.restarts = 0
 	}
 	up.sent = off
+	up.confirmed(off)
 	var sums Cursor
 	up.sumState(&sums)
 	if off != up.rec.Confirmed || up.sha != nil && sums.Hashed != up.rec.Hashed || up.extra != nil && sums.Summed != up.rec.Summed {
@@ -239,6 +250,16 @@ func (up *upload) confirm(off int64) error {
 	}
 	up.progress(true)
 	return nil
+}
+
+// confirmed measures the pace of confirmations with one more, at off,
+// and tells the sink.
+func (up *upload) confirmed(off int64) {
+	now := up.u.Clock.Elapsed()
+	up.conf.add(now, off)
+	if ps, ok := up.sink.(PaceSink); ok {
+		ps.Paced(up.conf.estimate(up.rec.Size).pace(now))
+	}
 }
 
 // progressEvery throttles progress reports of one upload.

@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"carrier/transfer"
+)
+
+// A progress event as the queue sends it: confirmed bytes and the pace
+// of 1.5 MB/s measured over 3 confirmations.
+func progressEvent(job string, written, confirmed, total int64, pace transfer.Pace) transfer.Event {
+	snap := transfer.Snapshot{ID: job, Size: total, Confirmed: confirmed, Written: written, Pace: pace,
+		ConfirmedRate: pace.Rate(0), ETA: pace.ETA(0)}
+	return transfer.Event{Kind: transfer.EventProgress, Job: job, Snap: snap, Written: written, Sent: written,
+		Confirmed: confirmed, Total: total, ConfirmedRate: snap.ConfirmedRate, Rate: snap.ConfirmedRate, ETA: snap.ETA}
+}
+
+type stepClock struct{ t time.Time }
+
+func (c *stepClock) now() time.Time { return c.t }
+
+// Issue 13: a log gets a line every 2 s (the ticker, between events too)
+// saying what the server confirmed, its pace and the time left counting
+// down; bytes only written to the connection are never shown as sent.
+func TestProgressLinesTellWhatTheServerConfirmed(t *testing.T) {
+	var out bytes.Buffer
+	clock := &stepClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	p := &progress{w: &out, every: 2 * time.Second, now: clock.now, jobs: map[string]*jobView{}}
+	const MiB = 1 << 20
+	total := int64(24 * MiB)
+
+	p.event(transfer.Event{Kind: transfer.EventStarted, Job: "j", Total: total})
+	// The kernel took 16 MiB; the server confirmed nothing yet.
+	p.event(progressEvent("j", 16*MiB, 0, total, transfer.Pace{}))
+	clock.t = clock.t.Add(2 * time.Second)
+	p.tick()
+	// A confirmation: 9 MiB confirmed over 6 s, 15 MiB left at 1.5 MiB/s: 10 s.
+	pace := transfer.Pace{Bytes: 9 * MiB, Span: 6 * time.Second, Gaps: 3, Left: 15 * MiB}
+	p.event(progressEvent("j", 16*MiB, 9*MiB, total, pace))
+	clock.t = clock.t.Add(2 * time.Second)
+	p.tick() // no event since: the ETA counts down from the event's pace
+	clock.t = clock.t.Add(2 * time.Second)
+	p.tick()
+	p.event(transfer.Event{Kind: transfer.EventPaused, Job: "j"})
+	clock.t = clock.t.Add(2 * time.Second)
+	p.tick() // paused: nothing moves, no line
+
+	want := []string{
+		"j: started (24.0 MiB)",
+		"j: 0 bytes of 24.0 MiB confirmed by the server (0%), 16.0 MiB written to the network, not yet confirmed",
+		"j: 9.0 MiB of 24.0 MiB confirmed by the server (38%), 1.5 MiB/s, about 8s left",
+		"j: 9.0 MiB of 24.0 MiB confirmed by the server (38%), 1.5 MiB/s, about 6s left",
+		"j: paused",
+	}
+	got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// On a terminal the bar fills with what the server confirmed, not with what
+// was written, and is redrawn on the ticker with the ETA counting down.
+func TestProgressBarShowsConfirmedBytes(t *testing.T) {
+	var out bytes.Buffer
+	clock := &stepClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	p := &progress{w: &out, tty: true, every: 500 * time.Millisecond, now: clock.now, jobs: map[string]*jobView{}}
+	const MiB = 1 << 20
+	pace := transfer.Pace{Bytes: 9 * MiB, Span: 6 * time.Second, Gaps: 3, Left: 15 * MiB}
+	p.event(progressEvent("j", 24*MiB, 9*MiB, 24*MiB, pace))
+	clock.t = clock.t.Add(3 * time.Second)
+	p.tick()
+	p.finish()
+	draws := strings.Split(out.String(), "\r\033[K")
+	if len(draws) != 3 {
+		t.Fatalf("want 2 draws, got %q", out.String())
+	}
+	first, second := strings.TrimSpace(draws[1]), strings.TrimSpace(draws[2])
+	if !strings.HasPrefix(first, "[###########-------------------] 9.0 MiB of 24.0 MiB confirmed by the server (38%), 1.5 MiB/s, about 10s left") {
+		t.Fatalf("bar %q", first)
+	}
+	if !strings.HasSuffix(second, "about 7s left") {
+		t.Fatalf("redrawn bar %q: the ETA should count down", second)
+	}
+}
+
+// The printer ticks between events: lines come while an upload's chunk is
+// in flight and no event arrives.
+func TestProgressTicksWithoutEvents(t *testing.T) {
+	var out bytes.Buffer
+	clock := &stepClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	p := &progress{w: &out, every: 2 * time.Second, now: clock.now, jobs: map[string]*jobView{}}
+	events, tick := make(chan transfer.Event), make(chan time.Time)
+	stop, done := make(chan struct{}), make(chan struct{})
+	go p.run(events, tick, stop, done)
+	const MiB = 1 << 20
+	events <- progressEvent("j", 10*MiB, 9*MiB, 24*MiB, transfer.Pace{Bytes: 9 * MiB, Span: 6 * time.Second, Gaps: 3, Left: 15 * MiB})
+	tick <- time.Time{}
+	tick <- time.Time{} // the second tick is taken only once the first was handled
+	close(stop)
+	<-done
+	if n := strings.Count(out.String(), "confirmed by the server"); n != 2 {
+		t.Fatalf("%d lines for 2 ticks:\n%s", n, out.String())
+	}
+}
