@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -235,5 +236,30 @@ func TestChecksumReportedOrNot(t *testing.T) {
 				t.Errorf("X-Goog-Hash sent to a target that did not ask: %q", f.googHash)
 			}
 		})
+	}
+}
+
+// A server that refuses the sums the last request states (Cloud Storage:
+// 400 "Provided CRC32C ... doesn't match calculated CRC32C ...") received
+// other bytes than the file's: the job fails as not verified, naming the
+// sums, not as a plain refusal.
+func TestRefusedChecksumIsNotVerified(t *testing.T) {
+	f := newFake(t)
+	f.hook = func(kind string, _ int, w http.ResponseWriter, r *http.Request, s *fakeSession) bool {
+		if kind != "chunk" || r.Header.Get("X-Goog-Hash") == "" {
+			return false
+		}
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write([]byte(`{"error":{"code":400,"message":"Provided CRC32C \"AAAAAA==\" doesn't match calculated CRC32C \"BBBBBB==\".","errors":[{"reason":"invalid"}]}}`))
+		return true
+	}
+	h := newHarness(t, Config{})
+	path, _ := writeFile(t, 3*ChunkQuantum+7)
+	id := h.add(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: path, Checksums: []string{SumCRC32C}})
+	e := h.finish(id)
+	if e.Kind != EventFailed || !errors.Is(e.Err, ErrNotVerified) || !strings.Contains(e.Message, "crc32c=") {
+		t.Fatalf("got %s", e)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -337,7 +338,13 @@ func (up *upload) chunk(ctx context.Context, off int64) (int64, *Response, error
 		return 0, nil, err
 	}
 	up.chunkTook = up.u.Clock.Elapsed() - began
-	return up.sessionAnswer(a)
+	next, resp, err := up.sessionAnswer(a)
+	if sums != "" && a.status == http.StatusBadRequest && strings.Contains(strings.ToLower(string(a.body)), "match") {
+		// The sums the last request stated are the file's; a refusal of
+		// them says the server holds other bytes.
+		err = &permanent{fmt.Errorf("%w: the server refused the file's checksums (%s), so what it received is not the file: %w", ErrNotVerified, sums, err)}
+	}
+	return next, resp, err
 }
 
 // sessionAnswer reads an answer from a session URI: 308 with a Range (or
