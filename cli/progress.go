@@ -76,37 +76,37 @@ func (p *progress) event(e transfer.Event) {
 	case transfer.EventRetrying:
 		j.running = false
 		if e.Held {
-			p.line(fmt.Sprintf("%s: %s", e.Job, e.Reason))
+			p.line(fmt.Sprintf("%s: %s", who(e), e.Reason))
 			return
 		}
-		p.line(fmt.Sprintf("%s: retrying in %s (attempt %d): %s", e.Job, e.Wait.Round(time.Millisecond), e.Attempt, e.Reason))
+		p.line(fmt.Sprintf("%s: retrying in %s (attempt %d): %s", who(e), e.Wait.Round(time.Millisecond), e.Attempt, e.Reason))
 	case transfer.EventStarted:
 		j.running = true
 		if j.started {
 			return // going on after a retry
 		}
 		j.started = true
-		p.line(fmt.Sprintf("%s: started (%s)", e.Job, compose.HumanSize(e.Total)))
+		p.line(fmt.Sprintf("%s: started (%s)", who(e), compose.HumanSize(e.Total)))
 	case transfer.EventDone:
 		j.running = false
-		line := fmt.Sprintf("%s: done, %s, status %d", e.Job, compose.HumanSize(e.Total), e.Response.Status)
+		line := fmt.Sprintf("%s: done, %s, status %d", who(e), compose.HumanSize(e.Total), e.Response.Status)
 		if e.Snap.Verified != "" {
 			line += ", verified (" + e.Snap.Verified + ")"
 		}
 		p.line(line)
 	case transfer.EventFailed:
 		j.running = false
-		p.line(fmt.Sprintf("%s: failed: %s", e.Job, e.Message))
+		p.line(fmt.Sprintf("%s: failed: %s", who(e), e.Message))
 	case transfer.EventWaiting:
 		j.running = false
 		if e.Snap.Blocked != "" {
-			p.line(fmt.Sprintf("%s: waiting: %s", e.Job, e.Snap.Blocked))
+			p.line(fmt.Sprintf("%s: waiting: %s", who(e), e.Snap.Blocked))
 		} else {
-			p.line(fmt.Sprintf("%s: waiting for the uploads it needs", e.Job))
+			p.line(fmt.Sprintf("%s: waiting for the uploads it needs", who(e)))
 		}
 	case transfer.EventPaused, transfer.EventCancelled:
 		j.running = false
-		p.line(fmt.Sprintf("%s: %s", e.Job, e.Kind))
+		p.line(fmt.Sprintf("%s: %s", who(e), e.Kind))
 	}
 }
 
@@ -130,7 +130,7 @@ func (p *progress) tick() {
 		if !moved && j.e.Snap.Pace.Rate(now.Sub(j.got)) <= 0 {
 			continue
 		}
-		p.line(id + ": " + counts(j.e, now.Sub(j.got)))
+		p.line(who(j.e) + ": " + counts(j.e, now.Sub(j.got)))
 		j.lastConf, j.lastWrit = j.e.Confirmed, j.e.Written
 	}
 }
@@ -249,4 +249,14 @@ func runQueue(ctx context.Context, env *Env, f *transferFlags, auth transfer.Aut
 		close(stop)
 		<-printed
 	}, nil
+}
+
+// who names a job in a line: its id, which `carrier resume` and the
+// journal know it by, and its label when it has one ("film.mov · to
+// Google Drive"), so the parts of a message with links are told apart.
+func who(e transfer.Event) string {
+	if e.Snap.Label == "" {
+		return e.Job
+	}
+	return e.Job + " (" + app.Printable(e.Snap.Label) + ")"
 }

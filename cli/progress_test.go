@@ -105,3 +105,14 @@ func TestProgressTicksWithoutEvents(t *testing.T) {
 		t.Fatalf("%d lines for 2 ticks:\n%s", n, out.String())
 	}
 }
+
+// The parts of a message with links are told apart by their labels,
+// which lose any control character a file name carried.
+func TestProgressLinesNameTheJob(t *testing.T) {
+	var out bytes.Buffer
+	p := &progress{w: &out, every: 2 * time.Second, now: time.Now, jobs: map[string]*jobView{}}
+	p.event(transfer.Event{Kind: transfer.EventStarted, Job: "j1", Total: 10, Snap: transfer.Snapshot{Label: "film\x1b[2J.mov · to Google Drive"}})
+	if got := out.String(); !strings.HasPrefix(got, "j1 (film") || !strings.Contains(got, ".mov · to Google Drive): started") || strings.Contains(got, "\x1b") {
+		t.Fatalf("line %q", got)
+	}
+}
