@@ -62,7 +62,11 @@ func (c *namedCheck) AccessibilityRole() fyne.AccessibleRole { return fyne.Acces
 
 // The transfer bar says how far the upload is.
 func (b *dualBar) AccessibilityLabel() string {
-	return fmt.Sprintf("Upload progress: %.0f%% confirmed by the server, %.0f%% sent", b.confirmed*100, b.sent*100)
+	name := b.name
+	if name == "" {
+		name = "Upload progress"
+	}
+	return fmt.Sprintf("%s: %.0f%% confirmed by the server, %.0f%% sent", name, b.confirmed*100, b.sent*100)
 }
 
 func (b *dualBar) AccessibilityRole() fyne.AccessibleRole { return fyne.AccessibleRoleText }
