@@ -448,7 +448,9 @@ func (c *composeScreen) submit(method compose.Method) {
 			}
 			c.say("")
 			c.clear()
-			c.u.queued(ids[len(ids)-1])
+			last := len(ids) - 1
+			c.u.transfers.claim(ids[last], ids[:last])
+			c.u.queued(ids[last])
 		})
 	})
 }

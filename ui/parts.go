@@ -69,17 +69,27 @@ func (s *transfersScreen) adopt(id string, needs []string) bool {
 		if part {
 			return false
 		}
-		s.children[id] = append([]string(nil), needs...)
-		for _, n := range needs {
-			s.parent[n] = id
-			if r := s.rows[n]; r != nil {
-				s.box.Remove(r.object)
-				delete(s.rows, n)
-			}
-		}
-		s.box.Refresh()
+		s.claim(id, needs)
 	}
 	return len(s.children[id]) > 0
+}
+
+// claim makes parts the parts of msg, as the compose screen learns when it
+// queues them: the rows of parts that went ahead of their message go at
+// once, not when the message's first event comes. UI thread.
+func (s *transfersScreen) claim(msg string, parts []string) {
+	if len(parts) == 0 || len(s.children[msg]) > 0 {
+		return
+	}
+	s.children[msg] = append([]string(nil), parts...)
+	for _, n := range parts {
+		s.parent[n] = msg
+		if r := s.rows[n]; r != nil {
+			s.box.Remove(r.object)
+			delete(s.rows, n)
+		}
+	}
+	s.box.Refresh()
 }
 
 // group is a message and its parts as last seen: the Drive uploads in the
@@ -313,26 +323,28 @@ func (s *transfersScreen) groupWords(g group) string {
 		case transfer.StatePaused:
 			paused = true
 		}
-		if u.snap.State.Active() && active < 0 {
-			active = i
+		if u.snap.State.Active() {
+			if active < 0 {
+				active = i
+			}
+			rate += u.snap.Rate
 		}
-		rate += u.snap.Rate
 		left += u.snap.Size - u.snap.Confirmed
 	}
 	left += msg.snap.Size - msg.snap.Confirmed
 	if done < len(g.uploads) {
-		if active < 0 {
-			if paused {
-				return "Paused"
-			}
+		if active < 0 && paused {
+			return "Paused"
+		}
+		if active < 0 && done == 0 {
 			return sprintf("Queued: %s to Google Drive first, then the message", map[bool]string{true: "1 file goes", false: sprintf("%d files go", len(g.uploads))}[len(g.uploads) == 1])
 		}
 		words := "Uploading the file to Google Drive"
 		if len(g.uploads) > 1 {
 			words = sprintf("Uploading %d of %d files to Google Drive", done+1, len(g.uploads))
 		}
-		if u := g.uploads[active]; u.snap.State == transfer.StateRetrying {
-			return words + " · " + stateWords(u, now)
+		if active >= 0 && g.uploads[active].snap.State == transfer.StateRetrying {
+			return words + " · " + stateWords(g.uploads[active], now)
 		}
 		return words + pace(rate, left)
 	}
@@ -406,12 +418,15 @@ func (s *transfersScreen) act(id, what string) {
 	s.mu.Unlock()
 	s.u.goBackground(func(context.Context) {
 		var problem error
-		for i, j := range jobs {
-			if i > 0 && !applies(what, states[j]) {
+		for _, j := range jobs {
+			// A job alone gets the command as before; a message's
+			// jobs each as it applies, and a part that moved on by
+			// itself meanwhile is no problem.
+			grouped := len(jobs) > 1
+			if grouped && !applies(what, states[j]) {
 				continue
 			}
-			err := do(j)
-			if err != nil && (i == 0 || !expected(err)) && problem == nil {
+			if err := do(j); err != nil && (!grouped || !expected(err)) && problem == nil {
 				problem = err
 			}
 		}
