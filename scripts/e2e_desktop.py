@@ -8,6 +8,8 @@ every screen are kept in artifacts/screenshots/.
 
 Usage: e2e_desktop.py BINARY
 """
+import base64
+import hashlib
 import json
 import os
 import shutil
@@ -72,10 +74,11 @@ def shot(env, name):
     subprocess.run(["import", "-window", "root", os.path.join(SHOTS, name + ".png")], env=env, check=True)
 
 
-def api(base, token, path):
-    req = urllib.request.Request(base + path, headers={"Authorization": "Bearer " + token})
+def api(base, token, path, method="GET", data=None):
+    req = urllib.request.Request(base + path, headers={"Authorization": "Bearer " + token}, method=method, data=data)
     with urllib.request.urlopen(req, timeout=10) as r:
-        return json.load(r)
+        body = r.read()
+        return json.loads(body) if body.strip().startswith(b"{") else body
 
 
 def main():
@@ -152,7 +155,7 @@ def main():
     drag(attachment, 550, 360)
     shot(env, "1-compose-with-dropped-file")
 
-    click(1054, 654)  # Send
+    click(1054, 695)  # Send
     sandbox = os.path.join(env["XDG_DATA_HOME"], "carrier", "sandbox")
     base = "http://127.0.0.1:" + open(os.path.join(sandbox, "port")).read().strip()
     token = open(os.path.join(sandbox, "token")).read().strip()
@@ -211,6 +214,58 @@ def main():
     click(475, 21)
     time.sleep(0.8)
     shot(env, "6-account")
+
+    # A file over 25 MB goes as a Google Drive link: Compose says so before
+    # sending, Transfers shows the upload to Drive under the message, and
+    # the sandbox then holds the message with the link and the file on
+    # its Drive, shared with the recipient.
+    click(60, 21)  # Compose
+    time.sleep(0.5)
+    click(585, 65)  # To
+    type_text("zoe@example.com")
+    click(585, 258)  # Subject
+    type_text("The holiday film")
+    click(550, 330)  # body
+    type_text("Too large for mail: it comes as a link.")
+    film = os.path.join(scratch, "holiday film.mp4")
+    with open(film, "wb") as f:
+        f.write(os.urandom(40_000_000))
+    drag(film, 550, 330)
+    time.sleep(0.5)
+    shot(env, "9-compose-drive-link")
+    # Slowed to about 16 MB/s, so that the upload is seen under way.
+    api(base, token, "/sandbox/v1/faults", "PUT", b"rate=16MB")
+    click(1054, 695)  # Send
+    time.sleep(1.5)
+    shot(env, "10-transfers-drive-parts")
+
+    def film_sent():
+        msgs = api(base, token, "/gmail/v1/users/me/messages").get("messages", [])
+        return msgs[0]["id"] if len(msgs) == 2 else None
+
+    fid = wait_for("the message with the Drive link", film_sent, timeout=90)
+    api(base, token, "/sandbox/v1/faults", "PUT", b"none")
+    time.sleep(1.0)
+    shot(env, "11-transfers-drive-sent")
+    files = api(base, token, "/drive/v3/files?fields=files(id,name,size,sha256Checksum)").get("files", [])
+    if len(files) != 1 or files[0]["name"] != "holiday film.mp4" or int(files[0]["size"]) != os.path.getsize(film):
+        fail("Drive holds %r, want the film" % files)
+    with open(film, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    if files[0].get("sha256Checksum") != digest:
+        fail("the file on Drive is not the film: %r" % files[0])
+    perms = api(base, token, "/drive/v3/files/%s/permissions?fields=permissions(type,emailAddress)" % files[0]["id"]).get("permissions", [])
+    if not any(p.get("type") == "user" and p.get("emailAddress") == "zoe@example.com" for p in perms):
+        fail("the film is not shared with zoe: %r" % perms)
+    raw = api(base, token, "/gmail/v1/users/me/messages/%s?format=raw" % fid)["raw"]
+    raw = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode("utf-8", "replace")
+    if "/file/d/%s/view" % files[0]["id"] not in raw:
+        fail("the message has no link to the film")
+    full = api(base, token, "/gmail/v1/users/me/messages/%s?format=full" % fid)
+    names = []
+    walk(full["payload"])
+    if names:
+        fail("the message with the link has attachments %r" % names)
 
     # Restarted in the light theme: the journal keeps the transfers, and
     # a crash's leftovers in the spool (older than the sweep's grace of an

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -60,12 +62,17 @@ func (c *namedCheck) AccessibilityRole() fyne.AccessibleRole { return fyne.Acces
 
 // The transfer bar says how far the upload is.
 func (b *dualBar) AccessibilityLabel() string {
-	return fmt.Sprintf("Upload progress: %.0f%% confirmed by the server, %.0f%% sent", b.confirmed*100, b.sent*100)
+	name := b.name
+	if name == "" {
+		name = "Upload progress"
+	}
+	return fmt.Sprintf("%s: %.0f%% confirmed by the server, %.0f%% sent", name, b.confirmed*100, b.sent*100)
 }
 
 func (b *dualBar) AccessibilityRole() fyne.AccessibleRole { return fyne.AccessibleRoleText }
 
-// iconButton is a button that shows only its icon and says its name.
+// iconButton is a button that says its name: one that shows only its
+// icon, or one whose text needs the row's file to make sense.
 type iconButton struct {
 	widget.Button
 	name string
@@ -79,3 +86,65 @@ func newIconButton(name string, icon fyne.Resource, tapped func()) *iconButton {
 }
 
 func (b *iconButton) AccessibilityLabel() string { return b.name }
+
+// choices are a few buttons of which one is chosen, as radio buttons are,
+// each saying its question and whether it is the one chosen ("Who can
+// open the links: Recipients (chosen)"). Buttons, unlike a Select whose
+// menu the bridge does not read, are reached and pressed like any other.
+type choices struct {
+	question string
+	buttons  []*choiceButton
+	chosen   int
+	changed  func(int)
+	Object   *fyne.Container
+}
+
+type choiceButton struct {
+	widget.Button
+	c *choices
+	i int
+}
+
+func newChoices(question string, options []string, changed func(int)) *choices {
+	c := &choices{question: question, changed: changed}
+	objs := []fyne.CanvasObject{widget.NewLabel(question + ":")}
+	for i, o := range options {
+		b := &choiceButton{c: c, i: i}
+		b.Text, b.Importance = o, widget.LowImportance
+		b.OnTapped = func() { c.choose(i) }
+		b.ExtendBaseWidget(b)
+		c.buttons = append(c.buttons, b)
+		objs = append(objs, b)
+	}
+	c.Object = container.NewHBox(objs...)
+	c.show()
+	return c
+}
+
+func (c *choices) choose(i int) {
+	if i == c.chosen {
+		return
+	}
+	c.chosen = i
+	c.show()
+	if c.changed != nil {
+		c.changed(i)
+	}
+}
+
+func (c *choices) show() {
+	for i, b := range c.buttons {
+		b.Icon = theme.RadioButtonIcon()
+		if i == c.chosen {
+			b.Icon = theme.RadioButtonCheckedIcon()
+		}
+		b.Refresh()
+	}
+}
+
+func (b *choiceButton) AccessibilityLabel() string {
+	if b.i == b.c.chosen {
+		return b.c.question + ": " + b.Text + " (chosen)"
+	}
+	return b.c.question + ": " + b.Text
+}

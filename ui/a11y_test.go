@@ -34,7 +34,7 @@ func controls(o fyne.CanvasObject, out *[]fyne.CanvasObject) {
 		return
 	}
 	switch o.(type) {
-	case *widget.Button, *widget.Entry, *widget.Check, *widget.Select, *namedEntry, *namedCheck, *iconButton, *dualBar:
+	case *widget.Button, *widget.Entry, *widget.Check, *widget.Select, *namedEntry, *namedCheck, *iconButton, *choiceButton, *dualBar:
 		*out = append(*out, o)
 		return
 	}
@@ -51,17 +51,20 @@ func controls(o fyne.CanvasObject, out *[]fyne.CanvasObject) {
 }
 
 // Every control of every screen, the Transfers rows and the Mailbox's
-// list and opened message included, has a name a screen reader can say.
+// list and opened message included, has a name a screen reader can say:
+// Compose with a file that goes as a Drive link (its switch, who can open
+// the links, until when) and Transfers with that message's row and the
+// upload beneath it.
 func TestEveryControlHasAName(t *testing.T) {
 	h := newHarness(t)
-	h.u.compose.attach(writeFile(t, "report.pdf", []byte("%PDF")))
-	h.sendMessage(t)
-	h.u.Select("Mailbox")
-	h.until("the mailbox loaded", func() bool { return len(h.u.mailbox.items) > 0 })
-	h.u.mailbox.choose(0)
-	h.until("the message opened", func() bool { return strings.Contains(labelsIn(h.u.mailbox.detail.Box), "Subject: ") })
-	for _, tb := range h.u.tabs.Items {
-		h.u.tabs.Select(tb)
+	c := h.u.compose
+	report := writeFile(t, "report.pdf", []byte("%PDF"))
+	h.u.compose.attach(report, writeFile(t, "notes.txt", []byte("notes")))
+	test.Tap(c.attRows[report].toggle) // as a Drive link
+	if !c.linkOpts.Visible() {
+		t.Fatal("the link options are hidden with a file going as a link")
+	}
+	check := func(tb *tab) {
 		names := map[fyne.CanvasObject]string{}
 		spoken(h.w.Canvas().Content(), names)
 		var cs []fyne.CanvasObject
@@ -82,6 +85,46 @@ func TestEveryControlHasAName(t *testing.T) {
 			if n := names[other.button]; n != other.Text {
 				t.Errorf("tab button %q is read as %q", other.Text, n)
 			}
+		}
+	}
+	h.u.tabs.Select(h.u.composeTab)
+	check(h.u.composeTab)
+	names := map[fyne.CanvasObject]string{}
+	spoken(h.w.Canvas().Content(), names)
+	for _, want := range []string{"Send report.pdf as a Google Drive link", "Attach report.pdf to the message instead", "Who can open the links: Recipients (chosen)", "Who can open the links: Anyone with the link", "Access ends: Never (chosen)", "Access ends: 1 year"} {
+		found := false
+		for _, n := range names {
+			found = found || n == want
+		}
+		if found == (want == "Send report.pdf as a Google Drive link") {
+			t.Errorf("Compose: %q read %v", want, found)
+		}
+	}
+	h.sendMessage(t)
+	if row := h.onlyRow(); row == nil || len(row.partRows) != 1 {
+		for id, r := range h.u.transfers.rows {
+			t.Logf("%s: %q %q %d", id, r.name.Text, r.state.Text, len(r.partRows))
+		}
+		t.Fatal("the message with a link is not one row with its upload beneath")
+	}
+	h.u.Select("Mailbox")
+	h.until("the mailbox loaded", func() bool { return len(h.u.mailbox.items) > 0 })
+	h.u.mailbox.choose(0)
+	h.until("the message opened", func() bool { return strings.Contains(labelsIn(h.u.mailbox.detail.Box), "Subject: ") })
+	for _, tb := range h.u.tabs.Items {
+		h.u.tabs.Select(tb)
+		check(tb)
+		if tb != h.u.transfersTab {
+			continue
+		}
+		names := map[fyne.CanvasObject]string{}
+		spoken(h.w.Canvas().Content(), names)
+		found := false
+		for _, n := range names {
+			found = found || n == "Upload of report.pdf · to Google Drive: 100% confirmed by the server, 100% sent"
+		}
+		if !found {
+			t.Errorf("Transfers: the upload's bar is not read by its file: %v", names)
 		}
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -16,6 +18,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"carrier/compose"
+	"carrier/internal/app"
 )
 
 type composeScreen struct {
@@ -25,14 +28,35 @@ type composeScreen struct {
 	form                         *fyne.Container
 	attachments                  []string
 	attSizes                     map[string]int64 // read once when attached, not on every keystroke
-	attList                      *fyne.Container
+	choice                       map[string]bool  // the person's choice per file: true a Drive link, false attached
+	attPaged                     *pagedList
+	attList                      *fyne.Container // the attachment rows (attPaged's Box)
+	attRows                      map[string]*attachmentRow
+	linkOpts                     *fyne.Container // who can open the links, and until when: shown while a file goes as a link
+	share, expiry                *choices
 	meter                        *widget.ProgressBar
+	meterText                    string
 	meterNote                    *widget.Label
 	sendBtn, draftBtn, attachBtn *widget.Button
 	status                       *widget.Label
 	busy                         bool
 	content                      fyne.CanvasObject
 }
+
+// attachmentRow is one file of the message: how it goes, and the buttons
+// that change that or remove it.
+type attachmentRow struct {
+	how            *widget.Label // "Attached", "Drive link · over 25 MB"
+	toggle, remove *iconButton
+	object         fyne.CanvasObject
+}
+
+// Who can open the linked files, and when recipients' access ends.
+var (
+	shareChoices  = []string{"Recipients", "Anyone with the link"}
+	expiryChoices = []string{"Never", "7 days", "30 days", "1 year"}
+	expiryTimes   = []time.Duration{0, 7 * 24 * time.Hour, 30 * 24 * time.Hour, app.MaxLinkExpiry}
+)
 
 func addressValidator(field string) fyne.StringValidator {
 	return func(s string) error {
@@ -45,7 +69,7 @@ func addressValidator(field string) fyne.StringValidator {
 }
 
 func newComposeScreen(u *UI) *composeScreen {
-	c := &composeScreen{u: u, attSizes: map[string]int64{}}
+	c := &composeScreen{u: u, attSizes: map[string]int64{}, choice: map[string]bool{}, attRows: map[string]*attachmentRow{}}
 	to, cc, bcc, subject := newNamedEntry("To", false), newNamedEntry("Cc", false), newNamedEntry("Bcc", false), newNamedEntry("Subject", false)
 	body := newNamedEntry("Message", true)
 	c.to, c.cc, c.bcc, c.subject, c.body = to, cc, bcc, subject, body
@@ -64,7 +88,7 @@ func newComposeScreen(u *UI) *composeScreen {
 		return nil
 	}
 	c.subject.OnChanged = func(string) { c.updateButtons() }
-	c.body.SetMinRowsVisible(8)
+	c.body.SetMinRowsVisible(4)
 	c.body.OnChanged = func(string) { c.updateMeter() }
 	var rows []fyne.CanvasObject
 	for _, f := range []struct {
@@ -75,25 +99,35 @@ func newComposeScreen(u *UI) *composeScreen {
 		rows = append(rows, formRow(f.label, f.entry, f.hint)...)
 	}
 	c.form = container.New(layout.NewFormLayout(), rows...)
-	c.attList = container.NewVBox()
+	// Three rows show; more turn pages, so the window never grows.
+	c.attPaged = newPagedList("attachment")
+	c.attPaged.layout.rows = 3
+	c.attPaged.compact = true
+	c.attPaged.showPlace()
+	c.attList = c.attPaged.Box
 	c.attachBtn = widget.NewButtonWithIcon("Attach…", theme.ContentAddIcon(), c.pickFile)
+	c.share = newChoices("Who can open the links", shareChoices, func(int) { c.updateMeter() })
+	c.expiry = newChoices("Access ends", expiryChoices, nil)
+	c.linkOpts = container.NewHBox(c.share.Object, widget.NewSeparator(), c.expiry.Object)
+	c.linkOpts.Hide()
 	c.meter = widget.NewProgressBar()
-	c.meter.TextFormatter = func() string {
-		return humanSize(int64(c.meter.Value*compose.LimitSend)) + " of " + humanSize(compose.LimitSend)
-	}
+	c.meter.TextFormatter = func() string { return c.meterText }
 	c.meterNote = widget.NewLabel("")
 	c.meterNote.Wrapping = fyne.TextWrapWord
+	c.meterNote.Hide()
 	c.sendBtn = widget.NewButtonWithIcon("Send", theme.MailSendIcon(), func() { c.submit(compose.Send) })
 	c.sendBtn.Importance = widget.HighImportance
 	c.draftBtn = widget.NewButtonWithIcon("Save as draft", theme.DocumentSaveIcon(), func() { c.submit(compose.Draft) })
 	c.status = widget.NewLabel("")
 	c.status.Wrapping = fyne.TextWrapWord
+	c.status.Hide()
 	hint := widget.NewLabelWithStyle("Drop files anywhere on the window to attach them. Ctrl+Enter sends.", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
 	top := container.NewVBox(c.form)
 	bottom := container.NewVBox(
 		widget.NewSeparator(),
 		container.NewBorder(nil, nil, widget.NewLabelWithStyle("Attachments", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), c.attachBtn),
-		c.attList,
+		c.attPaged.Object,
+		c.linkOpts,
 		container.NewBorder(nil, nil, widget.NewLabel("Size"), nil, c.meter),
 		c.meterNote,
 		container.NewHBox(hint, layout.NewSpacer(), c.draftBtn, c.sendBtn),
@@ -167,7 +201,7 @@ func (c *composeScreen) attach(paths ...string) {
 	}
 	c.refreshAttachments()
 	if len(refused) > 0 {
-		c.status.SetText("Not attached: " + strings.Join(refused, "; "))
+		c.say("Not attached: " + strings.Join(refused, "; "))
 	}
 }
 
@@ -188,49 +222,175 @@ func (c *composeScreen) remove(p string) {
 		}
 	}
 	delete(c.attSizes, p)
+	delete(c.choice, p)
 	c.refreshAttachments()
 }
 
 func (c *composeScreen) refreshAttachments() {
 	c.attList.RemoveAll()
+	c.attRows = map[string]*attachmentRow{}
 	if len(c.attachments) == 0 {
 		c.attList.Add(widget.NewLabelWithStyle("No attachments", fyne.TextAlignLeading, fyne.TextStyle{Italic: true}))
 	}
 	for _, p := range c.attachments {
-		size := humanSize(c.attSizes[p])
+		r := &attachmentRow{how: widget.NewLabel("")}
 		name := widget.NewLabel(compose.AttachmentName(p))
 		name.Truncation = fyne.TextTruncateEllipsis
-		remove := newIconButton("Remove "+filepath.Base(p), theme.DeleteIcon(), func() { c.remove(p) })
-		c.attList.Add(container.NewBorder(nil, nil, widget.NewIcon(theme.FileIcon()), container.NewHBox(widget.NewLabel(size), remove), name))
+		r.toggle = newIconButton("", nil, func() { c.flip(p) })
+		r.remove = newIconButton("Remove "+filepath.Base(p), theme.DeleteIcon(), func() { c.remove(p) })
+		r.object = container.NewBorder(nil, nil, widget.NewIcon(theme.FileIcon()), container.NewHBox(widget.NewLabel(humanSize(c.attSizes[p])), r.how, r.toggle, r.remove), name)
+		c.attRows[p] = r
+		c.attList.Add(r.object)
 	}
+	c.attPaged.ShowFirst()
 	c.attList.Refresh()
 	c.updateMeter()
 }
 
-// estimate is the encoded size, from sizes read when the files were
-// attached: typing must not touch the disk.
-func (c *composeScreen) estimate() int64 {
-	n := c.message().EstimateText()
-	for _, p := range c.attachments {
-		n += compose.EstimateAttachment(p, c.attSizes[p])
-	}
-	return n
+// fileWay is how one file goes, and why when Carrier chose.
+type fileWay struct {
+	link   bool
+	reason string // "over 25 MB", "to fit Gmail's 35 MB", "your choice"; "" for a file that fits
 }
 
-// updateMeter shows the encoded size against the send limit.
+// linkCost is what one link adds to the message, as compose.PlanLinks
+// counts it.
+const linkCost = 1200
+
+// plan is compose.PlanLinks's decision, from the sizes read when the files
+// were attached (typing must not touch the disk), with the person's
+// choices first: a file over 25 MB goes as a Drive link, then the largest
+// of the rest until the message fits Gmail's limit. size is the message's
+// encoded estimate as it would go.
+func (c *composeScreen) plan() (ways map[string]fileWay, size int64) {
+	ways = map[string]fileWay{}
+	size = c.message().EstimateText()
+	type file struct {
+		path string
+		size int64
+	}
+	var rest []file
+	for _, p := range c.attachments {
+		n := c.attSizes[p]
+		link, chosen := c.choice[p]
+		switch {
+		case chosen:
+			ways[p] = fileWay{link, "your choice"}
+		case n > compose.DefaultLinkThreshold:
+			ways[p] = fileWay{true, "over 25 MB"}
+		default:
+			ways[p] = fileWay{}
+			rest = append(rest, file{p, n})
+		}
+		if ways[p].link {
+			size += linkCost
+		} else {
+			size += compose.EstimateAttachment(p, n)
+		}
+	}
+	sort.SliceStable(rest, func(i, j int) bool { return rest[i].size > rest[j].size })
+	for _, f := range rest {
+		if size <= compose.LimitSend {
+			break
+		}
+		ways[f.path] = fileWay{true, "to fit Gmail's 35 MB"}
+		size += linkCost - compose.EstimateAttachment(f.path, f.size)
+	}
+	return ways, size
+}
+
+// flip makes a file go the other way than it does now, by the person's
+// choice.
+func (c *composeScreen) flip(p string) {
+	ways, _ := c.plan()
+	c.choice[p] = !ways[p].link
+	c.updateMeter()
+}
+
+// estimate is the message's encoded size as it would go.
+func (c *composeScreen) estimate() int64 {
+	_, size := c.plan()
+	return size
+}
+
+// updateMeter shows how each file goes and the message's encoded size
+// against the send limit: the files that go as links do not count.
 func (c *composeScreen) updateMeter() {
-	est := c.estimate()
+	ways, est := c.plan()
+	var links int
+	var linked int64
+	for _, p := range c.attachments {
+		w, r := ways[p], c.attRows[p]
+		if w.link {
+			links++
+			linked += c.attSizes[p]
+		}
+		if r == nil {
+			continue
+		}
+		name := compose.AttachmentName(p)
+		how, importance := "Attached", widget.MediumImportance
+		r.toggle.Text, r.toggle.Icon, r.toggle.name = "Send as link", theme.UploadIcon(), "Send "+name+" as a Google Drive link"
+		if w.link {
+			how, importance = "Drive link", widget.HighImportance
+			r.toggle.Text, r.toggle.Icon, r.toggle.name = "Attach instead", theme.MailAttachmentIcon(), "Attach "+name+" to the message instead"
+		}
+		if w.reason != "" {
+			how += " · " + w.reason
+		}
+		if r.how.Text != how || r.how.Importance != importance {
+			r.how.Importance = importance
+			r.how.SetText(how)
+		}
+		r.toggle.Refresh()
+	}
 	c.meter.SetValue(min(float64(est)/compose.LimitSend, 1))
+	c.meterText = humanSize(est) + " of " + humanSize(compose.LimitSend)
+	switch links {
+	case 0:
+	case 1:
+		c.meterText = "1 file goes as a Drive link, " + humanSize(linked) + "; the message itself " + c.meterText
+	default:
+		c.meterText = sprintf("%d files go as Drive links, %s; the message itself %s", links, humanSize(linked), c.meterText)
+	}
+	c.meter.Refresh()
+	if links > 0 {
+		c.linkOpts.Show()
+	} else {
+		c.linkOpts.Hide()
+	}
+	if c.share.chosen == 0 {
+		c.expiry.Object.Show()
+	} else {
+		c.expiry.Object.Hide()
+	}
 	if est > compose.LimitSend {
 		over := est - compose.LimitSend
-		c.meterNote.SetText("Too large to send: " + humanSize(over) + " over the 35 MiB limit once encoded. Remove about " + humanSize(over*3/4) + " of attachments.")
+		c.meterNote.SetText("Too large to send: " + humanSize(over) + " over the 35 MiB limit once encoded. Remove about " + humanSize(over*3/4) + " of attachments, or send some as Drive links.")
 		c.meterNote.Importance = widget.DangerImportance
+		c.meterNote.Show()
 	} else {
 		c.meterNote.SetText("")
 		c.meterNote.Importance = widget.MediumImportance
+		c.meterNote.Hide()
 	}
 	c.meterNote.Refresh()
 	c.updateButtons()
+}
+
+// linkOptions are the message's link settings as chosen on the screen.
+func (c *composeScreen) linkOptions() app.LinkOptions {
+	ways, _ := c.plan()
+	o := app.LinkOptions{Policy: compose.LinksAuto, Choose: map[string]bool{}}
+	for p, w := range ways {
+		o.Choose[p] = w.link
+	}
+	if c.share.chosen == 1 {
+		o.Share = app.ShareAnyone
+	} else {
+		o.Expiry = expiryTimes[c.expiry.chosen]
+	}
+	return o
 }
 
 func (c *composeScreen) updateButtons() {
@@ -264,27 +424,45 @@ func (c *composeScreen) pickFile() {
 func (c *composeScreen) submit(method compose.Method) {
 	msg := c.message()
 	if err := msg.Check(); err != nil {
-		c.status.SetText(problemText(err))
+		c.say(problemText(err))
 		return
 	}
 	c.busy = true
 	c.updateButtons()
-	c.status.SetText("Preparing the message…")
+	c.say("Preparing the message…")
 	target := c.u.deps.Target()
+	opts := c.linkOptions()
+	drive := app.Drive{Root: target, Auth: c.u.deps.Auth, Client: c.u.deps.Client}
 	c.u.goBackground(func(ctx context.Context) {
-		id, err := c.u.deps.Outbox.SendMessage(ctx, target, msg, method)
+		var ids []string
+		up, err := app.Message(msg, method, app.GmailOptions{})
+		if err == nil {
+			ids, err = c.u.deps.Outbox.SendWithLinks(ctx, drive, msg, method, up, opts, nil)
+		}
 		c.u.do(func() {
 			c.busy = false
 			if err != nil {
-				c.status.SetText(problemText(err))
+				c.say(problemText(err))
 				c.updateButtons()
 				return
 			}
-			c.status.SetText("")
+			c.say("")
 			c.clear()
-			c.u.queued(id)
+			last := len(ids) - 1
+			c.u.transfers.claim(ids[last], ids[:last])
+			c.u.queued(ids[last])
 		})
 	})
+}
+
+// say shows text under the buttons; the line takes no room while empty.
+func (c *composeScreen) say(text string) {
+	c.status.SetText(text)
+	if text == "" {
+		c.status.Hide()
+	} else {
+		c.status.Show()
+	}
 }
 
 func (c *composeScreen) clear() {
@@ -293,6 +471,7 @@ func (c *composeScreen) clear() {
 	}
 	c.attachments = nil
 	c.attSizes = map[string]int64{}
+	c.choice = map[string]bool{}
 	c.refreshAttachments()
 }
 

@@ -15,6 +15,7 @@ import (
 type dualBar struct {
 	widget.BaseWidget
 	confirmed, sent float64 // fractions 0..1, sent >= confirmed
+	name            string  // what the screen reader says it measures; "" for "Upload progress"
 }
 
 func newDualBar() *dualBar {

@@ -3,9 +3,11 @@ package ui
 import (
 	"context"
 	"encoding/base64"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -40,7 +42,8 @@ type harnessOpts struct {
 	uploads Uploads
 	events  chan transfer.Event
 	deps    func(*Deps)
-	state   string // the queue's state folder; "" for a new one
+	state   string                          // the queue's state folder; "" for a new one
+	wrap    func(http.Handler) http.Handler // stands in front of the sandbox
 }
 
 func newHarness(t *testing.T, opts ...func(*harnessOpts)) *harness {
@@ -58,7 +61,11 @@ func newHarness(t *testing.T, opts ...func(*harnessOpts)) *harness {
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv := httptest.NewServer(sb.Handler())
+		var handler http.Handler = sb.Handler()
+		if o.wrap != nil {
+			handler = o.wrap(handler)
+		}
+		srv := httptest.NewServer(handler)
 		t.Cleanup(srv.Close)
 		t.Cleanup(func() { sb.Close() })
 		h.sb, h.url, endpoint = sb, srv.URL, srv.URL
@@ -206,7 +213,7 @@ func (h *harness) sendMessage(t *testing.T) {
 	test.Tap(c.sendBtn)
 	h.until("a finished transfer row", func() bool {
 		for _, r := range h.u.transfers.rows {
-			if r.state.Text == "Done" {
+			if strings.HasPrefix(r.name.Text, "Quarterly report") && (r.state.Text == "Done" || r.state.Text == "Sent") {
 				return true
 			}
 		}

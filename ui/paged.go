@@ -21,6 +21,7 @@ import (
 // pageLayout lays rows out top to bottom from first, hiding the rows that
 // do not fit (at least one is always shown).
 type pageLayout struct {
+	rows   int // if set, the list asks for the height of this many rows (or all, when fewer)
 	first  int
 	shown  int // rows on screen after the last layout
 	total  int
@@ -65,11 +66,19 @@ func (l *pageLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 // alone and the list never asks for the height of all of them.
 func (l *pageLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	var s fyne.Size
-	for _, o := range objs {
+	tall := float32(0) // the first rows' heights, when rows is set
+	for i, o := range objs {
 		m := o.MinSize()
 		s.Width = max(s.Width, m.Width)
 		s.Height = max(s.Height, m.Height)
+		if i < l.rows {
+			tall += m.Height
+			if i > 0 {
+				tall += l.gap
+			}
+		}
 	}
+	s.Height = max(s.Height, tall)
 	return s
 }
 
@@ -82,8 +91,10 @@ type pagedList struct {
 	later   *widget.Button
 	where   *widget.Label
 	wheel   *pageWheel
+	pager   *fyne.Container
 	Object  fyne.CanvasObject
 	noun    string // "upload", "item": what the position line counts
+	compact bool   // the pager takes no room while every row shows
 }
 
 func newPagedList(noun string) *pagedList {
@@ -94,8 +105,8 @@ func newPagedList(noun string) *pagedList {
 	p.where = widget.NewLabel("")
 	p.layout.onPage = p.showPlace
 	p.wheel = newPageWheel(p)
-	pager := container.NewHBox(p.earlier, p.later, p.where)
-	p.Object = container.NewBorder(nil, pager, nil, nil, container.NewStack(container.NewPadded(p.Box), p.wheel))
+	p.pager = container.NewHBox(p.earlier, p.later, p.where)
+	p.Object = container.NewBorder(nil, p.pager, nil, nil, container.NewStack(container.NewPadded(p.Box), p.wheel))
 	p.showPlace()
 	return p
 }
@@ -142,6 +153,13 @@ func (p *pagedList) showPlace() {
 		} else {
 			p.earlier.Hide()
 			p.later.Hide()
+		}
+	}
+	if p.compact && visible != p.pager.Visible() {
+		if visible {
+			p.pager.Show()
+		} else {
+			p.pager.Hide()
 		}
 	}
 }

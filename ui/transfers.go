@@ -48,6 +48,14 @@ type transfersScreen struct {
 	ticking atomic.Bool // the redraw ticker runs: only while a job moves
 	status  *widget.Label
 	clear   *widget.Button
+
+	// A message with Drive links is one row: the jobs it needs (its
+	// uploads to Drive and their shares) are its parts, drawn under it.
+	// These are touched on the UI thread only.
+	parent   map[string]string   // part → its message
+	children map[string][]string // message → its parts, in its Needs' order
+	deleted  map[string]bool     // Drive uploads whose file was deleted after a cancel
+	ask      *driveAsk           // the open question about a cancelled message's Drive files
 }
 
 type transferRow struct {
@@ -55,11 +63,14 @@ type transferRow struct {
 	name, dest, state, amount    *widget.Label
 	bar                          *dualBar
 	pause, resume, cancel, retry *widget.Button
+	parts                        *fyne.Container // the part rows, under the message's own
+	partRows                     map[string]*partRow
 	object                       fyne.CanvasObject
 }
 
 func newTransfersScreen(u *UI) *transfersScreen {
-	s := &transfersScreen{u: u, views: map[string]*jobView{}, rows: map[string]*transferRow{}, now: time.Now}
+	s := &transfersScreen{u: u, views: map[string]*jobView{}, rows: map[string]*transferRow{}, now: time.Now,
+		parent: map[string]string{}, children: map[string][]string{}, deleted: map[string]bool{}}
 	s.paged = newPagedList("upload")
 	s.box = s.paged.Box
 	s.empty = widget.NewLabel("No uploads yet. Messages you send and pictures you post appear here.")
@@ -164,7 +175,7 @@ func (s *transfersScreen) apply(e transfer.Event) bool {
 		v.attempt, v.retryReason, v.woke, v.held = e.Attempt, e.Reason, e.Woke, e.Held
 		v.retryAt = s.now().Add(e.Wait)
 	case transfer.EventDone:
-		if before != transfer.StateDone {
+		if before != transfer.StateDone && !isPart(v.snap) { // the message says it is sent, not each of its parts
 			s.notify("Sent", v)
 		}
 	case transfer.EventFailed:
@@ -186,7 +197,7 @@ func (s *transfersScreen) notify(title string, v *jobView) {
 func (s *transfersScreen) flush(id string) {
 	s.u.do(func() {
 		s.ensureRow(id)
-		s.draw(id)
+		s.draw(s.top(id))
 	})
 }
 
@@ -204,16 +215,20 @@ func (s *transfersScreen) flushDirty() {
 		return
 	}
 	s.u.do(func() {
+		drawn := map[string]bool{}
 		for _, id := range ids {
 			s.ensureRow(id)
-			s.draw(id)
+			if top := s.top(id); !drawn[top] {
+				drawn[top] = true
+				s.draw(top)
+			}
 		}
 	})
 }
 
 // ensureRow makes the row for a job (UI thread).
 func (s *transfersScreen) ensureRow(id string) {
-	if id == "" || s.rows[id] != nil {
+	if id == "" || s.rows[id] != nil || s.parent[id] != "" {
 		return
 	}
 	s.mu.Lock()
@@ -230,24 +245,19 @@ func (s *transfersScreen) ensureRow(id string) {
 	r.state.Wrapping = fyne.TextWrapWord
 	r.amount = widget.NewLabel("")
 	r.bar = newDualBar()
-	ctx := s.u.ctx
-	act := func(f func() error) {
-		s.u.goBackground(func(context.Context) {
-			if err := f(); err != nil {
-				s.u.do(func() { s.u.showError("Could not do that", "%v", err) })
-			}
-		})
-	}
-	up := s.u.deps.Uploads
-	r.pause = widget.NewButtonWithIcon("Pause", theme.MediaPauseIcon(), func() { act(func() error { return up.Pause(id) }) })
-	r.resume = widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), func() { act(func() error { return up.Resume(ctx, id) }) })
-	r.cancel = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { act(func() error { return up.Cancel(ctx, id) }) })
-	r.retry = widget.NewButtonWithIcon("Retry", theme.ViewRefreshIcon(), func() { act(func() error { return up.Retry(ctx, id) }) })
+	r.pause = widget.NewButtonWithIcon("Pause", theme.MediaPauseIcon(), func() { s.act(id, "pause") })
+	r.resume = widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), func() { s.act(id, "resume") })
+	r.cancel = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { s.act(id, "cancel") })
+	r.retry = widget.NewButtonWithIcon("Retry", theme.ViewRefreshIcon(), func() { s.act(id, "retry") })
+	r.parts = container.NewVBox()
+	r.parts.Hide()
+	r.partRows = map[string]*partRow{}
 	buttons := container.NewHBox(r.pause, r.resume, r.retry, r.cancel)
 	r.object = container.NewVBox(
 		container.NewBorder(nil, nil, widget.NewIcon(theme.UploadIcon()), buttons, container.NewVBox(r.name, r.dest)),
 		r.bar,
 		container.NewBorder(nil, nil, nil, r.amount, r.state),
+		r.parts,
 		widget.NewSeparator(),
 	)
 	s.rows[id] = r
@@ -270,6 +280,10 @@ func (s *transfersScreen) draw(id string) {
 	v := *s.views[id]
 	s.views[id].lastDrawn = s.now()
 	s.mu.Unlock()
+	if s.adopt(id, v.snap.Needs) {
+		s.drawGroup(r, v)
+		return
+	}
 	snap := v.snap
 	r.name.SetText(app.Printable(jobName(snap)))
 	r.dest.SetText(app.Describe(snap.URL, s.u.deps.Endpoint))
@@ -312,24 +326,43 @@ func (s *transfersScreen) draw(id string) {
 }
 
 // clearFinished forgets the jobs that are done or cancelled (failed ones
-// stay: they may still be retried) and removes their rows.
+// stay: they may still be retried) and removes their rows. A message with
+// parts goes with all of them, once every one has ended; the message first,
+// since the journal keeps what an unfinished job needs.
 func (s *transfersScreen) clearFinished() {
 	var gone []string
 	s.mu.Lock()
-	for id, v := range s.views {
-		if v.snap.State == transfer.StateDone || v.snap.State == transfer.StateCancelled {
+	for id := range s.rows {
+		ended := true
+		for _, j := range append([]string{id}, s.children[id]...) {
+			v := s.views[j]
+			ended = ended && v != nil && (v.snap.State == transfer.StateDone || v.snap.State == transfer.StateCancelled)
+		}
+		if ended {
 			gone = append(gone, id)
 		}
 	}
 	s.mu.Unlock()
 	for _, id := range gone {
-		if err := s.u.deps.Uploads.Forget(id); err != nil {
-			s.status.SetText("Could not clear " + id + ": " + app.Printable(err.Error()))
+		cleared := true
+		for _, j := range append([]string{id}, s.children[id]...) {
+			if err := s.u.deps.Uploads.Forget(j); err != nil {
+				s.status.SetText("Could not clear " + j + ": " + app.Printable(err.Error()))
+				cleared = false
+				break
+			}
+			s.mu.Lock()
+			delete(s.views, j)
+			s.mu.Unlock()
+		}
+		if !cleared {
 			continue
 		}
-		s.mu.Lock()
-		delete(s.views, id)
-		s.mu.Unlock()
+		for _, j := range s.children[id] {
+			delete(s.parent, j)
+			delete(s.deleted, j)
+		}
+		delete(s.children, id)
 		if r := s.rows[id]; r != nil {
 			s.box.Remove(r.object)
 			delete(s.rows, id)

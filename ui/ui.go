@@ -32,9 +32,11 @@ type Uploads interface {
 
 // Outbox queues what the compose and timeline screens send: the app's
 // recipes and spool (package internal/app's Queue). root is the API root
-// uploads go to (Deps.Target).
+// uploads go to (Deps.Target). A message goes with SendWithLinks: its
+// large files to Google Drive (d, authorized by Deps.Auth) as links, the
+// message last; it returns the jobs, the message's last.
 type Outbox interface {
-	SendMessage(ctx context.Context, root string, msg *compose.Message, method compose.Method) (id string, err error)
+	SendWithLinks(ctx context.Context, d app.Drive, msg *compose.Message, method compose.Method, up app.Upload, opts app.LinkOptions, settings func(*transfer.Spec)) ([]string, error)
 	PostTimeline(root string, media *compose.TimelineMedia, item compose.TimelineItem) (id string, err error)
 }
 
@@ -50,7 +52,10 @@ type Deps struct {
 	Outbox   Outbox
 	Events   <-chan transfer.Event // the queue's events; the UI drains it
 	Endpoint string                // the sandbox's API root: the mailbox reads it
-	Auth     transfer.Authorizer   // authorizes the mailbox's reads
+	// Auth authorizes the mailbox's reads and the Drive calls of a
+	// message with links (the queue's own authorizer: each server its
+	// credential).
+	Auth transfer.Authorizer
 	// Target is the API root uploads go to now: the sandbox's, or
 	// Google's once signed in. Nil means Endpoint.
 	Target  func() string

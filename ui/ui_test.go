@@ -118,6 +118,8 @@ func TestComposeAttachmentsThroughDrop(t *testing.T) {
 	}
 }
 
+// A file over 25 MB goes as a Drive link by itself; attached instead (the
+// person's choice) it makes the message too large, and sending waits.
 func TestComposeSizeMeter(t *testing.T) {
 	h := newHarness(t)
 	c := h.u.compose
@@ -127,11 +129,18 @@ func TestComposeSizeMeter(t *testing.T) {
 	f.Truncate(27 << 20)
 	f.Close()
 	drop(h, big)
-	if !c.sendBtn.Disabled() || !strings.Contains(c.meterNote.Text, "Too large to send") || !strings.Contains(c.meterNote.Text, "over the 35 MiB limit") {
-		t.Fatalf("over the limit: disabled=%v note %q", c.sendBtn.Disabled(), c.meterNote.Text)
+	if c.sendBtn.Disabled() || c.meterNote.Visible() || c.attRows[big].how.Text != "Drive link · over 25 MB" {
+		t.Fatalf("a 27 MiB file: disabled=%v note %q, row %q", c.sendBtn.Disabled(), c.meterNote.Text, c.attRows[big].how.Text)
 	}
-	if c.meter.Value != 1 {
-		t.Fatalf("meter %v", c.meter.Value)
+	if !strings.HasPrefix(c.meterText, "1 file goes as a Drive link, 27.0 MiB; the message itself ") || c.meter.Value > 0.01 {
+		t.Fatalf("meter %q %v", c.meterText, c.meter.Value)
+	}
+	test.Tap(c.attRows[big].toggle)
+	if !c.sendBtn.Disabled() || !strings.Contains(c.meterNote.Text, "Too large to send") || !strings.Contains(c.meterNote.Text, "over the 35 MiB limit") || !c.meterNote.Visible() {
+		t.Fatalf("attached anyway: disabled=%v note %q", c.sendBtn.Disabled(), c.meterNote.Text)
+	}
+	if c.meter.Value != 1 || c.attRows[big].how.Text != "Attached · your choice" || c.linkOpts.Visible() {
+		t.Fatalf("attached anyway: meter %v, row %q, link options shown %v", c.meter.Value, c.attRows[big].how.Text, c.linkOpts.Visible())
 	}
 	c.remove(big)
 	if c.sendBtn.Disabled() || c.meterNote.Text != "" || c.meter.Value > 0.01 {

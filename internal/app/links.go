@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -55,6 +56,10 @@ type LinkOptions struct {
 	Share     Share         // who may open them
 	Expiry    time.Duration // recipients' access ends after it (0: never; Drive allows up to a year)
 	Now       func() time.Time
+	// Choose decides for the attachments it names, whatever Policy says:
+	// true sends one as a link, false attaches it (the desktop app's
+	// per-file choice). The others follow Policy.
+	Choose map[string]bool
 }
 
 // MaxLinkExpiry is Drive's limit on a permission's expiration.
@@ -189,6 +194,9 @@ func (q *Queue) SendWithLinks(ctx context.Context, d Drive, msg *compose.Message
 		return nil, err
 	}
 	attach, linked := compose.PlanLinks(msg, method, opts.Policy, opts.Threshold)
+	if opts.Choose != nil {
+		attach, linked = chosen(msg.Attachments, linked, opts.Choose)
+	}
 	if settings == nil {
 		settings = func(*transfer.Spec) {}
 	}
@@ -292,6 +300,23 @@ func (q *Queue) SendWithLinks(ctx context.Context, d Drive, msg *compose.Message
 		return undo(err)
 	}
 	return append(jobs, id), nil
+}
+
+// chosen splits all as choose says, and as linked (the policy's plan)
+// for the files it does not name.
+func chosen(all, linked []string, choose map[string]bool) (attach, link []string) {
+	for _, p := range all {
+		l, ok := choose[p]
+		if !ok {
+			l = slices.Contains(linked, p)
+		}
+		if l {
+			link = append(link, p)
+		} else {
+			attach = append(attach, p)
+		}
+	}
+	return attach, link
 }
 
 func orAnyone(addr string) string {

@@ -1,0 +1,606 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image/color"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"carrier/internal/app"
+	"carrier/transfer"
+)
+
+// A message whose large files go as Drive links is a graph of jobs: each
+// file's upload to Drive, then its shares (API calls), then the message,
+// which needs all of them (app.Queue.SendWithLinks). The transfers screen
+// shows it as one row, the message's: its words say where the whole
+// message stands ("Uploading 1 of 2 files to Google Drive", "Sharing the
+// files on Google Drive", "Sending", "Sent"), its bar counts the bytes of
+// the uploads and of the message together, and under it each file has a
+// line with its own bar and what became of its shares. Its buttons act on
+// the whole message.
+
+// partRow is one Drive upload under its message's row.
+type partRow struct {
+	name, amount, state *widget.Label
+	bar                 *dualBar
+	object              fyne.CanvasObject
+}
+
+const driveUpload = "/upload/drive/v3/files"
+
+// isPart reports whether a job is by nature a part of a message: an
+// upload to Drive, or an API call (a share).
+func isPart(s transfer.Snapshot) bool {
+	return s.Type == transfer.Call || strings.Contains(s.URL, driveUpload)
+}
+
+// top is the job whose row shows id: its message, or itself.
+func (s *transfersScreen) top(id string) string {
+	if p := s.parent[id]; p != "" {
+		return p
+	}
+	return id
+}
+
+// adopt makes the jobs a message needs its parts (their own rows, made
+// while the message was not known yet, go), and reports whether id has
+// parts. UI thread.
+func (s *transfersScreen) adopt(id string, needs []string) bool {
+	if len(s.children[id]) == 0 && len(needs) > 0 {
+		s.mu.Lock()
+		part := isPart(s.views[id].snap)
+		s.mu.Unlock()
+		if part {
+			return false
+		}
+		s.claim(id, needs)
+	}
+	return len(s.children[id]) > 0
+}
+
+// claim makes parts the parts of msg, as the compose screen learns when it
+// queues them: the rows of parts that went ahead of their message go at
+// once, not when the message's first event comes. UI thread.
+func (s *transfersScreen) claim(msg string, parts []string) {
+	if len(parts) == 0 || len(s.children[msg]) > 0 {
+		return
+	}
+	s.children[msg] = append([]string(nil), parts...)
+	for _, n := range parts {
+		s.parent[n] = msg
+		if r := s.rows[n]; r != nil {
+			s.box.Remove(r.object)
+			delete(s.rows, n)
+		}
+	}
+	s.box.Refresh()
+}
+
+// group is a message and its parts as last seen: the Drive uploads in the
+// order they were queued, and each upload's shares.
+type group struct {
+	msg     jobView
+	uploads []jobView
+	shares  map[string][]jobView // by upload
+	all     []transfer.Snapshot  // the message first
+}
+
+func (s *transfersScreen) group(id string) group {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := group{shares: map[string][]jobView{}}
+	if v := s.views[id]; v != nil {
+		g.msg = *v
+	}
+	g.all = append(g.all, g.msg.snap)
+	for _, c := range s.children[id] {
+		v := s.views[c]
+		if v == nil {
+			v = &jobView{snap: transfer.Snapshot{ID: c}}
+		}
+		g.all = append(g.all, v.snap)
+		if v.snap.Type == transfer.Call {
+			up := ""
+			if len(v.snap.Needs) > 0 {
+				up = v.snap.Needs[0]
+			}
+			g.shares[up] = append(g.shares[up], *v)
+			continue
+		}
+		g.uploads = append(g.uploads, *v)
+	}
+	sort.SliceStable(g.uploads, func(i, j int) bool { return g.uploads[i].snap.Created.Before(g.uploads[j].snap.Created) })
+	return g
+}
+
+// drawGroup puts a message with parts into its row (UI thread).
+func (s *transfersScreen) drawGroup(r *transferRow, v jobView) {
+	g := s.group(r.id)
+	msg := g.msg.snap
+	r.name.SetText(app.Printable(jobName(msg)))
+	r.dest.SetText(app.Describe(msg.URL, s.u.deps.Endpoint))
+	var total, confirmed, sent int64
+	for _, j := range append([]jobView{g.msg}, g.uploads...) {
+		total += j.snap.Size
+		confirmed += j.snap.Confirmed
+		sent += max(j.snap.Sent, j.snap.Confirmed)
+	}
+	frac := func(n int64) float64 {
+		if total <= 0 {
+			if msg.State == transfer.StateDone {
+				return 1
+			}
+			return 0
+		}
+		return float64(n) / float64(total)
+	}
+	r.bar.Set(frac(confirmed), frac(sent))
+	r.bar.name = "Progress of the message and its files"
+	r.state.SetText(s.groupWords(g))
+	r.state.Importance = widget.MediumImportance
+	switch {
+	case msg.State == transfer.StateDone:
+		r.state.Importance = widget.SuccessImportance
+	case anyState(g.all, transfer.StateFailed) && msg.State != transfer.StateCancelled:
+		r.state.Importance = widget.DangerImportance
+	}
+	r.state.Refresh()
+	amount := humanSize(confirmed) + " of " + humanSize(total)
+	if sent > confirmed {
+		amount += " (" + humanSize(sent-confirmed) + " sent, not yet confirmed)"
+	}
+	r.amount.SetText(amount)
+
+	if len(r.partRows) != len(g.uploads) {
+		r.parts.RemoveAll()
+		r.partRows = map[string]*partRow{}
+		for _, u := range g.uploads {
+			p := newPartRow()
+			r.partRows[u.snap.ID] = p
+			r.parts.Add(p.object)
+		}
+		r.parts.Show()
+		s.box.Refresh()
+	}
+	for _, u := range g.uploads {
+		s.drawPart(r.partRows[u.snap.ID], u, g.shares[u.snap.ID])
+	}
+
+	show := func(b *widget.Button, on bool) {
+		if on != b.Visible() {
+			if on {
+				b.Show()
+			} else {
+				b.Hide()
+			}
+		}
+	}
+	var running, paused, failed bool
+	for _, j := range g.all {
+		running = running || (j.State.Unfinished() && j.State != transfer.StatePaused)
+		paused = paused || j.State == transfer.StatePaused
+		failed = failed || j.State == transfer.StateFailed
+	}
+	open := msg.State.Unfinished() || msg.State == transfer.StateFailed
+	show(r.pause, open && running)
+	show(r.resume, open && paused)
+	show(r.retry, open && failed)
+	show(r.cancel, open)
+}
+
+func newPartRow() *partRow {
+	p := &partRow{name: widget.NewLabel(""), amount: widget.NewLabel(""), state: widget.NewLabel(""), bar: newDualBar()}
+	p.name.Truncation = fyne.TextTruncateEllipsis
+	p.state.Wrapping = fyne.TextWrapWord
+	p.state.SizeName = theme.SizeNameCaptionText
+	indent := canvas.NewRectangle(color.Transparent)
+	indent.SetMinSize(fyne.NewSize(32, 0))
+	p.object = container.NewBorder(nil, nil, indent, nil, container.NewVBox(
+		container.NewBorder(nil, nil, widget.NewIcon(theme.FileIcon()), p.amount, p.name),
+		p.bar,
+		p.state,
+	))
+	return p
+}
+
+// drawPart shows one Drive upload and what became of its shares.
+func (s *transfersScreen) drawPart(p *partRow, u jobView, shares []jobView) {
+	snap := u.snap
+	p.name.SetText(app.Printable(jobName(snap)))
+	p.bar.name = "Upload of " + app.Printable(jobName(snap))
+	if snap.Size > 0 {
+		p.bar.Set(float64(snap.Confirmed)/float64(snap.Size), float64(max(snap.Sent, snap.Confirmed))/float64(snap.Size))
+	} else if snap.State == transfer.StateDone {
+		p.bar.Set(1, 1)
+	}
+	p.amount.SetText(humanSize(snap.Confirmed) + " of " + humanSize(snap.Size))
+	p.state.SetText(s.partWords(u, shares))
+	p.state.Importance = widget.MediumImportance
+	if snap.State == transfer.StateFailed || anyState(snapsOf(shares), transfer.StateFailed) {
+		p.state.Importance = widget.DangerImportance
+	}
+	p.state.Refresh()
+}
+
+// partWords say where one file stands: its upload, then its shares.
+func (s *transfersScreen) partWords(u jobView, shares []jobView) string {
+	if u.snap.State != transfer.StateDone {
+		return stateWords(u, s.now())
+	}
+	if gone, ok := s.deleted[u.snap.ID]; ok {
+		if gone {
+			return "Deleted from Google Drive"
+		}
+		return "On Google Drive (kept)"
+	}
+	var with []string
+	for _, sh := range shares {
+		switch sh.snap.State {
+		case transfer.StateDone:
+			_, who, _ := strings.Cut(jobName(sh.snap), " · shared with ")
+			with = append(with, who)
+		case transfer.StateFailed:
+			return "On Google Drive · sharing failed: " + app.Printable(sh.snap.Error) + failureAdvice[sh.snap.Cause]
+		case transfer.StateCancelled:
+			return "On Google Drive · not shared (cancelled)"
+		default:
+			return "On Google Drive · sharing"
+		}
+	}
+	if len(with) == 0 {
+		return "On Google Drive"
+	}
+	return "On Google Drive · shared with " + app.Printable(strings.Join(with, ", "))
+}
+
+// groupWords say where the whole message stands.
+func (s *transfersScreen) groupWords(g group) string {
+	msg, now := g.msg, s.now()
+	files := func(n int) string {
+		if n == 1 {
+			return "the file"
+		}
+		return "the files"
+	}
+	switch msg.snap.State {
+	case transfer.StateDone:
+		if strings.Contains(msg.snap.URL, "/send") {
+			return "Sent"
+		}
+		return "Done"
+	case transfer.StateCancelled:
+		deleted, kept := 0, 0
+		for _, u := range g.uploads {
+			if gone, ok := s.deleted[u.snap.ID]; ok && gone {
+				deleted++
+			} else if ok {
+				kept++
+			}
+		}
+		switch {
+		case deleted > 0:
+			return "Cancelled · " + files(deleted) + " deleted from Google Drive"
+		case kept > 0:
+			return "Cancelled · " + files(kept) + " kept on Google Drive"
+		}
+		return "Cancelled"
+	case transfer.StateFailed:
+		return stateWords(msg, now)
+	case transfer.StatePaused:
+		return "Paused"
+	}
+	for _, p := range g.all[1:] {
+		switch p.State {
+		case transfer.StateFailed:
+			return "Waiting: " + app.Printable(jobName(p)) + " failed: " + app.Printable(p.Error) + failureAdvice[p.Cause]
+		case transfer.StateCancelled:
+			return "Waiting: " + app.Printable(jobName(p)) + " was cancelled. Cancel this message."
+		}
+	}
+	done, active, paused := 0, -1, false
+	var left int64
+	var rate float64
+	for i, u := range g.uploads {
+		switch u.snap.State {
+		case transfer.StateDone:
+			done++
+		case transfer.StatePaused:
+			paused = true
+		}
+		if u.snap.State.Active() {
+			if active < 0 {
+				active = i
+			}
+			rate += u.snap.Rate
+		}
+		left += u.snap.Size - u.snap.Confirmed
+	}
+	left += msg.snap.Size - msg.snap.Confirmed
+	if done < len(g.uploads) {
+		if active < 0 && paused {
+			return "Paused"
+		}
+		if active < 0 && done == 0 {
+			return sprintf("Queued: %s to Google Drive first, then the message", map[bool]string{true: "1 file goes", false: sprintf("%d files go", len(g.uploads))}[len(g.uploads) == 1])
+		}
+		words := "Uploading the file to Google Drive"
+		if len(g.uploads) > 1 {
+			words = sprintf("Uploading %d of %d files to Google Drive", done+1, len(g.uploads))
+		}
+		if active >= 0 && g.uploads[active].snap.State == transfer.StateRetrying {
+			return words + " · " + stateWords(g.uploads[active], now)
+		}
+		return words + pace(rate, left)
+	}
+	for _, sh := range g.shares {
+		for _, j := range sh {
+			if j.snap.State != transfer.StateDone {
+				return "Sharing " + files(len(g.uploads)) + " on Google Drive"
+			}
+		}
+	}
+	switch msg.snap.State {
+	case transfer.StateRunning:
+		return "Sending" + pace(msg.snap.Rate, left)
+	case transfer.StateRetrying:
+		return stateWords(msg, now)
+	}
+	return "Queued to send"
+}
+
+// pace is " · 5.0 MiB/s · 2 min left", or "" before a rate is known.
+func pace(rate float64, left int64) string {
+	r := humanRate(rate)
+	if r == "" {
+		return ""
+	}
+	words := " · " + r
+	if left > 0 {
+		words += " · " + humanDuration(time.Duration(float64(left)/rate*float64(time.Second))) + " left"
+	}
+	return words
+}
+
+func anyState(snaps []transfer.Snapshot, st transfer.State) bool {
+	for _, s := range snaps {
+		if s.State == st {
+			return true
+		}
+	}
+	return false
+}
+
+func snapsOf(vs []jobView) []transfer.Snapshot {
+	out := make([]transfer.Snapshot, len(vs))
+	for i, v := range vs {
+		out[i] = v.snap
+	}
+	return out
+}
+
+// act does what a row's button says, to the row's job and its parts (UI
+// thread; the queue is called in the background). Cancelling a message
+// stops it first, then its parts; files already on Drive are the person's
+// to keep or delete (askDrive).
+func (s *transfersScreen) act(id, what string) {
+	jobs := append([]string{id}, s.children[id]...)
+	ctx := s.u.ctx
+	up := s.u.deps.Uploads
+	do := map[string]func(string) error{
+		"pause":  up.Pause,
+		"resume": func(j string) error { return up.Resume(ctx, j) },
+		"retry":  func(j string) error { return up.Retry(ctx, j) },
+		"cancel": func(j string) error { return up.Cancel(ctx, j) },
+	}[what]
+	states := map[string]transfer.State{}
+	s.mu.Lock()
+	for _, j := range jobs {
+		if v := s.views[j]; v != nil {
+			states[j] = v.snap.State
+		}
+	}
+	s.mu.Unlock()
+	s.u.goBackground(func(context.Context) {
+		var problem error
+		for _, j := range jobs {
+			// A job alone gets the command as before; a message's
+			// jobs each as it applies, and a part that moved on by
+			// itself meanwhile is no problem.
+			grouped := len(jobs) > 1
+			if grouped && !applies(what, states[j]) {
+				continue
+			}
+			if err := do(j); err != nil && (!grouped || !expected(err)) && problem == nil {
+				problem = err
+			}
+		}
+		var files []driveFile
+		if what == "cancel" && len(jobs) > 1 {
+			files = s.onDrive(jobs[1:])
+		}
+		s.u.do(func() {
+			if problem != nil {
+				s.u.showError("Could not do that", "%v", problem)
+			}
+			if len(files) > 0 {
+				s.askDrive(id, files)
+			}
+		})
+	})
+}
+
+// applies reports whether a command is for a part in state st.
+func applies(what string, st transfer.State) bool {
+	switch what {
+	case "pause":
+		return st.Unfinished() && st != transfer.StatePaused
+	case "resume":
+		return st == transfer.StatePaused
+	case "retry":
+		return st == transfer.StateFailed
+	}
+	return st.Unfinished() || st == transfer.StateFailed
+}
+
+// expected are the answers of a part that moved on by itself meanwhile.
+func expected(err error) bool {
+	for _, e := range []error{transfer.ErrAlreadyDone, transfer.ErrCancelled, transfer.ErrEnded, transfer.ErrAlreadyPaused, transfer.ErrNotPaused, transfer.ErrNotFailed} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// driveFile is a file a cancelled message's upload left on Drive.
+type driveFile struct {
+	job, name, root, id string
+}
+
+// onDrive are the parts' files that are on Drive: their uploads are done.
+func (s *transfersScreen) onDrive(parts []string) []driveFile {
+	var out []driveFile
+	for _, j := range s.u.deps.Uploads.Jobs() {
+		if j.State != transfer.StateDone || !containsID(parts, j.ID) {
+			continue
+		}
+		root, _, ok := strings.Cut(j.URL, driveUpload)
+		if !ok {
+			continue
+		}
+		var file struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		}
+		if j.Response != nil {
+			json.Unmarshal(j.Response.Body, &file)
+		}
+		if file.ID == "" || file.Name == "" {
+			var meta struct{ ID, Name string }
+			json.Unmarshal(j.Metadata, &meta)
+			file.ID, file.Name = max(file.ID, meta.ID), max(file.Name, meta.Name)
+		}
+		if file.ID != "" {
+			out = append(out, driveFile{job: j.ID, name: file.Name, root: root, id: file.ID})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+func containsID(ids []string, id string) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// driveAsk is the question asked after cancelling a message whose files
+// are already on Drive: delete them, or keep them there.
+type driveAsk struct {
+	d            dialog.Dialog
+	text         *widget.Label
+	remove, keep *widget.Button
+}
+
+func (s *transfersScreen) askDrive(msg string, files []driveFile) {
+	var names []string
+	for _, f := range files {
+		names = append(names, f.name)
+	}
+	text := sprintf("The message is cancelled. %s is already on your Google Drive, where the recipients may open it. Delete it from Drive, or keep it there?", app.Printable(names[0]))
+	if len(files) > 1 {
+		text = sprintf("The message is cancelled. %d of its files are already on your Google Drive (%s), where the recipients may open them. Delete them from Drive, or keep them there?", len(files), app.Printable(strings.Join(names, ", ")))
+	}
+	a := &driveAsk{text: widget.NewLabel(text)}
+	a.text.Wrapping = fyne.TextWrapWord
+	settle := func(gone bool) {
+		a.d.Hide()
+		if s.ask == a {
+			s.ask = nil
+		}
+		if !gone {
+			for _, f := range files {
+				s.deleted[f.job] = false
+			}
+			s.draw(msg)
+			return
+		}
+		s.status.SetText("Deleting from Google Drive…")
+		s.u.goBackground(func(ctx context.Context) {
+			var failed []string
+			var ok []driveFile
+			for _, f := range files {
+				if err := s.deleteDrive(ctx, f); err != nil {
+					failed = append(failed, f.name+": "+err.Error())
+				} else {
+					ok = append(ok, f)
+				}
+			}
+			s.u.do(func() {
+				for _, f := range ok {
+					s.deleted[f.job] = true
+				}
+				s.status.SetText("")
+				if len(failed) > 0 {
+					s.status.SetText("Could not delete from Google Drive: " + app.Printable(strings.Join(failed, "; ")))
+				}
+				s.draw(msg)
+			})
+		})
+	}
+	a.remove = widget.NewButtonWithIcon("Delete from Drive", theme.DeleteIcon(), func() { settle(true) })
+	a.remove.Importance = widget.DangerImportance
+	a.keep = widget.NewButtonWithIcon("Keep on Drive", theme.ConfirmIcon(), func() { settle(false) })
+	content := container.NewVBox(a.text, container.NewHBox(layout.NewSpacer(), a.keep, a.remove))
+	a.d = dialog.NewCustomWithoutButtons("Files on Google Drive", content, s.u.win)
+	a.d.Resize(fyne.NewSize(560, 0))
+	s.ask = a
+	a.d.Show()
+}
+
+// deleteDrive deletes a file from Drive (files.delete) through the queue's
+// authorizer. A file already gone is deleted enough.
+func (s *transfersScreen) deleteDrive(ctx context.Context, f driveFile) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, f.root+"/drive/v3/files/"+url.PathEscape(f.id), nil)
+	if err != nil {
+		return err
+	}
+	if a := s.u.deps.Auth; a != nil {
+		if err := a.Authorize(ctx, req); err != nil {
+			return err
+		}
+	}
+	resp, err := s.u.deps.Client.Do(req)
+	if err != nil {
+		return fmt.Errorf("cannot reach Google Drive: %w", err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode/100 == 2 || resp.StatusCode == http.StatusNotFound {
+		return nil
+	}
+	var ge struct {
+		Error struct{ Message string } `json:"error"`
+	}
+	json.Unmarshal(body, &ge)
+	return fmt.Errorf("Google Drive answered %d: %s", resp.StatusCode, ge.Error.Message)
+}
