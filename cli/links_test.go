@@ -164,3 +164,49 @@ func (e *sendEnv) records() []*transfer.Record {
 	}
 	return recs
 }
+
+// carrier drive upload: a file alone to Drive, shared with the addresses
+// given, printed as the File with its link; refusals say what to fix.
+func TestDriveUpload(t *testing.T) {
+	e := newSendEnv(t)
+	path, data := namedRandomFile(t, "report.pdf", 3<<20)
+	f, errs, code := e.run("drive", "upload", "--file", path, "--share-with", "zoe@example.com, max@example.com", "--link-expiry", "7d")
+	if code != 0 {
+		t.Fatalf("drive upload: %s", errs)
+	}
+	sum := sha256.Sum256(data)
+	if f["name"] != "report.pdf" || f["sha256Checksum"] != hex.EncodeToString(sum[:]) || !driveLink.MatchString(fmt.Sprint(f["webViewLink"])) {
+		t.Fatalf("the File: %v", f)
+	}
+	id := f["id"].(string)
+	if !bytes.Equal(e.getBytes("/drive/v3/files/"+id+"?alt=media"), data) {
+		t.Fatal("bytes differ")
+	}
+	perms := e.get("/drive/v3/files/" + id + "/permissions?fields=permissions(role,emailAddress,expirationTime)")
+	readers := 0
+	for _, p := range perms["permissions"].([]any) {
+		if pm := p.(map[string]any); pm["role"] == "reader" {
+			readers++
+			if pm["expirationTime"] == nil {
+				t.Errorf("no expiry: %v", pm)
+			}
+		}
+	}
+	if readers != 2 {
+		t.Fatalf("%d readers: %v", readers, perms)
+	}
+	for _, c := range []struct {
+		args []string
+		say  string
+	}{
+		{[]string{"drive", "upload"}, "--file is required"},
+		{[]string{"drive", "upload", "--file", path, "--anyone", "--share-with", "a@example.com"}, "not both"},
+		{[]string{"drive", "upload", "--file", path, "--share-with", "not an address"}, "share-with"},
+		{[]string{"drive", "upload", "--file", path, "--link-expiry", "7d"}, "--share-with"},
+		{[]string{"drive"}, "carrier drive upload"},
+	} {
+		if _, errs, code := e.run(c.args...); code != 2 || !strings.Contains(errs, c.say) {
+			t.Errorf("%v: %d %q", c.args, code, errs)
+		}
+	}
+}

@@ -250,47 +250,12 @@ func (q *Queue) SendWithLinks(ctx context.Context, d Drive, msg *compose.Message
 	}
 	links := make([]compose.Link, len(linked))
 	for i, p := range linked {
-		name := compose.AttachmentName(p)
-		ctype := mime.TypeByExtension(strings.ToLower(filepath.Ext(p)))
-		if ctype == "" {
-			ctype = "application/octet-stream"
-		}
-		meta, _ := json.Marshal(map[string]string{"id": ids[i], "name": name, "mimeType": ctype})
-		s := transfer.Spec{URL: d.Root + "/upload/drive/v3/files?fields=" + url.QueryEscape(driveFields), Method: http.MethodPost,
-			ContentType: ctype, Metadata: meta, Path: p, Label: name + " · to Google Drive",
-			// A 409 to a new session means an earlier attempt made the
-			// file: the engine reads it and checks it is these bytes.
-			Existing: d.Root + "/drive/v3/files/" + url.PathEscape(ids[i]) + "?fields=" + url.QueryEscape(driveFields)}
-		settings(&s)
-		if s.Type != transfer.Resumable && s.Type != "" {
-			s.Type = transfer.Resumable // a file of this size goes resumable, whatever the message does
-		}
-		file, err := q.Add(s)
+		added, err := q.addDriveFile(d, p, ids[i], opts.Share, who, opts.Expiry, now, settings)
+		jobs = append(jobs, added...)
 		if err != nil {
 			return undo(err)
 		}
-		jobs = append(jobs, file)
-		var grants []map[string]string
-		if opts.Share == ShareAnyone {
-			grants = append(grants, map[string]string{"type": "anyone", "role": "reader"})
-		} else {
-			for _, addr := range who {
-				g := map[string]string{"type": "user", "role": "reader", "emailAddress": addr}
-				if opts.Expiry > 0 {
-					g["expirationTime"] = now().Add(opts.Expiry).UTC().Format(time.RFC3339)
-				}
-				grants = append(grants, g)
-			}
-		}
-		for _, g := range grants {
-			share, err := q.addCall(d.Root+"/drive/v3/files/"+url.PathEscape(ids[i])+"/permissions?sendNotificationEmail=false&fields=id,type,role", g,
-				name+" · shared with "+orAnyone(g["emailAddress"]), file)
-			if err != nil {
-				return undo(err)
-			}
-			jobs = append(jobs, share)
-		}
-		links[i] = compose.Link{Name: name, Size: sizes[i], URL: ViewLink(d.Root, ids[i])}
+		links[i] = compose.Link{Name: compose.AttachmentName(p), Size: sizes[i], URL: ViewLink(d.Root, ids[i])}
 	}
 	withLinks := *msg
 	withLinks.Attachments, withLinks.Links = attach, links
@@ -358,4 +323,90 @@ func (q *Queue) addCall(url string, body any, label string, needs ...string) (st
 		return "", err
 	}
 	return id, nil
+}
+
+// addDriveFile queues the upload of the file at p to Drive under id,
+// then its shares (one for anyone, or one per address, reader, ending
+// after expiry if given); it returns the jobs it queued, the upload first,
+// even when a later one could not be queued.
+func (q *Queue) addDriveFile(d Drive, p, id string, share Share, who []string, expiry time.Duration, now func() time.Time, settings func(*transfer.Spec)) ([]string, error) {
+	name := compose.AttachmentName(p)
+	ctype := mime.TypeByExtension(strings.ToLower(filepath.Ext(p)))
+	if ctype == "" {
+		ctype = "application/octet-stream"
+	}
+	meta, _ := json.Marshal(map[string]string{"id": id, "name": name, "mimeType": ctype})
+	s := transfer.Spec{URL: d.Root + "/upload/drive/v3/files?fields=" + url.QueryEscape(driveFields), Method: http.MethodPost,
+		ContentType: ctype, Metadata: meta, Path: p, Label: name + " · to Google Drive",
+		// A 409 to a new session means an earlier attempt made the
+		// file: the engine reads it and checks it is these bytes.
+		Existing: d.Root + "/drive/v3/files/" + url.PathEscape(id) + "?fields=" + url.QueryEscape(driveFields)}
+	if settings != nil {
+		settings(&s)
+	}
+	if s.Type != transfer.Resumable && s.Type != "" {
+		s.Type = transfer.Resumable // a file for Drive goes resumable, whatever the message does
+	}
+	file, err := q.Add(s)
+	if err != nil {
+		return nil, err
+	}
+	jobs := []string{file}
+	var grants []map[string]string
+	if share == ShareAnyone {
+		grants = append(grants, map[string]string{"type": "anyone", "role": "reader"})
+	} else {
+		for _, addr := range who {
+			g := map[string]string{"type": "user", "role": "reader", "emailAddress": addr}
+			if expiry > 0 {
+				g["expirationTime"] = now().Add(expiry).UTC().Format(time.RFC3339)
+			}
+			grants = append(grants, g)
+		}
+	}
+	for _, g := range grants {
+		shared, err := q.addCall(d.Root+"/drive/v3/files/"+url.PathEscape(id)+"/permissions?sendNotificationEmail=false&fields=id,type,role", g,
+			name+" · shared with "+orAnyone(g["emailAddress"]), file)
+		if err != nil {
+			return jobs, err
+		}
+		jobs = append(jobs, shared)
+	}
+	return jobs, nil
+}
+
+// DriveUpload queues the file at p for the person's Drive, shared as
+// share says (with the addresses in who for ShareRecipients; none: not
+// shared), after checking Drive has room. It returns the jobs, the
+// upload first.
+func (q *Queue) DriveUpload(ctx context.Context, d Drive, p string, share Share, who []string, expiry time.Duration, settings func(*transfer.Spec)) ([]string, error) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a file", p)
+	}
+	if expiry < 0 || expiry > MaxLinkExpiry {
+		return nil, fmt.Errorf("a link's expiry is at most a year (Google Drive's limit), not %s", expiry)
+	}
+	free, err := d.free(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if free >= 0 && fi.Size() > free {
+		return nil, fmt.Errorf("%w: it has %s free; %s needs %s", ErrDriveFull, compose.HumanSize(free), filepath.Base(p), compose.HumanSize(fi.Size()))
+	}
+	ids, err := d.ids(ctx, 1)
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := q.addDriveFile(d, p, ids[0], share, who, expiry, time.Now, settings)
+	if err != nil {
+		for i := len(jobs) - 1; i >= 0; i-- {
+			q.Cancel(context.WithoutCancel(ctx), jobs[i])
+		}
+		return nil, err
+	}
+	return jobs, nil
 }
