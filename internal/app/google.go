@@ -37,14 +37,17 @@ func (g *Google) Address() string {
 }
 
 // SignIn signs in with the person's OAuth client (the JSON of a "Desktop
-// app" client) for sending, drafts and the timeline.
+// app" client) for sending, drafts, the timeline and Drive links (scope
+// drive.file: only the files Carrier makes, which Google counts as
+// non-sensitive). The window asks once rather than stopping a message
+// half-way to ask again; `carrier login` asks for links only with --for.
 func (g *Google) SignIn(ctx context.Context, clientSecret []byte) (string, error) {
 	defer g.resetCreds()
 	cfg, err := auth.GoogleConfig(clientSecret)
 	if err != nil {
 		return "", err
 	}
-	scopes, err := auth.ScopesFor(auth.Send, auth.Drafts, auth.Timeline)
+	scopes, err := auth.ScopesFor(auth.Send, auth.Drafts, auth.Timeline, auth.Links)
 	if err != nil {
 		return "", err
 	}
