@@ -78,6 +78,10 @@ func newFake(t *testing.T) *fakeServer {
 	f.stop = make(chan struct{})
 	t.Cleanup(func() {
 		close(f.stop)
+		// A held request's body is drained when its handler returns; the
+		// client may be a killed process whose socket Wine keeps open, so
+		// the connections are cut rather than waited for.
+		f.srv.CloseClientConnections()
 		f.srv.Close()
 	})
 	return f
