@@ -275,6 +275,7 @@ func TestDependentsKilledBetweenNeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ids []string
+	var seen string
 	deadline := time.Now().Add(30 * time.Second)
 	for { // polling another process's files: there is no event to wait on
 		if data, err := os.ReadFile(filepath.Join(state, "ids")); err == nil {
@@ -284,9 +285,14 @@ func TestDependentsKilledBetweenNeeds(t *testing.T) {
 			if erra == nil && errb == nil && ra.State == StateDone && rb.Confirmed >= 2*Q {
 				break
 			}
+			if erra == nil && errb == nil {
+				seen = fmt.Sprintf("a %s, b %s with %d confirmed (%s), %d chunks of b seen", ra.State, rb.State, rb.Confirmed, rb.Error, bChunksSeen(&mu, &bChunks))
+			} else {
+				seen = fmt.Sprintf("a: %v, b: %v", erra, errb)
+			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the child never got a done and b half sent; its output:\n%s", out.String())
+			t.Fatalf("the child never got a done and b half sent (last seen: %s); its output:\n%s", seen, out.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -351,4 +357,10 @@ func TestRecoveredJobsRunOnce(t *testing.T) {
 	if comp, _, sessions := f.stats(); comp != n || sessions != n {
 		t.Errorf("%d completions in %d sessions for %d jobs: a job ran twice", comp, sessions, n)
 	}
+}
+
+func bChunksSeen(mu *sync.Mutex, n *int) int {
+	mu.Lock()
+	defer mu.Unlock()
+	return *n
 }

@@ -192,7 +192,11 @@ func (s jobSink) Checkpoint(c Cursor, durable bool) error {
 			jb.lastDurable = time.Now()
 		}
 	} else {
-		err = q.journal.SaveProgress(&nx)
+		// Progress alone is a courtesy to people: a resume asks the
+		// server anyway, and the next durable save writes it. A failed
+		// write (on Windows, another process reading the file at that
+		// instant refuses the rename) must not fail the upload.
+		_ = q.journal.SaveProgress(&nx)
 	}
 	if err == nil {
 		jb.rec = nx
