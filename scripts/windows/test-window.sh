@@ -60,7 +60,7 @@ typ "$subject"
 click 550 360 # body
 typ "Sent by the Windows build."
 shot compose
-click 1054 654 # Send
+click 1054 695 # Send (the layout of scripts/e2e_desktop.py)
 
 sb=$(find "$WINEPREFIX/drive_c/users" -path '*Carrier*/sandbox/token' -printf '%h\n' | head -1)
 [ -n "$sb" ] || fail "no embedded sandbox folder"
