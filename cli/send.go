@@ -132,7 +132,7 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if _, linked := compose.PlanLinks(msg, method, lopts.Policy, lopts.Threshold); len(linked) > 0 && t.may != nil {
+	if _, linked := compose.PlanLinks(msg, method, lopts.Policy, lopts.Threshold, nil); len(linked) > 0 && t.may != nil {
 		// Drive is asked for only when a message needs it.
 		if err := t.may(auth.Links); err != nil {
 			return fmt.Errorf("%d of the files go as Google Drive links (they are over %s, or the message would not fit): %w; or send with --links never", len(linked), lf.over, err)

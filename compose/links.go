@@ -46,59 +46,96 @@ func ParseLinkPolicy(s string) (LinkPolicy, error) {
 const DefaultLinkThreshold = 25_000_000
 
 // PlanLinks splits m's attachments into those that stay attached and
-// those that go as links, for method: under LinksAuto, every file over
-// threshold goes as a link, then the largest of the rest until the message
-// fits the method's limit. It reads only the files' sizes. A file it
-// cannot stat stays attached (Check names the problem).
-func PlanLinks(m *Message, method Method, policy LinkPolicy, threshold int64) (attach, link []string) {
-	if policy == LinksNever {
-		return m.Attachments, nil
-	}
-	if policy == LinksAlways {
-		return nil, m.Attachments
-	}
-	if threshold <= 0 {
-		threshold = DefaultLinkThreshold
-	}
-	type file struct {
-		path string
-		size int64
-		pos  int
-	}
-	var rest []file
-	linked := map[string]bool{}
+// those that go as links, for method (see PlanFiles), from the files'
+// sizes on disk and the person's choices (path: true for a link; nil for
+// none). A file it cannot stat counts as empty (Check names the problem).
+func PlanLinks(m *Message, method Method, policy LinkPolicy, threshold int64, choose map[string]bool) (attach, link []string) {
+	files := make([]File, len(m.Attachments))
 	for i, p := range m.Attachments {
-		fi, err := os.Stat(p)
-		switch {
-		case err != nil:
-			rest = append(rest, file{p, 0, i})
-		case fi.Size() > threshold:
-			linked[p] = true
-		default:
-			rest = append(rest, file{p, fi.Size(), i})
+		files[i].Path = p
+		if fi, err := os.Stat(p); err == nil {
+			files[i].Size = fi.Size()
+		}
+		if c, ok := choose[p]; ok {
+			files[i].Choice = &c
 		}
 	}
-	// What the message is with the rest attached and links for the others.
-	size := m.EstimateText() + linksEstimate(len(m.Attachments)-len(rest))
-	for _, f := range rest {
-		size += EstimateAttachment(f.path, f.size)
-	}
-	sort.SliceStable(rest, func(i, j int) bool { return rest[i].size > rest[j].size })
-	for _, f := range rest {
-		if size <= method.Limit() {
-			break
-		}
-		linked[f.path] = true
-		size += linksEstimate(1) - EstimateAttachment(f.path, f.size)
-	}
-	for _, p := range m.Attachments {
-		if linked[p] {
+	ways, _ := PlanFiles(m.EstimateText(), files, method, policy, threshold)
+	for i, p := range m.Attachments {
+		if ways[i].Link {
 			link = append(link, p)
 		} else {
 			attach = append(attach, p)
 		}
 	}
 	return attach, link
+}
+
+// File is an attachment as PlanFiles weighs it: its size, and the
+// person's choice if they made one (true: a link).
+type File struct {
+	Path   string
+	Size   int64
+	Choice *bool
+}
+
+// Way is how PlanFiles sends a file, and why.
+type Way struct {
+	Link bool
+	Why  Why
+}
+
+// Why a file goes the way it does.
+type Why int
+
+const (
+	WhyFits   Why = iota // attached: the message has room
+	WhyChosen            // the person chose
+	WhyOver              // a link: over the threshold (or --links always)
+	WhyToFit             // a link: the message would not fit with it attached
+	WhyNever             // attached: --links never
+)
+
+// PlanFiles decides, for a message whose text encodes to text bytes, how
+// each file goes: the person's choice first; under LinksAuto every file
+// over threshold as a link, then the largest of the rest until the message
+// fits the method's limit. It returns the ways, in the files' order, and
+// the message's encoded size going that way. It reads nothing from disk,
+// so a window can call it as the person types.
+func PlanFiles(text int64, files []File, method Method, policy LinkPolicy, threshold int64) ([]Way, int64) {
+	if threshold <= 0 {
+		threshold = DefaultLinkThreshold
+	}
+	ways := make([]Way, len(files))
+	size := text
+	var rest []int // files Carrier may still link, to fit
+	for i, f := range files {
+		switch {
+		case f.Choice != nil:
+			ways[i] = Way{*f.Choice, WhyChosen}
+		case policy == LinksNever:
+			ways[i] = Way{false, WhyNever}
+		case policy == LinksAlways || f.Size > threshold:
+			ways[i] = Way{true, WhyOver}
+		default:
+			ways[i] = Way{false, WhyFits}
+			rest = append(rest, i)
+		}
+		if ways[i].Link {
+			size += linksEstimate(1)
+		} else {
+			size += EstimateAttachment(f.Path, f.Size)
+		}
+	}
+	sort.SliceStable(rest, func(a, b int) bool { return files[rest[a]].Size > files[rest[b]].Size })
+	for _, i := range rest {
+		if size <= method.Limit() {
+			break
+		}
+		ways[i] = Way{true, WhyToFit}
+		size += linksEstimate(1) - EstimateAttachment(files[i].Path, files[i].Size)
+	}
+	return ways, size
 }
 
 // linksEstimate is what n links add to a message, text and HTML, names

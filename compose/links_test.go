@@ -181,7 +181,7 @@ func TestPlanLinks(t *testing.T) {
 	mid2 := mk("mid2.pdf", 14<<20)
 	small := mk("small.txt", 2<<20)
 	m := &Message{To: []string{"a@example.com"}, Attachments: []string{big, mid1, small, mid2}}
-	attach, link := PlanLinks(m, Send, LinksAuto, DefaultLinkThreshold)
+	attach, link := PlanLinks(m, Send, LinksAuto, DefaultLinkThreshold, nil)
 	// 300 MiB is over the threshold; 12+14+2 MiB encode to about 38 MiB,
 	// over Gmail's 35 MiB: the largest of the rest (mid2) goes too.
 	if strings.Join(link, ",") != big+","+mid2 || strings.Join(attach, ",") != mid1+","+small {
@@ -191,13 +191,18 @@ func TestPlanLinks(t *testing.T) {
 	if fits.EstimateSize() > Send.Limit() {
 		t.Fatalf("what stays attached is %d, over the limit", fits.EstimateSize())
 	}
-	if a, l := PlanLinks(m, Send, LinksNever, 0); len(l) != 0 || len(a) != 4 {
+	if a, l := PlanLinks(m, Send, LinksNever, 0, nil); len(l) != 0 || len(a) != 4 {
 		t.Fatalf("never: %v %v", a, l)
 	}
-	if a, l := PlanLinks(m, Send, LinksAlways, 0); len(a) != 0 || len(l) != 4 {
+	if a, l := PlanLinks(m, Send, LinksAlways, 0, nil); len(a) != 0 || len(l) != 4 {
 		t.Fatalf("always: %v %v", a, l)
 	}
-	if _, l := PlanLinks(&Message{Attachments: []string{small, mid1}}, Send, LinksAuto, 0); len(l) != 0 {
+	// The person's choices come first: mid1 as a link, the big file kept
+	// attached; the message is then over the limit, so the rest go too.
+	if a, l := PlanLinks(m, Send, LinksAuto, 0, map[string]bool{mid1: true, big: false}); strings.Join(a, ",") != big || len(l) != 3 {
+		t.Fatalf("choices: attach %v, link %v", a, l)
+	}
+	if _, l := PlanLinks(&Message{Attachments: []string{small, mid1}}, Send, LinksAuto, 0, nil); len(l) != 0 {
 		t.Fatalf("a message that fits got links: %v", l)
 	}
 }

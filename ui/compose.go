@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -253,50 +252,30 @@ type fileWay struct {
 	reason string // "over 25 MB", "to fit Gmail's 35 MB", "your choice"; "" for a file that fits
 }
 
-// linkCost is what one link adds to the message, as compose.PlanLinks
-// counts it.
-const linkCost = 1200
-
-// plan is compose.PlanLinks's decision, from the sizes read when the files
-// were attached (typing must not touch the disk), with the person's
-// choices first: a file over 25 MB goes as a Drive link, then the largest
-// of the rest until the message fits Gmail's limit. size is the message's
-// encoded estimate as it would go.
+// plan is compose.PlanFiles's decision, from the sizes read when the
+// files were attached (typing must not touch the disk), with the person's
+// choices first. size is the message's encoded estimate as it would go.
 func (c *composeScreen) plan() (ways map[string]fileWay, size int64) {
+	files := make([]compose.File, len(c.attachments))
+	for i, p := range c.attachments {
+		files[i] = compose.File{Path: p, Size: c.attSizes[p]}
+		if link, chosen := c.choice[p]; chosen {
+			files[i].Choice = &link
+		}
+	}
+	planned, size := compose.PlanFiles(c.message().EstimateText(), files, compose.Send, compose.LinksAuto, compose.DefaultLinkThreshold)
 	ways = map[string]fileWay{}
-	size = c.message().EstimateText()
-	type file struct {
-		path string
-		size int64
-	}
-	var rest []file
-	for _, p := range c.attachments {
-		n := c.attSizes[p]
-		link, chosen := c.choice[p]
-		switch {
-		case chosen:
-			ways[p] = fileWay{link, "your choice"}
-		case n > compose.DefaultLinkThreshold:
-			ways[p] = fileWay{true, "over 25 MB"}
-		default:
-			ways[p] = fileWay{}
-			rest = append(rest, file{p, n})
-		}
-		if ways[p].link {
-			size += linkCost
-		} else {
-			size += compose.EstimateAttachment(p, n)
-		}
-	}
-	sort.SliceStable(rest, func(i, j int) bool { return rest[i].size > rest[j].size })
-	for _, f := range rest {
-		if size <= compose.LimitSend {
-			break
-		}
-		ways[f.path] = fileWay{true, "to fit Gmail's 35 MB"}
-		size += linkCost - compose.EstimateAttachment(f.path, f.size)
+	for i, p := range c.attachments {
+		ways[p] = fileWay{planned[i].Link, whyText[planned[i].Why]}
 	}
 	return ways, size
+}
+
+// whyText says why a file goes the way it does; "" for a file that fits.
+var whyText = map[compose.Why]string{
+	compose.WhyChosen: "your choice",
+	compose.WhyOver:   "over 25 MB",
+	compose.WhyToFit:  "to fit Gmail's 35 MB",
 }
 
 // flip makes a file go the other way than it does now, by the person's

@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -193,10 +192,7 @@ func (q *Queue) SendWithLinks(ctx context.Context, d Drive, msg *compose.Message
 	if err := msg.Check(); err != nil {
 		return nil, err
 	}
-	attach, linked := compose.PlanLinks(msg, method, opts.Policy, opts.Threshold)
-	if opts.Choose != nil {
-		attach, linked = chosen(msg.Attachments, linked, opts.Choose)
-	}
+	attach, linked := compose.PlanLinks(msg, method, opts.Policy, opts.Threshold, opts.Choose)
 	if settings == nil {
 		settings = func(*transfer.Spec) {}
 	}
@@ -265,23 +261,6 @@ func (q *Queue) SendWithLinks(ctx context.Context, d Drive, msg *compose.Message
 		return undo(err)
 	}
 	return append(jobs, id), nil
-}
-
-// chosen splits all as choose says, and as linked (the policy's plan)
-// for the files it does not name.
-func chosen(all, linked []string, choose map[string]bool) (attach, link []string) {
-	for _, p := range all {
-		l, ok := choose[p]
-		if !ok {
-			l = slices.Contains(linked, p)
-		}
-		if l {
-			link = append(link, p)
-		} else {
-			attach = append(attach, p)
-		}
-	}
-	return attach, link
 }
 
 func orAnyone(addr string) string {
