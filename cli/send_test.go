@@ -56,19 +56,8 @@ func (e *sendEnv) run(args ...string) (map[string]any, string, int) {
 
 func (e *sendEnv) get(path string) map[string]any {
 	e.t.Helper()
-	req, _ := http.NewRequest("GET", e.url+path, nil)
-	req.Header.Set("Authorization", "Bearer tok")
-	r, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer r.Body.Close()
 	var m map[string]any
-	b, _ := io.ReadAll(r.Body)
-	if r.StatusCode != 200 {
-		e.t.Fatalf("GET %s: %d %s", path, r.StatusCode, b)
-	}
-	json.Unmarshal(b, &m)
+	json.Unmarshal(e.getBytes(path), &m)
 	return m
 }
 

@@ -8,7 +8,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"net/mail"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -167,16 +166,11 @@ func recipients(msg *compose.Message) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, list := range [][]string{msg.To, msg.Cc, msg.Bcc} {
-		for _, entry := range list {
-			addrs, err := mail.ParseAddressList(entry)
-			if err != nil {
-				continue // Check has refused the message already
-			}
-			for _, a := range addrs {
-				if k := strings.ToLower(a.Address); !seen[k] {
-					seen[k] = true
-					out = append(out, a.Address)
-				}
+		addrs, _ := compose.ParseAddresses("", list) // Check has refused a bad one already
+		for _, a := range addrs {
+			if k := strings.ToLower(a.Address); !seen[k] {
+				seen[k] = true
+				out = append(out, a.Address)
 			}
 		}
 	}
