@@ -2,13 +2,8 @@ package ui
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"image/color"
-	"io"
-	"net/http"
-	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -469,48 +464,16 @@ func expected(err error) bool {
 }
 
 // driveFile is a file a cancelled message's upload left on Drive.
-type driveFile struct {
-	job, name, root, id string
-}
+type driveFile = app.DriveFile
 
-// onDrive are the parts' files that are on Drive: their uploads are done.
+// onDrive are the parts' files that are on Drive: their uploads are done,
+// in this run or an earlier one (the journal's history).
 func (s *transfersScreen) onDrive(parts []string) []driveFile {
-	var out []driveFile
-	for _, j := range s.u.deps.Uploads.Jobs() {
-		if j.State != transfer.StateDone || !containsID(parts, j.ID) {
-			continue
-		}
-		root, _, ok := strings.Cut(j.URL, driveUpload)
-		if !ok {
-			continue
-		}
-		var file struct {
-			ID   string `json:"id"`
-			Name string `json:"name"`
-		}
-		if j.Response != nil {
-			json.Unmarshal(j.Response.Body, &file)
-		}
-		if file.ID == "" || file.Name == "" {
-			var meta struct{ ID, Name string }
-			json.Unmarshal(j.Metadata, &meta)
-			file.ID, file.Name = max(file.ID, meta.ID), max(file.Name, meta.Name)
-		}
-		if file.ID != "" {
-			out = append(out, driveFile{job: j.ID, name: file.Name, root: root, id: file.ID})
-		}
+	jobs, err := s.u.deps.Uploads.History()
+	if err != nil || len(jobs) == 0 {
+		jobs = s.u.deps.Uploads.Jobs()
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	return out
-}
-
-func containsID(ids []string, id string) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
+	return app.FilesOnDrive(jobs, parts)
 }
 
 // driveAsk is the question asked after cancelling a message whose files
@@ -524,7 +487,7 @@ type driveAsk struct {
 func (s *transfersScreen) askDrive(msg string, files []driveFile) {
 	var names []string
 	for _, f := range files {
-		names = append(names, f.name)
+		names = append(names, f.Name)
 	}
 	text := sprintf("The message is cancelled. %s is already on your Google Drive, where the recipients may open it. Delete it from Drive, or keep it there?", app.Printable(names[0]))
 	if len(files) > 1 {
@@ -539,7 +502,7 @@ func (s *transfersScreen) askDrive(msg string, files []driveFile) {
 		}
 		if !gone {
 			for _, f := range files {
-				s.deleted[f.job] = false
+				s.deleted[f.Job] = false
 			}
 			s.draw(msg)
 			return
@@ -550,14 +513,14 @@ func (s *transfersScreen) askDrive(msg string, files []driveFile) {
 			var ok []driveFile
 			for _, f := range files {
 				if err := s.deleteDrive(ctx, f); err != nil {
-					failed = append(failed, f.name+": "+err.Error())
+					failed = append(failed, f.Name+": "+err.Error())
 				} else {
 					ok = append(ok, f)
 				}
 			}
 			s.u.do(func() {
 				for _, f := range ok {
-					s.deleted[f.job] = true
+					s.deleted[f.Job] = true
 				}
 				s.status.SetText("")
 				if len(failed) > 0 {
@@ -578,29 +541,8 @@ func (s *transfersScreen) askDrive(msg string, files []driveFile) {
 }
 
 // deleteDrive deletes a file from Drive (files.delete) through the queue's
-// authorizer. A file already gone is deleted enough.
+// authorizer, as `carrier cancel --drive delete` does.
 func (s *transfersScreen) deleteDrive(ctx context.Context, f driveFile) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, f.root+"/drive/v3/files/"+url.PathEscape(f.id), nil)
-	if err != nil {
-		return err
-	}
-	if a := s.u.deps.Auth; a != nil {
-		if err := a.Authorize(ctx, req); err != nil {
-			return err
-		}
-	}
-	resp, err := s.u.deps.Client.Do(req)
-	if err != nil {
-		return fmt.Errorf("cannot reach Google Drive: %w", err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	if resp.StatusCode/100 == 2 || resp.StatusCode == http.StatusNotFound {
-		return nil
-	}
-	var ge struct {
-		Error struct{ Message string } `json:"error"`
-	}
-	json.Unmarshal(body, &ge)
-	return fmt.Errorf("Google Drive answered %d: %s", resp.StatusCode, ge.Error.Message)
+	_, err := app.DeleteFiles(ctx, s.u.deps.Auth, s.u.deps.Client, []app.DriveFile{f})
+	return err
 }

@@ -1,0 +1,249 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"carrier/compose"
+	"carrier/internal/app"
+	"carrier/transfer"
+)
+
+func init() {
+	register(&Command{
+		Name:    "cancel",
+		Summary: "cancel a job, or a message and its Drive links (keeping or deleting its Drive files)",
+		Run:     runCancel,
+	})
+	register(&Command{
+		Name:    "jobs",
+		Summary: "list the journal's jobs by id: each message with its Drive uploads and shares",
+		Run:     runJobs,
+	})
+}
+
+// interactive reports whether r is a person at a terminal, who can be
+// asked; tests replace it.
+var interactive = func(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func runCancel(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "cancel", "ID [--drive keep|delete] [--state-dir DIR] [--endpoint URL (the server a token is for)]")
+	var tf transferFlags
+	tf.add(fs, env.dirs())
+	drive := fs.String("drive", "", "what becomes of the files the message already put on Google Drive: keep or delete (default: asked on a terminal, kept otherwise)")
+	endpoint := fs.String("endpoint", "", "the server --token, --token-file or CARRIER_TOKEN is for; jobs on other servers use their own sign-ins")
+	// The id goes first, as people write it; flags may follow.
+	var id string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		id, args = args[0], args[1:]
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case id == "":
+		return usagef("say which job: carrier cancel ID (carrier jobs lists them)")
+	case *drive != "" && *drive != "keep" && *drive != "delete":
+		return usagef("--drive is keep or delete, not %q", *drive)
+	}
+	if *endpoint != "" {
+		base, err := normalizeEndpoint(*endpoint)
+		if err != nil {
+			return err
+		}
+		tf.tokenFor = base
+	}
+	j, err := transfer.OpenJournal(tf.stateDir)
+	if err != nil {
+		return err
+	}
+	recs, lerr := j.List()
+	g, err := app.GraphOf(snapshots(recs), id)
+	if err != nil {
+		if lerr != nil {
+			return errors.Join(err, fmt.Errorf("some journal records could not be read: %w", lerr))
+		}
+		return fmt.Errorf("no job %q in the journal (%s): carrier jobs lists them", id, tf.stateDir)
+	}
+	if g.Msg.ID != id {
+		fmt.Fprintf(env.Stderr, "carrier cancel: job %s is part of %s (%s): cancelling the whole message\n", id, g.Msg.ID, app.Printable(g.Msg.Label))
+	}
+	if g.Msg.State == transfer.StateDone {
+		if len(g.Parts) > 0 {
+			return app.ErrAlreadySent
+		}
+		return fmt.Errorf("job %s already finished; there is nothing to cancel", g.Msg.ID)
+	}
+	wasCancelled := g.Msg.State == transfer.StateCancelled
+	if wasCancelled && *drive != "delete" {
+		return fmt.Errorf("job %s was already cancelled (to delete its files from Google Drive: carrier cancel %s --drive delete)", g.Msg.ID, g.Msg.ID)
+	}
+	// Jobs on the embedded sandbox need it serving to hear of the cancel
+	// (their sessions are deleted) and to delete the files.
+	if embedded := app.IsEmbeddedAddress(tf.sandboxDir, g.Msg.URL); embedded || anyEmbedded(tf.sandboxDir, g.Parts) {
+		e, err := app.StartEmbedded(ctx, tf.sandboxDir, nil)
+		if err != nil {
+			return fmt.Errorf("the job is on the embedded sandbox, which cannot start: %w", err)
+		}
+		defer e.Close()
+		tf.serving = e
+	}
+	events := make(chan transfer.Event, 64)
+	cfg, err := tf.config(ctx, env, events, nil)
+	if err != nil {
+		return err
+	}
+	q, err := app.OpenQueue(cfg, app.NewSpool(app.SpoolDir(tf.stateDir)))
+	if err != nil {
+		return err
+	}
+	defer q.Close()
+	go func() { // nothing runs here; the events of the cancels only need room
+		for range events {
+		}
+	}()
+	files, err := q.CancelMessage(ctx, g)
+	if errors.Is(err, transfer.ErrBusy) {
+		return fmt.Errorf("job %s is being worked by another Carrier (the desktop app, or a carrier send or resume still running): cancel it there, or stop that one first", g.Msg.ID)
+	}
+	if err != nil && !errors.Is(err, app.ErrAlreadySent) && len(files) == 0 {
+		return err
+	}
+	if errors.Is(err, app.ErrAlreadySent) {
+		return err
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "carrier cancel: %s\n", app.PrintableLines(err.Error()))
+	}
+	if !wasCancelled {
+		fmt.Fprintf(env.Stderr, "carrier cancel: cancelled %s (%s)\n", g.Msg.ID, app.Printable(g.Msg.Label))
+	}
+	if len(files) == 0 {
+		if wasCancelled {
+			fmt.Fprintln(env.Stderr, "carrier cancel: none of its files is on Google Drive")
+		}
+		return err
+	}
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = app.Printable(f.Name)
+	}
+	on := fmt.Sprintf("%d file(s) already on your Google Drive, where the recipients may open them: %s", len(files), strings.Join(names, ", "))
+	remove := *drive == "delete"
+	if *drive == "" {
+		if !interactive(env.Stdin) {
+			fmt.Fprintf(env.Stderr, "carrier cancel: %s. Kept there (not asked: no terminal); to delete them: carrier cancel %s --drive delete\n", on, g.Msg.ID)
+			return err
+		}
+		fmt.Fprintf(env.Stderr, "%s.\nDelete them from Google Drive? [y/N] ", on)
+		line, _ := bufio.NewReader(env.Stdin).ReadString('\n')
+		answer := strings.ToLower(strings.TrimSpace(line))
+		remove = answer == "y" || answer == "yes"
+	}
+	if !remove {
+		fmt.Fprintf(env.Stderr, "carrier cancel: kept on Google Drive: %s\n", strings.Join(names, ", "))
+		return err
+	}
+	gone, derr := app.DeleteFiles(ctx, cfg.Auth, nil, files)
+	for _, f := range gone {
+		fmt.Fprintf(env.Stderr, "carrier cancel: deleted from Google Drive: %s\n", app.Printable(f.Name))
+	}
+	if derr != nil {
+		return errors.Join(err, fmt.Errorf("could not delete from Google Drive: %w (run carrier cancel %s --drive delete again)", derr, g.Msg.ID))
+	}
+	return err
+}
+
+func anyEmbedded(sandboxDir string, jobs []transfer.Snapshot) bool {
+	for _, j := range jobs {
+		if app.IsEmbeddedAddress(sandboxDir, j.URL) {
+			return true
+		}
+	}
+	return false
+}
+
+// snapshots are the journal's records as the queue shows jobs.
+func snapshots(recs []*transfer.Record) []transfer.Snapshot {
+	out := make([]transfer.Snapshot, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, transfer.Snapshot{ID: r.ID, URL: r.URL, Type: r.Type, Label: r.Label, Path: r.Path, Size: r.Size,
+			Confirmed: r.Confirmed, State: r.State, Error: r.Error, Needs: r.Needs, Metadata: r.Metadata, Response: r.Response, Created: r.Created})
+	}
+	return out
+}
+
+func runJobs(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "jobs", "[--all] [--state-dir DIR]")
+	var tf transferFlags
+	tf.add(fs, env.dirs())
+	all := fs.Bool("all", false, "list finished and cancelled jobs too")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	j, err := transfer.OpenJournal(tf.stateDir)
+	if err != nil {
+		return err
+	}
+	recs, lerr := j.List()
+	jobs := snapshots(recs)
+	part := map[string]bool{}
+	for _, s := range jobs {
+		for _, n := range s.Needs {
+			part[n] = true
+		}
+	}
+	open := func(s transfer.Snapshot) bool { return s.State.Unfinished() || s.State == transfer.StateFailed }
+	tw := tabwriter.NewWriter(env.Stdout, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "JOB\tSTATE\tCONFIRMED\tWHAT")
+	n := 0
+	for _, s := range jobs {
+		if part[s.ID] {
+			continue // under its message
+		}
+		g, _ := app.GraphOf(jobs, s.ID)
+		show := *all || open(g.Msg)
+		for _, p := range g.Parts {
+			show = show || open(p)
+		}
+		if !show {
+			continue
+		}
+		n++
+		line := func(indent string, s transfer.Snapshot) {
+			what := s.Label
+			if what == "" {
+				what = s.Path
+			}
+			if s.Error != "" {
+				what += " · " + s.Error
+			}
+			fmt.Fprintf(tw, "%s%s\t%s\t%s/%s\t%s\n", indent, s.ID, s.State, compose.HumanSize(s.Confirmed), compose.HumanSize(s.Size), app.Printable(what))
+		}
+		line("", g.Msg)
+		for _, p := range g.Parts {
+			line("  ", p)
+		}
+	}
+	tw.Flush()
+	if n == 0 {
+		fmt.Fprintln(env.Stderr, "no unfinished jobs (carrier jobs --all lists the finished ones too)")
+	}
+	if lerr != nil {
+		return fmt.Errorf("some journal records could not be read: %w", lerr)
+	}
+	return nil
+}

@@ -1,0 +1,223 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+
+	"carrier/transfer"
+)
+
+// Cancelling a message with links stops the message and every part of it
+// not yet done; the files its uploads already put on Drive are the
+// person's to keep or delete. The window and `carrier cancel` both go
+// through here, so they find the same graph and the same files.
+
+// driveUploadPath marks a job as an upload to Drive.
+const driveUploadPath = "/upload/drive/v3/files"
+
+// IsDriveUpload reports whether a job uploads a file to Drive.
+func IsDriveUpload(s transfer.Snapshot) bool { return strings.Contains(s.URL, driveUploadPath) }
+
+// ErrAlreadySent refuses to cancel a message that went: its links are
+// in the recipients' mail, so its Drive files stay as they are.
+var ErrAlreadySent = errors.New("the message was already sent; its Drive files stay shared")
+
+// Graph is a message and the jobs it needs (its Drive uploads and their
+// shares), or a job alone.
+type Graph struct {
+	Msg   transfer.Snapshot
+	Parts []transfer.Snapshot // in the order the message names them
+}
+
+// GraphOf finds among jobs (a journal's, finished ones too) the graph id
+// is in: id's own, or that of the message that needs it. A part of
+// several messages (none today) belongs to the first.
+func GraphOf(jobs []transfer.Snapshot, id string) (Graph, error) {
+	byID := make(map[string]transfer.Snapshot, len(jobs))
+	for _, j := range jobs {
+		byID[j.ID] = j
+	}
+	top, ok := byID[id]
+	if !ok {
+		return Graph{}, fmt.Errorf("job %q: %w", id, transfer.ErrUnknownJob)
+	}
+	// Climb to the job nothing needs: a share needs its upload, and the
+	// message needs both.
+	for seen := map[string]bool{}; !seen[top.ID]; {
+		seen[top.ID] = true
+		for _, j := range jobs {
+			if slices.Contains(j.Needs, top.ID) {
+				top = j
+				break
+			}
+		}
+	}
+	g := Graph{Msg: top}
+	var parts []transfer.Snapshot
+	for _, n := range top.Needs {
+		if p, ok := byID[n]; ok {
+			parts = append(parts, p)
+		} else {
+			parts = append(parts, transfer.Snapshot{ID: n, State: transfer.StateCancelled}) // forgotten: nothing left to stop
+		}
+	}
+	// Each upload, then its shares: the order a person reads them in.
+	placed := map[string]bool{}
+	for _, u := range parts {
+		if len(u.Needs) > 0 && slices.Contains(top.Needs, u.Needs[0]) {
+			continue
+		}
+		g.Parts, placed[u.ID] = append(g.Parts, u), true
+		for _, sh := range parts {
+			if len(sh.Needs) > 0 && sh.Needs[0] == u.ID && !placed[sh.ID] {
+				g.Parts, placed[sh.ID] = append(g.Parts, sh), true
+			}
+		}
+	}
+	for _, p := range parts {
+		if !placed[p.ID] {
+			g.Parts = append(g.Parts, p)
+		}
+	}
+	return g, nil
+}
+
+// CancelMessage cancels the message of g and then each of its parts that
+// has not ended by itself (the order the window uses: once the message is
+// stopped no part can make it go), and returns the files its uploads had
+// already put on Drive. A message that went is refused (ErrAlreadySent).
+// A part that ended meanwhile is no problem; a job held by another
+// Carrier process comes back as transfer.ErrBusy, before any part is
+// touched when it is the message.
+func (q *Queue) CancelMessage(ctx context.Context, g Graph) ([]DriveFile, error) {
+	sent := func() error {
+		if len(g.Parts) == 0 {
+			return fmt.Errorf("job %s: %w", g.Msg.ID, transfer.ErrAlreadyDone)
+		}
+		return ErrAlreadySent
+	}
+	if g.Msg.State == transfer.StateDone {
+		return nil, sent()
+	}
+	var problems []error
+	for i, j := range append([]transfer.Snapshot{g.Msg}, g.Parts...) {
+		if !j.State.Unfinished() && j.State != transfer.StateFailed {
+			continue
+		}
+		err := q.Cancel(ctx, j.ID)
+		if i == 0 && errors.Is(err, transfer.ErrAlreadyDone) {
+			return nil, sent() // it went before the cancel reached it
+		}
+		if err == nil || errors.Is(err, transfer.ErrAlreadyDone) || errors.Is(err, transfer.ErrCancelled) || errors.Is(err, transfer.ErrEnded) {
+			continue
+		}
+		if i == 0 {
+			return nil, err
+		}
+		problems = append(problems, err)
+	}
+	jobs, herr := q.History()
+	if herr != nil && len(jobs) == 0 {
+		return nil, errors.Join(append(problems, herr)...)
+	}
+	var parts []string
+	for _, p := range g.Parts {
+		parts = append(parts, p.ID)
+	}
+	return FilesOnDrive(jobs, parts), errors.Join(problems...)
+}
+
+// DriveFile is a file one of a message's uploads put on Drive.
+type DriveFile struct {
+	Job  string // the upload's job
+	Name string
+	Root string // the API root it is under
+	ID   string // its Drive id
+}
+
+// FilesOnDrive are the files the finished Drive uploads among parts made,
+// by name.
+func FilesOnDrive(jobs []transfer.Snapshot, parts []string) []DriveFile {
+	var out []DriveFile
+	for _, j := range jobs {
+		if j.State != transfer.StateDone || !slices.Contains(parts, j.ID) {
+			continue
+		}
+		root, _, ok := strings.Cut(j.URL, driveUploadPath)
+		if !ok {
+			continue
+		}
+		var file struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		}
+		if j.Response != nil {
+			json.Unmarshal(j.Response.Body, &file)
+		}
+		if file.ID == "" || file.Name == "" {
+			// The id was asked for before the upload and is in its metadata.
+			var meta struct{ ID, Name string }
+			json.Unmarshal(j.Metadata, &meta)
+			file.ID, file.Name = max(file.ID, meta.ID), max(file.Name, meta.Name)
+		}
+		if file.ID != "" {
+			out = append(out, DriveFile{Job: j.ID, Name: file.Name, Root: root, ID: file.ID})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Delete deletes Drive file id (files.delete). A file already gone is
+// deleted enough.
+func (d Drive) Delete(ctx context.Context, id string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, d.Root+"/drive/v3/files/"+url.PathEscape(id), nil)
+	if err != nil {
+		return err
+	}
+	if d.Auth != nil {
+		if err := d.Auth.Authorize(ctx, req); err != nil {
+			return err
+		}
+	}
+	c := d.Client
+	if c == nil {
+		c = http.DefaultClient
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return fmt.Errorf("cannot reach Google Drive: %w", err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode/100 == 2 || resp.StatusCode == http.StatusNotFound {
+		return nil
+	}
+	var ge struct {
+		Error struct{ Message string } `json:"error"`
+	}
+	json.Unmarshal(body, &ge)
+	return fmt.Errorf("Google Drive answered %d: %s", resp.StatusCode, Printable(ge.Error.Message))
+}
+
+// DeleteFiles deletes files from Drive, each through auth and client,
+// and returns the ones gone and what stopped the others.
+func DeleteFiles(ctx context.Context, auth transfer.Authorizer, client *http.Client, files []DriveFile) (gone []DriveFile, err error) {
+	var errs []error
+	for _, f := range files {
+		if e := (Drive{Root: f.Root, Auth: auth, Client: client}).Delete(ctx, f.ID); e != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", f.Name, e))
+			continue
+		}
+		gone = append(gone, f)
+	}
+	return gone, errors.Join(errs...)
+}
