@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -116,7 +117,7 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	}
 	defer t.close()
 	if *sendDraft != "" && noMessage {
-		return sendDraftAsIs(ctx, env, t, *sendDraft)
+		return sendDraftAsIs(ctx, env, t, *sendDraft, lopts)
 	}
 	msg, method, err := mf.message(env)
 	if err != nil {
@@ -156,8 +157,45 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 }
 
 // sendDraftAsIs calls drafts.send on the metadata URI: no upload, the
-// draft goes as it stands.
-func sendDraftAsIs(ctx context.Context, env *Env, t *target, id string) error {
+// draft goes as it stands. The Drive files its links name were uploaded
+// unshared when it was saved: they are shared first, with its recipients
+// (or anyone, as --share says), so no recipient meets a locked file.
+func sendDraftAsIs(ctx context.Context, env *Env, t *target, id string, lopts app.LinkOptions) error {
+	got, err := apiCall(ctx, t, http.MethodGet, "/gmail/v1/users/me/drafts/"+url.PathEscape(id)+"?format=raw", nil)
+	if err != nil {
+		return fmt.Errorf("cannot read draft %s: %w", id, err)
+	}
+	var draft struct {
+		Message struct {
+			Raw string `json:"raw"`
+		} `json:"message"`
+	}
+	if err := json.Unmarshal(got, &draft); err != nil {
+		return fmt.Errorf("draft %s came back unreadable: %w", id, err)
+	}
+	raw, err := base64.URLEncoding.DecodeString(draft.Message.Raw)
+	if err != nil {
+		raw, err = base64.RawURLEncoding.DecodeString(draft.Message.Raw)
+	}
+	if err != nil {
+		return fmt.Errorf("draft %s came back unreadable: %w", id, err)
+	}
+	if linked, err := app.LinkedFiles(raw); err != nil {
+		return err
+	} else if len(linked) > 0 {
+		if t.may != nil {
+			if err := t.may(auth.Links); err != nil {
+				return fmt.Errorf("the draft links to %d Google Drive file(s), shared when it is sent: %w", len(linked), err)
+			}
+		}
+		names, err := app.Drive{Root: t.base, Auth: t.auth}.ShareLinked(ctx, raw, lopts.Share, lopts.Expiry, lopts.Now)
+		if err != nil {
+			return fmt.Errorf("the draft was not sent: %w", err)
+		}
+		for _, n := range names {
+			fmt.Fprintf(env.Stderr, "carrier send: shared %s on Google Drive with the draft's %s\n", app.Printable(n), map[app.Share]string{app.ShareRecipients: "recipients", app.ShareAnyone: "readers (anyone with the link)"}[lopts.Share])
+		}
+	}
 	body, _ := json.Marshal(map[string]string{"id": id})
 	resp, err := apiCall(ctx, t, http.MethodPost, "/gmail/v1/users/me/drafts/send", body)
 	if err != nil {

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -75,9 +76,22 @@ type Drive struct {
 }
 
 func (d Drive) get(ctx context.Context, path string, v any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.Root+path, nil)
+	return d.do(ctx, http.MethodGet, path, nil, v)
+}
+
+// do makes one request of Drive, with a JSON body if given, and reads
+// the JSON answer into v.
+func (d Drive) do(ctx context.Context, method, path string, body []byte, v any) error {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, d.Root+path, rd)
 	if err != nil {
 		return err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json; charset=UTF-8")
 	}
 	if d.Auth != nil {
 		if err := d.Auth.Authorize(ctx, req); err != nil {
@@ -93,7 +107,7 @@ func (d Drive) get(ctx context.Context, path string, v any) error {
 		return fmt.Errorf("cannot reach Google Drive to prepare the links: %w", err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
 		return fmt.Errorf("cannot read Google Drive's answer: %w", err)
 	}
@@ -101,11 +115,19 @@ func (d Drive) get(ctx context.Context, path string, v any) error {
 		var ge struct {
 			Error struct{ Message string } `json:"error"`
 		}
-		json.Unmarshal(body, &ge)
-		return fmt.Errorf("Google Drive answered %d: %s", resp.StatusCode, Printable(ge.Error.Message))
+		json.Unmarshal(answer, &ge)
+		err := fmt.Errorf("Google Drive answered %d: %s", resp.StatusCode, Printable(ge.Error.Message))
+		if resp.StatusCode == http.StatusNotFound {
+			err = fmt.Errorf("%w: %w", errDriveNotFound, err)
+		}
+		return err
 	}
-	return json.Unmarshal(body, v)
+	return json.Unmarshal(answer, v)
 }
+
+// errDriveNotFound is Drive's 404: no such file, or not one this app may
+// see (drive.file sees only the files Carrier made).
+var errDriveNotFound = errors.New("not on Google Drive")
 
 // free is what the Drive has left, -1 when it has no limit.
 func (d Drive) free(ctx context.Context) (int64, error) {
@@ -181,7 +203,9 @@ func recipients(msg *compose.Message) []string {
 // large files as Drive links, as opts says, and returns the jobs: the
 // Drive uploads and shares first, the message's last. With nothing to
 // link it queues the message alone. settings adds the caller's transfer
-// settings (upload type, chunk size) to each upload's spec.
+// settings (upload type, chunk size) to each upload's spec. Only a
+// message that is sent (up.Sends) has its files shared; a draft's are
+// shared when it is sent.
 func (q *Queue) SendWithLinks(ctx context.Context, d Drive, msg *compose.Message, method compose.Method, up Upload, opts LinkOptions, settings func(*transfer.Spec)) ([]string, error) {
 	if err := msg.Check(); err != nil {
 		return nil, err
@@ -230,7 +254,13 @@ func (q *Queue) SendWithLinks(ctx context.Context, d Drive, msg *compose.Message
 	if err != nil {
 		return nil, err
 	}
-	who := recipients(msg)
+	who, share := recipients(msg), opts.Share
+	if !up.Sends() {
+		// A draft (or a message put in the sender's own mailbox) reaches
+		// nobody yet: its files go up so its links are real, shared with
+		// no one until it is sent (ShareLinked).
+		who, share = nil, ShareRecipients
+	}
 	var jobs []string
 	undo := func(err error) ([]string, error) {
 		for i := len(jobs) - 1; i >= 0; i-- {
@@ -240,7 +270,7 @@ func (q *Queue) SendWithLinks(ctx context.Context, d Drive, msg *compose.Message
 	}
 	links := make([]compose.Link, len(linked))
 	for i, p := range linked {
-		added, err := q.addDriveFile(d, p, ids[i], opts.Share, who, opts.Expiry, now, settings)
+		added, err := q.addDriveFile(d, p, ids[i], share, who, opts.Expiry, now, settings)
 		jobs = append(jobs, added...)
 		if err != nil {
 			return undo(err)

@@ -1,0 +1,210 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"mime/quotedprintable"
+	"net/http"
+	"net/mail"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// A draft's large files are uploaded when it is saved, so its links are
+// real, but shared with nobody: a draft is not sent yet, and may never
+// be, or to other people. The shares are made when the draft is sent
+// (`carrier send --send-draft ID`): the draft is read back, each Drive
+// file it links to that Carrier made is shared with the draft's
+// recipients as they stand then, and the draft goes. Sent from Gmail's
+// own web client instead, Gmail's access checker sees the links to files
+// its recipients cannot open and offers to share them; sent from any
+// other client, a recipient gets Drive's "You need access" page, whose
+// request goes to the sender.
+
+// Sends reports whether the upload sends its message: only then are its
+// Drive files shared. A draft saved or updated, a message inserted or
+// imported into the sender's own mailbox, reaches nobody.
+func (u Upload) Sends() bool {
+	return u.Path == routeSend.path || u.Path == routeDraftSend.path
+}
+
+// driveViewLink finds a Drive file's id in a link of ViewLink's form.
+var driveViewLink = regexp.MustCompile(`/file/d/([A-Za-z0-9_-]+)/view`)
+
+// LinkedFiles are the ids of the Drive files the message raw (RFC 822)
+// links to, in its text or HTML, each once.
+func LinkedFiles(raw []byte) ([]string, error) {
+	m, err := mail.ReadMessage(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("the draft is not a readable message: %w", err)
+	}
+	var ids []string
+	seen := map[string]bool{}
+	err = walkText(m.Header.Get("Content-Type"), m.Header.Get("Content-Transfer-Encoding"), m.Body, 0, func(text []byte) {
+		for _, sub := range driveViewLink.FindAllSubmatch(text, -1) {
+			if id := string(sub[1]); !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	})
+	return ids, err
+}
+
+// walkText calls found with each text part's decoded bytes; attachments
+// are skipped (a link in an attached file is not the message's).
+func walkText(ctype, cte string, body io.Reader, depth int, found func([]byte)) error {
+	if depth > 20 {
+		return errors.New("the draft's parts nest too deep")
+	}
+	mt, params, err := mime.ParseMediaType(ctype)
+	if err != nil {
+		mt = "text/plain" // RFC 2045's default
+	}
+	if strings.HasPrefix(mt, "multipart/") {
+		mr := multipart.NewReader(body, params["boundary"])
+		for {
+			p, err := mr.NextRawPart()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("the draft's parts are unreadable: %w", err)
+			}
+			if d, _, _ := mime.ParseMediaType(p.Header.Get("Content-Disposition")); d == "attachment" {
+				continue
+			}
+			if err := walkText(p.Header.Get("Content-Type"), p.Header.Get("Content-Transfer-Encoding"), p, depth+1, found); err != nil {
+				return err
+			}
+		}
+	}
+	if mt != "text/plain" && mt != "text/html" {
+		return nil
+	}
+	switch strings.ToLower(strings.TrimSpace(cte)) {
+	case "quoted-printable":
+		body = quotedprintable.NewReader(body)
+	case "base64":
+		body = base64.NewDecoder(base64.StdEncoding, &lineless{r: body})
+	}
+	text, err := io.ReadAll(io.LimitReader(body, 64<<20))
+	if err != nil {
+		return fmt.Errorf("the draft's text is unreadable: %w", err)
+	}
+	found(text)
+	return nil
+}
+
+// lineless drops the line breaks of base64 text.
+type lineless struct{ r io.Reader }
+
+func (l *lineless) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	j := 0
+	for _, c := range p[:n] {
+		if c != '\r' && c != '\n' {
+			p[j] = c
+			j++
+		}
+	}
+	return j, err
+}
+
+// Recipients are the addresses of raw's To, Cc and Bcc, each once.
+func Recipients(raw []byte) ([]string, error) {
+	m, err := mail.ReadMessage(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("the draft is not a readable message: %w", err)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, h := range []string{"To", "Cc", "Bcc"} {
+		v := m.Header.Get(h)
+		if strings.TrimSpace(v) == "" {
+			continue
+		}
+		list, err := mail.ParseAddressList(v)
+		if err != nil {
+			return nil, fmt.Errorf("the draft's %s is unreadable: %w", h, err)
+		}
+		for _, a := range list {
+			if k := strings.ToLower(a.Address); !seen[k] {
+				seen[k] = true
+				out = append(out, a.Address)
+			}
+		}
+	}
+	return out, nil
+}
+
+// ShareLinked shares the Drive files the message raw links to, and that
+// this app may see (the ones Carrier made; others are the sender's own
+// business and left alone), as share says: with the message's
+// recipients, reader, no notification (Gmail's mail is the notice),
+// ending after expiry if given; or with anyone with the link. It returns
+// the names of the files shared. A share made again is the same share,
+// so a send tried again after a failure shares nothing twice.
+func (d Drive) ShareLinked(ctx context.Context, raw []byte, share Share, expiry time.Duration, now func() time.Time) ([]string, error) {
+	ids, err := LinkedFiles(raw)
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	if expiry < 0 || expiry > MaxLinkExpiry {
+		return nil, fmt.Errorf("a link's expiry is at most a year (Google Drive's limit), not %s", expiry)
+	}
+	if expiry > 0 && share == ShareAnyone {
+		return nil, errors.New("an expiry applies to recipients' access only: Google Drive does not let a link for anyone expire")
+	}
+	if now == nil {
+		now = time.Now
+	}
+	var grants []map[string]string
+	if share == ShareAnyone {
+		grants = append(grants, map[string]string{"type": "anyone", "role": "reader"})
+	} else {
+		who, err := Recipients(raw)
+		if err != nil {
+			return nil, err
+		}
+		if len(who) == 0 {
+			return nil, errors.New("the draft has no recipients to share its Drive files with")
+		}
+		for _, addr := range who {
+			g := map[string]string{"type": "user", "role": "reader", "emailAddress": addr}
+			if expiry > 0 {
+				g["expirationTime"] = now().Add(expiry).UTC().Format(time.RFC3339)
+			}
+			grants = append(grants, g)
+		}
+	}
+	var names []string
+	for _, id := range ids {
+		var f struct{ Name string }
+		err := d.get(ctx, "/drive/v3/files/"+url.PathEscape(id)+"?fields=id,name", &f)
+		if errors.Is(err, errDriveNotFound) {
+			continue
+		}
+		if err != nil {
+			return names, err
+		}
+		for _, g := range grants {
+			body, _ := json.Marshal(g)
+			var p struct{ ID string }
+			if err := d.do(ctx, http.MethodPost, "/drive/v3/files/"+url.PathEscape(id)+"/permissions?sendNotificationEmail=false&fields=id", body, &p); err != nil {
+				return names, fmt.Errorf("cannot share %s with %s: %w", Printable(f.Name), orAnyone(g["emailAddress"]), err)
+			}
+		}
+		names = append(names, f.Name)
+	}
+	return names, nil
+}
