@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -50,6 +51,20 @@ func runCancel(ctx context.Context, env *Env, args []string) error {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		id, args = args[0], args[1:]
 	}
+	if id == "" {
+		// Or after the flags.
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return &UsageError{Msg: err.Error()}
+		}
+		if fs.NArg() > 0 {
+			id, args = fs.Arg(0), fs.Args()[1:]
+		} else {
+			args = nil
+		}
+	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -81,11 +96,8 @@ func runCancel(ctx context.Context, env *Env, args []string) error {
 	if g.Msg.ID != id {
 		fmt.Fprintf(env.Stderr, "carrier cancel: job %s is part of %s (%s): cancelling the whole message\n", id, g.Msg.ID, app.Printable(g.Msg.Label))
 	}
-	if g.Msg.State == transfer.StateDone {
-		if len(g.Parts) > 0 {
-			return app.ErrAlreadySent
-		}
-		return fmt.Errorf("job %s already finished; there is nothing to cancel", g.Msg.ID)
+	if err := g.Ended(); err != nil {
+		return err
 	}
 	wasCancelled := g.Msg.State == transfer.StateCancelled
 	if wasCancelled && *drive != "delete" {

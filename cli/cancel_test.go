@@ -157,7 +157,7 @@ func TestCancelMessageDeletesItsDriveFiles(t *testing.T) {
 	if n := len(h.driveFiles()); n != 1 {
 		t.Fatalf("%d Drive files before the cancel, want the first", n)
 	}
-	errs, code = h.cancel("", "cancel", h.msg, "--drive", "delete")
+	errs, code = h.cancel("", "cancel", "--drive", "delete", h.msg) // the id after the flags, too
 	if code != 0 {
 		t.Fatalf("cancel: %d %s", code, errs)
 	}

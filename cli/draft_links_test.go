@@ -52,6 +52,10 @@ func TestDraftLinksAreSharedWhenSent(t *testing.T) {
 			t.Fatalf("a draft queued a share: %s", r.Label)
 		}
 	}
+	// The draft is in Gmail: cancelling it now is refused, saying so.
+	if _, errs, code := e.run("cancel", e.lastRecord().ID); code != 1 || !strings.Contains(errs, "shared with nobody") {
+		t.Errorf("cancel of a saved draft: %d %q", code, errs)
+	}
 	// What a recipient meets, following the draft's link without a
 	// Drive sign-in of the sender's.
 	resp, err := http.Get(e.url + "/file/d/" + id + "/view")

@@ -90,6 +90,22 @@ func GraphOf(jobs []transfer.Snapshot, id string) (Graph, error) {
 	return g, nil
 }
 
+// Ended refuses to cancel a message (or job) that finished, saying why:
+// nil when it has not.
+func (g Graph) Ended() error {
+	switch {
+	case g.Msg.State != transfer.StateDone:
+		return nil
+	case len(g.Parts) == 0:
+		return fmt.Errorf("job %s: %w", g.Msg.ID, transfer.ErrAlreadyDone)
+	case !strings.HasSuffix(g.Msg.URL, "/send"):
+		// A draft saved, a message put in the mailbox: it reached
+		// nobody, and its files were shared with nobody.
+		return fmt.Errorf("job %s: %w: it is in Gmail; its Drive files stay there, shared with nobody", g.Msg.ID, transfer.ErrAlreadyDone)
+	}
+	return ErrAlreadySent
+}
+
 // CancelMessage cancels the message of g and then each of its parts that
 // has not ended by itself (the order the window uses: once the message is
 // stopped no part can make it go), and returns the files its uploads had
@@ -98,14 +114,8 @@ func GraphOf(jobs []transfer.Snapshot, id string) (Graph, error) {
 // Carrier process comes back as transfer.ErrBusy, before any part is
 // touched when it is the message.
 func (q *Queue) CancelMessage(ctx context.Context, g Graph) ([]DriveFile, error) {
-	sent := func() error {
-		if len(g.Parts) == 0 {
-			return fmt.Errorf("job %s: %w", g.Msg.ID, transfer.ErrAlreadyDone)
-		}
-		return ErrAlreadySent
-	}
-	if g.Msg.State == transfer.StateDone {
-		return nil, sent()
+	if err := g.Ended(); err != nil {
+		return nil, err
 	}
 	var problems []error
 	for i, j := range append([]transfer.Snapshot{g.Msg}, g.Parts...) {
@@ -114,7 +124,8 @@ func (q *Queue) CancelMessage(ctx context.Context, g Graph) ([]DriveFile, error)
 		}
 		err := q.Cancel(ctx, j.ID)
 		if i == 0 && errors.Is(err, transfer.ErrAlreadyDone) {
-			return nil, sent() // it went before the cancel reached it
+			g.Msg.State = transfer.StateDone // it went before the cancel reached it
+			return nil, g.Ended()
 		}
 		if err == nil || errors.Is(err, transfer.ErrAlreadyDone) || errors.Is(err, transfer.ErrCancelled) || errors.Is(err, transfer.ErrEnded) {
 			continue
