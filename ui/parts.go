@@ -174,7 +174,7 @@ func (s *transfersScreen) drawGroup(r *transferRow, v jobView) {
 		s.box.Refresh()
 	}
 	for _, u := range g.uploads {
-		s.drawPart(r.partRows[u.snap.ID], u, g.shares[u.snap.ID])
+		s.drawPart(r.partRows[u.snap.ID], u, g.shares[u.snap.ID], isDraft(msg))
 	}
 
 	show := func(b *widget.Button, on bool) {
@@ -215,7 +215,7 @@ func newPartRow() *partRow {
 }
 
 // drawPart shows one Drive upload and what became of its shares.
-func (s *transfersScreen) drawPart(p *partRow, u jobView, shares []jobView) {
+func (s *transfersScreen) drawPart(p *partRow, u jobView, shares []jobView, draft bool) {
 	snap := u.snap
 	p.name.SetText(app.Printable(jobName(snap)))
 	p.bar.name = "Upload of " + app.Printable(jobName(snap))
@@ -225,7 +225,7 @@ func (s *transfersScreen) drawPart(p *partRow, u jobView, shares []jobView) {
 		p.bar.Set(1, 1)
 	}
 	p.amount.SetText(humanSize(snap.Confirmed) + " of " + humanSize(snap.Size))
-	p.state.SetText(s.partWords(u, shares))
+	p.state.SetText(s.partWords(u, shares, draft))
 	p.state.Importance = widget.MediumImportance
 	if snap.State == transfer.StateFailed || anyState(snapsOf(shares), transfer.StateFailed) {
 		p.state.Importance = widget.DangerImportance
@@ -233,8 +233,14 @@ func (s *transfersScreen) drawPart(p *partRow, u jobView, shares []jobView) {
 	p.state.Refresh()
 }
 
+// isDraft reports whether a message job saves a draft (drafts.create or
+// update): its files are shared when the draft is sent, not before.
+func isDraft(msg transfer.Snapshot) bool {
+	return strings.Contains(msg.URL, "/drafts") && !strings.HasSuffix(msg.URL, "/send")
+}
+
 // partWords say where one file stands: its upload, then its shares.
-func (s *transfersScreen) partWords(u jobView, shares []jobView) string {
+func (s *transfersScreen) partWords(u jobView, shares []jobView, draft bool) string {
 	if u.snap.State != transfer.StateDone {
 		return stateWords(u, s.now())
 	}
@@ -259,6 +265,9 @@ func (s *transfersScreen) partWords(u jobView, shares []jobView) string {
 		}
 	}
 	if len(with) == 0 {
+		if draft {
+			return "On Google Drive · shared with nobody until the draft is sent"
+		}
 		return "On Google Drive"
 	}
 	return "On Google Drive · shared with " + app.Printable(strings.Join(with, ", "))
