@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -104,14 +105,28 @@ func runCancel(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("job %s was already cancelled (to delete its files from Google Drive: carrier cancel %s --drive delete)", g.Msg.ID, g.Msg.ID)
 	}
 	// Jobs on the embedded sandbox need it serving to hear of the cancel
-	// (their sessions are deleted) and to delete the files.
-	if embedded := app.IsEmbeddedAddress(tf.sandboxDir, g.Msg.URL); embedded || anyEmbedded(tf.sandboxDir, g.Parts) {
+	// (their sessions are deleted) and to delete the files. Which jobs
+	// those are is read before it starts: starting may move it.
+	var origins []string
+	for _, j := range append([]transfer.Snapshot{g.Msg}, g.Parts...) {
+		if o := app.Origin(j.URL); app.IsEmbeddedAddress(tf.sandboxDir, j.URL) && !slices.Contains(origins, o) {
+			origins = append(origins, o)
+		}
+	}
+	if len(origins) > 0 {
 		e, err := app.StartEmbedded(ctx, tf.sandboxDir, nil)
 		if err != nil {
 			return fmt.Errorf("the job is on the embedded sandbox, which cannot start: %w", err)
 		}
 		defer e.Close()
 		tf.serving = e
+		// Another program holds the address the jobs name (the sandbox
+		// moved): nothing of theirs, a session URI least of all, goes there.
+		for _, o := range origins {
+			if o != app.Origin(e.URL) {
+				tf.refuse = append(tf.refuse, o)
+			}
+		}
 	}
 	events := make(chan transfer.Event, 64)
 	cfg, err := tf.config(ctx, env, events, nil)
@@ -177,15 +192,6 @@ func runCancel(ctx context.Context, env *Env, args []string) error {
 		return errors.Join(err, fmt.Errorf("could not delete from Google Drive: %w (run carrier cancel %s --drive delete again)", derr, g.Msg.ID))
 	}
 	return err
-}
-
-func anyEmbedded(sandboxDir string, jobs []transfer.Snapshot) bool {
-	for _, j := range jobs {
-		if app.IsEmbeddedAddress(sandboxDir, j.URL) {
-			return true
-		}
-	}
-	return false
 }
 
 // snapshots are the journal's records as the queue shows jobs.

@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"carrier/internal/app"
 	"carrier/sandbox"
 	"carrier/transfer"
 )
@@ -276,5 +280,43 @@ func TestJobsAndCancelRefusals(t *testing.T) {
 	}
 	if n := len(e.get("/drive/v3/files?fields=files(id)")["files"].([]any)); n != 1 {
 		t.Fatalf("a refused cancel touched Drive: %d files", n)
+	}
+}
+
+// A job on the embedded sandbox, whose old port another program now
+// holds: cancel starts the sandbox where it can, and sends nothing (its
+// session URI least of all) to the program in its old place.
+func TestCancelSendsNothingWhereTheSandboxWas(t *testing.T) {
+	dirs := app.Dirs{Data: t.TempDir(), State: t.TempDir()}
+	os.MkdirAll(dirs.Sandbox(), 0o700)
+	os.WriteFile(filepath.Join(dirs.Sandbox(), "port"), []byte(freePort(t)+"\n"), 0o600)
+	e, err := app.StartEmbedded(context.Background(), dirs.Sandbox(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	queueJob(t, dirs.State, "job", e.URL+"/upload/storage/v1/b/cli-test/o?name=x")
+	j, _ := transfer.OpenJournal(dirs.State)
+	rec, _ := j.Load("job")
+	rec.Session, rec.State = e.URL+"/upload/storage/v1/b/cli-test/o?uploadType=resumable&upload_id=secret-session", transfer.StateRunning
+	if err := j.Save(rec); err != nil {
+		t.Fatal(err)
+	}
+	imp := &recorder{}
+	ln, err := net.Listen("tcp", strings.TrimPrefix(e.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: imp}
+	go srv.Serve(ln)
+	defer srv.Close()
+	var out, errOut bytes.Buffer
+	code := Main(context.Background(), &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Dirs: dirs}, []string{"cancel", "job"})
+	t.Logf("exit %d: %s", code, errOut.String())
+	if seen := imp.seen(); len(seen) != 0 {
+		t.Fatalf("the program on the old port was sent %v", seen)
+	}
+	if rec, _ := j.Load("job"); rec.State != transfer.StateCancelled {
+		t.Fatalf("the job is %s; cancel said %s", rec.State, errOut.String())
 	}
 }
