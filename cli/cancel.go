@@ -146,13 +146,10 @@ func runCancel(ctx context.Context, env *Env, args []string) error {
 	if errors.Is(err, transfer.ErrBusy) {
 		return fmt.Errorf("job %s is being worked by another Carrier (the desktop app, or a carrier send or resume still running): cancel it there, or stop that one first", g.Msg.ID)
 	}
-	if err != nil && !errors.Is(err, app.ErrAlreadySent) && len(files) == 0 {
+	if err != nil && (len(files) == 0 || errors.Is(err, app.ErrAlreadySent)) {
 		return err
 	}
-	if errors.Is(err, app.ErrAlreadySent) {
-		return err
-	}
-	if err != nil {
+	if err != nil { // a part could not be cancelled; the files are still the person's to decide on
 		fmt.Fprintf(env.Stderr, "carrier cancel: %s\n", app.PrintableLines(err.Error()))
 	}
 	if !wasCancelled {
@@ -168,7 +165,7 @@ func runCancel(ctx context.Context, env *Env, args []string) error {
 	for i, f := range files {
 		names[i] = app.Printable(f.Name)
 	}
-	on := fmt.Sprintf("%d file(s) already on your Google Drive, where the recipients may open them: %s", len(files), strings.Join(names, ", "))
+	on := fmt.Sprintf("%d file(s) already on your Google Drive: %s", len(files), strings.Join(names, ", "))
 	remove := *drive == "delete"
 	if *drive == "" {
 		if !interactive(env.Stdin) {
