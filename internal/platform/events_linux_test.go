@@ -232,7 +232,7 @@ func TestMeteredAndPrimaryConnectionFromNetworkManager(t *testing.T) {
 		{"PrimaryConnection", dbus.ObjectPath("/org/freedesktop/NetworkManager/ActiveConnection/2"), 0},              // the same, said again
 		{"PrimaryConnection", dbus.ObjectPath(nmNoConnection), 0},                                                    // none: StateChanged tells
 		{"PrimaryConnection", dbus.ObjectPath("/org/freedesktop/NetworkManager/ActiveConnection/3"), PrimaryChanged}, // a VPN up
-		{"Metered", uint32(nmMeteredYes), Metered}, // the last: nothing came before it
+		{"Metered", uint32(nmMeteredYes), Metered},                                                                   // the last: nothing came before it
 	}
 	for _, s := range steps {
 		start := time.Now()
@@ -255,4 +255,3 @@ func TestMeteredAndPrimaryConnectionFromNetworkManager(t *testing.T) {
 	default:
 	}
 }
-
