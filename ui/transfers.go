@@ -48,6 +48,7 @@ type transfersScreen struct {
 	ticking atomic.Bool // the redraw ticker runs: only while a job moves
 	status  *widget.Label
 	clear   *widget.Button
+	network *networkSettings // nil when the queue takes no settings
 
 	// A message with Drive links is one row: the jobs it needs (its
 	// uploads to Drive and their shares) are its parts, drawn under it.
@@ -78,9 +79,12 @@ func newTransfersScreen(u *UI) *transfersScreen {
 	s.status = widget.NewLabel("")
 	s.status.Wrapping = fyne.TextWrapWord
 	s.clear = widget.NewButtonWithIcon("Clear finished", theme.DeleteIcon(), s.clearFinished)
-	s.content = container.NewBorder(
-		container.NewBorder(nil, nil, nil, s.clear, widget.NewLabelWithStyle("Uploads survive lost connections, sleep and restarts: each one resumes where the server says it stands.", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})),
-		s.status, nil, nil, s.paged.Object)
+	top := container.NewVBox(container.NewBorder(nil, nil, nil, s.clear, widget.NewLabelWithStyle("Uploads survive lost connections, sleep and restarts: each one resumes where the server says it stands.", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})))
+	if u.deps.Limits != nil {
+		s.network = newNetworkSettings(u)
+		top.Add(s.network.Object)
+	}
+	s.content = container.NewBorder(top, s.status, nil, nil, s.paged.Object)
 	return s
 }
 
