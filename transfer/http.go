@@ -16,8 +16,8 @@ import (
 
 // Causes given to a request's context when the engine abandons it.
 var (
-	errStalled = errors.New("no progress within the stall timeout, so the request was abandoned")
-	errWoke    = errors.New("the system woke from sleep or its network changed, so the request was abandoned")
+	errStalled error = &abandonedError{"no progress within the stall timeout"}
+	errWoke    error = &abandonedError{"the system woke from sleep or its network changed"}
 )
 
 // answer is a server's reply with its body read.

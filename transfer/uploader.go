@@ -151,6 +151,8 @@ type upload struct {
 	lastEmit  time.Duration
 	chunks    chunkSizer    // the length of the next chunk
 	chunkTook time.Duration // the last chunk's request, first byte to answer
+	cutAfter  int64         // body bytes the last chunk handed the transport before it failed
+	quickAt   int64         // best when the session was last asked at once after a cut; -1: never
 
 	// The running sums of the file's bytes as they go out (checksum.go):
 	// its SHA-256 (nil when the caller gave it) and the sums the target
@@ -166,7 +168,7 @@ type upload struct {
 func (u *Uploader) Upload(ctx context.Context, w Work) (*Response, error) {
 	u = u.withDefaults()
 	rec := w.Record
-	up := &upload{u: u, rec: &rec, sink: w.Sink}
+	up := &upload{u: u, rec: &rec, sink: w.Sink, quickAt: -1}
 	if up.sink == nil {
 		up.sink = nopSink{}
 	}
