@@ -129,6 +129,9 @@ type NetError struct {
 }
 
 func (e *NetError) Error() string {
+	if ab := (*abandonedError)(nil); errors.As(e.Err, &ab) {
+		return fmt.Sprintf("%s, so the request was abandoned (%s to %s)", ab.msg, e.Op, e.Where)
+	}
 	return fmt.Sprintf("%s: %s to %s: %s", e.what(), e.Op, e.Where, redact(e.Err.Error()))
 }
 
@@ -136,11 +139,8 @@ func (e *NetError) Error() string {
 // "the connection dropped" where the system says "read: connection reset
 // by peer".
 func (e *NetError) what() string {
-	var abandoned *abandonedError
 	var op *net.OpError
 	switch {
-	case errors.As(e.Err, &abandoned):
-		return "the request was abandoned"
 	case errors.As(e.Err, &op) && op.Op == "dial":
 		return "could not reach the server"
 	}

@@ -60,10 +60,10 @@ func TestCutAsksAtOnce(t *testing.T) {
 		return false
 	}
 	clock := NewFakeClock(time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC))
-	u := NewUploader(Uploader{Clock: clock, Retry: RetryPolicy{Base: 50 * time.Second, MaxRetries: 3}, Stall: time.Hour})
+	u := NewUploader(Uploader{Clock: clock, Retry: RetryPolicy{Base: 50 * time.Second, MaxRetries: 3}, Stall: time.Hour, MinSpeed: MinSpeed{Rate: -1}})
 	path, _ := writeFile(t, 6*Q)
 	sink := &recSink{}
-	err, waits := driveTimers(t, clock, runUpload(t, u, uploadRecord(t, f.url(), path, 2*Q), sink), 10*time.Minute)
+	err, waits := driveTimers(t, clock, runUpload(t, u, uploadRecord(t, f.url(), path, 2*Q), sink), time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,10 +94,10 @@ func TestBusyServerStillBacksOff(t *testing.T) {
 		return false
 	}
 	clock := NewFakeClock(time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC))
-	u := NewUploader(Uploader{Clock: clock, Retry: RetryPolicy{Base: 50 * time.Second, MaxRetries: 3}, Stall: time.Hour})
+	u := NewUploader(Uploader{Clock: clock, Retry: RetryPolicy{Base: 50 * time.Second, MaxRetries: 3}, Stall: time.Hour, MinSpeed: MinSpeed{Rate: -1}})
 	path, _ := writeFile(t, 6*Q)
 	sink := &recSink{}
-	err, waits := driveTimers(t, clock, runUpload(t, u, uploadRecord(t, f.url(), path, 2*Q), sink), 10*time.Minute)
+	err, waits := driveTimers(t, clock, runUpload(t, u, uploadRecord(t, f.url(), path, 2*Q), sink), time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,9 +127,9 @@ func TestCutsWithoutProgressGiveUp(t *testing.T) {
 		return false
 	}
 	clock := NewFakeClock(time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC))
-	u := NewUploader(Uploader{Clock: clock, Retry: RetryPolicy{Base: 50 * time.Second, MaxRetries: 3}, Stall: time.Hour})
+	u := NewUploader(Uploader{Clock: clock, Retry: RetryPolicy{Base: 50 * time.Second, MaxRetries: 3}, Stall: time.Hour, MinSpeed: MinSpeed{Rate: -1}})
 	path, _ := writeFile(t, 2*ChunkQuantum)
-	err, waits := driveTimers(t, clock, runUpload(t, u, uploadRecord(t, f.url(), path, ChunkQuantum), nil), 10*time.Minute)
+	err, waits := driveTimers(t, clock, runUpload(t, u, uploadRecord(t, f.url(), path, ChunkQuantum), nil), time.Minute)
 	if !errors.Is(err, ErrGaveUp) {
 		t.Fatalf("got %v, want it to give up", err)
 	}

@@ -27,6 +27,12 @@ type Uploader struct {
 	// returns a channel closed when that ends; "" when requests may go.
 	// Waiting while held burns no retry. Nil: never held.
 	Held func() (reason string, released <-chan struct{})
+	// Limit caps the bytes per second of every upload that shares it
+	// (nil: no limit). Changing its rate reaches requests in flight.
+	Limit *Limiter
+	// MinSpeed abandons a request that trickles (see MinSpeed); zero:
+	// DefaultMinSpeed.
+	MinSpeed MinSpeed
 
 	prepared bool // by NewUploader: defaults in, client copied
 }
@@ -113,6 +119,7 @@ func (u Uploader) withDefaults() *Uploader {
 	if u.Stall <= 0 {
 		u.Stall = DefaultStallTimeout
 	}
+	u.MinSpeed = u.MinSpeed.withDefaults()
 	if u.SessionTTL <= 0 {
 		u.SessionTTL = DefaultSessionTTL
 	}
