@@ -101,8 +101,30 @@ func (q *Queue) watchSystem() {
 		case platform.PrimaryChanged:
 			http.DefaultClient.CloseIdleConnections()
 			q.Wake()
+		case platform.Metered:
+			q.SetMetered(true) // the person's policy (SetOnMetered) says what waits
+		case platform.NotMetered:
+			q.SetMetered(false)
 		}
 	})
+}
+
+// SetBandwidthSpec limits every upload together to a rate or a timetable
+// in rclone's --bwlimit syntax ("off", "2M", "08:00,1M 19:00,off"), at
+// once, requests in flight included.
+func (q *Queue) SetBandwidthSpec(spec string) error {
+	t, err := transfer.ParseBandwidth(spec)
+	if err != nil {
+		return err
+	}
+	q.SetSchedule(t)
+	return nil
+}
+
+// SetOnMetered is the person's setting: whether large uploads (over the
+// engine's default size) pause while the connection is metered.
+func (q *Queue) SetOnMetered(pause bool) {
+	q.SetMeteredPolicy(transfer.MeteredPolicy{Pause: pause})
 }
 
 // sweep takes from the spool what no job of the journal needs.

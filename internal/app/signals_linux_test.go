@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -205,5 +206,90 @@ func TestPrimaryConnectionChangeAbandonsTheRequest(t *testing.T) {
 	defer cancel()
 	if snap, err := q.Wait(ctx, id); err != nil || snap.State != transfer.StateDone {
 		t.Fatalf("after the switch: %s %v", snap.State, err)
+	}
+}
+
+// On a metered connection (NetworkManager's Metered: yes), a large upload
+// waits, saying why, while a small message still goes; when the
+// connection is no longer metered, the large one goes too.
+func TestMeteredHoldsLargeUploads(t *testing.T) {
+	nm := systemBus(t, "org.freedesktop.NetworkManager")
+	metered := func(v uint32) {
+		t.Helper()
+		if err := nm.Emit("/org/freedesktop/NetworkManager", "org.freedesktop.DBus.Properties.PropertiesChanged", "org.freedesktop.NetworkManager",
+			map[string]dbus.Variant{"Metered": dbus.MakeVariant(v)}, []string{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const large = 64 << 10
+	release := make(chan struct{}) // until metered no more, the large file's bytes go nowhere
+	var largeChunks atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		name := r.URL.Query().Get("name")
+		switch {
+		case r.URL.Query().Get("uploadType") == "resumable":
+			w.Header().Set("Location", "http://"+r.Host+"/session?name="+name)
+		case strings.HasPrefix(r.Header.Get("Content-Range"), "bytes */"):
+			w.WriteHeader(http.StatusPermanentRedirect) // nothing stored
+		case name == "large":
+			largeChunks.Add(1)
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+			w.Write([]byte(`{"id":"large"}`))
+		default:
+			w.Write([]byte(`{"id":"small"}`))
+		}
+	}))
+	defer srv.Close()
+	state := t.TempDir()
+	dir := t.TempDir()
+	bigPath, smallPath := filepath.Join(dir, "video.bin"), filepath.Join(dir, "note.txt")
+	os.WriteFile(bigPath, make([]byte, large), 0o600)
+	os.WriteFile(smallPath, []byte("hello"), 0o600)
+	events := make(chan transfer.Event, 1024)
+	q, err := OpenQueue(transfer.Config{StateDir: state, Events: events, Metered: transfer.MeteredPolicy{Pause: true, Over: 1 << 10}}, NewSpool(SpoolDir(state)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	metered(1) // NM_METERED_YES
+	big, err := q.Add(transfer.Spec{URL: srv.URL + "/upload/x?name=large", ContentType: "application/octet-stream", Path: bigPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, err := q.Add(transfer.Spec{URL: srv.URL + "/upload/x?name=small", ContentType: "text/plain", Path: smallPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(20 * time.Second)
+	smallDone, bigHeld := false, false
+	for !smallDone || !bigHeld {
+		select {
+		case e := <-events:
+			switch {
+			case e.Job == small && e.Kind == transfer.EventDone:
+				smallDone = true
+			case e.Job == big && e.Kind == transfer.EventDone:
+				t.Fatal("the large upload went on a metered connection")
+			case e.Job == big:
+				bigHeld = e.Snap.Held == transfer.HeldMetered
+			}
+		case <-deadline:
+			t.Fatalf("small done %v, large held %v", smallDone, bigHeld)
+		}
+	}
+	if snap, _ := q.Job(big); snap.Held != transfer.HeldMetered || !snap.State.Unfinished() {
+		t.Fatalf("the large upload on a metered connection: %s, held %q", snap.State, snap.Held)
+	}
+	close(release)
+	metered(2) // NM_METERED_NO
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if snap, err := q.Wait(ctx, big); err != nil || snap.State != transfer.StateDone {
+		t.Fatalf("no longer metered: %s %v", snap.State, err)
 	}
 }
