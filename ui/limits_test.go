@@ -1,13 +1,18 @@
 package ui
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+
+	"carrier/internal/app"
+	"carrier/transfer"
 )
 
 // fakeLimits records what the screens ask of the queue; read says whether
@@ -158,4 +163,84 @@ func TestTraySpeedMenu(t *testing.T) {
 	if !item.ChildMenu.Items[1].Checked || item.ChildMenu.Items[3].Checked {
 		t.Error("the tray's checks did not follow the window")
 	}
+}
+
+// On a metered connection a large message waits, its row saying so with
+// Send anyway; pressed, the message goes. The queue is the app's, so the
+// window's settings reach the engine.
+func TestMeteredRowSendsAnyway(t *testing.T) {
+	h := newHarness(t)
+	h.q.SetMeteredPolicy(transfer.MeteredPolicy{Pause: true, Over: 1 << 10})
+	h.q.SetMetered(true) // as NetworkManager would say (internal/app's tests)
+	c := h.u.compose
+	c.attach(writeFile(t, "scan.pdf", bytes.Repeat([]byte("%PDF"), 4<<10)))
+	c.to.SetText("zoe@example.com")
+	c.subject.SetText("The scan")
+	c.body.SetText("Attached.")
+	test.Tap(c.sendBtn)
+	var row *transferRow
+	h.until("the message held on the metered connection", func() bool {
+		row = h.onlyRow()
+		return row != nil && row.state.Text == "Paused: metered connection" && row.sendAnyway.Visible()
+	})
+	if row.amount.Text == "" || !strings.HasPrefix(row.amount.Text, "0 bytes of") {
+		t.Errorf("held: amount %q", row.amount.Text)
+	}
+	test.Tap(row.sendAnyway)
+	h.until("the message sent anyway", func() bool { return row.state.Text == "Sent" || row.state.Text == "Done" })
+	if row.sendAnyway.Visible() {
+		t.Error("Send anyway still shows on a sent message")
+	}
+
+	// The window's upload speed is the engine's.
+	test.Tap(choiceNamed(h.u.transfers.network.speed, "256 KiB/s"))
+	if got := h.q.Bandwidth(); got != 256<<10 {
+		t.Errorf("256 KiB/s pressed: the queue limits to %d B/s", got)
+	}
+	n := h.u.transfers.network
+	test.Tap(choiceNamed(n.speed, speedCustom))
+	n.custom.SetText("every evening")
+	test.Tap(n.apply)
+	if !n.problem.Visible() || !strings.Contains(n.problem.Text, "every evening") || h.q.Bandwidth() != 256<<10 {
+		t.Errorf("a timetable that does not read: %q, limit %d", n.problem.Text, h.q.Bandwidth())
+	}
+}
+
+// A row held by the system says why in the words.
+func TestSleepingRow(t *testing.T) {
+	fu := &fakeUploads{recs: map[string]transfer.Snapshot{
+		"j1": {ID: "j1", Path: "/tmp/movie.mp4", URL: "http://127.0.0.1:9/upload/mirror/v1/timeline", Size: 100 << 20, State: transfer.StateRunning, Created: time.Now()},
+	}}
+	events := make(chan transfer.Event, 64)
+	h := newHarness(t, func(o *harnessOpts) { o.uploads, o.events = fu, events })
+	e := fu.event(transfer.EventRetrying, "j1", func(s *transfer.Snapshot) { s.State = transfer.StateRetrying })
+	e.Held, e.Reason = true, app.HeldAsleep
+	events <- e
+	row := h.u.transfers.rows["j1"]
+	h.until("the row says the machine sleeps", func() bool { return row.state.Text == "Sleeping: will resume on wake" })
+}
+
+// A job the metered rule holds after it was queued (the connection became
+// metered) is redrawn at once, though nothing moves to tick the rows.
+func TestHeldLaterIsShown(t *testing.T) {
+	fu := &fakeUploads{recs: map[string]transfer.Snapshot{
+		"j1": {ID: "j1", Path: "/tmp/movie.mp4", URL: "http://127.0.0.1:9/upload/mirror/v1/timeline", Size: 100 << 20, State: transfer.StateQueued, Created: time.Now()},
+	}}
+	events := make(chan transfer.Event, 64)
+	lim := &fakeLimits{read: readSpec}
+	h := newHarness(t, func(o *harnessOpts) {
+		o.uploads, o.events = fu, events
+		o.deps = func(d *Deps) { d.Limits = lim }
+	})
+	row := h.u.transfers.rows["j1"]
+	events <- fu.event(transfer.EventProgress, "j1", func(s *transfer.Snapshot) { s.Held = transfer.HeldMetered })
+	h.until("the row held", func() bool { return row.state.Text == "Paused: metered connection" && row.sendAnyway.Visible() })
+	test.Tap(row.sendAnyway)
+	h.until("Send anyway reaches the queue", func() bool {
+		lim.mu.Lock()
+		defer lim.mu.Unlock()
+		return len(lim.sent) == 1 && lim.sent[0] == "j1"
+	})
+	events <- fu.event(transfer.EventProgress, "j1", func(s *transfer.Snapshot) { s.Held = "" })
+	h.until("the row let go", func() bool { return row.state.Text == "Queued" && !row.sendAnyway.Visible() })
 }

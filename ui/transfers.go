@@ -64,6 +64,7 @@ type transferRow struct {
 	name, dest, state, amount    *widget.Label
 	bar                          *dualBar
 	pause, resume, cancel, retry *widget.Button
+	sendAnyway                   *widget.Button  // a large upload held on a metered connection
 	parts                        *fyne.Container // the part rows, under the message's own
 	partRows                     map[string]*partRow
 	object                       fyne.CanvasObject
@@ -166,13 +167,16 @@ func (s *transfersScreen) apply(e transfer.Event) bool {
 	if e.Snap.Seq < v.snap.Seq {
 		return false
 	}
-	before := v.snap.State
+	before, wasHeld := v.snap.State, v.snap.Held
 	v.snap = e.Snap
 	if e.Kind != transfer.EventRetrying {
 		v.retryAt, v.woke, v.held = time.Time{}, false, false
 	}
 	switch e.Kind {
 	case transfer.EventProgress:
+		if e.Snap.Held != wasHeld { // held or let go while nothing moves: no tick would show it
+			return true
+		}
 		v.dirty = true
 		return false
 	case transfer.EventRetrying:
@@ -253,10 +257,12 @@ func (s *transfersScreen) ensureRow(id string) {
 	r.resume = widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), func() { s.act(id, "resume") })
 	r.cancel = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { s.act(id, "cancel") })
 	r.retry = widget.NewButtonWithIcon("Retry", theme.ViewRefreshIcon(), func() { s.act(id, "retry") })
+	r.sendAnyway = widget.NewButtonWithIcon("Send anyway", theme.UploadIcon(), func() { s.act(id, "send anyway") })
+	r.sendAnyway.Hide()
 	r.parts = container.NewVBox()
 	r.parts.Hide()
 	r.partRows = map[string]*partRow{}
-	buttons := container.NewHBox(r.pause, r.resume, r.retry, r.cancel)
+	buttons := container.NewHBox(r.sendAnyway, r.pause, r.resume, r.retry, r.cancel)
 	r.object = container.NewVBox(
 		container.NewBorder(nil, nil, widget.NewIcon(theme.UploadIcon()), buttons, container.NewVBox(r.name, r.dest)),
 		r.bar,
@@ -327,6 +333,13 @@ func (s *transfersScreen) draw(id string) {
 	show(r.resume, st == transfer.StatePaused)
 	show(r.retry, st == transfer.StateFailed)
 	show(r.cancel, st.Unfinished() || st == transfer.StateFailed)
+	show(r.sendAnyway, s.u.deps.Limits != nil && heldMetered(snap))
+}
+
+// heldMetered reports whether a job waits only because the connection is
+// metered: the person may send it anyway.
+func heldMetered(snap transfer.Snapshot) bool {
+	return snap.Held == transfer.HeldMetered && snap.State.Unfinished() && snap.State != transfer.StatePaused
 }
 
 // clearFinished forgets the jobs that are done or cancelled (failed ones
@@ -381,6 +394,9 @@ func (s *transfersScreen) clearFinished() {
 // stateWords says what a job is doing, as a person would want to hear it.
 func stateWords(v jobView, now time.Time) string {
 	snap := v.snap
+	if heldMetered(snap) {
+		return transfer.HeldMetered
+	}
 	switch snap.State {
 	case transfer.StatePaused:
 		return "Paused"
