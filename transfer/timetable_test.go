@@ -9,7 +9,9 @@ import (
 func TestParseBandwidth(t *testing.T) {
 	const K, M, G = 1 << 10, 1 << 20, 1 << 30
 	mon := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC) // a Monday
-	at := func(day int, hh, mm int) time.Time { return mon.AddDate(0, 0, day).Add(time.Duration(hh)*time.Hour + time.Duration(mm)*time.Minute) }
+	at := func(day int, hh, mm int) time.Time {
+		return mon.AddDate(0, 0, day).Add(time.Duration(hh)*time.Hour + time.Duration(mm)*time.Minute)
+	}
 	cases := []struct {
 		in   string
 		when time.Time
