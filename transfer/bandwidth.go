@@ -52,7 +52,16 @@ func (q *Queue) SetSchedule(t Timetable) {
 
 func (q *Queue) followSchedule(t Timetable, gen int) {
 	for {
+		q.bw.mu.Lock()
+		if q.bw.gen != gen {
+			q.bw.mu.Unlock()
+			return
+		}
 		now := q.clock.Now()
+		if r := t.At(now); r != q.bw.limit.Rate() {
+			q.bw.limit.SetRate(r)
+		}
+		q.bw.mu.Unlock()
 		wait := min(t.Next(now).Sub(now), scheduleRecheck)
 		timer := q.clock.NewTimer(max(wait, time.Millisecond))
 		select {
@@ -61,12 +70,5 @@ func (q *Queue) followSchedule(t Timetable, gen int) {
 			return
 		case <-timer.C():
 		}
-		q.bw.mu.Lock()
-		if q.bw.gen != gen {
-			q.bw.mu.Unlock()
-			return
-		}
-		q.bw.limit.SetRate(t.At(q.clock.Now()))
-		q.bw.mu.Unlock()
 	}
 }

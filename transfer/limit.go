@@ -17,12 +17,14 @@ import (
 type Limiter struct {
 	clock Clock
 
-	mu      sync.Mutex
-	rate    int64         // bytes per second; 0: unlimited
-	owed    float64       // bytes reserved since the start
-	paid    float64       // bytes the rate has released since the start
-	last    time.Duration // clock.Elapsed at the last refill
-	changed chan struct{} // closed and replaced when the rate changes
+	mu       sync.Mutex
+	rate     int64         // bytes per second; 0: unlimited
+	owed     float64       // bytes reserved since the start
+	paid     float64       // bytes the rate has released since the start
+	last     time.Duration // clock.Elapsed at the last refill
+	changed  chan struct{} // closed and replaced when the rate changes
+	waiting  int           // reads waiting for their bytes (tests look)
+	waitNote chan struct{} // closed and replaced when waiting grows (tests look)
 }
 
 // limitTick bounds every wait in the limiter, so a change of rate, a
@@ -35,7 +37,7 @@ func NewLimiter(bytesPerSec int64, clock Clock) *Limiter {
 	if clock == nil {
 		clock = SystemClock()
 	}
-	l := &Limiter{clock: clock, changed: make(chan struct{}), last: clock.Elapsed()}
+	l := &Limiter{clock: clock, changed: make(chan struct{}), waitNote: make(chan struct{}), last: clock.Elapsed()}
 	l.SetRate(bytesPerSec)
 	return l
 }
@@ -119,6 +121,12 @@ func (l *Limiter) take(n int, stop <-chan struct{}, tick func()) (granted int, w
 		wait := time.Duration((ticket - l.paid) / float64(l.rate) * float64(time.Second))
 		wait = min(max(wait, time.Millisecond), limitTick)
 		changed := l.changed
+		if !waited {
+			l.waiting++
+			close(l.waitNote)
+			l.waitNote = make(chan struct{})
+			defer func() { l.mu.Lock(); l.waiting--; l.mu.Unlock() }()
+		}
 		l.mu.Unlock()
 		waited = true
 		if tick != nil {

@@ -115,6 +115,9 @@ var fullWeekdays = []string{"monday", "tuesday", "wednesday", "thursday", "frida
 
 // parseRate reads one rate in bytes per second; 0 is "off".
 func parseRate(s string) (int64, error) {
+	if _, _, err := parseWhen(s); err == nil {
+		return 0, fmt.Errorf("%q is not a rate but a time of day: a timetable entry is TIME,RATE", s)
+	}
 	if up, _, ok := strings.Cut(s, ":"); ok {
 		s = up // rclone's upload:download pair
 	}
