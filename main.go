@@ -71,11 +71,20 @@ func runDesktop(ctx context.Context, dirs app.Dirs) int {
 
 	tray := trayAvailable()
 	if desk, ok := a.(desktop.App); ok && tray {
-		desk.SetSystemTrayMenu(fyne.NewMenu("Carrier",
+		var menu *fyne.Menu
+		items := []*fyne.MenuItem{
 			fyne.NewMenuItem("Show", func() { w.Show(); w.RequestFocus() }),
 			fyne.NewMenuItem("Pause all", q.PauseAll),
-			fyne.NewMenuItem("Quit", a.Quit),
-		))
+		}
+		if speed := u.SpeedMenu(func() {
+			if menu != nil {
+				menu.Refresh()
+			}
+		}); speed != nil {
+			items = append(items, speed)
+		}
+		menu = fyne.NewMenu("Carrier", append(items, fyne.NewMenuItem("Quit", a.Quit))...)
+		desk.SetSystemTrayMenu(menu)
 	}
 	w.SetCloseIntercept(func() { u.CloseRequested(tray, a.Quit, w.Hide) })
 	go func() {
@@ -111,6 +120,7 @@ func deps(ctx context.Context, core *app.App, q *app.Queue, events <-chan transf
 		},
 		SignOut:   func() error { return core.Google.SignOut(ctx) },
 		SetFaults: core.Sandbox.SetFaults,
+		Limits:    q,
 	}
 }
 

@@ -160,9 +160,14 @@ type Snapshot struct {
 	Acked int64
 	// Sent is how far the bytes went: Acked where the system tells, else
 	// Written. Rate is ConfirmedRate, kept for the readers of the old name.
-	Sent      int64
-	Rate      float64
-	Blocked   string // waiting: why it cannot go on by itself (a job it needs failed)
+	Sent    int64
+	Rate    float64
+	Blocked string // waiting: why it cannot go on by itself (a job it needs failed)
+	// Held says why the job sends nothing now although nobody paused it:
+	// HeldMetered (the connection is metered and the job is large: a
+	// front end offers Queue.SendAnyway), or the system's hold ("Offline:
+	// waiting for the network"). "" when it is not held.
+	Held      string
 	Response  *Response
 	Error     string
 	Retryable bool

@@ -132,6 +132,13 @@ func (c *choices) choose(i int) {
 	}
 }
 
+// set shows option i as chosen without telling changed: the setting came
+// from elsewhere (kept, or the tray).
+func (c *choices) set(i int) {
+	c.chosen = i
+	c.show()
+}
+
 func (c *choices) show() {
 	for i, b := range c.buttons {
 		b.Icon = theme.RadioButtonIcon()

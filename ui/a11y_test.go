@@ -107,6 +107,7 @@ func TestEveryControlHasAName(t *testing.T) {
 		}
 		t.Fatal("the message with a link is not one row with its upload beneath")
 	}
+	test.Tap(choiceNamed(h.u.transfers.network.speed, speedCustom)) // the limit typed shows too
 	h.u.Select("Mailbox")
 	h.until("the mailbox loaded", func() bool { return len(h.u.mailbox.items) > 0 })
 	h.u.mailbox.choose(0)

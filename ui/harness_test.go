@@ -95,6 +95,9 @@ func newHarness(t *testing.T, opts ...func(*harnessOpts)) *harness {
 		},
 		Do: func(f func()) { h.calls <- f },
 	}
+	if h.q != nil {
+		d.Limits = h.q
+	}
 	if o.deps != nil {
 		o.deps(&d)
 	}

@@ -197,6 +197,18 @@ func (s *transfersScreen) drawGroup(r *transferRow, v jobView) {
 	show(r.resume, open && paused)
 	show(r.retry, open && failed)
 	show(r.cancel, open)
+	show(r.sendAnyway, open && s.u.deps.Limits != nil && heldFiles(g) > 0)
+}
+
+// heldFiles counts a message's uploads that wait on a metered connection.
+func heldFiles(g group) int {
+	n := 0
+	for _, j := range g.all {
+		if heldMetered(j) {
+			n++
+		}
+	}
+	return n
 }
 
 func newPartRow() *partRow {
@@ -309,6 +321,9 @@ func (s *transfersScreen) groupWords(g group) string {
 	case transfer.StatePaused:
 		return "Paused"
 	}
+	if n := heldFiles(g); n > 0 {
+		return sprintf("%s: %s wait%s. Send anyway sends them now", transfer.HeldMetered, map[bool]string{true: "a large file", false: sprintf("%d large files", n)}[n == 1], map[bool]string{true: "s", false: ""}[n == 1])
+	}
 	for _, p := range g.all[1:] {
 		switch p.State {
 		case transfer.StateFailed:
@@ -411,12 +426,20 @@ func (s *transfersScreen) act(id, what string) {
 		"resume": func(j string) error { return up.Resume(ctx, j) },
 		"retry":  func(j string) error { return up.Retry(ctx, j) },
 		"cancel": func(j string) error { return up.Cancel(ctx, j) },
+		"send anyway": func(j string) error {
+			if s.u.deps.Limits == nil {
+				return nil
+			}
+			return s.u.deps.Limits.SendAnyway(j)
+		},
 	}[what]
 	states := map[string]transfer.State{}
+	held := map[string]bool{}
 	s.mu.Lock()
 	for _, j := range jobs {
 		if v := s.views[j]; v != nil {
 			states[j] = v.snap.State
+			held[j] = heldMetered(v.snap)
 		}
 	}
 	s.mu.Unlock()
@@ -427,7 +450,7 @@ func (s *transfersScreen) act(id, what string) {
 			// jobs each as it applies, and a part that moved on by
 			// itself meanwhile is no problem.
 			grouped := len(jobs) > 1
-			if grouped && !applies(what, states[j]) {
+			if grouped && !applies(what, states[j]) || what == "send anyway" && !held[j] {
 				continue
 			}
 			if err := do(j); err != nil && (!grouped || !expected(err)) && problem == nil {

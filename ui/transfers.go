@@ -48,6 +48,7 @@ type transfersScreen struct {
 	ticking atomic.Bool // the redraw ticker runs: only while a job moves
 	status  *widget.Label
 	clear   *widget.Button
+	network *networkSettings // nil when the queue takes no settings
 
 	// A message with Drive links is one row: the jobs it needs (its
 	// uploads to Drive and their shares) are its parts, drawn under it.
@@ -63,6 +64,7 @@ type transferRow struct {
 	name, dest, state, amount    *widget.Label
 	bar                          *dualBar
 	pause, resume, cancel, retry *widget.Button
+	sendAnyway                   *widget.Button  // a large upload held on a metered connection
 	parts                        *fyne.Container // the part rows, under the message's own
 	partRows                     map[string]*partRow
 	object                       fyne.CanvasObject
@@ -78,9 +80,12 @@ func newTransfersScreen(u *UI) *transfersScreen {
 	s.status = widget.NewLabel("")
 	s.status.Wrapping = fyne.TextWrapWord
 	s.clear = widget.NewButtonWithIcon("Clear finished", theme.DeleteIcon(), s.clearFinished)
-	s.content = container.NewBorder(
-		container.NewBorder(nil, nil, nil, s.clear, widget.NewLabelWithStyle("Uploads survive lost connections, sleep and restarts: each one resumes where the server says it stands.", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})),
-		s.status, nil, nil, s.paged.Object)
+	top := container.NewVBox(container.NewBorder(nil, nil, nil, s.clear, widget.NewLabelWithStyle("Uploads survive lost connections, sleep and restarts: each one resumes where the server says it stands.", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})))
+	if u.deps.Limits != nil {
+		s.network = newNetworkSettings(u)
+		top.Add(s.network.Object)
+	}
+	s.content = container.NewBorder(top, s.status, nil, nil, s.paged.Object)
 	return s
 }
 
@@ -162,13 +167,16 @@ func (s *transfersScreen) apply(e transfer.Event) bool {
 	if e.Snap.Seq < v.snap.Seq {
 		return false
 	}
-	before := v.snap.State
+	before, wasHeld := v.snap.State, v.snap.Held
 	v.snap = e.Snap
 	if e.Kind != transfer.EventRetrying {
 		v.retryAt, v.woke, v.held = time.Time{}, false, false
 	}
 	switch e.Kind {
 	case transfer.EventProgress:
+		if e.Snap.Held != wasHeld { // held or let go while nothing moves: no tick would show it
+			return true
+		}
 		v.dirty = true
 		return false
 	case transfer.EventRetrying:
@@ -249,10 +257,12 @@ func (s *transfersScreen) ensureRow(id string) {
 	r.resume = widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), func() { s.act(id, "resume") })
 	r.cancel = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { s.act(id, "cancel") })
 	r.retry = widget.NewButtonWithIcon("Retry", theme.ViewRefreshIcon(), func() { s.act(id, "retry") })
+	r.sendAnyway = widget.NewButtonWithIcon("Send anyway", theme.UploadIcon(), func() { s.act(id, "send anyway") })
+	r.sendAnyway.Hide()
 	r.parts = container.NewVBox()
 	r.parts.Hide()
 	r.partRows = map[string]*partRow{}
-	buttons := container.NewHBox(r.pause, r.resume, r.retry, r.cancel)
+	buttons := container.NewHBox(r.sendAnyway, r.pause, r.resume, r.retry, r.cancel)
 	r.object = container.NewVBox(
 		container.NewBorder(nil, nil, widget.NewIcon(theme.UploadIcon()), buttons, container.NewVBox(r.name, r.dest)),
 		r.bar,
@@ -323,6 +333,13 @@ func (s *transfersScreen) draw(id string) {
 	show(r.resume, st == transfer.StatePaused)
 	show(r.retry, st == transfer.StateFailed)
 	show(r.cancel, st.Unfinished() || st == transfer.StateFailed)
+	show(r.sendAnyway, s.u.deps.Limits != nil && heldMetered(snap))
+}
+
+// heldMetered reports whether a job waits only because the connection is
+// metered: the person may send it anyway.
+func heldMetered(snap transfer.Snapshot) bool {
+	return snap.Held == transfer.HeldMetered && snap.State.Unfinished() && snap.State != transfer.StatePaused
 }
 
 // clearFinished forgets the jobs that are done or cancelled (failed ones
@@ -377,6 +394,9 @@ func (s *transfersScreen) clearFinished() {
 // stateWords says what a job is doing, as a person would want to hear it.
 func stateWords(v jobView, now time.Time) string {
 	snap := v.snap
+	if heldMetered(snap) {
+		return transfer.HeldMetered
+	}
 	switch snap.State {
 	case transfer.StatePaused:
 		return "Paused"

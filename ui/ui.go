@@ -66,6 +66,10 @@ type Deps struct {
 	// (the JSON of a "Desktop app" client); nil: signing in is not offered.
 	SignIn  func(ctx context.Context, clientSecret []byte) (Account, error)
 	SignOut func() error
+	// Limits takes the person's upload speed and metered-connection
+	// settings (kept in the app's preferences); nil: not offered.
+	Limits Limits
+
 	// SetFaults switches the sandbox's fault injection (chaos mode); nil
 	// when not on the sandbox.
 	SetFaults func(spec string) error

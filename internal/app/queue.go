@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"sync"
 
@@ -63,15 +64,20 @@ func OpenQueue(cfg transfer.Config, spool *Spool) (*Queue, error) {
 
 // Words for why uploads wait on the system; the front ends show them.
 const (
-	HeldAsleep  = "Sleeping: uploads go on when the computer wakes"
+	HeldAsleep  = "Sleeping: will resume on wake"
 	HeldOffline = "Offline: waiting for the network"
 )
 
 // watchSystem hears the system's power and network signals: before a
 // sleep, requests stop and every upload's place is kept; while offline,
 // nothing is sent and no retry is burnt; on a wake or a network back,
-// every upload asks its session where it stands at once. Where the system
-// cannot tell, the engine's clock comparison notices a wake by itself.
+// every upload asks its session where it stands at once. When traffic goes
+// another way (a Wi-Fi switch, a VPN up or down), requests on the old way
+// are abandoned at once rather than after the stall timeout, and idle
+// connections are dropped (Wake drops the queue's; the process's default
+// client carries the token refreshes and the mailbox's reads). Where the
+// system cannot tell, the engine's clock comparison notices a wake by
+// itself.
 func (q *Queue) watchSystem() {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
@@ -84,14 +90,41 @@ func (q *Queue) watchSystem() {
 			q.Hold(HeldAsleep)
 		case platform.Woke:
 			q.Release(HeldAsleep)
+			http.DefaultClient.CloseIdleConnections()
 			q.Wake()
 		case platform.NetworkDown:
 			q.Hold(HeldOffline)
 		case platform.NetworkUp:
 			q.Release(HeldOffline)
+			http.DefaultClient.CloseIdleConnections()
 			q.Wake()
+		case platform.PrimaryChanged:
+			http.DefaultClient.CloseIdleConnections()
+			q.Wake()
+		case platform.Metered:
+			q.SetMetered(true) // the person's policy (SetOnMetered) says what waits
+		case platform.NotMetered:
+			q.SetMetered(false)
 		}
 	})
+}
+
+// SetBandwidthSpec limits every upload together to a rate or a timetable
+// in rclone's --bwlimit syntax ("off", "2M", "08:00,1M 19:00,off"), at
+// once, requests in flight included.
+func (q *Queue) SetBandwidthSpec(spec string) error {
+	t, err := transfer.ParseBandwidth(spec)
+	if err != nil {
+		return err
+	}
+	q.SetSchedule(t)
+	return nil
+}
+
+// SetOnMetered is the person's setting: whether large uploads (over the
+// engine's default size) pause while the connection is metered.
+func (q *Queue) SetOnMetered(pause bool) {
+	q.SetMeteredPolicy(transfer.MeteredPolicy{Pause: pause})
 }
 
 // sweep takes from the spool what no job of the journal needs.

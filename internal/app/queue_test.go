@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -176,5 +177,26 @@ func TestWhichJobsNeedTheirFile(t *testing.T) {
 		if got := needed(filepath.Join(spool, c.name)); got != c.want {
 			t.Errorf("%s: needed %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// The window's upload speed reaches the engine: a limit in rclone's
+// syntax applies at once, and one that does not read is refused plainly,
+// leaving the limit as it was.
+func TestBandwidthSpec(t *testing.T) {
+	state := t.TempDir()
+	q, err := OpenQueue(transfer.Config{StateDir: state}, NewSpool(SpoolDir(state)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	if err := q.SetBandwidthSpec("2MB"); err != nil || q.Bandwidth() != 2<<20 {
+		t.Fatalf("2MB: %d %v", q.Bandwidth(), err)
+	}
+	if err := q.SetBandwidthSpec("fast please"); err == nil || !strings.Contains(err.Error(), "bandwidth") || q.Bandwidth() != 2<<20 {
+		t.Fatalf("a limit that does not read: %v, limit %d", err, q.Bandwidth())
+	}
+	if err := q.SetBandwidthSpec("off"); err != nil || q.Bandwidth() != 0 {
+		t.Fatalf("off: %d %v", q.Bandwidth(), err)
 	}
 }

@@ -9,10 +9,13 @@ import (
 type Signal int
 
 const (
-	Sleeping    Signal = iota + 1 // the machine is about to sleep
-	Woke                          // the machine woke: connections may be dead
-	NetworkUp                     // a network connection came (back)
-	NetworkDown                   // the last network connection went
+	Sleeping       Signal = iota + 1 // the machine is about to sleep
+	Woke                             // the machine woke: connections may be dead
+	NetworkUp                        // a network connection came (back)
+	NetworkDown                      // the last network connection went
+	Metered                          // the connection is metered (a phone's hotspot, a capped plan): large uploads may wait
+	NotMetered                       // the connection is not (or no longer) metered
+	PrimaryChanged                   // traffic goes another way now (a Wi-Fi switch, a VPN up or down): connections on the old way are dead
 )
 
 func (s Signal) String() string {
@@ -25,6 +28,12 @@ func (s Signal) String() string {
 		return "network up"
 	case NetworkDown:
 		return "network down"
+	case Metered:
+		return "metered"
+	case NotMetered:
+		return "not metered"
+	case PrimaryChanged:
+		return "primary connection changed"
 	}
 	return "signal?"
 }
@@ -38,5 +47,7 @@ var ErrNoSignals = errors.New("the system does not report sleep and network chan
 // ends. It returns once it is listening (or cannot listen); fn runs on a
 // goroutine of Watch's, one signal at a time. What it listens to is the
 // system's: logind and NetworkManager on Linux, power notifications on
-// Windows.
+// Windows. Metered and PrimaryChanged come only where a network manager
+// says so (NetworkManager); elsewhere any change of interfaces while
+// online is told as NetworkUp, which has the same effect on uploads.
 func Watch(ctx context.Context, fn func(Signal)) error { return watch(ctx, fn) }

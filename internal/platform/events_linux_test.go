@@ -2,6 +2,7 @@ package platform
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -147,5 +148,110 @@ func waitInhibitors(t *testing.T, conn *dbus.Conn, want int) {
 			t.Fatalf("logind holds %d inhibitors of Carrier, want %d", inhibitors(t, conn), want)
 		}
 		time.Sleep(20 * time.Millisecond) // another process lets go of a file: nothing to wait on
+	}
+}
+
+// NetworkManager's Metered and PrimaryConnection: read at start, then
+// followed through its PropertiesChanged signals (the template sends both
+// the standard one and NetworkManager's own: one change is told once).
+func TestMeteredAndPrimaryConnectionFromNetworkManager(t *testing.T) {
+	addr := dbustest.SystemBus(t)
+	dbusmock(t, addr, "networkmanager", nmName)
+	conn := busConn(t, addr)
+	nm := conn.Object(nmName, nmPath)
+	add := func(name string, v any) {
+		t.Helper()
+		if err := nm.Call("org.freedesktop.DBus.Mock.AddProperty", 0, nmIf, name, dbus.MakeVariant(v)).Err; err != nil {
+			t.Fatalf("add %s: %v", name, err)
+		}
+	}
+	add("Metered", uint32(nmMeteredYes)) // a phone's hotspot when Carrier starts
+	add("PrimaryConnection", dbus.ObjectPath("/org/freedesktop/NetworkManager/ActiveConnection/1"))
+
+	got := make(chan Signal, 16)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := Watch(ctx, func(s Signal) { got <- s }); err != nil {
+		t.Fatal(err)
+	}
+	want := func(step string, w Signal) {
+		t.Helper()
+		select {
+		case g := <-got:
+			if g != w {
+				t.Fatalf("%s: got %s, want %s", step, g, w)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: no signal, want %s", step, w)
+		}
+	}
+	want("at start", Metered)
+
+	// Processes that only pretend to be NetworkManager are not heard:
+	// one broadcasting, one sending to each listener directly (which no
+	// match rule filters).
+	fake := map[string]dbus.Variant{"Metered": dbus.MakeVariant(uint32(2)), "PrimaryConnection": dbus.MakeVariant(dbus.ObjectPath("/fake"))}
+	if err := conn.Emit(nmPath, propsIf+".PropertiesChanged", nmIf, fake, []string{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Emit(nmPath, nmIf+".PropertiesChanged", fake); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	if err := conn.BusObject().Call("org.freedesktop.DBus.ListNames", 0).Store(&names); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		if !strings.HasPrefix(name, ":") || name == conn.Names()[0] {
+			continue
+		}
+		body := []any{nmIf, fake, []string{}}
+		msg := &dbus.Message{Type: dbus.TypeSignal, Headers: map[dbus.HeaderField]dbus.Variant{
+			dbus.FieldPath:        dbus.MakeVariant(dbus.ObjectPath(nmPath)),
+			dbus.FieldInterface:   dbus.MakeVariant(propsIf),
+			dbus.FieldMember:      dbus.MakeVariant("PropertiesChanged"),
+			dbus.FieldDestination: dbus.MakeVariant(name),
+			dbus.FieldSignature:   dbus.MakeVariant(dbus.SignatureOf(body...)),
+		}, Body: body}
+		if call := conn.Send(msg, nil); call.Err != nil {
+			t.Fatal(call.Err)
+		}
+	}
+
+	steps := []struct {
+		name string
+		v    any
+		want Signal // 0: nothing to tell
+	}{
+		{"Metered", uint32(nmMeteredGuessYes), 0}, // metered still
+		{"Metered", uint32(2), NotMetered},        // NM_METERED_NO
+		{"Metered", uint32(4), 0},                 // NM_METERED_GUESS_NO: not metered still
+		{"Metered", uint32(nmMeteredGuessYes), Metered},
+		{"Metered", uint32(0), NotMetered}, // NM_METERED_UNKNOWN
+		{"PrimaryConnection", dbus.ObjectPath("/org/freedesktop/NetworkManager/ActiveConnection/2"), PrimaryChanged}, // another Wi-Fi
+		{"PrimaryConnection", dbus.ObjectPath("/org/freedesktop/NetworkManager/ActiveConnection/2"), 0},              // the same, said again
+		{"PrimaryConnection", dbus.ObjectPath(nmNoConnection), 0},                                                    // none: StateChanged tells
+		{"PrimaryConnection", dbus.ObjectPath("/org/freedesktop/NetworkManager/ActiveConnection/3"), PrimaryChanged}, // a VPN up
+		{"Metered", uint32(nmMeteredYes), Metered},                                                                   // the last: nothing came before it
+	}
+	for _, s := range steps {
+		start := time.Now()
+		if err := nm.Call("org.freedesktop.DBus.Mock.SetProperty", 0, nmPath, nmIf, s.name, dbus.MakeVariant(s.v)).Err; err != nil {
+			t.Fatalf("set %s: %v", s.name, err)
+		}
+		if s.want == 0 {
+			continue
+		}
+		want(s.name+"="+fmt.Sprint(s.v), s.want)
+		if s.want == PrimaryChanged {
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("the primary connection's change told after %s, want within 1 s", d)
+			}
+		}
+	}
+	select {
+	case g := <-got:
+		t.Fatalf("an extra signal: %s", g)
+	default:
 	}
 }
