@@ -63,7 +63,7 @@ test: deps-test fmt-check vet vet-cross
 # The real binary under a virtual X server: a file dragged from another
 # program onto the window is sent; screenshots go to artifacts/screenshots.
 test-desktop: build
-	python3 scripts/e2e_desktop.py $(BIN)
+	/usr/bin/python3 scripts/e2e_desktop.py $(BIN)
 
 # Sign-in against a real Secret Service: a private D-Bus session, an
 # unlocked gnome-keyring-daemon and a scratch HOME that is then searched for

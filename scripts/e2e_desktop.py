@@ -1,10 +1,13 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """End-to-end test of the desktop app under a virtual X server.
 
 The real binary starts on a scratch sandbox; a file is dragged from another
 program (a GTK3 drag source) onto the window with xdotool; the message is
-sent; the sandbox must then hold it with that attachment. Screenshots of
-every screen are kept in artifacts/screenshots/.
+sent; the sandbox must then hold it with that attachment. After a restart
+on a NetworkManager that says the connection is metered (python-dbusmock on
+a private bus), a large message waits until "Send anyway", then goes at the
+upload speed chosen. Screenshots of every screen are kept in
+artifacts/screenshots/.
 
 Usage: e2e_desktop.py BINARY
 """
@@ -81,6 +84,10 @@ def api(base, token, path, method="GET", data=None):
         return json.loads(body) if body.strip().startswith(b"{") else body
 
 
+# Where the metered row's "Send anyway" button is, in the light restart.
+SEND_ANYWAY = (850, 214)
+
+
 def main():
     binary = os.path.abspath(sys.argv[1])
     scratch = tempfile.mkdtemp(prefix="carrier-e2e-")
@@ -105,7 +112,7 @@ def main():
     wait_for("the X server", lambda: os.path.exists("/tmp/.X11-unix/X%d" % n))
     log = open(os.path.join(scratch, "carrier.log"), "w")
     start([binary], env, stdout=log, stderr=log)
-    wid = wait_for("Carrier's window", lambda: window(env, "^Carrier$"))
+    wid = wait_for("Carrier's window", lambda: window(env, "^Carrier$"), timeout=90)
     g = geometry(env, wid)
     wx, wy = g["X"], g["Y"]
 
@@ -277,9 +284,22 @@ def main():
         with open(p, "w") as f:
             f.write("From: a crash\r\n")
         os.utime(p, (time.time() - 7200, time.time() - 7200))
-    env2 = dict(env, FYNE_THEME="light")
+    # The restarted app hears a NetworkManager (python-dbusmock on a
+    # private bus standing in for the system bus) that will say the
+    # connection is metered.
+    bus = start(["dbus-daemon", "--session", "--nofork", "--print-address"], env,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    bus_addr = bus.stdout.readline().strip()
+    start(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template", "networkmanager"],
+          dict(env, DBUS_SYSTEM_BUS_ADDRESS=bus_addr), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    import dbus
+    nm_bus = dbus.bus.BusConnection(bus_addr)
+    wait_for("the mocked NetworkManager", lambda: nm_bus.name_has_owner("org.freedesktop.NetworkManager"))
+    nm = nm_bus.get_object("org.freedesktop.NetworkManager", "/org/freedesktop/NetworkManager")
+    nm.AddProperty("org.freedesktop.NetworkManager", "Metered", dbus.UInt32(2), dbus_interface="org.freedesktop.DBus.Mock")
+    env2 = dict(env, FYNE_THEME="light", DBUS_SYSTEM_BUS_ADDRESS=bus_addr)
     start([binary], env2, stdout=log, stderr=log)
-    wid = wait_for("Carrier's window after a restart", lambda: window(env2, "^Carrier$"))
+    wid = wait_for("Carrier's window after a restart", lambda: window(env2, "^Carrier$"), timeout=90)
     time.sleep(2)
     click(270, 21)
     time.sleep(1)
@@ -296,6 +316,40 @@ def main():
     shot(env2, "8-transfers-cleared-light")
     if os.listdir(spool) or not os.path.exists(picture):
         fail("after Clear finished: spool %r, picture kept %r" % (os.listdir(spool), os.path.exists(picture)))
+
+    # On a metered connection a large message waits, says so, and goes
+    # when the person says "Send anyway", at the upload speed chosen.
+    nm.SetProperty("/org/freedesktop/NetworkManager", "org.freedesktop.NetworkManager", "Metered",
+                   dbus.UInt32(1), dbus_interface="org.freedesktop.DBus.Mock")
+    click(438, 106)  # Upload speed: 4 MiB/s
+    click(60, 21)  # Compose
+    time.sleep(0.5)
+    click(585, 65)  # To
+    type_text("zoe@example.com")
+    click(585, 258)  # Subject
+    type_text("Scans for the notary")
+    click(550, 330)  # body
+    type_text("Sent over a phone's hotspot.")
+    scans = os.path.join(scratch, "scans.pdf")
+    with open(scans, "wb") as f:
+        f.write(b"%PDF-1.4\n" + os.urandom(20_000_000))
+    drag(scans, 550, 330)
+    time.sleep(0.5)
+    click(1054, 695)  # Send
+    time.sleep(1.5)
+    shot(env2, "12-transfers-metered-light")
+    jobs_now = [json.load(open(os.path.join(jobs, n))) for n in os.listdir(jobs) if n.endswith(".json")]
+    if len(jobs_now) != 1 or api(base, token, "/gmail/v1/users/me/messages").get("resultSizeEstimate", 0) != 2:
+        fail("on a metered connection: jobs %r, or the sandbox got the large message" % [j.get("state") for j in jobs_now])
+    click(SEND_ANYWAY[0], SEND_ANYWAY[1])
+    time.sleep(2.0)
+    shot(env2, "13-transfers-send-anyway-limited-light")
+
+    def scans_sent():
+        msgs = api(base, token, "/gmail/v1/users/me/messages").get("messages", [])
+        return msgs[0]["id"] if len(msgs) == 3 else None
+
+    wait_for("the large message sent anyway", scans_sent, timeout=120)
     print("ok: dragged %s onto Carrier, sent it; the sandbox holds message %s with it; screenshots in %s"
           % (os.path.basename(attachment), mid, SHOTS), flush=True)
 
