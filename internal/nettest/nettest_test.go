@@ -145,6 +145,10 @@ func TestToxiLatencyBandwidth(t *testing.T) {
 	if wire := e.srv.WireBytes(); wire < int64(len(want)) {
 		t.Fatalf("the server read %d bytes for a file of %d", wire, len(want))
 	}
+	// Nothing lost on the way, so nothing may go twice.
+	if got := e.srv.SB.Stats().BytesReceived; got != int64(len(want)) {
+		t.Fatalf("the sandbox received %d media bytes for a file of %d on an undisturbed link", got, len(want))
+	}
 }
 
 // Connections die three ways at once: toxiproxy resets some on their first
