@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -22,7 +23,17 @@ type APIError struct {
 
 func (e *APIError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "the server answered %d %s", e.Code, http.StatusText(e.Code))
+	// A 5xx or a request to slow down is the server's load, not the
+	// connection's fault: the words say so, since a person otherwise
+	// blames the network.
+	switch {
+	case e.Code >= 500:
+		fmt.Fprintf(&b, "the server is busy (it answered %d %s)", e.Code, http.StatusText(e.Code))
+	case e.rateLimited():
+		fmt.Fprintf(&b, "the server asks to slow down (it answered %d %s)", e.Code, http.StatusText(e.Code))
+	default:
+		fmt.Fprintf(&b, "the server answered %d %s", e.Code, http.StatusText(e.Code))
+	}
 	if e.Status != "" {
 		fmt.Fprintf(&b, " (%s)", e.Status)
 	}
@@ -118,8 +129,29 @@ type NetError struct {
 }
 
 func (e *NetError) Error() string {
-	return fmt.Sprintf("%s to %s: %s", e.Op, e.Where, redact(e.Err.Error()))
+	if ab := (*abandonedError)(nil); errors.As(e.Err, &ab) {
+		return fmt.Sprintf("%s, so the request was abandoned (%s to %s)", ab.msg, e.Op, e.Where)
+	}
+	return fmt.Sprintf("%s: %s to %s: %s", e.what(), e.Op, e.Where, redact(e.Err.Error()))
 }
+
+// what says in a few words what became of the connection: a person reads
+// "the connection dropped" where the system says "read: connection reset
+// by peer".
+func (e *NetError) what() string {
+	var op *net.OpError
+	switch {
+	case errors.As(e.Err, &op) && op.Op == "dial":
+		return "could not reach the server"
+	}
+	return "the connection dropped"
+}
+
+// abandonedError is a cause the engine gives a request it abandons itself
+// (stalled, too slow, a wake, a hold), as opposed to one the network broke.
+type abandonedError struct{ msg string }
+
+func (e *abandonedError) Error() string { return e.msg }
 
 func (e *NetError) Unwrap() error { return e.Err }
 

@@ -163,6 +163,11 @@ type Snapshot struct {
 	Sent      int64
 	Rate      float64
 	Blocked   string // waiting: why it cannot go on by itself (a job it needs failed)
+	// Held says why the job sends nothing now although nobody paused it:
+	// HeldMetered (the connection is metered and the job is large: a
+	// front end offers Queue.SendAnyway), or the system's hold ("Offline:
+	// waiting for the network"). "" when it is not held.
+	Held string
 	Response  *Response
 	Error     string
 	Retryable bool

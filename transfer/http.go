@@ -16,8 +16,8 @@ import (
 
 // Causes given to a request's context when the engine abandons it.
 var (
-	errStalled = errors.New("no progress within the stall timeout, so the request was abandoned")
-	errWoke    = errors.New("the system woke from sleep or its network changed, so the request was abandoned")
+	errStalled error = &abandonedError{"no progress within the stall timeout"}
+	errWoke    error = &abandonedError{"the system woke from sleep or its network changed"}
 )
 
 // answer is a server's reply with its body read.
@@ -32,19 +32,43 @@ const maxAnswerBody = 8 << 20
 
 // progressBody is a request body that reports each read, so the stall
 // watchdog and progress events see bytes leave. It never reads a whole
-// chunk: the transport pulls it through its own small buffer.
+// chunk: the transport pulls it through its own small buffer. Under a
+// bandwidth limit it reads one small piece at a time, each when the limit
+// allows it.
 type progressBody struct {
 	r      io.Reader
 	mu     sync.Mutex
 	n      int64
 	closed bool
 	onRead func(total int64) // called with the body bytes read so far
+
+	// Set by exchange before the request goes.
+	limit     *Limiter
+	stop      <-chan struct{} // the request ended: waits in the limiter end
+	tick      func()          // the watchdog, told while the limit holds bytes back
+	throttled atomic.Int64    // Clock.Elapsed+1 when the limit last held bytes back; 0: never
+	clock     Clock
 }
 
 var errBodyClosed = errors.New("request body read after the request ended")
 
 func (b *progressBody) Read(p []byte) (int, error) {
+	granted := len(p)
+	if b.limit != nil && len(p) > 0 {
+		g, waited, err := b.limit.take(len(p), b.stop, b.tick)
+		if err != nil {
+			return 0, err
+		}
+		if waited && b.clock != nil {
+			b.throttled.Store(int64(b.clock.Elapsed()) + 1)
+		}
+		granted = g
+		p = p[:g]
+	}
 	n, err := b.r.Read(p)
+	if n < granted {
+		b.limit.refund(granted - n)
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
@@ -79,6 +103,7 @@ func (b *progressBody) count() int64 {
 type watchdog struct {
 	clock Clock
 	last  atomic.Int64 // Clock.Elapsed at the last sign of life
+	speed *speedRule   // nil: no body to hold to a minimum speed
 }
 
 func (w *watchdog) touch() { w.last.Store(int64(w.clock.Elapsed())) }
@@ -86,11 +111,20 @@ func (w *watchdog) touch() { w.last.Store(int64(w.clock.Elapsed())) }
 func (w *watchdog) run(stall time.Duration, wake <-chan struct{}, done <-chan struct{}, abandon context.CancelCauseFunc) {
 	for {
 		idle := w.clock.Elapsed() - time.Duration(w.last.Load())
-		t := w.clock.NewTimer(stall - idle)
+		wait := stall - idle
+		if w.speed != nil {
+			wait = min(wait, w.speed.every())
+		}
+		t := w.clock.NewTimer(wait)
 		select {
 		case <-t.C():
-			if w.clock.Elapsed()-time.Duration(w.last.Load()) >= stall {
+			now := w.clock.Elapsed()
+			if now-time.Duration(w.last.Load()) >= stall {
 				abandon(errStalled)
+				return
+			}
+			if w.speed.broken(now) {
+				abandon(tooSlow(w.speed.rule))
 				return
 			}
 		case <-wake:
@@ -125,6 +159,9 @@ func (t touchReader) Read(p []byte) (int, error) {
 func (up *upload) exchange(ctx context.Context, req *http.Request, op, where string, body *progressBody) (*answer, error) {
 	u := up.u
 	w := &watchdog{clock: u.Clock}
+	if body != nil && !u.MinSpeed.off() && req.ContentLength > 0 {
+		w.speed = &speedRule{rule: u.MinSpeed, body: body, length: req.ContentLength}
+	}
 	w.touch()
 	reqCtx, abandon := context.WithCancelCause(ctx)
 	defer abandon(nil)
@@ -142,6 +179,7 @@ func (up *upload) exchange(ctx context.Context, req *http.Request, op, where str
 		<-watched
 	}()
 	if body != nil {
+		body.limit, body.stop, body.tick, body.clock = u.Limit, reqCtx.Done(), w.touch, u.Clock
 		inner := body.onRead
 		body.onRead = func(n int64) {
 			w.touch()

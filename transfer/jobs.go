@@ -16,6 +16,7 @@ type job struct {
 	rec         Record
 	live        liveProgress
 	blocked     string    // waiting: why it cannot go on by itself
+	heldWhy     string    // the system's hold the job waits on, while it does
 	lastDurable time.Time // the last durable write of rec
 
 	release func()     // the journal lock; nil once let go
@@ -73,6 +74,12 @@ func (q *Queue) snapLocked(jb *job) Snapshot {
 	s := snapshotOf(&jb.rec)
 	s.Seq = q.seq.Add(1)
 	s.Blocked = jb.blocked
+	switch {
+	case q.meter.holdsBack(&jb.rec):
+		s.Held = HeldMetered
+	case jb.rec.State.Active():
+		s.Held = jb.heldWhy
+	}
 	if jb.rec.State.Active() {
 		s.Written, s.WriteRate = max(jb.live.sent, 0), jb.live.rate
 		if jb.live.paceAt != 0 || jb.live.pace != (Pace{}) {
@@ -230,10 +237,19 @@ func (s jobSink) Progress(sent int64, rate float64) {
 }
 
 func (s jobSink) Retrying(n RetryNotice) {
+	s.jb.mu.Lock()
+	s.jb.heldWhy = ""
+	if n.Held {
+		s.jb.heldWhy = n.Reason
+	}
+	s.jb.mu.Unlock()
 	s.q.transition(s.jb, MoveBackoff, StateRetrying, nil, Event{Attempt: n.Attempt, Wait: n.Wait, Reason: n.Reason, Woke: n.Woke, Held: n.Held})
 }
 
 func (s jobSink) Retried() {
+	s.jb.mu.Lock()
+	s.jb.heldWhy = ""
+	s.jb.mu.Unlock()
 	s.q.transition(s.jb, MoveAgain, StateRunning, nil, Event{})
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,6 +54,15 @@ type Config struct {
 	SessionTTL   time.Duration // sessions older than this are replaced
 	Clock        Clock         // nil: the system clock
 	WakeCheck    time.Duration // how often to compare the wall and monotonic clocks
+	// Bandwidth limits all uploads together to this many bytes per
+	// second (0: no limit); SetBandwidth and SetSchedule change it.
+	Bandwidth int64
+	// MinSpeed abandons a request slower than a rate over a window;
+	// see MinSpeed. Zero: DefaultMinSpeed.
+	MinSpeed MinSpeed
+	// Metered says which jobs wait while the connection is metered
+	// (SetMetered); zero: none do.
+	Metered MeteredPolicy
 	// Events receives what happens to jobs; nil drops them. Progress events
 	// are dropped when it is full; the others wait for room (or Close).
 	// The queue never closes it.
@@ -70,6 +80,8 @@ type Queue struct {
 	wakeCheck time.Duration
 	wake      *waker
 	holds     *holds
+	bw        bandwidth
+	meter     meter
 	events    chan<- Event
 	seq       atomic.Uint64
 
@@ -130,6 +142,14 @@ func New(cfg Config) (*Queue, error) {
 	if q.wakeCheck <= 0 {
 		q.wakeCheck = DefaultWakeCheck
 	}
+	if cfg.Bandwidth < 0 {
+		return nil, fmt.Errorf("bandwidth limit %d is negative (0 is no limit)", cfg.Bandwidth)
+	}
+	if err := cfg.MinSpeed.check(); err != nil {
+		return nil, err
+	}
+	q.bw.limit = NewLimiter(cfg.Bandwidth, q.clock)
+	q.meter.policy = cfg.Metered.withDefaults()
 	q.up = NewUploader(Uploader{
 		Client:     cfg.Client,
 		Auth:       cfg.Auth,
@@ -139,6 +159,8 @@ func New(cfg Config) (*Queue, error) {
 		SessionTTL: cfg.SessionTTL,
 		Interrupt:  q.wake.Chan,
 		Held:       q.holds.held,
+		Limit:      q.bw.limit,
+		MinSpeed:   cfg.MinSpeed,
 	})
 	workers := cfg.Workers
 	if workers <= 0 {
@@ -261,8 +283,15 @@ func (q *Queue) take() (*job, context.Context) {
 	if q.closed || len(q.pending) == 0 {
 		return nil, nil
 	}
-	jb := q.pending[0]
-	q.pending = q.pending[1:]
+	i := slices.IndexFunc(q.pending, func(jb *job) bool {
+		rec := jb.record()
+		return !q.meter.holdsBack(&rec)
+	})
+	if i < 0 {
+		return nil, nil // what is left waits for the connection
+	}
+	jb := q.pending[i]
+	q.pending = slices.Delete(q.pending, i, i+1)
 	if len(q.pending) > 0 {
 		q.poke() // another worker may be idle
 	}
@@ -301,7 +330,9 @@ func (q *Queue) work(ctx context.Context, jb *job) {
 		q.transition(jb, MovePause, StatePaused, nil, Event{})
 	case errors.Is(err, errCancelling):
 		// Cancel moves the job itself, once the session is deleted.
-	case errors.Is(err, errClosed):
+	case errors.Is(err, errClosed), errors.Is(err, errMetered):
+		// Back to the queue: a closing queue's job goes on next time, a
+		// job the metered rule holds waits there without a worker.
 		q.transition(jb, MoveStop, StateQueued, nil, Event{})
 	default:
 		msg := err.Error()

@@ -96,8 +96,11 @@ type Record struct {
 	// Verified names the checksum the server reported for what it holds
 	// and that matched the file's (SumSHA256, SumMD5, SumCRC32C); "" when
 	// it reported none the engine had.
-	Verified string    `json:"verified,omitempty"`
-	Updated  time.Time `json:"updated"`
+	Verified string `json:"verified,omitempty"`
+	// SendAnyway is the person's word that this job goes on a metered
+	// connection (Queue.SendAnyway).
+	SendAnyway bool      `json:"sendAnyway,omitempty"`
+	Updated    time.Time `json:"updated"`
 }
 
 // Cursor is where an upload stands: what the uploader learns as it goes

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	mrand "math/rand/v2"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -118,6 +119,12 @@ func (up *upload) resumable(ctx context.Context) (*Response, error) {
 			needStatus = rec.Session != ""
 		case verdictBackoffAsk, verdictRetry:
 			needStatus = needStatus || s == stepChunk
+			if s == stepChunk && up.mayAskAtOnce(err) {
+				if err := up.quickAsk(ctx, err); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			if err := up.backoff(ctx, err); err != nil {
 				return nil, err
 			}
@@ -263,6 +270,7 @@ func (up *upload) chunk(ctx context.Context, off int64) (int64, *Response, error
 	if err := up.catchUp(ctx, off); err != nil {
 		return 0, nil, err
 	}
+	up.cutAfter = 0
 	n := min(up.chunks.size(rec.ChunkSize), rec.Size-off)
 	var cr, sums string
 	var body *progressBody
@@ -335,6 +343,9 @@ func (up *upload) chunk(ctx context.Context, off int64) (int64, *Response, error
 	began := up.u.Clock.Elapsed()
 	a, err := up.exchange(xctx, req, "send bytes "+cr[len("bytes "):], sessionWhere(rec.Session), body)
 	if err != nil {
+		if body != nil {
+			up.cutAfter = body.count()
+		}
 		return 0, nil, err
 	}
 	up.chunkTook = up.u.Clock.Elapsed() - began
@@ -391,4 +402,48 @@ func (u *Uploader) CancelSession(ctx context.Context, rec Record) error {
 		return nil
 	}
 	return parseAPIError(a.status, a.body)
+}
+
+// The wait before asking a session where it stands after a cut: short,
+// random so that uploads cut by one event do not ask in step.
+const (
+	quickAskMin = 50 * time.Millisecond
+	quickAskMax = 250 * time.Millisecond
+)
+
+// mayAskAtOnce reports whether a failed chunk deserves a status query at
+// once rather than after the backoff: the connection broke (not the
+// server's refusal: a 5xx or 429 says it is busy, and backing off is what
+// it asks) after some of the body went out, and the last such quick ask
+// was followed by progress. A server that cuts every request without
+// keeping a byte gets one quick ask, then the counted backoff, so the
+// retry budget still ends the upload.
+func (up *upload) mayAskAtOnce(err error) bool {
+	var ne *NetError
+	if !errors.As(err, &ne) || errors.Is(err, errWoke) || up.cutAfter <= 0 {
+		return false
+	}
+	return up.best != up.quickAt
+}
+
+// quickAsk waits a short jitter before the status query that follows a
+// cut; the failure is not counted (progress resets the count anyway, and
+// if the server kept nothing, the next failure backs off).
+func (up *upload) quickAsk(ctx context.Context, cause error) error {
+	if held, err := up.waitHeld(ctx); held || err != nil {
+		return err
+	}
+	up.quickAt = up.best
+	wait := quickAskMin + time.Duration(mrand.Int64N(int64(quickAskMax-quickAskMin)+1))
+	t := up.u.Clock.NewTimer(wait)
+	defer t.Stop()
+	up.sink.Retrying(RetryNotice{Attempt: up.failures, Wait: wait, Reason: cause.Error() + "; asking the server where the upload stands"})
+	defer up.sink.Retried()
+	select {
+	case <-t.C():
+	case <-up.u.Interrupt():
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+	return nil
 }

@@ -27,6 +27,12 @@ type Uploader struct {
 	// returns a channel closed when that ends; "" when requests may go.
 	// Waiting while held burns no retry. Nil: never held.
 	Held func() (reason string, released <-chan struct{})
+	// Limit caps the bytes per second of every upload that shares it
+	// (nil: no limit). Changing its rate reaches requests in flight.
+	Limit *Limiter
+	// MinSpeed abandons a request that trickles (see MinSpeed); zero:
+	// DefaultMinSpeed.
+	MinSpeed MinSpeed
 
 	prepared bool // by NewUploader: defaults in, client copied
 }
@@ -113,6 +119,7 @@ func (u Uploader) withDefaults() *Uploader {
 	if u.Stall <= 0 {
 		u.Stall = DefaultStallTimeout
 	}
+	u.MinSpeed = u.MinSpeed.withDefaults()
 	if u.SessionTTL <= 0 {
 		u.SessionTTL = DefaultSessionTTL
 	}
@@ -151,6 +158,8 @@ type upload struct {
 	lastEmit  time.Duration
 	chunks    chunkSizer    // the length of the next chunk
 	chunkTook time.Duration // the last chunk's request, first byte to answer
+	cutAfter  int64         // body bytes the last chunk handed the transport before it failed
+	quickAt   int64         // best when the session was last asked at once after a cut; -1: never
 
 	// The running sums of the file's bytes as they go out (checksum.go):
 	// its SHA-256 (nil when the caller gave it) and the sums the target
@@ -166,7 +175,7 @@ type upload struct {
 func (u *Uploader) Upload(ctx context.Context, w Work) (*Response, error) {
 	u = u.withDefaults()
 	rec := w.Record
-	up := &upload{u: u, rec: &rec, sink: w.Sink}
+	up := &upload{u: u, rec: &rec, sink: w.Sink, quickAt: -1}
 	if up.sink == nil {
 		up.sink = nopSink{}
 	}
