@@ -179,6 +179,22 @@ func StartSandbox(o sandbox.Options) (*Server, error) {
 // what the proxy forwarded upstream and the server took, headers included.
 func (s *Server) WireBytes() int64 { return s.ln.read.Load() }
 
+// Reached returns a channel closed once the server has read n bytes from
+// its connections in all (WireBytes), so a test can act at a point of an
+// upload without polling.
+func (s *Server) Reached(n int64) <-chan struct{} {
+	ch := make(chan struct{})
+	l := s.ln
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.read.Load() >= n {
+		close(ch)
+		return ch
+	}
+	l.waits = append(l.waits, wait{n, ch})
+	return ch
+}
+
 // ResetAll resets every connection the server holds now (RST, with what
 // is in flight lost), and returns how many it reset.
 func (s *Server) ResetAll() int { return s.ln.resetAll() }
@@ -223,6 +239,27 @@ type trackListener struct {
 	read  atomic.Int64
 	mu    sync.Mutex
 	conns map[*trackConn]struct{}
+	waits []wait
+}
+
+type wait struct {
+	n  int64
+	ch chan struct{}
+}
+
+func (l *trackListener) add(n int) {
+	total := l.read.Add(int64(n))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	kept := l.waits[:0]
+	for _, w := range l.waits {
+		if total >= w.n {
+			close(w.ch)
+		} else {
+			kept = append(kept, w)
+		}
+	}
+	l.waits = kept
 }
 
 func (l *trackListener) Accept() (net.Conn, error) {
@@ -263,7 +300,9 @@ type trackConn struct {
 
 func (c *trackConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
-	c.l.read.Add(int64(n))
+	if n > 0 {
+		c.l.add(n)
+	}
 	return n, err
 }
 

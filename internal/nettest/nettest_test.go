@@ -212,3 +212,46 @@ func TestToxiBlackhole(t *testing.T) {
 	}
 	e.check(t, "blackhole", want)
 }
+
+// The final answer lost: toxiproxy swallows everything the server sends
+// (a downstream blackhole) from the middle of the only chunk on, so the
+// upload completes on the server while the engine hears nothing, and its
+// status queries are swallowed too. Once the server holds the object the
+// hole is lifted: the engine must learn of the object by asking, not make
+// a second one.
+func TestToxiFinalAnswerLost(t *testing.T) {
+	e := newEnv(t, transfer.Config{StallTimeout: 300 * time.Millisecond})
+	// Slow enough that the hole is in place long before the body's end.
+	if err := e.link.Add(nettest.Toxic{Type: "bandwidth", Stream: "upstream", Attributes: map[string]any{"rate": 200}}); err != nil {
+		t.Fatal(err)
+	}
+	const size = 300 << 10
+	mid := e.srv.Reached(size / 2)
+	want := e.add(t, "final", size)
+	select {
+	case <-mid:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the body never reached the server's middle")
+	}
+	if err := e.link.Add(nettest.Toxic{Name: "deaf", Type: "timeout", Stream: "downstream", Attributes: map[string]any{"timeout": 0}}); err != nil {
+		t.Fatal(err)
+	}
+	completedInHole := false
+	retries := e.await(t, func(ev transfer.Event) {
+		if ev.Kind != transfer.EventRetrying || completedInHole {
+			return
+		}
+		// Each retry is a request given up on in the hole; lift it only
+		// once the server has finished the upload, so its answer was lost.
+		if e.srv.SB.Stats().SessionsCompleted > 0 {
+			completedInHole = true
+			if err := e.link.Remove("deaf"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	if !completedInHole {
+		t.Fatalf("the upload ended without the server finishing it in the hole (%d retries)", len(retries))
+	}
+	e.check(t, "final", want)
+}
