@@ -18,7 +18,7 @@ WIN_OUT   := artifacts/windows
 WIN_ENV   := GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc
 
 .PHONY: all build run test test-desktop test-keyring test-windows deps-run deps-test deps-windows vet vet-cross fmt-check bench soak fuzz \
-        package package-windows build-windows clean
+        package package-windows build-windows clean bench-net
 
 all: build
 
@@ -98,14 +98,23 @@ build-windows: deps-windows
 # file uploaded by curl, carrier upload and the official Go client to the
 # sandbox, durable and with --fsync=false; about 15 minutes for 1 GiB; its
 # flags through BENCHFLAGS, e.g. BENCHFLAGS="-size 64MiB -rounds 1"), then
-# the packages' Go micro-benchmarks.
+# the packages' Go micro-benchmarks, then bench-net.
 bench: deps-test
 	GO="$(GO)" $(GO) run ./bench -out docs $(BENCHFLAGS)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	@$(MAKE) --no-print-directory bench-net
+
+# Issue 13's figures through Shopify's toxiproxy (go run ./bench/netbench,
+# about 3 minutes): progress truth (rate, ETA, "sent" against what the
+# sandbox holds) through a slow buffering link, and the flaky link (every
+# connection reset every 4 s) against the undisturbed one; its section of
+# docs/PERFORMANCE.md is replaced. Flags through NETBENCHFLAGS.
+bench-net:
+	$(GO) run ./bench/netbench -out docs/PERFORMANCE.md $(NETBENCHFLAGS)
 
 # The reliability soak of docs/RELIABILITY.md (go run ./soak: uploads under
-# faults, kill -9 and resume of the real binary, sandbox restarts, wake
-# latency; its flags through SOAKFLAGS, e.g. SOAKFLAGS="-uploads 50"), then
+# faults, the same through toxiproxy's faults, kill -9 and resume of the
+# real binary, sandbox restarts, wake latency; its flags through SOAKFLAGS, e.g. SOAKFLAGS="-uploads 50"), then
 # the packages' own soak tests made longer: CARRIER_SOAK is an upload count
 # for transfer's and an on-switch for sandbox's. Both steps always run.
 soak: deps-test

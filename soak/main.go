@@ -47,11 +47,17 @@ type config struct {
 	restartFaults string
 	wakes         int
 	verbose       bool
+	// The toxiproxy phase (toxi.go).
+	toxiMix   string        // sandbox faults besides toxiproxy's
+	toxiRate  int64         // KB/s per connection
+	toxiEvery time.Duration // mean gap between the driver's faults
+	toxiHoles float64       // share of them that are blackholes (the rest reset every busy connection)
+	toxiHole  time.Duration // how long a blackhole lasts
 }
 
 func main() {
 	var c config
-	flag.StringVar(&c.phases, "phases", "uploads,ratio,kill,restart,wake", "phases to run, comma-separated: uploads (harsh mix), ratio (5% resets + 5% 5xx), kill, restart, wake")
+	flag.StringVar(&c.phases, "phases", "uploads,ratio,toxi,kill,restart,wake", "phases to run, comma-separated: uploads (harsh mix), ratio (5% resets + 5% 5xx), toxi (phase 1's uploads through toxiproxy's faults), kill, restart, wake")
 	flag.Uint64Var(&c.seed, "seed", 7, "seed of the fault injection and of the file contents, so a run can be repeated")
 	flag.StringVar(&c.bin, "bin", "bin/carrier", "the carrier binary for the kill -9 and sandbox restart phases (go build -o bin/carrier .)")
 	flag.DurationVar(&c.timeout, "timeout", 14*time.Minute, "bound on the whole run")
@@ -71,6 +77,11 @@ func main() {
 	flag.StringVar(&c.restartRt, "restart-rate", "6MB", "the sandbox's bandwidth cap in the restart phase")
 	flag.StringVar(&c.restartFaults, "restart-faults", "latency=10ms", "faults besides the cap in the restart phase: a little latency, as any network has")
 	flag.IntVar(&c.wakes, "wakes", 10, "wake samples per scenario (a stalled request, a long backoff, a stalled request on a clock running in real time)")
+	flag.StringVar(&c.toxiMix, "toxi-sandbox", "err5xx=0.01", "sandbox faults of the toxiproxy phase, besides toxiproxy's (seed is added)")
+	flag.Int64Var(&c.toxiRate, "toxi-rate", 8000, "toxiproxy's bandwidth cap per connection in the toxiproxy phase, KB/s")
+	flag.DurationVar(&c.toxiEvery, "toxi-every", 700*time.Millisecond, "mean gap between the toxiproxy phase's resets of every busy connection and blackholes")
+	flag.Float64Var(&c.toxiHoles, "toxi-holes", 0.25, "share of those faults that are blackholes")
+	flag.DurationVar(&c.toxiHole, "toxi-hole", 1500*time.Millisecond, "how long a blackhole of the toxiproxy phase lasts (the engine's stall timeout here is 500 ms)")
 	flag.BoolVar(&c.verbose, "v", false, "log each step")
 	flag.Parse()
 	verbose = verbose || c.verbose
@@ -110,6 +121,7 @@ func run(ctx context.Context, c *config) int {
 	}{
 		{"uploads", runUploadsHarsh},
 		{"ratio", runUploadsRatio},
+		{"toxi", runUploadsToxi},
 		{"kill", runKills},
 		{"restart", runRestarts},
 		{"wake", runWakes},

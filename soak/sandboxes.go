@@ -38,12 +38,13 @@ type inproc struct {
 	sb   *sandbox.Sandbox
 	dir  string
 	base string
+	addr string // host:port
 	stop context.CancelFunc
 	done chan error
 }
 
-func openInproc(dir, faults string) (*inproc, error) {
-	sb, err := sandbox.Open(sandbox.Options{Dir: dir, Token: token, Faults: faults})
+func openInproc(dir, faults string, publicHosts ...string) (*inproc, error) {
+	sb, err := sandbox.Open(sandbox.Options{Dir: dir, Token: token, Faults: faults, PublicHosts: publicHosts})
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +54,7 @@ func openInproc(dir, faults string) (*inproc, error) {
 		return nil, err
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	s := &inproc{sb: sb, dir: dir, base: sandbox.URL(ln), stop: stop, done: make(chan error, 1)}
+	s := &inproc{sb: sb, dir: dir, base: sandbox.URL(ln), addr: ln.Addr().String(), stop: stop, done: make(chan error, 1)}
 	go func() { s.done <- sb.Serve(ctx, ln) }()
 	return s, nil
 }

@@ -27,11 +27,11 @@ const (
 )
 
 func runUploadsHarsh(ctx context.Context, c *config, dir string, rep *report) error {
-	return runMix(ctx, c, dir, rep, "harsh", c.harshMix, c.seed)
+	return runMix(ctx, c, dir, rep, "harsh", c.harshMix, c.seed, nil)
 }
 
 func runUploadsRatio(ctx context.Context, c *config, dir string, rep *report) error {
-	return runMix(ctx, c, dir, rep, "ratio", c.ratioMix, c.seed+1)
+	return runMix(ctx, c, dir, rep, "ratio", c.ratioMix, c.seed+1, nil)
 }
 
 // job is one upload of the soak and what it must end as.
@@ -77,11 +77,22 @@ func startDrain(events <-chan transfer.Event, stop <-chan struct{}) *drain {
 	return d
 }
 
-func runMix(ctx context.Context, c *config, dir string, rep *report, name, faults string, seed uint64) error {
+// front is what stands between the engine and the sandbox in a mix: it
+// is given the sandbox's host:port and returns the base URL the engine
+// uploads to, a description of its faults, a count of the faults it
+// injected so far, and how to stop it.
+type front func(ctx context.Context, sbAddr string) (base, faults string, injected func() int64, stop func(), err error)
+
+func runMix(ctx context.Context, c *config, dir string, rep *report, name, faults string, seed uint64, fr front) error {
 	ctx, cancel := context.WithTimeout(ctx, 6*time.Minute)
 	defer cancel()
 	spec := fmt.Sprintf("seed=%d,%s", seed, faults)
-	sb, err := openInproc(filepath.Join(dir, "sandbox"), spec)
+	var public []string
+	if fr != nil {
+		// Requests come addressed to the front's port.
+		public = []string{"127.0.0.1"}
+	}
+	sb, err := openInproc(filepath.Join(dir, "sandbox"), spec, public...)
 	if err != nil {
 		return err
 	}
@@ -91,6 +102,18 @@ func runMix(ctx context.Context, c *config, dir string, rep *report, name, fault
 			sb.close()
 		}
 	}()
+	base := sb.base
+	injected := func() int64 { return 0 }
+	if fr != nil {
+		var frFaults string
+		var stop func()
+		base, frFaults, injected, stop, err = fr(ctx, sb.addr)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		spec = frFaults + "; sandbox: " + spec
+	}
 	files := filepath.Join(dir, "files")
 	if err := os.MkdirAll(files, 0o700); err != nil {
 		return err
@@ -127,12 +150,12 @@ func runMix(ctx context.Context, c *config, dir string, rep *report, name, fault
 			j.gmail = true
 			j.name = fmt.Sprintf("soak-%s-%03d", name, i)
 			data = rfc822(seed*1000+uint64(i), j.name, size)
-			s = transfer.Spec{URL: gmailSendURL(sb.base), ContentType: "message/rfc822", ChunkSize: chunkFor(i)}
+			s = transfer.Spec{URL: gmailSendURL(base), ContentType: "message/rfc822", ChunkSize: chunkFor(i)}
 			res.Gmail++
 		} else {
 			j.name = fmt.Sprintf("%s/%03d obj", name, i)
 			data = randomBytes(seed*1000+uint64(i), uint64(size))
-			s = transfer.Spec{URL: storageURL(sb.base, j.name), ContentType: "application/octet-stream", ChunkSize: chunkFor(i)}
+			s = transfer.Spec{URL: storageURL(base, j.name), ContentType: "application/octet-stream", ChunkSize: chunkFor(i)}
 		}
 		j.size = int64(len(data))
 		if j.path, err = writeFileData(files, fmt.Sprintf("%03d.bin", i), data); err != nil {
@@ -202,7 +225,7 @@ func runMix(ctx context.Context, c *config, dir string, rep *report, name, fault
 	st := sb.sb.Stats()
 	res.ServerBytes, res.ClientBytes = st.BytesReceived, ct.media.Load()
 	res.Sessions, res.SessionsDone, res.Completions = st.SessionsCreated, st.SessionsCompleted, st.Completions
-	res.Injected, res.Requests = st.FaultsInjected, st.Requests
+	res.Injected, res.Requests = st.FaultsInjected+injected(), st.Requests
 	// A job that failed may still have completed on the server (that is
 	// what a failure after a dropped final answer would be), so the
 	// completions may exceed the finished jobs by at most the failed ones;
