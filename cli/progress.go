@@ -242,6 +242,9 @@ func runQueue(ctx context.Context, env *Env, f *transferFlags, auth transfer.Aut
 	if err != nil {
 		return nil, nil, err
 	}
+	if !f.schedule.Constant() {
+		q.SetSchedule(f.schedule)
+	}
 	stop, printed := make(chan struct{}), make(chan struct{})
 	go newProgress(env.Stderr).watch(events, stop, printed)
 	return q, func() {

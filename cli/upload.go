@@ -38,6 +38,11 @@ type transferFlags struct {
 	retryBase  time.Duration
 	maxRetries int
 	stall      time.Duration
+	bwlimit    string
+	minSpeed   string
+	onMetered  string
+	// schedule is --bwlimit read, for a timetable the queue follows.
+	schedule transfer.Timetable
 }
 
 func (f *transferFlags) add(fs interface {
@@ -52,6 +57,9 @@ func (f *transferFlags) add(fs interface {
 	fs.DurationVar(&f.retryBase, "retry-base", transfer.DefaultRetryBase, "base of the backoff: waits are base*2^n plus up to base at random")
 	fs.IntVar(&f.maxRetries, "max-retries", transfer.DefaultMaxRetries, "tries in a row without progress before giving up (n = 0..N)")
 	fs.DurationVar(&f.stall, "stall-timeout", transfer.DefaultStallTimeout, "abandon a request that makes no progress for this long, then resume")
+	fs.StringVar(&f.bwlimit, "bwlimit", "off", "limit all uploads together, in rclone's syntax: 2M (MiB/s; 2MB and 2MiB say the same), 512k, a bare number in KiB/s, off, or a timetable such as \"08:00,1M 19:00,off\" or \"Mon-08:00,512k Sat-00:00,off\"")
+	fs.StringVar(&f.minSpeed, "min-speed", "1k/60s", "abandon a request slower than RATE over WINDOW (RATE/WINDOW, e.g. 10k/60s), then ask the server where the upload stands; off to never")
+	fs.StringVar(&f.onMetered, "on-metered", "pause", fmt.Sprintf("pause or continue: on a metered connection, uploads over %d MiB wait until it is not metered", transfer.DefaultMeteredOver>>20))
 }
 
 // givenToken is the static token the person gave, if any: --token-file,
@@ -87,6 +95,18 @@ func (f *transferFlags) config(ctx context.Context, env *Env, events chan<- tran
 	if f.retryBase < 0 || f.stall < 0 || f.maxRetries < 0 {
 		return transfer.Config{}, usagef("--retry-base, --stall-timeout and --max-retries cannot be negative")
 	}
+	tt, err := transfer.ParseBandwidth(f.bwlimit)
+	if err != nil {
+		return transfer.Config{}, usagef("--bwlimit: %v", err)
+	}
+	f.schedule = tt
+	minSpeed, err := transfer.ParseMinSpeed(f.minSpeed)
+	if err != nil {
+		return transfer.Config{}, usagef("--min-speed: %v", err)
+	}
+	if f.onMetered != "pause" && f.onMetered != "continue" {
+		return transfer.Config{}, usagef("--on-metered must be pause or continue, not %q", f.onMetered)
+	}
 	maxRetries := f.maxRetries
 	if maxRetries == 0 {
 		maxRetries = -1 // the engine reads 0 as "default"
@@ -99,6 +119,11 @@ func (f *transferFlags) config(ctx context.Context, env *Env, events chan<- tran
 		StallTimeout: f.stall,
 		Events:       events,
 		Auth:         auth,
+		MinSpeed:     minSpeed,
+		Metered:      transfer.MeteredPolicy{Pause: f.onMetered == "pause"},
+	}
+	if tt.Constant() {
+		cfg.Bandwidth = tt.At(time.Now())
 	}
 	if auth != nil {
 		return cfg, nil

@@ -60,6 +60,9 @@ func TestUploadExitCodes(t *testing.T) {
 		{"bad type", []string{"--url", target, "--file", path, "--content-type", "a/b", "--upload-type", "simple"}, 2, "upload-type"},
 		{"bad chunk", []string{"--url", target, "--file", path, "--content-type", "a/b", "--chunk-size", "1000"}, 2, "262144"},
 		{"bad metadata", []string{"--url", target, "--file", path, "--content-type", "a/b", "--metadata", "{"}, 2, "JSON"},
+		{"bad bwlimit", []string{"--url", target, "--file", path, "--content-type", "a/b", "--bwlimit", "08:00,1M 19:00,fast"}, 2, `--bwlimit: bandwidth timetable "08:00,1M 19:00,fast": entry "19:00,fast": "fast" is not a rate`},
+		{"bad min-speed", []string{"--url", target, "--file", path, "--content-type", "a/b", "--min-speed", "10k/soon"}, 2, `--min-speed: minimum speed "10k/soon": "soon" is not a window`},
+		{"bad on-metered", []string{"--url", target, "--file", path, "--content-type", "a/b", "--on-metered", "wait"}, 2, "--on-metered must be pause or continue"},
 		{"wrong token", []string{"--url", target, "--file", path, "--content-type", "a/b", "--token", "nope"}, 1, "401"},
 		{"missing file", []string{"--url", target, "--file", path + ".none", "--content-type", "a/b", "--token", testToken}, 1, "cannot read"},
 	}

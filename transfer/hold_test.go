@@ -19,8 +19,8 @@ func TestHoldBurnsNoRetry(t *testing.T) {
 	waitChan(t, held)
 	h.q.Hold("Offline: waiting for the network")
 	e := h.await(func(e Event) bool { return e.Job == id && e.Kind == EventRetrying && e.Held })
-	if e.Reason != "Offline: waiting for the network" || e.Snap.State != StateRetrying {
-		t.Fatalf("held: %s (state %s)", e, e.Snap.State)
+	if e.Reason != "Offline: waiting for the network" || e.Snap.State != StateRetrying || e.Snap.Held != e.Reason {
+		t.Fatalf("held: %s (state %s, row held %q)", e, e.Snap.State, e.Snap.Held)
 	}
 	before := f.count("chunk") + f.count("status")
 	f.hook = nil

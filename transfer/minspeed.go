@@ -3,6 +3,7 @@ package transfer
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -118,4 +119,31 @@ func (s *speedRule) broken(now time.Duration) bool {
 	s.samples = s.samples[i:]
 	base := s.samples[0]
 	return float64(n-base.n) < float64(s.rule.Rate)*(now-base.at).Seconds()
+}
+
+// ParseMinSpeed reads a minimum-speed rule: "RATE/WINDOW" ("10k/60s"),
+// "RATE" (over DefaultMinSpeed's window), or "off". RATE is written as
+// for ParseBandwidth (a bare number is KiB/s); WINDOW as a Go duration.
+func ParseMinSpeed(s string) (MinSpeed, error) {
+	s = strings.TrimSpace(s)
+	if strings.EqualFold(s, "off") {
+		return MinSpeed{Rate: -1}, nil
+	}
+	rate, window, hasWindow := strings.Cut(s, "/")
+	r, err := parseRate(rate)
+	if err != nil {
+		return MinSpeed{}, fmt.Errorf("minimum speed %q: %w", s, err)
+	}
+	if r == 0 {
+		return MinSpeed{}, fmt.Errorf("minimum speed %q: a rate of 0 would never trip; say \"off\" to turn the rule off", s)
+	}
+	m := MinSpeed{Rate: r, Window: DefaultMinSpeed.Window}
+	if hasWindow {
+		d, err := time.ParseDuration(window)
+		if err != nil || d <= 0 {
+			return MinSpeed{}, fmt.Errorf("minimum speed %q: %q is not a window of time such as 60s or 2m", s, window)
+		}
+		m.Window = d
+	}
+	return m, nil
 }

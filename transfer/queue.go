@@ -309,7 +309,15 @@ func (q *Queue) poke() {
 
 // work runs one job on the Uploader and moves it to where the run ended.
 func (q *Queue) work(ctx context.Context, jb *job) {
-	defer q.settle(jb)
+	metered := false
+	defer func() {
+		q.settle(jb)
+		if metered {
+			// Back to the queue only once let go: there another worker
+			// may take it the moment the connection is free again.
+			q.transition(jb, MoveStop, StateQueued, nil, Event{})
+		}
+	}()
 	if err := q.transition(jb, MoveStart, StateRunning, nil, Event{}); err != nil && !jb.state().Active() {
 		return // moved meanwhile (cancelled, say)
 	}
@@ -330,10 +338,10 @@ func (q *Queue) work(ctx context.Context, jb *job) {
 		q.transition(jb, MovePause, StatePaused, nil, Event{})
 	case errors.Is(err, errCancelling):
 		// Cancel moves the job itself, once the session is deleted.
-	case errors.Is(err, errClosed), errors.Is(err, errMetered):
-		// Back to the queue: a closing queue's job goes on next time, a
-		// job the metered rule holds waits there without a worker.
+	case errors.Is(err, errClosed):
 		q.transition(jb, MoveStop, StateQueued, nil, Event{})
+	case errors.Is(err, errMetered):
+		metered = true // the metered rule holds it: it waits in the queue, without a worker
 	default:
 		msg := err.Error()
 		retry := retryable(err)

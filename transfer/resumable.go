@@ -99,6 +99,9 @@ func (up *upload) resumable(ctx context.Context) (*Response, error) {
 			continue
 		}
 		if ctx.Err() != nil {
+			if s == stepChunk {
+				up.askOnStop(ctx)
+			}
 			return nil, context.Cause(ctx)
 		}
 		switch decide(s, err) {
@@ -446,4 +449,26 @@ func (up *upload) quickAsk(ctx context.Context, cause error) error {
 		return context.Cause(ctx)
 	}
 	return nil
+}
+
+// stopAsk bounds the status query after a stop: a pause or a closing
+// queue waits that long at most for an answer.
+const stopAsk = 2 * time.Second
+
+// askOnStop asks the session where it stands when the caller stopped the
+// upload (a pause, a metered hold, the queue closing) while a chunk was
+// going out: the server kept what arrived, and the cursor, so the job's
+// row while paused and after a restart, should say so rather than the
+// last confirmation, which may be far behind (a 16 MiB chunk cut at
+// 11.9 MiB leaves it at 0). Not for a cancel: the session is deleted.
+func (up *upload) askOnStop(ctx context.Context) {
+	if up.cutAfter <= 0 || errors.Is(context.Cause(ctx), errCancelling) {
+		return
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopAsk)
+	defer cancel()
+	next, resp, err := up.status(sctx)
+	if err == nil && resp == nil && next > up.rec.Confirmed {
+		_ = up.confirm(next) // a failure to keep it only leaves the older offset
+	}
 }
