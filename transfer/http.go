@@ -188,6 +188,7 @@ func (up *upload) exchange(ctx context.Context, req *http.Request, op, where str
 			}
 		}
 		defer body.Close()
+		defer up.trail()()
 	}
 	req = req.WithContext(reqCtx)
 	resp, err := u.Client.Do(req)

@@ -155,7 +155,12 @@ type upload struct {
 	moved     int64        // bytes handed to the transport in this call, resends included: for the rate
 	rate      rateMeter    // of bytes written to the connection
 	conf      confirmMeter // of bytes the server confirmed
+	// progMu guards what progress reports read and write: the
+	// transport's goroutine reports as it reads the body, and trail's
+	// goroutine reports what the throttle held back.
+	progMu    sync.Mutex
 	lastEmit  time.Duration
+	heldBack  bool          // a report was throttled and not made since
 	chunks    chunkSizer    // the length of the next chunk
 	chunkTook time.Duration // the last chunk's request, first byte to answer
 	cutAfter  int64         // body bytes the last chunk handed the transport before it failed
@@ -276,23 +281,65 @@ const progressEvery = 100 * time.Millisecond
 
 // sentTo notes that the transport has read the file up to off.
 func (up *upload) sentTo(off int64) {
+	up.progMu.Lock()
+	defer up.progMu.Unlock()
 	if off > up.sent {
 		up.moved += off - up.sent
 	}
 	up.sent = off
-	up.progress(false)
+	up.report(false)
 }
 
 // progress reports, at most every progressEvery unless forced (a
 // confirmation is always worth showing).
 func (up *upload) progress(force bool) {
+	up.progMu.Lock()
+	defer up.progMu.Unlock()
+	up.report(force)
+}
+
+func (up *upload) report(force bool) {
 	now := up.u.Clock.Elapsed()
 	rate := up.rate.add(now, up.moved)
 	if !force && now-up.lastEmit < progressEvery {
+		up.heldBack = true
 		return
 	}
-	up.lastEmit = now
+	up.lastEmit, up.heldBack = now, false
 	up.sink.Progress(up.sent, rate)
+}
+
+// trail makes the report the throttle held back once its time comes,
+// while a request body is out. The kernel's buffers and a proxy swallow a
+// chunk's bytes in a burst and then the reads stop: without it, the last
+// burst would be shown only when the answer came, seconds later.
+func (up *upload) trail() (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		// Real time paces it, not the uploader's Clock: it only decides
+		// when to look, and a test's injected clock must not see its
+		// timers among the waits it counts.
+		tk := time.NewTicker(progressEvery)
+		defer tk.Stop()
+		for {
+			select {
+			case <-tk.C:
+				up.progMu.Lock()
+				if up.heldBack {
+					up.report(false)
+				}
+				up.progMu.Unlock()
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
 }
 
 func (up *upload) refresh(ctx context.Context, cause error) error {
