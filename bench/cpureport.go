@@ -34,7 +34,7 @@ func (c *cpuResult) section(cfg *config) string {
 		cu, ca := c.cpuPerGiB(t, "curl"), c.cpuPerGiB(t, "carrier")
 		ratio := ca / cu
 		w("| Carrier's CPU per GiB ≤ %.1f× curl's, %s (Carrier verifies %s) | %.2f× (%.2f vs %.2f CPU-s/GiB) | %s |\n",
-			t.goal, t.label, strings.ToUpper(t.verifies), ratio, ca, cu, verdict(ratio <= t.goal))
+			t.goal, t.label, sumName[t.verifies], ratio, ca, cu, verdict(ratio <= t.goal))
 	}
 	cw, co := cpuMedian(c.compose.with), cpuMedian(c.compose.without)
 	w("| composing a message with a %s attachment < %.1f CPU-s | %.3f CPU-s (%.3f without the attachment) | %s |\n",
@@ -129,6 +129,9 @@ func (c *cpuResult) section(cfg *config) string {
 	w("-compose-attach %s -compose-reps %d -idle-for %s -idle-rounds %d`.\n\n%s\n", sizeFlag(c.compose.attach), cfg.composeReps, cfg.idleFor, cfg.idleRounds, cpuEnd)
 	return b.String()
 }
+
+// sumName is how the report names a sum.
+var sumName = map[string]string{"crc32c": "CRC32C", "sha256": "SHA-256", "md5": "MD5"}
 
 // cpuPerGiB is a client's median CPU-seconds per GiB on target t.
 func (c *cpuResult) cpuPerGiB(t cpuTarget, client string) float64 {
