@@ -44,13 +44,22 @@ var cpuTargets = []cpuTarget{
 	{id: "drive", label: "Drive, resumable", verifies: "sha256", goal: 2.5},
 }
 
-// cpuClients, in the report's order; the rounds rotate it.
-var cpuClients = []string{"curl", "carrier", "official"}
+// cpuClients are the clients in the report's order (the rounds rotate
+// it): candidate builds of carrier (-variant) come after carrier, so a
+// proposed change is judged beside the code under test.
+func cpuClients(cfg *config) []string {
+	cs := []string{"curl", "carrier"}
+	for _, v := range cfg.variants {
+		cs = append(cs, "variant-"+v.name)
+	}
+	return append(cs, "official")
+}
 
 // cpuResult is the whole CPU part of one run.
 type cpuResult struct {
 	size       int64
 	rounds     int
+	clients    []string
 	perGiB     map[string]map[string][]sample // target id → client id → rounds
 	sha256     time.Duration                  // SHA-256 of the test file alone, in the harness
 	crc32c     time.Duration                  // CRC32C of the test file alone
@@ -68,7 +77,7 @@ func runCPU(ctx context.Context, cfg *config, tf *testFile) (*cpuResult, error) 
 	if err := buildCPUBinaries(ctx, cfg); err != nil {
 		return nil, err
 	}
-	res := &cpuResult{size: tf.size, rounds: cfg.cpuRounds, perGiB: map[string]map[string][]sample{},
+	res := &cpuResult{size: tf.size, rounds: cfg.cpuRounds, perGiB: map[string]map[string][]sample{}, clients: cpuClients(cfg),
 		loadBefore: loadAvg(), start: time.Now()}
 	var err error
 	logf("CPU part: hashing probes")
@@ -100,14 +109,14 @@ func runCPU(ctx context.Context, cfg *config, tf *testFile) (*cpuResult, error) 
 			if res.perGiB[t.id] == nil {
 				res.perGiB[t.id] = map[string][]sample{}
 			}
-			for i := range cpuClients {
-				c := cpuClients[(i+r)%len(cpuClients)]
+			for i := range res.clients {
+				c := res.clients[(i+r)%len(res.clients)]
 				s, err := cpuUpload(ctx, cfg, sb, t, c, tf, fmt.Sprintf("cpu-%s-%s-%d", t.id, c, r))
 				if err != nil {
 					return nil, fmt.Errorf("%s, %s: %w", t.label, c, err)
 				}
 				res.perGiB[t.id][c] = append(res.perGiB[t.id][c], s)
-				logf("CPU round %d/%d %-8s %-9s %6.2f CPU-s/GiB (user %.2f, sys %.2f)  %6.1f MB/s",
+				logf("CPU round %d/%d %-8s %-12s %6.2f CPU-s/GiB (user %.2f, sys %.2f)  %6.1f MB/s",
 					r+1, cfg.cpuRounds, t.id, c, perGiB(s.cpu(), tf.size), s.user.Seconds(), s.sys.Seconds(), mbps(tf.size, s.wall))
 			}
 		}
@@ -189,7 +198,9 @@ func cpuUpload(ctx context.Context, cfg *config, sb *sandboxProc, t cpuTarget, c
 	case c == "curl":
 		res, err = curlDrive(ctx, cfg, sb, tf, name)
 	case c == "carrier":
-		res, err = carrierCPU(ctx, cfg, sb, t, tf, name)
+		res, err = carrierCPU(ctx, cfg, sb, t, tf, name, cfg.carrierBin)
+	case strings.HasPrefix(c, "variant-"):
+		res, err = carrierCPU(ctx, cfg, sb, t, tf, name, variantPath(cfg, strings.TrimPrefix(c, "variant-")))
 	case t.id == "storage":
 		res, err = runProc(ctx, cfg.procLimit, []string{"BENCH_TOKEN=" + sb.token}, cfg.gclientBin,
 			"-endpoint", sb.base, "-bucket", bucket, "-name", name, "-file", tf.path, "-timeout", cfg.procLimit.String())
@@ -222,7 +233,7 @@ func driveUploadURL(sb *sandboxProc) string {
 // carrierCPU runs `carrier upload` and makes sure it verified the upload
 // with the target's sum: a figure for "CPU with SHA-256 verification" from
 // an upload that verified nothing would be a false one.
-func carrierCPU(ctx context.Context, cfg *config, sb *sandboxProc, t cpuTarget, tf *testFile, name string) (procResult, error) {
+func carrierCPU(ctx context.Context, cfg *config, sb *sandboxProc, t cpuTarget, tf *testFile, name, bin string) (procResult, error) {
 	state, err := os.MkdirTemp(cfg.work, "state-")
 	if err != nil {
 		return procResult{}, err
@@ -235,11 +246,20 @@ func carrierCPU(ctx context.Context, cfg *config, sb *sandboxProc, t cpuTarget, 
 		meta, _ := json.Marshal(map[string]string{"name": name})
 		args = append(args, "--url", driveUploadURL(sb), "--metadata", string(meta))
 	}
-	res, err := runProc(ctx, cfg.procLimit, []string{"CARRIER_TOKEN=" + sb.token}, cfg.carrierBin, args...)
+	res, err := runProc(ctx, cfg.procLimit, []string{"CARRIER_TOKEN=" + sb.token}, bin, args...)
 	if err == nil && !bytes.Contains(res.stderr, []byte("verified ("+t.verifies+")")) {
 		err = fmt.Errorf("carrier upload did not say \"verified (%s)\": %s", t.verifies, firstLines(res.stderr, 5))
 	}
 	return res, err
+}
+
+func variantPath(cfg *config, name string) string {
+	for _, v := range cfg.variants {
+		if v.name == name {
+			return v.path
+		}
+	}
+	return ""
 }
 
 // curlDrive is curlUpload for Drive: a session the harness starts with

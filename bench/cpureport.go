@@ -61,12 +61,23 @@ func (c *cpuResult) section(cfg *config) string {
 	w("  byte on both targets.\n")
 	w("- **official**: the official Go client with its defaults (`bench/gclient`, `google.golang.org/api/storage/v1`;\n")
 	w("  `bench/gdrive`, `google.golang.org/api/drive/v3`, `Files.Create(...).Media(f)`), 16 MiB chunks; it checks no sum.\n\n")
+	if len(cfg.variants) > 0 {
+		var vs []string
+		for _, v := range cfg.variants {
+			vs = append(vs, "`"+v.name+"`")
+		}
+		w("Candidate builds of carrier (`-variant NAME=PATH`: %s) run as carrier does, verification included;\n", strings.Join(vs, ", "))
+		w("they show what a proposed change would do and are not judged against the goals.\n\n")
+	}
 	w("| target | client | CPU-s per GiB | user (s) | sys (s) | × curl | goal | MB/s (wall) |\n|---|---|--:|--:|--:|--:|--:|--:|\n")
 	for _, t := range cpuTargets {
 		cu := c.cpuPerGiB(t, "curl")
-		for _, cl := range cpuClients {
+		for _, cl := range c.clients {
 			s := summarize(contender{}, c.perGiB[t.id][cl], c.size)
 			goal := ""
+			if strings.HasPrefix(cl, "variant-") {
+				goal = "(candidate)"
+			}
 			if cl == "carrier" {
 				goal = fmt.Sprintf("≤ %.1f×", t.goal)
 			}
