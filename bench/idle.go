@@ -1,8 +1,8 @@
 package main
 
 import (
+	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -61,23 +61,15 @@ func runIdle(ctx context.Context, cfg *config) (idleResult, error) {
 		return res, err
 	}
 	defer os.RemoveAll(home)
-	display, err := freeDisplay()
-	if err != nil {
-		return res, err
-	}
-	env := []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LANG=C.UTF-8", "DISPLAY=" + display,
-		"XDG_DATA_HOME=" + filepath.Join(home, "data"), "XDG_STATE_HOME=" + filepath.Join(home, "state"),
-		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_CACHE_HOME=" + filepath.Join(home, "cache"),
-	}
-	xvfb, err := startIdleProc(ctx, env, "Xvfb", display, "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+	xvfb, display, err := startXvfb(ctx)
 	if err != nil {
 		return res, err
 	}
 	defer xvfb.end()
-	sock := "/tmp/.X11-unix/X" + strings.TrimPrefix(display, ":")
-	if err := waitFor(ctx, 30*time.Second, "the X server", func() bool { _, err := os.Stat(sock); return err == nil }); err != nil {
-		return res, err
+	env := []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LANG=C.UTF-8", "DISPLAY=" + display,
+		"XDG_DATA_HOME=" + filepath.Join(home, "data"), "XDG_STATE_HOME=" + filepath.Join(home, "state"),
+		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_CACHE_HOME=" + filepath.Join(home, "cache"),
 	}
 	logf("idle: X server at %s; the desktop app and a bare Fyne window", display)
 	app, err := startIdleProc(ctx, env, cfg.carrierBin)
@@ -94,7 +86,11 @@ func runIdle(ctx context.Context, cfg *config) (idleResult, error) {
 		title string
 		p     *idleProc
 	}{{"Carrier", app}, {"Bare Fyne", bare}} {
-		if err := waitFor(ctx, 2*time.Minute, w.title+"'s window", func() bool { return hasWindow(ctx, env, w.title) && w.p.alive() }); err != nil {
+		err := waitFor(ctx, 2*time.Minute, w.title+"'s window", func() bool { return !w.p.alive() || hasWindow(ctx, env, w.title) })
+		if err == nil && !w.p.alive() {
+			err = fmt.Errorf("%s exited before its window showed", w.title)
+		}
+		if err != nil {
 			return res, fmt.Errorf("%w (%s)", err, firstLines(w.p.out.Bytes(), 5))
 		}
 	}
@@ -151,16 +147,44 @@ func hasWindow(ctx context.Context, env []string, title string) bool {
 	return len(strings.TrimSpace(string(out))) > 0
 }
 
-// freeDisplay is an X display number no server holds.
-func freeDisplay() (string, error) {
-	for n := 90; n < 200; n++ {
-		_, errLock := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", n))
-		_, errSock := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n))
-		if errors.Is(errLock, os.ErrNotExist) && errors.Is(errSock, os.ErrNotExist) {
-			return fmt.Sprintf(":%d", n), nil
-		}
+// startXvfb starts an X server on a display it picks itself (-displayfd:
+// it writes the number once it accepts connections), so that other X
+// servers starting on the machine meanwhile cannot take the same one.
+func startXvfb(ctx context.Context) (*idleProc, string, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, "", err
 	}
-	return "", errors.New("no free X display between :90 and :199")
+	defer r.Close()
+	p := &idleProc{cmd: exec.CommandContext(ctx, "Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp"),
+		out: &limitedBuffer{max: 64 << 10}, exited: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	p.cmd.ExtraFiles = []*os.File{w}
+	killWithParent(p.cmd)
+	err = p.cmd.Start()
+	w.Close()
+	if err != nil {
+		return nil, "", fmt.Errorf("Xvfb: %w", err)
+	}
+	go func() {
+		p.cmd.Wait()
+		close(p.exited)
+	}()
+	got := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		got <- strings.TrimSpace(line)
+	}()
+	select {
+	case n := <-got:
+		if n != "" {
+			return p, ":" + n, nil
+		}
+	case <-time.After(30 * time.Second):
+	case <-ctx.Done():
+	}
+	p.end()
+	return nil, "", fmt.Errorf("the X server did not start: %s", firstLines(p.out.Bytes(), 5))
 }
 
 // idleProc is a program started for the idle figure, ended with it.

@@ -195,7 +195,7 @@ func parseFlags(args []string) (*config, error) {
 		return nil, errors.New("-rounds must be at least 1")
 	case cfg.conc < 0 || cfg.concRounds < 1:
 		return nil, errors.New("-conc cannot be negative and -conc-rounds must be at least 1")
-	case cfg.conc > 0 && cfg.size/int64(cfg.conc) < 256<<10:
+	case cfg.conc > 0 && !cfg.cpuOnly && cfg.size/int64(cfg.conc) < 256<<10:
 		return nil, fmt.Errorf("-size %s is too small to split into %d uploads of at least 256 KiB", *size, cfg.conc)
 	}
 	return cfg, nil
