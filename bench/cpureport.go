@@ -148,7 +148,7 @@ func (c *cpuResult) section(cfg *config) string {
 	}
 	w("Run this part alone with `make bench-cpu` (`go run ./bench -cpu-only -out docs`): it replaces this section of\n")
 	w("the page and leaves the rest as the last whole run wrote it. The run that wrote it: `-size %s -cpu-rounds %d\n", sizeFlag(c.size), c.rounds)
-	w("-compose-attach %s -compose-reps %d -idle-for %s -idle-rounds %d`.\n\n%s\n", sizeFlag(c.compose.attach), cfg.composeReps, cfg.idleFor, cfg.idleRounds, cpuEnd)
+	w("-compose-attach %s -compose-reps %d -idle-for %s -idle-rounds %d`.\n\n%s", sizeFlag(c.compose.attach), cfg.composeReps, cfg.idleFor, cfg.idleRounds, cpuEnd)
 	return b.String()
 }
 

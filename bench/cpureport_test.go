@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A run of the CPU part alone must replace its own section and nothing
@@ -59,5 +60,39 @@ func TestSpliceCPURefusesAHalfMarkedPage(t *testing.T) {
 	got, _ := os.ReadFile(path)
 	if string(got) != page {
 		t.Fatalf("the page changed:\n%s", got)
+	}
+}
+
+// Running the CPU part again with the same figures leaves the page as it
+// was: nothing piles up around the section from run to run.
+func TestSpliceCPUTwiceIsOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "PERFORMANCE.md")
+	page := "# Carrier: performance\n\n## Goals\n\nthroughput\n\n## What was measured\n\nthe rest\n"
+	if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := &cpuResult{size: 1 << 30, rounds: 1, clients: []string{"curl", "carrier", "official"}, perGiB: map[string]map[string][]sample{}}
+	for _, tg := range cpuTargets {
+		c.perGiB[tg.id] = map[string][]sample{}
+		for _, cl := range c.clients {
+			c.perGiB[tg.id][cl] = []sample{{usage: usage{wall: time.Second, user: time.Second}}}
+		}
+	}
+	c.compose.with = []usage{{user: 100 * time.Millisecond}}
+	c.compose.without = []usage{{user: 10 * time.Millisecond}}
+	section := c.section(&config{composeReps: 1, idleRounds: 1})
+	if !strings.HasPrefix(section, cpuBegin) || !strings.HasSuffix(section, cpuEnd) {
+		t.Fatalf("the section does not sit between its markers:\n%s", section)
+	}
+	if err := spliceCPU(path, section); err != nil {
+		t.Fatal(err)
+	}
+	once, _ := os.ReadFile(path)
+	if err := spliceCPU(path, section); err != nil {
+		t.Fatal(err)
+	}
+	twice, _ := os.ReadFile(path)
+	if string(once) != string(twice) {
+		t.Fatalf("splicing the same section again changed the page:\n%q\nthen\n%q", once, twice)
 	}
 }

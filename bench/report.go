@@ -65,7 +65,7 @@ func (r *report) markdown() string {
 
 	r.writeGoals(w)
 	if r.cpu != nil {
-		w("%s", r.cpu.section(r.cfg))
+		w("%s\n", r.cpu.section(r.cfg))
 	}
 	r.writeMethod(w)
 	r.writeMachine(w)
