@@ -54,6 +54,17 @@ type config struct {
 	clean      bool
 	timeout    time.Duration
 	variants   []variant
+
+	// The CPU part (cpu.go).
+	cpuOnly       bool
+	cpuRounds     int
+	composeAttach int64
+	composeReps   int
+	idleFor       time.Duration
+	idleRounds    int
+	idleSettle    time.Duration
+	gdriveBin     string
+	bareBin       string
 }
 
 // variant is a candidate build of carrier, measured with its defaults
@@ -125,10 +136,30 @@ func parseFlags(args []string) (*config, error) {
 		cfg.variants = append(cfg.variants, variant{name, abs})
 		return nil
 	})
+	fs.BoolVar(&cfg.cpuOnly, "cpu-only", false, "run only the CPU part (CPU per GiB beside curl and the official client, composing, the app at rest) and replace its section of -out's PERFORMANCE.md")
+	fs.IntVar(&cfg.cpuRounds, "cpu-rounds", 3, "rounds of the CPU part's uploads; 0 skips the CPU part")
+	composeAttach := fs.String("compose-attach", "25MiB", "size of the attachment of the message the CPU part composes")
+	fs.IntVar(&cfg.composeReps, "compose-reps", 5, "messages composed with the attachment, and as many without")
+	fs.DurationVar(&cfg.idleFor, "idle-for", 30*time.Second, "length of one interval at rest of the desktop app and a bare Fyne window (0 skips them; they need Xvfb and xdotool)")
+	fs.IntVar(&cfg.idleRounds, "idle-rounds", 3, "intervals at rest; the verdict is on their sum")
+	fs.DurationVar(&cfg.idleSettle, "idle-settle", 10*time.Second, "time the windows are given after they show, before rest is measured")
+	fs.StringVar(&cfg.gdriveBin, "gdrive", "", "official-client Drive uploader (default: build ./bench/gdrive)")
+	fs.StringVar(&cfg.bareBin, "barefyne", "", "bare Fyne window (default: build ./bench/barefyne with -tags barefyne)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	var err error
+	if cfg.composeAttach, err = parseSize(*composeAttach); err != nil || cfg.composeAttach < 1 {
+		return nil, fmt.Errorf("-compose-attach %q: want a size, e.g. 25MiB", *composeAttach)
+	}
+	switch {
+	case cfg.cpuRounds < 0 || cfg.composeReps < 1 || cfg.idleRounds < 1:
+		return nil, errors.New("-cpu-rounds cannot be negative, -compose-reps and -idle-rounds must be at least 1")
+	case cfg.idleFor < 0 || cfg.idleSettle < 0:
+		return nil, errors.New("-idle-for and -idle-settle cannot be negative")
+	case cfg.cpuOnly && cfg.cpuRounds == 0:
+		return nil, errors.New("-cpu-only with -cpu-rounds 0 measures nothing")
+	}
 	if cfg.size, err = parseSize(*size); err != nil || cfg.size < 1<<20 {
 		return nil, fmt.Errorf("-size %q: want at least 1MiB, e.g. 64MiB or 1GiB", *size)
 	}
@@ -164,7 +195,7 @@ func parseFlags(args []string) (*config, error) {
 		return nil, errors.New("-rounds must be at least 1")
 	case cfg.conc < 0 || cfg.concRounds < 1:
 		return nil, errors.New("-conc cannot be negative and -conc-rounds must be at least 1")
-	case cfg.conc > 0 && cfg.size/int64(cfg.conc) < 256<<10:
+	case cfg.conc > 0 && !cfg.cpuOnly && cfg.size/int64(cfg.conc) < 256<<10:
 		return nil, fmt.Errorf("-size %s is too small to split into %d uploads of at least 256 KiB", *size, cfg.conc)
 	}
 	return cfg, nil
@@ -214,6 +245,9 @@ func run(ctx context.Context, cfg *config) error {
 		return err
 	}
 	logf("test file %s (%s), md5 %s", tf.path, human(tf.size), tf.md5)
+	if cfg.cpuOnly {
+		return runCPUOnly(ctx, cfg, tf)
+	}
 	small, err := prepareSlice(tf, cfg.work, "small", 256<<10)
 	if err != nil {
 		return err
@@ -240,6 +274,11 @@ func run(ctx context.Context, cfg *config) error {
 		}
 		rep.modes = append(rep.modes, mr)
 	}
+	if cfg.cpuRounds > 0 {
+		if rep.cpu, err = runCPU(ctx, cfg, tf); err != nil {
+			return fmt.Errorf("CPU part: %w", err)
+		}
+	}
 	rep.duration = time.Since(started)
 	md := rep.markdown()
 	if cfg.out == "" {
@@ -260,6 +299,33 @@ func run(ctx context.Context, cfg *config) error {
 		return err
 	}
 	logf("wrote %s and %s in %s", filepath.Join(cfg.out, "PERFORMANCE.md"), filepath.Join(cfg.out, "performance.png"), rep.duration.Round(time.Second))
+	return nil
+}
+
+// runCPUOnly measures the CPU part alone and puts its section into the
+// page the last whole run wrote.
+func runCPUOnly(ctx context.Context, cfg *config, tf *testFile) error {
+	waited := waitQuiet(ctx, cfg)
+	if waited != "" {
+		logf("%s", waited)
+	}
+	res, err := runCPU(ctx, cfg, tf)
+	if err != nil {
+		return fmt.Errorf("CPU part: %w", err)
+	}
+	section := res.section(cfg)
+	if cfg.out == "" {
+		fmt.Print(section)
+		return nil
+	}
+	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(cfg.out, "PERFORMANCE.md")
+	if err := spliceCPU(path, section); err != nil {
+		return err
+	}
+	logf("wrote the CPU part's section of %s", path)
 	return nil
 }
 
@@ -328,10 +394,10 @@ func moduleRoot(ctx context.Context) (string, error) {
 	return filepath.Dir(gomod), nil
 }
 
-func goBuild(ctx context.Context, dir, out, pkg string) error {
+func goBuild(ctx context.Context, dir, out, pkg string, flags ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, goTool(), "build", "-o", out, pkg)
+	cmd := exec.CommandContext(ctx, goTool(), append(append([]string{"build", "-o", out}, flags...), pkg)...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {

@@ -15,6 +15,7 @@ type report struct {
 	waited   string
 	probes   probes
 	modes    []*modeResult
+	cpu      *cpuResult // nil when -cpu-rounds 0
 	duration time.Duration
 }
 
@@ -63,6 +64,9 @@ func (r *report) markdown() string {
 	w("the harness: change the harness, not the page, and run it again.\n\n")
 
 	r.writeGoals(w)
+	if r.cpu != nil {
+		w("%s\n", r.cpu.section(r.cfg))
+	}
 	r.writeMethod(w)
 	r.writeMachine(w)
 	for _, mr := range r.modes {
