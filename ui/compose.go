@@ -41,6 +41,7 @@ type composeScreen struct {
 	status                       *widget.Label
 	busy                         bool
 	consent                      *driveConsent // the question about Drive, while it is open
+	held                         bool          // the form waits for the browser (hold)
 	content                      fyne.CanvasObject
 }
 
@@ -186,6 +187,10 @@ func (c *composeScreen) message() *compose.Message {
 
 // attach adds files, refusing folders and unreadable files with a message.
 func (c *composeScreen) attach(paths ...string) {
+	if c.held {
+		c.u.showError("Not attached", "The message is waiting for Google Drive to be allowed in the browser. Attach files once it has gone, or been stopped.")
+		return
+	}
 	var refused []string
 	for _, p := range paths {
 		fi, err := os.Stat(p)
@@ -463,6 +468,7 @@ func (c *composeScreen) send(ctx context.Context, method compose.Method, msg *co
 			c.notSent(problemText(err))
 			return
 		}
+		c.hold(false)
 		c.busy = false
 		c.say("")
 		c.clear()
@@ -474,6 +480,7 @@ func (c *composeScreen) send(ctx context.Context, method compose.Method, msg *co
 
 // notSent says why nothing was queued; the form stays as it is.
 func (c *composeScreen) notSent(why string) {
+	c.hold(false)
 	c.busy = false
 	c.say(why)
 	c.updateButtons()
@@ -532,6 +539,7 @@ func (c *composeScreen) askDrive(method compose.Method, msg *compose.Message, op
 	}
 	a.allow = widget.NewButtonWithIcon("Allow…", theme.LoginIcon(), func() {
 		done()
+		c.hold(true)
 		c.say("Allow Carrier to create files in your Google Drive in the browser window that opened; the message goes once you have.")
 		allow := c.u.deps.Allow
 		c.u.goBackground(func(ctx context.Context) {
@@ -571,6 +579,35 @@ func (c *composeScreen) askDrive(method compose.Method, msg *compose.Message, op
 	a.d.Resize(fyne.NewSize(560, 0))
 	c.consent = a
 	a.d.Show()
+}
+
+// hold keeps the form from changing while the browser asks for Drive
+// (Allow…): what goes once Drive is allowed is the message the person
+// pressed Send on, so edits made meanwhile would be lost when the form
+// empties.
+func (c *composeScreen) hold(on bool) {
+	c.held = on
+	for _, e := range []*namedEntry{c.to, c.cc, c.bcc, c.subject, c.body} {
+		if on {
+			e.Disable()
+		} else {
+			e.Enable()
+		}
+	}
+	buttons := []fyne.Disableable{c.attachBtn}
+	for _, r := range c.attRows {
+		buttons = append(buttons, r.toggle, r.remove)
+	}
+	for _, b := range append(c.share.buttons, c.expiry.buttons...) {
+		buttons = append(buttons, b)
+	}
+	for _, b := range buttons {
+		if on {
+			b.Disable()
+		} else {
+			b.Enable()
+		}
+	}
 }
 
 // allowProblem says, after Allow… failed, that nothing was sent and why.

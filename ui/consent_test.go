@@ -248,6 +248,10 @@ func TestSendAsksForDriveThenSendsOnceAllowed(t *testing.T) {
 	h.nothingQueued("while asking")
 
 	test.Tap(c.consent.allow)
+	// While the browser asks, the form holds the message Send was pressed on.
+	if !c.to.Disabled() || !c.body.Disabled() || !c.attachBtn.Disabled() || !c.attRows[big].remove.Disabled() || !c.sendBtn.Disabled() {
+		t.Error("the form can change while the browser asks")
+	}
 	h.until("the message sent", func() bool {
 		row := h.onlyRow()
 		return row != nil && row.state.Text == "Sent"
@@ -277,8 +281,8 @@ func TestSendAsksForDriveThenSendsOnceAllowed(t *testing.T) {
 	if strings.Join(msgs[0].attachments, ",") != "notes.txt" {
 		t.Errorf("attachments %v", msgs[0].attachments)
 	}
-	if c.to.Text != "" || len(c.attachments) != 0 {
-		t.Errorf("the form was not emptied once sent: to %q, %d files", c.to.Text, len(c.attachments))
+	if c.to.Text != "" || len(c.attachments) != 0 || c.to.Disabled() || c.attachBtn.Disabled() {
+		t.Errorf("the form was not emptied, or stays held, once sent: to %q, %d files, held %v", c.to.Text, len(c.attachments), c.to.Disabled())
 	}
 }
 
@@ -296,8 +300,8 @@ func TestRefusingDriveLeavesTheForm(t *testing.T) {
 		if c.to.Text != "zoe@example.com" || c.subject.Text != "Site plans" || c.body.Text != "Here it is." || len(c.attachments) != 1 || c.attachments[0] != big {
 			t.Fatalf("%s: the form lost the message: to %q subject %q body %q files %v", when, c.to.Text, c.subject.Text, c.body.Text, c.attachments)
 		}
-		if c.sendBtn.Disabled() || c.consent != nil {
-			t.Fatalf("%s: send disabled %v, question open %v", when, c.sendBtn.Disabled(), c.consent != nil)
+		if c.sendBtn.Disabled() || c.consent != nil || c.to.Disabled() || c.attachBtn.Disabled() || c.attRows[big].remove.Disabled() {
+			t.Fatalf("%s: send disabled %v, question open %v, form held %v", when, c.sendBtn.Disabled(), c.consent != nil, c.to.Disabled())
 		}
 		h.nothingQueued(when)
 	}
