@@ -543,11 +543,12 @@ func (c *composeScreen) askDrive(method compose.Method, msg *compose.Message, op
 		c.say("Allow Carrier to create files in your Google Drive in the browser window that opened; the message goes once you have.")
 		allow := c.u.deps.Allow
 		c.u.goBackground(func(ctx context.Context) {
-			if err := allow(ctx, auth.Links); err != nil {
-				c.u.do(func() {
-					c.u.account.show() // the browser may have signed in another account
-					c.notSent(allowProblem(err))
-				})
+			err := allow(ctx, auth.Links)
+			// The grant changed, and the browser may have signed in
+			// another account: the Account screen says so.
+			c.u.do(c.u.account.show)
+			if err != nil {
+				c.u.do(func() { c.notSent(allowProblem(err)) })
 				return
 			}
 			c.send(ctx, method, msg, opts)

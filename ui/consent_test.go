@@ -220,6 +220,10 @@ func TestWindowSignInLeavesDriveForLater(t *testing.T) {
 	if err := g.May(context.Background(), auth.Links); !errors.As(err, &na) || na.Kind != auth.Links {
 		t.Errorf("May(links) = %v, want a NotAllowedError", err)
 	}
+	h.until("the Account screen on Drive", func() bool { return h.u.account.drive.Visible() })
+	if got := h.u.account.drive.Text; !strings.Contains(got, "not allowed yet. Carrier asks the first time") {
+		t.Errorf("the Account screen says %q", got)
+	}
 }
 
 // Signed in without Drive, Send on a message with a large file asks
@@ -270,6 +274,7 @@ func TestSendAsksForDriveThenSendsOnceAllowed(t *testing.T) {
 	if err := g.May(context.Background(), auth.Links); err != nil {
 		t.Errorf("after Allow: %v", err)
 	}
+	h.until("the Account screen on Drive", func() bool { return strings.HasPrefix(h.u.account.drive.Text, "Google Drive: allowed") })
 	if acct, err := auth.Load(h.url); err != nil || !acct.Can(auth.Send) || !acct.Can(auth.Timeline) {
 		t.Errorf("the widened sign-in lost what it allowed: %v", err)
 	}
