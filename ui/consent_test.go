@@ -328,7 +328,7 @@ func TestRefusingDriveLeavesTheForm(t *testing.T) {
 		t.Errorf("after a refusal: May %v, signed in as %q", err, g.Address())
 	}
 
-	test.Tap(c.sendBtn)
+	test.Tap(c.draftBtn) // a draft's files go to Drive as well
 	h.until("the question again", func() bool { return c.consent != nil })
 	test.Tap(c.consent.cancel)
 	whole("after Cancel")
