@@ -119,6 +119,8 @@ func deps(ctx context.Context, core *app.App, q *app.Queue, events <-chan transf
 			return account(address), nil
 		},
 		SignOut:   func() error { return core.Google.SignOut(ctx) },
+		May:       core.Google.May,
+		Allow:     core.Google.Allow,
 		SetFaults: core.Sandbox.SetFaults,
 		Limits:    q,
 	}

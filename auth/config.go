@@ -20,7 +20,14 @@ const GoogleEndpoint = "https://www.googleapis.com"
 // has no secret, like any installed app's client under PKCE.
 const SandboxClientID = "carrier-sandbox"
 
-const googleRevokeURL = "https://oauth2.googleapis.com/revoke"
+const (
+	googleAuthURL   = "https://accounts.google.com/o/oauth2/auth"
+	googleTokenURL  = "https://oauth2.googleapis.com/token"
+	googleRevokeURL = "https://oauth2.googleapis.com/revoke"
+)
+
+// googleIdentityScopes name the account in the token (see IdentityScopes).
+var googleIdentityScopes = []string{"openid", "email"}
 
 // Config says where to sign in and for which API endpoint.
 type Config struct {
@@ -91,10 +98,10 @@ func GoogleConfig(clientSecretJSON []byte) (*Config, error) {
 		return nil, errors.New("the client secret file has no client_id: download it again from Google Cloud Console")
 	}
 	if c.AuthURI == "" {
-		c.AuthURI = "https://accounts.google.com/o/oauth2/auth"
+		c.AuthURI = googleAuthURL
 	}
 	if c.TokenURI == "" {
-		c.TokenURI = "https://oauth2.googleapis.com/token"
+		c.TokenURI = googleTokenURL
 	}
 	// The authorization code and the PKCE verifier go to the token URI:
 	// a file that names another server would hand them over. Only
@@ -112,7 +119,40 @@ func GoogleConfig(clientSecretJSON []byte) (*Config, error) {
 			Endpoint:     oauth2.Endpoint{AuthURL: c.AuthURI, TokenURL: c.TokenURI, AuthStyle: oauth2.AuthStyleInParams},
 		},
 		RevokeURL:      googleRevokeURL,
-		IdentityScopes: []string{"openid", "email"},
+		IdentityScopes: googleIdentityScopes,
+	}, nil
+}
+
+// Config is the sign-in configuration of the client a was signed in with,
+// read back from its keychain entry, so that the sign-in can be widened
+// (Login with more scopes: incremental consent) without the person
+// choosing the client file again. A sandbox's still needs its AuthParams.
+func (a *Account) Config() (*Config, error) {
+	a.mu.Lock()
+	e := a.e
+	a.mu.Unlock()
+	if e.Endpoint != GoogleEndpoint {
+		c, err := SandboxConfig(e.Endpoint)
+		if err != nil {
+			return nil, err
+		}
+		c.OAuth.ClientID, c.RevokeURL = e.ClientID, e.RevokeURL
+		return c, nil
+	}
+	// The code and the verifier go to the token URL: as in GoogleConfig,
+	// only Google's own hosts are taken.
+	if !isGoogleOAuthURL(e.TokenURL) {
+		return nil, fmt.Errorf("the sign-in of %s names %q as its OAuth server, which is not Google's: sign out and sign in again", e.Account, e.TokenURL)
+	}
+	return &Config{
+		Endpoint: GoogleEndpoint,
+		OAuth: oauth2.Config{
+			ClientID:     e.ClientID,
+			ClientSecret: e.ClientSecret,
+			Endpoint:     oauth2.Endpoint{AuthURL: googleAuthURL, TokenURL: e.TokenURL, AuthStyle: oauth2.AuthStyleInParams},
+		},
+		RevokeURL:      e.RevokeURL,
+		IdentityScopes: googleIdentityScopes,
 	}, nil
 }
 

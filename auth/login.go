@@ -46,6 +46,9 @@ type LoginOptions struct {
 	Out io.Writer
 	// Timeout bounds the wait for the browser; 0 means DefaultLoginTimeout.
 	Timeout time.Duration
+	// Hint is the address of the account expected (login_hint): when a
+	// sign-in is widened, the browser offers that account first.
+	Hint string
 }
 
 // Login signs a person in with the installed-app loopback flow: a listener
@@ -89,7 +92,13 @@ func Login(ctx context.Context, cfg *Config, o LoginOptions) (*Account, error) {
 		// Without consent Google leaves the refresh token out when the
 		// person granted Carrier before, e.g. before a logout.
 		oauth2.ApprovalForce,
+		// Incremental consent: the new grant keeps what the person
+		// allowed before, so asking for one more kind of work never
+		// loses the others.
 		oauth2.SetAuthURLParam("include_granted_scopes", "true"),
+	}
+	if o.Hint != "" {
+		opts = append(opts, oauth2.SetAuthURLParam("login_hint", o.Hint))
 	}
 	if cfg.AuthParams != nil {
 		for k, v := range cfg.AuthParams(oauth2.S256ChallengeFromVerifier(verifier), conf.RedirectURL, strings.Join(conf.Scopes, " ")) {

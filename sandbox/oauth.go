@@ -95,6 +95,7 @@ type pendingRec struct {
 	State       string    `json:"state"`
 	Challenge   string    `json:"challenge"`
 	Scopes      []string  `json:"scopes"`
+	Kept        []string  `json:"kept,omitempty"` // of Scopes, those granted before (include_granted_scopes)
 	Offline     bool      `json:"offline"`
 	Expires     time.Time `json:"expires"`
 }
@@ -318,8 +319,16 @@ func (s *Sandbox) serveAuthorize(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	var kept []string
+	if q.Get("include_granted_scopes") == "true" {
+		// Google's incremental authorization: the new grant also covers
+		// what the person granted the app before, so an app may ask for
+		// one more scope alone when it needs it.
+		kept = s.grantedScopes()
+		scopes = append(scopes, kept...)
+	}
 	slices.Sort(scopes)
-	p := pendingRec{RedirectURI: q.Get("redirect_uri"), State: state, Challenge: challenge, Scopes: slices.Compact(scopes),
+	p := pendingRec{RedirectURI: q.Get("redirect_uri"), State: state, Challenge: challenge, Scopes: slices.Compact(scopes), Kept: kept,
 		Offline: q.Get("access_type") == "offline", Expires: s.now().Add(pendingTTL)}
 	if s.opts.AutoConsent {
 		s.grantCode(w, r, ru, &p)
@@ -330,13 +339,43 @@ func (s *Sandbox) serveAuthorize(w http.ResponseWriter, r *http.Request) {
 	s.consentPage(w, id, &p)
 }
 
+// grantedScopes are the scopes of every grant not revoked: the sandbox
+// has one account and one client, so each grant is the person's to
+// Carrier. Google's revocation ends all of an app's grants at once; the
+// sandbox's ends the one whose token is revoked, so an earlier grant
+// that was replaced but not revoked still counts here.
+func (s *Sandbox) grantedScopes() []string {
+	var out []string
+	s.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bOAuth).Cursor()
+		for k, _ := c.Seek([]byte("r:")); k != nil && strings.HasPrefix(string(k), "r:"); k, _ = c.Next() {
+			var g grantRec
+			if getJSON(tx, bOAuth, string(k), &g) == nil {
+				out = append(out, g.Scopes...)
+			}
+		}
+		return nil
+	})
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 func (s *Sandbox) consentPage(w http.ResponseWriter, id string, p *pendingRec) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<p><b>Carrier</b> wants to access the sandbox account <b>%s</b> to:</p><ul>", html.EscapeString(s.opts.Account))
 	for _, sc := range p.Scopes {
-		fmt.Fprintf(&b, "<li>%s</li>", html.EscapeString(sc))
+		if !slices.Contains(p.Kept, sc) {
+			fmt.Fprintf(&b, "<li>%s</li>", html.EscapeString(sc))
+		}
 	}
 	b.WriteString("</ul>")
+	if len(p.Kept) > 0 {
+		b.WriteString("<p>It keeps what you allowed before:</p><ul>")
+		for _, sc := range p.Kept {
+			fmt.Fprintf(&b, "<li>%s</li>", html.EscapeString(sc))
+		}
+		b.WriteString("</ul>")
+	}
 	if p.Offline {
 		b.WriteString("<p>It will keep this access when you are not using it (offline access).</p>")
 	}

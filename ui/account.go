@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	"fyne.io/fyne/v2"
@@ -11,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"carrier/auth"
 	"carrier/internal/app"
 )
 
@@ -21,6 +23,7 @@ const chaosFaults = "seed=42,reset=0.08,err5xx=0.08,stall=0.02,stallfor=45s,part
 type accountScreen struct {
 	u               *UI
 	who             *widget.Label
+	drive           *widget.Label // whether the account allows Drive links
 	signIn, signOut *widget.Button
 	chaos           *namedCheck
 	status          *widget.Label
@@ -33,10 +36,13 @@ func newAccountScreen(u *UI) *accountScreen {
 	a.who.Wrapping = fyne.TextWrapWord
 	a.status = widget.NewLabel("")
 	a.status.Wrapping = fyne.TextWrapWord
+	a.drive = widget.NewLabel("")
+	a.drive.Wrapping = fyne.TextWrapWord
+	a.drive.Hide()
 	a.signIn = widget.NewButtonWithIcon("Sign in with Google…", theme.LoginIcon(), a.doSignIn)
 	a.signOut = widget.NewButtonWithIcon("Sign out", theme.LogoutIcon(), a.doSignOut)
 	a.chaos = newNamedCheck("Chaos mode: the sandbox drops connections, fails, stalls and slows down, so you can watch uploads recover", a.setChaos)
-	box := container.NewVBox(a.who, container.NewHBox(a.signIn, a.signOut), a.status)
+	box := container.NewVBox(a.who, a.drive, container.NewHBox(a.signIn, a.signOut), a.status)
 	if u.deps.SetFaults != nil {
 		box.Add(widget.NewSeparator())
 		box.Add(a.chaos)
@@ -68,6 +74,33 @@ func (a *accountScreen) show() {
 	} else {
 		a.signOut.Show()
 	}
+	if acct.Sandbox || a.u.deps.May == nil {
+		a.drive.Hide()
+	} else {
+		a.checkDrive()
+	}
+}
+
+// checkDrive says whether the account allows Drive links, read off the UI
+// thread (the keychain may be slow to answer), so that the question
+// Compose asks the first time does not come as a surprise.
+func (a *accountScreen) checkDrive() {
+	may := a.u.deps.May
+	a.u.goBackground(func(ctx context.Context) {
+		err := may(ctx, auth.Links)
+		a.u.do(func() {
+			var na *app.NotAllowedError
+			switch {
+			case err == nil:
+				a.drive.SetText("Google Drive: allowed, for files too large to attach. Carrier reaches only the files it makes there.")
+			case errors.As(err, &na):
+				a.drive.SetText("Google Drive: not allowed yet. Carrier asks the first time a message sends a file as a Drive link.")
+			default:
+				a.drive.SetText("Google Drive: could not be checked (" + app.Printable(err.Error()) + ").")
+			}
+			a.drive.Show()
+		})
+	})
 }
 
 // doSignIn asks for the person's OAuth client file, then runs the browser

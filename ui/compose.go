@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"carrier/auth"
 	"carrier/compose"
 	"carrier/internal/app"
 )
@@ -39,6 +40,8 @@ type composeScreen struct {
 	sendBtn, draftBtn, attachBtn *widget.Button
 	status                       *widget.Label
 	busy                         bool
+	consent                      *driveConsent // the question about Drive, while it is open
+	held                         bool          // the form waits for the browser (hold)
 	content                      fyne.CanvasObject
 }
 
@@ -184,6 +187,10 @@ func (c *composeScreen) message() *compose.Message {
 
 // attach adds files, refusing folders and unreadable files with a message.
 func (c *composeScreen) attach(paths ...string) {
+	if c.held {
+		c.u.showError("Not attached", "The message is waiting for Google Drive to be allowed in the browser. Attach files once it has gone, or been stopped.")
+		return
+	}
 	var refused []string
 	for _, p := range paths {
 		fi, err := os.Stat(p)
@@ -256,10 +263,15 @@ type fileWay struct {
 // files were attached (typing must not touch the disk), with the person's
 // choices first. size is the message's encoded estimate as it would go.
 func (c *composeScreen) plan() (ways map[string]fileWay, size int64) {
+	return c.planChoosing(c.choice)
+}
+
+// planChoosing is plan with choice in place of the person's choices.
+func (c *composeScreen) planChoosing(choice map[string]bool) (ways map[string]fileWay, size int64) {
 	files := make([]compose.File, len(c.attachments))
 	for i, p := range c.attachments {
 		files[i] = compose.File{Path: p, Size: c.attSizes[p]}
-		if link, chosen := c.choice[p]; chosen {
+		if link, chosen := choice[p]; chosen {
 			files[i].Choice = &link
 		}
 	}
@@ -269,6 +281,18 @@ func (c *composeScreen) plan() (ways map[string]fileWay, size int64) {
 		ways[p] = fileWay{planned[i].Link, whyText[planned[i].Why]}
 	}
 	return ways, size
+}
+
+// linked are the files that go as Drive links, in the message's order.
+func (c *composeScreen) linked() []string {
+	ways, _ := c.plan()
+	var out []string
+	for _, p := range c.attachments {
+		if ways[p].link {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // whyText says why a file goes the way it does; "" for a file that fits.
@@ -400,6 +424,9 @@ func (c *composeScreen) pickFile() {
 }
 
 // submit builds the message off the UI thread, then queues its upload.
+// A message with Drive links first makes sure the account allows Carrier
+// to create files in Drive, and asks the person (askDrive) before anything
+// is queued when it does not.
 func (c *composeScreen) submit(method compose.Method) {
 	msg := c.message()
 	if err := msg.Check(); err != nil {
@@ -409,29 +436,187 @@ func (c *composeScreen) submit(method compose.Method) {
 	c.busy = true
 	c.updateButtons()
 	c.say("Preparing the message…")
-	target := c.u.deps.Target()
 	opts := c.linkOptions()
-	drive := app.Drive{Root: target, Auth: c.u.deps.Auth, Client: c.u.deps.Client}
+	linked := c.linked()
+	may := c.u.deps.May
 	c.u.goBackground(func(ctx context.Context) {
-		var ids []string
-		up, err := app.Message(msg, method, app.GmailOptions{})
-		if err == nil {
-			ids, err = c.u.deps.Outbox.SendWithLinks(ctx, drive, msg, method, up, opts, nil)
-		}
-		c.u.do(func() {
-			c.busy = false
-			if err != nil {
-				c.say(problemText(err))
-				c.updateButtons()
+		if len(linked) > 0 && may != nil {
+			var na *app.NotAllowedError
+			if err := may(ctx, auth.Links); errors.As(err, &na) {
+				c.u.do(func() { c.askDrive(method, msg, opts, linked, na) })
+				return
+			} else if err != nil {
+				c.u.do(func() { c.notSent(problemText(err)) })
 				return
 			}
-			c.say("")
-			c.clear()
-			last := len(ids) - 1
-			c.u.transfers.claim(ids[last], ids[:last])
-			c.u.queued(ids[last])
+		}
+		c.send(ctx, method, msg, opts)
+	})
+}
+
+// send queues the message as submit read it, with its links as opts says,
+// and empties the form once it is queued. It runs off the UI thread.
+func (c *composeScreen) send(ctx context.Context, method compose.Method, msg *compose.Message, opts app.LinkOptions) {
+	drive := app.Drive{Root: c.u.deps.Target(), Auth: c.u.deps.Auth, Client: c.u.deps.Client}
+	var ids []string
+	up, err := app.Message(msg, method, app.GmailOptions{})
+	if err == nil {
+		ids, err = c.u.deps.Outbox.SendWithLinks(ctx, drive, msg, method, up, opts, nil)
+	}
+	c.u.do(func() {
+		if err != nil {
+			c.notSent(problemText(err))
+			return
+		}
+		c.hold(false)
+		c.busy = false
+		c.say("")
+		c.clear()
+		last := len(ids) - 1
+		c.u.transfers.claim(ids[last], ids[:last])
+		c.u.queued(ids[last])
+	})
+}
+
+// notSent says why nothing was queued; the form stays as it is.
+func (c *composeScreen) notSent(why string) {
+	c.hold(false)
+	c.busy = false
+	c.say(why)
+	c.updateButtons()
+}
+
+// driveConsent is the question asked when a message needs Drive and the
+// account has not allowed it: allow (in the browser), attach the files
+// instead (nil when the message would not fit), or cancel.
+type driveConsent struct {
+	d                     *dialog.CustomDialog
+	text                  *widget.Label
+	allow, attach, cancel *widget.Button
+}
+
+// askDrive says why Drive is needed and what allowing it gives Carrier,
+// before anything is queued. The form keeps the message whatever the
+// answer; Send stays disabled while the question is open.
+func (c *composeScreen) askDrive(method compose.Method, msg *compose.Message, opts app.LinkOptions, linked []string, na *app.NotAllowedError) {
+	ways, _ := c.plan()
+	bySize := true
+	for _, p := range linked {
+		if r := ways[p].reason; r != whyText[compose.WhyOver] && r != whyText[compose.WhyToFit] {
+			bySize = false
+		}
+	}
+	var text string
+	switch {
+	case len(linked) == 1 && bySize:
+		text = sprintf("%s is too large for Gmail and goes through your Google Drive as a link.", compose.AttachmentName(linked[0]))
+	case len(linked) == 1:
+		text = sprintf("%s goes through your Google Drive as a link.", compose.AttachmentName(linked[0]))
+	case bySize:
+		text = sprintf("%d files are too large for Gmail and go through your Google Drive as links.", len(linked))
+	default:
+		text = sprintf("%d files go through your Google Drive as links.", len(linked))
+	}
+	text += " Carrier needs your permission (as " + na.Address + ") to create files in your Drive; it can reach only the files it makes."
+	attached := map[string]bool{}
+	for _, p := range c.attachments {
+		attached[p] = false
+	}
+	_, whole := c.planChoosing(attached)
+	fits := whole <= method.Limit()
+	if fits {
+		text += " Allow it in your browser, or attach the files to the message instead."
+	} else {
+		text += sprintf(" Attached, the files would not fit: the message would be %s, over Gmail's %s. Allow it in your browser, or cancel and send smaller files.", humanSize(whole), humanSize(method.Limit()))
+	}
+	a := &driveConsent{text: widget.NewLabel(app.Printable(text))}
+	a.text.Wrapping = fyne.TextWrapWord
+	done := func() {
+		a.d.Hide()
+		if c.consent == a {
+			c.consent = nil
+		}
+	}
+	a.allow = widget.NewButtonWithIcon("Allow…", theme.LoginIcon(), func() {
+		done()
+		c.hold(true)
+		c.say("Allow Carrier to create files in your Google Drive in the browser window that opened; the message goes once you have.")
+		allow := c.u.deps.Allow
+		c.u.goBackground(func(ctx context.Context) {
+			err := allow(ctx, auth.Links)
+			// The grant changed, and the browser may have signed in
+			// another account: the Account screen says so.
+			c.u.do(c.u.account.show)
+			if err != nil {
+				c.u.do(func() { c.notSent(allowProblem(err)) })
+				return
+			}
+			c.send(ctx, method, msg, opts)
 		})
 	})
+	a.allow.Importance = widget.HighImportance
+	a.cancel = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() {
+		done()
+		c.notSent("Not sent. The message is as you left it.")
+	})
+	buttons := container.NewHBox(layout.NewSpacer(), a.cancel)
+	if fits {
+		a.attach = widget.NewButtonWithIcon("Attach instead", theme.MailAttachmentIcon(), func() {
+			done()
+			for _, p := range linked {
+				c.choice[p] = false
+			}
+			c.busy = false
+			c.updateMeter()
+			c.submit(method)
+		})
+		buttons.Add(a.attach)
+	}
+	if c.u.deps.Allow != nil {
+		buttons.Add(a.allow)
+	}
+	c.say("")
+	a.d = dialog.NewCustomWithoutButtons("Send large files through Google Drive?", container.NewVBox(a.text, buttons), c.u.win)
+	a.d.Resize(fyne.NewSize(560, 0))
+	c.consent = a
+	a.d.Show()
+}
+
+// hold keeps the form from changing while the browser asks for Drive
+// (Allow…): what goes once Drive is allowed is the message the person
+// pressed Send on, so edits made meanwhile would be lost when the form
+// empties.
+func (c *composeScreen) hold(on bool) {
+	c.held = on
+	for _, e := range []*namedEntry{c.to, c.cc, c.bcc, c.subject, c.body} {
+		if on {
+			e.Disable()
+		} else {
+			e.Enable()
+		}
+	}
+	buttons := []fyne.Disableable{c.attachBtn}
+	for _, r := range c.attRows {
+		buttons = append(buttons, r.toggle, r.remove)
+	}
+	for _, b := range append(c.share.buttons, c.expiry.buttons...) {
+		buttons = append(buttons, b)
+	}
+	for _, b := range buttons {
+		if on {
+			b.Disable()
+		} else {
+			b.Enable()
+		}
+	}
+}
+
+// allowProblem says, after Allow… failed, that nothing was sent and why.
+func allowProblem(err error) string {
+	if errors.Is(err, auth.ErrDenied) || errors.Is(err, app.ErrNotGranted) {
+		return "Not sent: Carrier was not allowed to create files in your Google Drive. The message is as you left it: press Send to be asked again, or send the files another way."
+	}
+	return "Not sent: Google Drive could not be allowed (" + app.Printable(err.Error()) + "). The message is as you left it."
 }
 
 // say shows text under the buttons; the line takes no room while empty.

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 
+	"carrier/auth"
 	"carrier/compose"
 	"carrier/internal/app"
 	"carrier/transfer"
@@ -70,6 +71,13 @@ type Deps struct {
 	// settings (kept in the app's preferences); nil: not offered.
 	Limits Limits
 
+	// May says whether the account messages go as allows Carrier a kind
+	// of work (app.Google.May): nil when it does, an *app.NotAllowedError
+	// when the person must allow it first. Nil: everything is allowed.
+	May func(ctx context.Context, kind auth.Kind) error
+	// Allow asks the person, in the browser, to allow a kind of work too
+	// (app.Google.Allow: the sign-in widened, incremental consent).
+	Allow func(ctx context.Context, kind auth.Kind) error
 	// SetFaults switches the sandbox's fault injection (chaos mode); nil
 	// when not on the sandbox.
 	SetFaults func(spec string) error

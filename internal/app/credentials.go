@@ -234,7 +234,20 @@ func accountAuth(ctx context.Context, base string, kind auth.Kind, sandbox bool)
 		if sandbox {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("%s is signed in at %s but did not allow Carrier to %s: run `carrier login --endpoint %s --for %s`", acct.Address, base, kind, base, kind)
+		return nil, &NotAllowedError{Address: acct.Address, Endpoint: base, Kind: kind}
 	}
 	return transfer.TokenFunc(acct.Bearer), nil
+}
+
+// NotAllowedError says the account signed in at Endpoint did not allow
+// Carrier a kind of work: nothing of that work may start until the person
+// allows it (`carrier login --for KIND`, or the window's Allow…, which
+// adds it to the sign-in: incremental consent).
+type NotAllowedError struct {
+	Address, Endpoint string
+	Kind              auth.Kind
+}
+
+func (e *NotAllowedError) Error() string {
+	return fmt.Sprintf("%s is signed in at %s but did not allow Carrier to %s: run `carrier login --endpoint %s --for %s`", e.Address, e.Endpoint, e.Kind, e.Endpoint, e.Kind)
 }

@@ -3,24 +3,48 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"sync"
 
 	"carrier/auth"
+	"carrier/sandbox"
 )
 
 // Google is the Google account uploads go to, if any is signed in. Signing
 // in or out resets the credentials, so requests pick up the change.
 type Google struct {
-	mu    sync.Mutex
-	acct  *auth.Account
-	creds *Credentials
+	mu       sync.Mutex
+	acct     *auth.Account
+	creds    *Credentials
+	endpoint string                                          // auth.GoogleEndpoint, or a sandbox standing in for it
+	config   func(clientSecret []byte) (*auth.Config, error) // the sign-in's client
+	proof    string                                          // a sandbox's token, which its sign-ins must prove; "" for Google
+	browser  func(url string) error                          // nil: the system's browser
 }
 
 // LoadGoogle finds an account signed in before (by the desktop app or
 // `carrier login`). With none, or no keychain, uploads go to the sandbox.
 func LoadGoogle(creds *Credentials) *Google {
-	g := &Google{creds: creds}
-	if acct, err := auth.Load(auth.GoogleEndpoint); err == nil {
+	return (&Google{creds: creds, endpoint: auth.GoogleEndpoint, config: auth.GoogleConfig}).load()
+}
+
+// GoogleAt is LoadGoogle for a sandbox standing in for Google at endpoint
+// (tests, a sandbox run apart): its public client, whose sign-ins prove
+// they hold sandboxToken, with the sign-in address given to browser (nil:
+// the system's browser).
+func GoogleAt(creds *Credentials, endpoint, sandboxToken string, browser func(url string) error) (*Google, error) {
+	base, err := auth.CanonicalEndpoint(endpoint)
+	if err != nil {
+		return nil, err
+	}
+	g := &Google{creds: creds, endpoint: base, proof: sandboxToken, browser: browser,
+		config: func([]byte) (*auth.Config, error) { return auth.SandboxConfig(base) }}
+	return g.load(), nil
+}
+
+func (g *Google) load() *Google {
+	if acct, err := auth.Load(g.endpoint); err == nil {
 		g.acct = acct
 	}
 	return g
@@ -36,22 +60,25 @@ func (g *Google) Address() string {
 	return g.acct.Address
 }
 
+// windowKinds are what the window's sign-in asks for. Drive links
+// (auth.Links) are not among them: the person is asked for them when a
+// message first needs them (Allow), as Google's incremental consent
+// intends, so someone who never sends a large file never grants Drive.
+var windowKinds = []auth.Kind{auth.Send, auth.Drafts, auth.Timeline}
+
 // SignIn signs in with the person's OAuth client (the JSON of a "Desktop
-// app" client) for sending, drafts, the timeline and Drive links (scope
-// drive.file: only the files Carrier makes, which Google counts as
-// non-sensitive). The window asks once rather than stopping a message
-// half-way to ask again; `carrier login` asks for links only with --for.
+// app" client) for sending, drafts and the timeline.
 func (g *Google) SignIn(ctx context.Context, clientSecret []byte) (string, error) {
 	defer g.resetCreds()
-	cfg, err := auth.GoogleConfig(clientSecret)
+	cfg, err := g.config(clientSecret)
 	if err != nil {
 		return "", err
 	}
-	scopes, err := auth.ScopesFor(auth.Send, auth.Drafts, auth.Timeline, auth.Links)
+	scopes, err := auth.ScopesFor(windowKinds...)
 	if err != nil {
 		return "", err
 	}
-	acct, err := auth.Login(ctx, cfg, auth.LoginOptions{Scopes: scopes})
+	acct, err := g.login(ctx, cfg, auth.LoginOptions{Scopes: scopes})
 	if err != nil {
 		return "", err
 	}
@@ -59,6 +86,74 @@ func (g *Google) SignIn(ctx context.Context, clientSecret []byte) (string, error
 	g.acct = acct
 	g.mu.Unlock()
 	return acct.Address, nil
+}
+
+func (g *Google) login(ctx context.Context, cfg *auth.Config, o auth.LoginOptions) (*auth.Account, error) {
+	if g.proof != "" {
+		cfg.AuthParams = func(challenge, redirect, scope string) map[string]string {
+			return map[string]string{sandbox.ProofParam: sandbox.ConsentProof(g.proof, challenge, redirect, scope)}
+		}
+	}
+	o.Browser = g.browser
+	return auth.Login(ctx, cfg, o)
+}
+
+// May says whether the signed-in account allows Carrier a kind of work:
+// nil when it does, or when nobody is signed in (uploads then go to the
+// embedded sandbox, which allows everything); a *NotAllowedError when the
+// person must allow it first (Allow). It reads the grant as `carrier send`
+// does (ServerAuth).
+func (g *Google) May(ctx context.Context, kind auth.Kind) error {
+	if g.Address() == "" {
+		return nil
+	}
+	_, err := ServerAuth(ctx, g.endpoint, kind, "")
+	return err
+}
+
+// ErrNotGranted says the browser came back without the permission asked
+// for: Google lets a person untick it and continue.
+var ErrNotGranted = errors.New("the permission was not granted in the browser")
+
+// Allow asks the person, in the browser, to let Carrier do a kind of work
+// too, with the client the account signed in with: the same sign-in,
+// widened (incremental consent). The scopes granted before are asked for
+// again as well as sent with include_granted_scopes, so the new grant
+// holds them even where a server ignores that parameter.
+func (g *Google) Allow(ctx context.Context, kind auth.Kind) error {
+	g.mu.Lock()
+	acct := g.acct
+	g.mu.Unlock()
+	if acct == nil {
+		return errors.New("nobody is signed in with Google: sign in on the Account screen first")
+	}
+	defer g.resetCreds()
+	cfg, err := acct.Config()
+	if err != nil {
+		return err
+	}
+	want, err := auth.ScopesFor(kind)
+	if err != nil {
+		return err
+	}
+	scopes := slices.Compact(slices.Sorted(slices.Values(append(want, acct.Scopes()...))))
+	wider, err := g.login(ctx, cfg, auth.LoginOptions{Scopes: scopes, Hint: acct.Address})
+	if err != nil {
+		return err
+	}
+	g.mu.Lock()
+	g.acct = wider
+	g.mu.Unlock()
+	if wider.Address != acct.Address {
+		// Login made the account chosen in the browser the default one:
+		// uploads now go as that account, which the person must see
+		// before anything is sent.
+		return fmt.Errorf("the browser signed in %s rather than %s, so Carrier now sends as %s; nothing was sent", wider.Address, acct.Address, wider.Address)
+	}
+	if !wider.Can(kind) {
+		return fmt.Errorf("%w (Carrier may not %s for %s)", ErrNotGranted, kind, acct.Address)
+	}
+	return nil
 }
 
 // SignOut revokes the sign-in and removes it from the keychain.
@@ -70,7 +165,7 @@ func (g *Google) SignOut(ctx context.Context) error {
 	if acct == nil {
 		return nil
 	}
-	_, err := auth.Logout(ctx, auth.GoogleEndpoint, acct.Address)
+	_, err := auth.Logout(ctx, g.endpoint, acct.Address)
 	if errors.Is(err, auth.ErrNotRevoked) {
 		err = nil // signed out here; Google will let the grant lapse
 	}
