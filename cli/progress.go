@@ -40,6 +40,7 @@ type jobView struct {
 	running  bool // progress is to be shown (not waiting, retrying or ended)
 	lastConf int64
 	lastWrit int64
+	held     string // the words of the metered hold last said
 }
 
 func newProgress(w io.Writer) *progress {
@@ -66,6 +67,19 @@ func (p *progress) event(e transfer.Event) {
 	j := p.job(e.Job)
 	switch e.Kind {
 	case transfer.EventProgress:
+		if e.Snap.Held == transfer.HeldMetered {
+			// Queued and kept back: said once, or it would look stuck.
+			if j.held == "" {
+				j.held = e.Snap.Held
+				j.running = false
+				p.line(fmt.Sprintf("%s: %s; large uploads wait while the connection is metered (--on-metered continue sends them anyway)", who(e), e.Snap.Held))
+			}
+			return
+		}
+		if j.held != "" {
+			j.held = ""
+			p.line(fmt.Sprintf("%s: the connection is no longer metered; going on", who(e)))
+		}
 		j.e, j.got, j.running = e, p.now(), true
 		if p.tty {
 			p.cur = e.Job

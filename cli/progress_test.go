@@ -116,3 +116,26 @@ func TestProgressLinesNameTheJob(t *testing.T) {
 		t.Fatalf("line %q", got)
 	}
 }
+
+// Issue 13: a large upload kept back on a metered connection says so once
+// (or `carrier upload` would look stuck), and says when it goes on.
+func TestProgressSaysMeteredHold(t *testing.T) {
+	var out bytes.Buffer
+	clock := &stepClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	p := &progress{w: &out, every: 2 * time.Second, now: clock.now, jobs: map[string]*jobView{}}
+	held := progressEvent("j", 0, 0, 64<<20, transfer.Pace{})
+	held.Snap.Held = transfer.HeldMetered
+	p.event(held)
+	p.event(held)
+	clock.t = clock.t.Add(2 * time.Second)
+	p.tick()
+	p.event(progressEvent("j", 1<<20, 0, 64<<20, transfer.Pace{}))
+	want := []string{
+		"j: Paused: metered connection; large uploads wait while the connection is metered (--on-metered continue sends them anyway)",
+		"j: the connection is no longer metered; going on",
+	}
+	got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
