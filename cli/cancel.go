@@ -113,21 +113,11 @@ func runCancel(ctx context.Context, env *Env, args []string) error {
 			origins = append(origins, o)
 		}
 	}
-	if len(origins) > 0 {
-		e, err := app.StartEmbedded(ctx, tf.sandboxDir, nil)
-		if err != nil {
-			return fmt.Errorf("the job is on the embedded sandbox, which cannot start: %w", err)
-		}
-		defer e.Close()
-		tf.serving = e
-		// Another program holds the address the jobs name (the sandbox
-		// moved): nothing of theirs, a session URI least of all, goes there.
-		for _, o := range origins {
-			if o != app.Origin(e.URL) {
-				tf.refuse = append(tf.refuse, o)
-			}
-		}
+	stop, err := tf.serveEmbedded(ctx, origins, "the job is on")
+	if err != nil {
+		return err
 	}
+	defer stop()
 	events := make(chan transfer.Event, 64)
 	cfg, err := tf.config(ctx, env, events, nil)
 	if err != nil {

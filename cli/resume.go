@@ -41,21 +41,11 @@ func runResume(ctx context.Context, env *Env, args []string) error {
 	}
 	// Jobs for the embedded sandbox need it serving: start it unless a
 	// Carrier already serves it (then it has to prove it serves the folder).
-	if origins := embeddedOrigins(tf.stateDir, tf.sandboxDir); len(origins) > 0 {
-		e, err := app.StartEmbedded(ctx, tf.sandboxDir, nil)
-		if err != nil {
-			return fmt.Errorf("jobs wait for the embedded sandbox, which cannot start: %w", err)
-		}
-		defer e.Close()
-		tf.serving = e
-		// Another program holds the address the jobs name: the sandbox
-		// moved, and nothing of theirs may go to that program.
-		for _, o := range origins {
-			if o != app.Origin(e.URL) {
-				tf.refuse = append(tf.refuse, o)
-			}
-		}
+	stop, err := tf.serveEmbedded(ctx, embeddedOrigins(tf.stateDir, tf.sandboxDir), "jobs wait for")
+	if err != nil {
+		return err
 	}
+	defer stop()
 	q, done, err := runQueue(ctx, env, &tf, nil)
 	if err != nil {
 		return err

@@ -263,3 +263,25 @@ var advice = map[error]string{
 	transfer.ErrSignIn:        ". Sign in again (`carrier login`), then run `carrier resume`",
 	transfer.ErrNotVerified:   ". The copy on the server is not the file: remove it there if it is kept, and upload the file again as a new job",
 }
+
+// serveEmbedded starts the embedded sandbox when jobs name it (origins,
+// read from the journal before it starts, since starting may move it),
+// and refuses every origin it no longer serves: another program holds
+// that address, and nothing of the jobs', a session URI least of all, may
+// go there. what begins the error ("jobs wait for"). stop closes it.
+func (tf *transferFlags) serveEmbedded(ctx context.Context, origins []string, what string) (stop func(), err error) {
+	if len(origins) == 0 {
+		return func() {}, nil
+	}
+	e, err := app.StartEmbedded(ctx, tf.sandboxDir, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s the embedded sandbox, which cannot start: %w", what, err)
+	}
+	tf.serving = e
+	for _, o := range origins {
+		if o != app.Origin(e.URL) {
+			tf.refuse = append(tf.refuse, o)
+		}
+	}
+	return func() { e.Close() }, nil
+}

@@ -194,18 +194,9 @@ func (d Drive) Delete(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if d.Auth != nil {
-		if err := d.Auth.Authorize(ctx, req); err != nil {
-			return err
-		}
-	}
-	c := d.Client
-	if c == nil {
-		c = http.DefaultClient
-	}
-	resp, err := c.Do(req)
+	resp, err := d.send(ctx, req)
 	if err != nil {
-		return fmt.Errorf("cannot reach Google Drive: %w", err)
+		return err
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))

@@ -75,6 +75,25 @@ type Drive struct {
 	Client *http.Client
 }
 
+// send authorizes req and sends it with the Drive's client; a failure
+// to get credentials comes back as it is, one to reach Drive worded.
+func (d Drive) send(ctx context.Context, req *http.Request) (*http.Response, error) {
+	if d.Auth != nil {
+		if err := d.Auth.Authorize(ctx, req); err != nil {
+			return nil, err
+		}
+	}
+	c := d.Client
+	if c == nil {
+		c = http.DefaultClient
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach Google Drive: %w", err)
+	}
+	return resp, nil
+}
+
 func (d Drive) get(ctx context.Context, path string, v any) error {
 	return d.do(ctx, http.MethodGet, path, nil, v)
 }
@@ -93,18 +112,9 @@ func (d Drive) do(ctx context.Context, method, path string, body []byte, v any) 
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json; charset=UTF-8")
 	}
-	if d.Auth != nil {
-		if err := d.Auth.Authorize(ctx, req); err != nil {
-			return err
-		}
-	}
-	c := d.Client
-	if c == nil {
-		c = http.DefaultClient
-	}
-	resp, err := c.Do(req)
+	resp, err := d.send(ctx, req)
 	if err != nil {
-		return fmt.Errorf("cannot reach Google Drive to prepare the links: %w", err)
+		return err
 	}
 	defer resp.Body.Close()
 	answer, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
