@@ -159,6 +159,23 @@ def main():
         src.terminate()
         src.wait()
 
+    def compose(subject, body, name, data):
+        """Writes a message to zoe on a fresh Compose screen with a file
+        of data dropped on it; returns the file's path."""
+        click(60, 21)  # Compose
+        time.sleep(0.5)
+        click(585, 65)  # To
+        type_text("zoe@example.com")
+        click(585, 258)  # Subject
+        type_text(subject)
+        click(550, 330)  # body
+        type_text(body)
+        path = os.path.join(scratch, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        drag(path, 550, 330)
+        return path
+
     drag(attachment, 550, 360)
     shot(env, "1-compose-with-dropped-file")
 
@@ -226,18 +243,8 @@ def main():
     # sending, Transfers shows the upload to Drive under the message, and
     # the sandbox then holds the message with the link and the file on
     # its Drive, shared with the recipient.
-    click(60, 21)  # Compose
-    time.sleep(0.5)
-    click(585, 65)  # To
-    type_text("zoe@example.com")
-    click(585, 258)  # Subject
-    type_text("The holiday film")
-    click(550, 330)  # body
-    type_text("Too large for mail: it comes as a link.")
-    film = os.path.join(scratch, "holiday film.mp4")
-    with open(film, "wb") as f:
-        f.write(os.urandom(40_000_000))
-    drag(film, 550, 330)
+    film = compose("The holiday film", "Too large for mail: it comes as a link.",
+                   "holiday film.mp4", os.urandom(40_000_000))
     time.sleep(0.5)
     shot(env, "9-compose-drive-link")
     # Slowed to about 16 MB/s, so that the upload is seen under way.
@@ -322,18 +329,8 @@ def main():
     nm.SetProperty("/org/freedesktop/NetworkManager", "org.freedesktop.NetworkManager", "Metered",
                    dbus.UInt32(1), dbus_interface="org.freedesktop.DBus.Mock")
     click(438, 106)  # Upload speed: 4 MiB/s
-    click(60, 21)  # Compose
-    time.sleep(0.5)
-    click(585, 65)  # To
-    type_text("zoe@example.com")
-    click(585, 258)  # Subject
-    type_text("Scans for the notary")
-    click(550, 330)  # body
-    type_text("Sent over a phone's hotspot.")
-    scans = os.path.join(scratch, "scans.pdf")
-    with open(scans, "wb") as f:
-        f.write(b"%PDF-1.4\n" + os.urandom(20_000_000))
-    drag(scans, 550, 330)
+    compose("Scans for the notary", "Sent over a phone's hotspot.", "scans.pdf",
+            b"%PDF-1.4\n" + os.urandom(20_000_000))
     time.sleep(0.5)
     click(1054, 695)  # Send
     time.sleep(1.5)

@@ -109,11 +109,20 @@ type watchdog struct {
 func (w *watchdog) touch() { w.last.Store(int64(w.clock.Elapsed())) }
 
 func (w *watchdog) run(stall time.Duration, wake <-chan struct{}, done <-chan struct{}, abandon context.CancelCauseFunc) {
+	// The speed rule samples from the start, on ticks counted from it: a
+	// tick handled late does not push the later ones back, so a trickle is
+	// caught within a window and a tick however busy the machine is.
+	start := w.clock.Elapsed()
+	if w.speed != nil {
+		w.speed.broken(start)
+	}
 	for {
-		idle := w.clock.Elapsed() - time.Duration(w.last.Load())
+		now := w.clock.Elapsed()
+		idle := now - time.Duration(w.last.Load())
 		wait := stall - idle
 		if w.speed != nil {
-			wait = min(wait, w.speed.every())
+			every := w.speed.every()
+			wait = min(wait, every-(now-start)%every)
 		}
 		t := w.clock.NewTimer(wait)
 		select {
