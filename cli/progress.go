@@ -256,9 +256,7 @@ func runQueue(ctx context.Context, env *Env, f *transferFlags, auth transfer.Aut
 	if err != nil {
 		return nil, nil, err
 	}
-	if !f.schedule.Constant() {
-		q.SetSchedule(f.schedule)
-	}
+	q.SetSchedule(f.schedule) // before any job is added: a rate, or a timetable followed
 	stop, printed := make(chan struct{}), make(chan struct{})
 	go newProgress(env.Stderr).watch(events, stop, printed)
 	return q, func() {

@@ -122,9 +122,6 @@ func (f *transferFlags) config(ctx context.Context, env *Env, events chan<- tran
 		MinSpeed:     minSpeed,
 		Metered:      transfer.MeteredPolicy{Pause: f.onMetered == "pause"},
 	}
-	if tt.Constant() {
-		cfg.Bandwidth = tt.At(time.Now())
-	}
 	if auth != nil {
 		return cfg, nil
 	}

@@ -127,11 +127,8 @@ func (q *Queue) applyMetered() {
 			}
 		}
 	}
-	for range q.pending {
-		q.poke()
-	}
 	q.mu.Unlock()
-	q.poke()
+	q.poke() // a worker that takes a job pokes the next
 	for _, jb := range jobs {
 		if jb.state().Unfinished() {
 			q.emit(Event{Kind: EventProgress, Snap: q.snapshot(jb)})
