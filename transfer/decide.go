@@ -69,6 +69,9 @@ func classify(err error) class {
 		}
 		return classFatal
 	}
+	if ge := (*sessionGone)(nil); errors.As(err, &ge) {
+		return classGone
+	}
 	var ne *NetError
 	var pe *protocolError
 	var fe *finishError
@@ -134,6 +137,13 @@ func decide(s step, err error) verdict {
 type protocolError struct{ msg string }
 
 func (e *protocolError) Error() string { return e.msg }
+
+// sessionGone is a session its server says it ended without an HTTP
+// status to say so (the second dialect's X-Goog-Upload-Status: canceled):
+// handled as a 404 of the session.
+type sessionGone struct{ msg string }
+
+func (e *sessionGone) Error() string { return e.msg }
 
 // finishError is a finishing answer (2xx) that is not the uploaded
 // resource: cut short, not a JSON object, or of another size than the

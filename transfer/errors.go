@@ -19,6 +19,10 @@ type APIError struct {
 	Status  string   // Google's status word, e.g. INVALID_ARGUMENT
 	Message string   // the server's own words, redacted
 	Reasons []string // errors[].reason, e.g. rateLimitExceeded
+
+	// slowDown: the answer's words ask to slow down whatever its code says
+	// (the second dialect's per-minute quota comes as a 400).
+	slowDown bool
 }
 
 func (e *APIError) Error() string {
@@ -46,7 +50,7 @@ func (e *APIError) Error() string {
 // rateLimited reports whether the refusal asks the client to slow down, so
 // it deserves a backoff rather than a failure.
 func (e *APIError) rateLimited() bool {
-	if e.Code == http.StatusTooManyRequests {
+	if e.Code == http.StatusTooManyRequests || e.slowDown {
 		return true
 	}
 	if e.Code != http.StatusForbidden {

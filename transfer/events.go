@@ -130,6 +130,7 @@ type Snapshot struct {
 	URL         string
 	Method      string
 	Type        UploadType
+	Protocol    Protocol // of a Resumable job: ProtocolResumable or ProtocolGoogUpload
 	ContentType string
 	Metadata    []byte
 	Path        string
@@ -183,7 +184,7 @@ type Snapshot struct {
 func snapshotOf(r *Record) Snapshot {
 	return Snapshot{
 		ID: r.ID, Label: r.Label, Created: r.Created, Updated: r.Updated, URL: r.URL, Method: r.Method,
-		Type: r.Type, ContentType: r.ContentType, Metadata: r.Metadata, Path: r.Path, Size: r.Size,
+		Type: r.Type, Protocol: r.protocol(), ContentType: r.ContentType, Metadata: r.Metadata, Path: r.Path, Size: r.Size,
 		SHA256: r.SHA256, Needs: r.Needs, State: r.State, Confirmed: r.Confirmed, Sent: r.Confirmed, Written: r.Confirmed,
 		Response: r.Response, Error: r.Error, Retryable: r.Retryable, Cause: causes[r.Cause],
 		Verified: r.Verified,

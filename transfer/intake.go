@@ -15,13 +15,18 @@ import (
 
 // Spec is what to upload.
 type Spec struct {
-	URL         string     // the media upload URI; uploadType is set from Type
-	Method      string     // POST (default) or PUT (updates)
-	Type        UploadType // default Resumable
-	ContentType string     // media type of the file
-	Metadata    []byte     // JSON; none for Media
-	Path        string     // the file; it must not change until the job ends
-	ChunkSize   int64      // the largest chunk (chunks are sized from the measured pace, chunksize.go); 0: the queue's
+	URL    string     // the media upload URI; uploadType is set from Type
+	Method string     // POST (default) or PUT (updates)
+	Type   UploadType // default Resumable
+	// Protocol is the dialect of a Resumable upload: ProtocolResumable
+	// (the default) or ProtocolGoogUpload, whose start goes to URL as
+	// given (no uploadType) and whose finished upload's result is the
+	// server's plain answer (Photos: the upload token) in Response.Body.
+	Protocol    Protocol
+	ContentType string // media type of the file
+	Metadata    []byte // JSON; none for Media
+	Path        string // the file; it must not change until the job ends
+	ChunkSize   int64  // the largest chunk (chunks are sized from the measured pace, chunksize.go); 0: the queue's
 	// SHA256 is the file's SHA-256 (hex) when the caller already knows it
 	// (compose hashes a spool as it writes it): the engine then reads the
 	// file only to send it. It is checked again on every resume.
@@ -128,6 +133,10 @@ func (q *Queue) newRecord(spec Spec) (*Record, error) {
 	if typ == "" {
 		typ = Resumable
 	}
+	proto, err := specProtocol(spec, typ, method)
+	if err != nil {
+		return nil, err
+	}
 	chunk := spec.ChunkSize
 	if chunk == 0 {
 		chunk = q.chunkSize
@@ -168,6 +177,7 @@ func (q *Queue) newRecord(spec Spec) (*Record, error) {
 		URL:         spec.URL,
 		Method:      method,
 		Type:        typ,
+		Protocol:    proto,
 		ContentType: spec.ContentType,
 		Metadata:    meta,
 		Path:        path,
@@ -193,6 +203,34 @@ func (q *Queue) newRecord(spec Spec) (*Record, error) {
 		return nil, err
 	}
 	return rec, nil
+}
+
+// specProtocol checks the spec's protocol against the rest of it and
+// returns it as the record keeps it ("" for the first dialect).
+func specProtocol(spec Spec, typ UploadType, method string) (Protocol, error) {
+	switch spec.Protocol {
+	case "", ProtocolResumable:
+		return "", nil
+	case ProtocolGoogUpload:
+	default:
+		return "", fmt.Errorf("unknown upload protocol %q (want %q or %q)", spec.Protocol, ProtocolResumable, ProtocolGoogUpload)
+	}
+	p := spec.Protocol
+	switch {
+	case typ != Resumable:
+		return "", fmt.Errorf("the %s protocol is resumable; a %s upload cannot speak it", p, typ)
+	case method != http.MethodPost:
+		return "", fmt.Errorf("the %s protocol sends every request as a POST, not %s", p, method)
+	case len(spec.Metadata) > 0:
+		// Its start carries no body: what describes the item goes to the
+		// API call that uses the result.
+		return "", fmt.Errorf("the %s protocol carries no metadata", p)
+	case len(spec.Checksums) > 0:
+		return "", fmt.Errorf("the %s protocol has no way to state or report checksums", p)
+	case spec.Existing != "":
+		return "", fmt.Errorf("the %s protocol makes no resource under a chosen id, so it has no existing one to read", p)
+	}
+	return p, nil
 }
 
 // ResumeJournal takes up the journal's unfinished jobs that no other

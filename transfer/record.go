@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
@@ -32,6 +33,22 @@ const (
 	Call UploadType = "call"
 )
 
+// Protocol is the resumable dialect a Resumable job speaks.
+type Protocol string
+
+const (
+	// ProtocolResumable is uploadType=resumable (PROTOCOL.md section 4):
+	// Content-Range, 308, PUT. The default, and what a record without a
+	// protocol (every journal from before the second one) speaks.
+	ProtocolResumable Protocol = "resumable"
+	// ProtocolGoogUpload is Google's other resumable dialect (PROTOCOL.md
+	// section 8, the Photos Library API's): every request a POST with
+	// X-Goog-Upload-Command and X-Goog-Upload-Offset, chunks on the
+	// server's granularity, and a finished upload answered with a plain
+	// body (an upload token) instead of a JSON resource.
+	ProtocolGoogUpload Protocol = "goog-upload"
+)
+
 // ChunkQuantum is the unit every chunk but the last must be a multiple of.
 const ChunkQuantum = 256 << 10
 
@@ -42,12 +59,17 @@ const recordVersion = 1
 // Record is one job as the journal keeps it. The first group of fields is
 // fixed when the job is recorded; the second is where it stands.
 type Record struct {
-	Version     int             `json:"version"`
-	ID          string          `json:"id"`
-	Created     time.Time       `json:"created"`
-	URL         string          `json:"url"` // the upload URI, without uploadType
-	Method      string          `json:"method"`
-	Type        UploadType      `json:"uploadType"`
+	Version int        `json:"version"`
+	ID      string     `json:"id"`
+	Created time.Time  `json:"created"`
+	URL     string     `json:"url"` // the upload URI, without uploadType
+	Method  string     `json:"method"`
+	Type    UploadType `json:"uploadType"`
+	// Protocol is the dialect of a Resumable job; empty is
+	// ProtocolResumable, so the records of the first dialect read and
+	// write as they always did, and a Carrier that knows only the first
+	// refuses a record of the second (unknown field) rather than misread it.
+	Protocol    Protocol        `json:"protocol,omitempty"`
 	ContentType string          `json:"contentType"`
 	Metadata    json.RawMessage `json:"metadata,omitempty"`
 	Path        string          `json:"path"`
@@ -81,7 +103,10 @@ type Record struct {
 	State          State     `json:"state"`
 	Session        string    `json:"session,omitempty"` // a credential: never print it
 	SessionStarted time.Time `json:"sessionStarted,omitzero"`
-	Confirmed      int64     `json:"confirmed"` // bytes the server said it stores
+	// Granularity is what every chunk but the last must be a multiple of,
+	// as the session's server stated it (ProtocolGoogUpload); 0: unstated.
+	Granularity int64 `json:"granularity,omitempty"`
+	Confirmed   int64 `json:"confirmed"` // bytes the server said it stores
 	// Sent is set before a request carrying media bytes goes out: a media
 	// or multipart job with Sent may have arrived, and cannot be asked.
 	Sent     bool      `json:"sent,omitempty"`
@@ -109,6 +134,7 @@ type Record struct {
 type Cursor struct {
 	Session        string // a credential: never print it
 	SessionStarted time.Time
+	Granularity    int64 // of the session's chunks, as its server stated it
 	Confirmed      int64
 	Sent           bool
 	SHA256         string
@@ -119,11 +145,11 @@ type Cursor struct {
 }
 
 func (r *Record) cursor() Cursor {
-	return Cursor{r.Session, r.SessionStarted, r.Confirmed, r.Sent, r.SHA256, r.Hashed, r.HashState, r.Summed, r.SumState}
+	return Cursor{r.Session, r.SessionStarted, r.Granularity, r.Confirmed, r.Sent, r.SHA256, r.Hashed, r.HashState, r.Summed, r.SumState}
 }
 
 func (r *Record) setCursor(c Cursor) {
-	r.Session, r.SessionStarted, r.Confirmed, r.Sent = c.Session, c.SessionStarted, c.Confirmed, c.Sent
+	r.Session, r.SessionStarted, r.Granularity, r.Confirmed, r.Sent = c.Session, c.SessionStarted, c.Granularity, c.Confirmed, c.Sent
 	r.SHA256, r.Hashed, r.HashState = c.SHA256, c.Hashed, c.HashState
 	r.Summed, r.SumState = c.Summed, c.SumState
 }
@@ -180,6 +206,14 @@ func (r *Record) validate() error {
 		return bad("method %q is neither POST nor PUT", r.Method)
 	case r.Type != Resumable && r.Type != Multipart && r.Type != Media && r.Type != Call:
 		return bad("unknown upload type %q", r.Type)
+	case r.Protocol != "" && r.Protocol != ProtocolGoogUpload:
+		return bad("unknown protocol %q", r.Protocol)
+	case r.Protocol == ProtocolGoogUpload && (r.Type != Resumable || r.Method != http.MethodPost):
+		return bad("the %s protocol is a resumable POST, not a %s %s", r.Protocol, r.Type, r.Method)
+	case r.Protocol == ProtocolGoogUpload && (len(r.Metadata) > 0 || len(r.Checksums) > 0 || r.Existing != ""):
+		return bad("the %s protocol sends no metadata, states no checksums and makes no resource of a chosen id", r.Protocol)
+	case r.Granularity < 0:
+		return bad("negative chunk granularity")
 	case r.ContentType == "" || strings.ContainsAny(r.ContentType, "\r\n\x00"):
 		return bad("invalid content type")
 	case r.Path == "":
@@ -239,6 +273,9 @@ func (r *Record) validate() error {
 	return nil
 }
 
+// googUpload reports whether the job speaks ProtocolGoogUpload.
+func (r *Record) googUpload() bool { return r.Protocol == ProtocolGoogUpload }
+
 func checkHTTPURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -248,4 +285,16 @@ func checkHTTPURL(raw string) error {
 		return errors.New("not an absolute http(s) URI")
 	}
 	return nil
+}
+
+// protocol is the job's dialect as people see it: a Resumable job's
+// ProtocolResumable or ProtocolGoogUpload, "" for the one-shot types.
+func (r *Record) protocol() Protocol {
+	switch {
+	case r.Type != Resumable:
+		return ""
+	case r.Protocol == "":
+		return ProtocolResumable
+	}
+	return r.Protocol
 }

@@ -152,6 +152,7 @@ func (up *upload) dropSession(why string) error {
 	return up.keep(true, func(c *Cursor) {
 		c.Session = ""
 		c.SessionStarted = time.Time{}
+		c.Granularity = 0
 		c.Confirmed = 0
 	})
 }
@@ -159,6 +160,9 @@ func (up *upload) dropSession(why string) error {
 // initiate starts a session and records its URI before any byte is sent.
 func (up *upload) initiate(ctx context.Context) error {
 	rec := up.rec
+	if rec.googUpload() {
+		return up.googStart(ctx)
+	}
 	target, err := withUploadType(rec.URL, Resumable)
 	if err != nil {
 		return &permanent{err}
@@ -246,6 +250,9 @@ func (up *upload) existing(ctx context.Context) (*Response, error) {
 // final resource when the upload already completed.
 func (up *upload) status(ctx context.Context) (int64, *Response, error) {
 	rec := up.rec
+	if rec.googUpload() {
+		return up.googQuery(ctx)
+	}
 	req, err := http.NewRequest(http.MethodPut, rec.Session, http.NoBody)
 	if err != nil {
 		return 0, nil, &permanent{errors.New("the recorded session URI is unusable")}
@@ -272,6 +279,9 @@ func (up *upload) chunk(ctx context.Context, off int64) (int64, *Response, error
 	// first, so they reach the end.
 	if err := up.catchUp(ctx, off); err != nil {
 		return 0, nil, err
+	}
+	if rec.googUpload() {
+		return up.googChunk(ctx, off)
 	}
 	up.cutAfter = 0
 	n := min(up.chunks.size(rec.ChunkSize), rec.Size-off)
@@ -324,6 +334,24 @@ func (up *upload) chunk(ctx context.Context, off int64) (int64, *Response, error
 	if err := up.authorize(ctx, req, false); err != nil {
 		return 0, nil, err
 	}
+	a, err := up.sendChunk(ctx, req, body, off, "send bytes "+cr[len("bytes "):])
+	if err != nil {
+		return 0, nil, err
+	}
+	next, resp, err := up.sessionAnswer(a)
+	if sums != "" && a.status == http.StatusBadRequest && strings.Contains(strings.ToLower(string(a.body)), "match") {
+		// The sums the last request stated are the file's; a refusal of
+		// them says the server holds other bytes.
+		err = &permanent{fmt.Errorf("%w: the server refused the file's checksums (%s), so what it received is not the file: %w", ErrNotVerified, sums, err)}
+	}
+	return next, resp, err
+}
+
+// sendChunk sends a request to the session that carries the file's bytes
+// from off in body (nil: none), telling how far they went and reached,
+// and timing it for the chunk sizer. After a failure cutAfter says how
+// many of the bytes went out.
+func (up *upload) sendChunk(ctx context.Context, req *http.Request, body *progressBody, off int64, op string) (*answer, error) {
 	up.sent = off
 	xctx := ctx
 	if as, ok := up.sink.(AckSink); ok && body != nil {
@@ -344,21 +372,15 @@ func (up *upload) chunk(ctx context.Context, off int64) (int64, *Response, error
 		}()
 	}
 	began := up.u.Clock.Elapsed()
-	a, err := up.exchange(xctx, req, "send bytes "+cr[len("bytes "):], sessionWhere(rec.Session), body)
+	a, err := up.exchange(xctx, req, op, sessionWhere(up.rec.Session), body)
 	if err != nil {
 		if body != nil {
 			up.cutAfter = body.count()
 		}
-		return 0, nil, err
+		return nil, err
 	}
 	up.chunkTook = up.u.Clock.Elapsed() - began
-	next, resp, err := up.sessionAnswer(a)
-	if sums != "" && a.status == http.StatusBadRequest && strings.Contains(strings.ToLower(string(a.body)), "match") {
-		// The sums the last request stated are the file's; a refusal of
-		// them says the server holds other bytes.
-		err = &permanent{fmt.Errorf("%w: the server refused the file's checksums (%s), so what it received is not the file: %w", ErrNotVerified, sums, err)}
-	}
-	return next, resp, err
+	return a, nil
 }
 
 // sessionAnswer reads an answer from a session URI: 308 with a Range (or
@@ -389,6 +411,9 @@ func (u *Uploader) CancelSession(ctx context.Context, rec Record) error {
 		return nil
 	}
 	up := &upload{u: u.withDefaults(), rec: &rec, sink: nopSink{}}
+	if rec.googUpload() {
+		return up.googCancel(ctx)
+	}
 	req, err := http.NewRequest(http.MethodDelete, rec.Session, http.NoBody)
 	if err != nil {
 		return nil

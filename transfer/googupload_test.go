@@ -1,0 +1,554 @@
+package transfer
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func googSpec(f *googFake, path string, chunk int64) Spec {
+	return Spec{URL: f.url(), Protocol: ProtocolGoogUpload, ContentType: "video/mp4", Path: path, ChunkSize: chunk}
+}
+
+// checkGoogDone checks that a job's result is the token of exactly the
+// file's bytes, as the session sid stores them.
+func checkGoogDone(t *testing.T, f *googFake, resp *Response, sid string, data []byte) {
+	t.Helper()
+	if resp.Status != 200 || string(resp.Body) != "TOKEN-"+sha(data) {
+		t.Fatalf("result %d %.80q, want the token of the file's bytes", resp.Status, resp.Body)
+	}
+	if got := f.stored(sid); !bytes.Equal(got, data) {
+		t.Fatalf("the session holds %d bytes that are not the file's %d", len(got), len(data))
+	}
+}
+
+// sends are the upload commands of the fake's log, as offset and length.
+func sends(t *testing.T, f *googFake) (out [][3]int64) {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, l := range f.log {
+		var cmd string
+		var off, n int64
+		if _, err := fmt.Sscanf(l, "%s %d %d", &cmd, &off, &n); err != nil || cmd != "upload" && cmd != "finalize" {
+			continue
+		}
+		fin := int64(0)
+		if cmd == "finalize" {
+			fin = 1
+		}
+		out = append(out, [3]int64{off, n, fin})
+	}
+	return out
+}
+
+// Whole uploads of every shape, on the server's granularity: every chunk
+// but the finalizing one a multiple of it (the fake refuses others), even
+// when the person's chunk cap is below it, and each byte sent once.
+func TestGoogUploadWholeOnTheGranularity(t *testing.T) {
+	const Q = ChunkQuantum
+	for _, gran := range []int64{Q, 3 * Q} {
+		for _, chunk := range []int64{Q, 2 * Q, 0} {
+			for _, size := range []int64{0, 1, Q - 1, Q, Q + 1, 3*Q + 5, 7 * Q} {
+				t.Run(fmt.Sprintf("gran=%d/chunk=%d/size=%d", gran, chunk, size), func(t *testing.T) {
+					f := newGoogFake(t)
+					f.gran = gran
+					h := newHarness(t, Config{})
+					path, data := writeFile(t, size)
+					id := h.add(googSpec(f, path, chunk))
+					checkGoogDone(t, f, h.mustDone(id), "SECRET-g1", data)
+					fin, recv, dropped, sessions, refused := f.stats()
+					if len(refused) > 0 {
+						t.Fatalf("the server refused: %q", refused)
+					}
+					if fin != 1 || sessions != 1 || recv != size || dropped != 0 {
+						t.Errorf("finished=%d sessions=%d received=%d, want 1, 1, %d", fin, sessions, recv, size)
+					}
+					if f.count("query") != 0 || f.count("finalize") != 1 {
+						t.Errorf("%d queries, %d finalizes: want 0 and 1", f.count("query"), f.count("finalize"))
+					}
+					next := int64(0)
+					for _, s := range sends(t, f) {
+						if s[0] != next || s[2] == 0 && s[1]%gran != 0 || s[2] == 1 && s[0]+s[1] != size {
+							t.Errorf("sent %d bytes at %d (finalize=%d) after %d", s[1], s[0], s[2], next)
+						}
+						next = s[0] + s[1]
+					}
+					rec, err := h.q.journal.Load(id)
+					if err != nil || rec.Protocol != ProtocolGoogUpload || rec.Granularity != gran || rec.Confirmed != size {
+						t.Errorf("journal: %v protocol=%q granularity=%d confirmed=%d", err, rec.Protocol, rec.Granularity, rec.Confirmed)
+					}
+					if s, _ := h.q.Job(id); s.Protocol != ProtocolGoogUpload {
+						t.Errorf("snapshot protocol %q", s.Protocol)
+					}
+				})
+			}
+		}
+	}
+}
+
+// A chunk cut mid-way: the session is asked where it stands and the
+// upload goes on from the server's offset, not the last confirmation:
+// only the bytes the server did not keep go again.
+func TestGoogUploadCutMidChunkGoesOnFromTheServersOffset(t *testing.T) {
+	const Q = ChunkQuantum
+	f := newGoogFake(t)
+	f.hook = func(cmd string, n int, w http.ResponseWriter, r *http.Request, s *googSession) bool {
+		if cmd == "upload" && n == 2 {
+			f.cutAfter(w, r, s, 2*Q+100) // the server keeps 2 granules of it
+			return true
+		}
+		return false
+	}
+	h := newHarness(t, Config{})
+	path, data := writeFile(t, 12*Q)
+	id := h.add(googSpec(f, path, 4*Q))
+	checkGoogDone(t, f, h.mustDone(id), "SECRET-g1", data)
+	fin, recv, dropped, sessions, refused := f.stats()
+	if len(refused) > 0 || fin != 1 || sessions != 1 {
+		t.Fatalf("refused %q, finished %d in %d sessions", refused, fin, sessions)
+	}
+	if recv-dropped != 12*Q {
+		t.Errorf("the server kept %d bytes of %d received: a byte it kept came twice", recv-dropped, recv)
+	}
+	s := sends(t, f)
+	if len(s) < 3 || s[1][0] != 4*Q || s[2][0] != 6*Q {
+		t.Fatalf("sends %v: after the cut at %d the upload must go on at the server's %d", s, 4*Q, 6*Q)
+	}
+	f.mu.Lock()
+	log := strings.Join(f.log, "; ")
+	f.mu.Unlock()
+	if !strings.Contains(log, fmt.Sprintf("upload %d %d; query", 4*Q, 4*Q)) {
+		t.Errorf("no query right after the cut: %s", log)
+	}
+}
+
+// 5xx, 408, 429 and the 400 that a per-minute quota comes as are retried
+// as in the first protocol, on every request; a broken connection too. A
+// failed chunk is followed by a query, never sent again blindly.
+func TestGoogUploadBusyServerRetried(t *testing.T) {
+	const Q = ChunkQuantum
+	cases := []struct {
+		name string
+		fail func(w http.ResponseWriter)
+	}{
+		{"503", func(w http.ResponseWriter) { googleError(w, 503, "UNAVAILABLE", "backendError", "try later") }},
+		{"500", func(w http.ResponseWriter) { googleError(w, 500, "INTERNAL", "backendError", "oops") }},
+		{"408", func(w http.ResponseWriter) { googleError(w, 408, "DEADLINE_EXCEEDED", "timeout", "too slow") }},
+		{"429", func(w http.ResponseWriter) {
+			googleError(w, 429, "RESOURCE_EXHAUSTED", "rateLimitExceeded", "slow down")
+		}},
+		{"400 per-minute quota", func(w http.ResponseWriter) {
+			googleError(w, 400, "RESOURCE_EXHAUSTED", "RATE_LIMIT_EXCEEDED", "Quota exceeded for quota metric 'Upload requests' per minute")
+		}},
+		{"reset", func(w http.ResponseWriter) { hangUp(w) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newGoogFake(t)
+			f.hook = func(cmd string, n int, w http.ResponseWriter, r *http.Request, s *googSession) bool {
+				if cmd == "upload" && (n == 2 || n == 3) || cmd == "query" && n == 1 || cmd == "start" && n == 1 {
+					c.fail(w)
+					return true
+				}
+				return false
+			}
+			h := newHarness(t, Config{})
+			path, data := writeFile(t, 4*Q)
+			id := h.add(googSpec(f, path, Q))
+			checkGoogDone(t, f, h.mustDone(id), "SECRET-g1", data)
+			if fin, _, _, sessions, refused := f.stats(); fin != 1 || sessions != 1 || len(refused) > 0 {
+				t.Errorf("finished=%d sessions=%d refused=%q", fin, sessions, refused)
+			}
+			retries := 0
+			for _, e := range h.seen {
+				if e.Kind == EventRetrying {
+					retries++
+				}
+			}
+			if retries != 4 {
+				t.Errorf("%d retrying events, want 4 (start, two chunks, one query)", retries)
+			}
+			if f.count("query") < 2 {
+				t.Errorf("%d queries: a failed chunk must be followed by one", f.count("query"))
+			}
+		})
+	}
+}
+
+// A server that keeps failing ends the upload after the same number of
+// requests in both protocols, with the session kept for a later try.
+func TestGoogUploadGivesUpInTheSameBudget(t *testing.T) {
+	f1 := newFake(t)
+	f1.hook = func(kind string, n int, w http.ResponseWriter, r *http.Request, s *fakeSession) bool {
+		if kind == "chunk" || kind == "status" {
+			googleError(w, 503, "UNAVAILABLE", "backendError", "down")
+			return true
+		}
+		return false
+	}
+	f2 := newGoogFake(t)
+	f2.hook = func(cmd string, n int, w http.ResponseWriter, r *http.Request, s *googSession) bool {
+		if cmd != "start" {
+			googleError(w, 503, "UNAVAILABLE", "backendError", "down")
+			return true
+		}
+		return false
+	}
+	h := newHarness(t, Config{MaxRetries: 3})
+	path, _ := writeFile(t, 1000)
+	first := h.add(Spec{URL: f1.url(), ContentType: "application/octet-stream", Path: path})
+	second := h.add(googSpec(f2, path, 0))
+	for _, id := range []string{first, second} {
+		if e := h.finish(id); e.Kind != EventFailed || !errors.Is(e.Snap.Cause, ErrGaveUp) || !e.Snap.Retryable {
+			t.Fatalf("job %s: %s (cause %v)", id, e, e.Snap.Cause)
+		}
+	}
+	one := f1.count("chunk") + f1.count("status")
+	two := f2.count("upload") + f2.count("finalize") + f2.count("query")
+	if one != 5 || two != one {
+		t.Errorf("requests before giving up: %d in the first protocol, %d in the second; want 5 both", one, two)
+	}
+	if rec, _ := h.q.journal.Load(second); rec.Session == "" {
+		t.Error("the session was not kept for a later try")
+	}
+}
+
+// A refusal that is not the server's load fails at once, in its words.
+func TestGoogUploadRefusalFails(t *testing.T) {
+	f := newGoogFake(t)
+	f.hook = func(cmd string, n int, w http.ResponseWriter, r *http.Request, s *googSession) bool {
+		googleError(w, 400, "INVALID_ARGUMENT", "badContent", "The file type is not supported")
+		return true
+	}
+	h := newHarness(t, Config{})
+	path, _ := writeFile(t, 1000)
+	id := h.add(googSpec(f, path, 0))
+	e := h.finish(id)
+	if e.Kind != EventFailed || !strings.Contains(e.Message, "not supported") || e.Snap.Retryable || f.count("start") != 1 {
+		t.Fatalf("%s after %d starts", e, f.count("start"))
+	}
+}
+
+// The server refuses an offset (it lost bytes it had confirmed) and says
+// where it stands: the upload goes on from there.
+func TestGoogUploadWrongOffsetGoesOnWhereTheServerStands(t *testing.T) {
+	const Q = ChunkQuantum
+	f := newGoogFake(t)
+	f.hook = func(cmd string, n int, w http.ResponseWriter, r *http.Request, s *googSession) bool {
+		if cmd == "upload" && n == 3 {
+			f.mu.Lock()
+			s.stored = Q
+			s.data.Truncate(int(Q))
+			f.mu.Unlock()
+		}
+		return false
+	}
+	h := newHarness(t, Config{})
+	path, data := writeFile(t, 5*Q)
+	id := h.add(googSpec(f, path, Q))
+	checkGoogDone(t, f, h.mustDone(id), "SECRET-g1", data)
+	_, _, _, sessions, refused := f.stats()
+	if len(refused) != 1 || !strings.HasPrefix(refused[0], "offset") || sessions != 1 {
+		t.Fatalf("refused %q in %d sessions; want the one wrong offset", refused, sessions)
+	}
+	if s := sends(t, f); len(s) < 4 || s[3][0] != Q {
+		t.Errorf("sends %v: after the refusal the upload must go on at %d", s, Q)
+	}
+}
+
+// The journal as a killed process leaves it: the job running, its
+// session and an offset behind what the server holds. A new queue on it
+// asks the same session and goes on from the server's offset.
+func TestGoogUploadKilledProcessResumesTheSameSession(t *testing.T) {
+	const Q = ChunkQuantum
+	f := newGoogFake(t)
+	cut := make(chan struct{})
+	f.hook = func(cmd string, n int, w http.ResponseWriter, r *http.Request, s *googSession) bool {
+		if cmd == "upload" && n == 3 {
+			buf := make([]byte, Q+5)
+			got, _ := io.ReadFull(r.Body, buf)
+			f.mu.Lock()
+			s.data.Write(buf[:Q])
+			s.stored += Q
+			f.received += int64(got)
+			f.dropped += int64(got) - Q
+			f.mu.Unlock()
+			close(cut)
+			f.hold(r) // the process dies before any answer
+			return true
+		}
+		return false
+	}
+	state := t.TempDir()
+	path, data := writeFile(t, 8*Q)
+	h1 := newHarness(t, Config{StateDir: state})
+	id := h1.add(googSpec(f, path, 2*Q))
+	waitChan(t, cut)
+	// What the process left on disk at the moment it died.
+	jdir := h1.q.journal.Dir()
+	left := map[string][]byte{}
+	for _, ext := range []string{".json", ".progress"} {
+		if b, err := os.ReadFile(filepath.Join(jdir, id+ext)); err == nil {
+			left[ext] = b
+		}
+	}
+	if rec, err := DecodeRecord(left[".json"]); err != nil || rec.State != StateRunning || rec.Session == "" {
+		t.Fatalf("the journal mid-upload: %v %+v", err, rec)
+	}
+	h1.q.Close()
+	for _, ext := range []string{".json", ".progress"} {
+		p := filepath.Join(jdir, id+ext)
+		os.Remove(p)
+		if b, ok := left[ext]; ok {
+			if err := os.WriteFile(p, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	f.mu.Lock()
+	before := len(f.log)
+	f.hook = nil
+	f.mu.Unlock()
+
+	h2 := newHarness(t, Config{StateDir: state})
+	if ids, err := h2.q.ResumeJournal(false); err != nil || len(ids) != 1 {
+		t.Fatalf("ResumeJournal = %v, %v", ids, err)
+	}
+	checkGoogDone(t, f, h2.mustDone(id), "SECRET-g1", data)
+	fin, recv, dropped, sessions, refused := f.stats()
+	if fin != 1 || sessions != 1 || len(refused) > 0 {
+		t.Fatalf("finished %d in %d sessions, refused %q: a restart must go on in its session", fin, sessions, refused)
+	}
+	if recv-dropped != 8*Q {
+		t.Errorf("the server kept %d bytes of %d received: a byte it kept came twice", recv-dropped, recv)
+	}
+	f.mu.Lock()
+	after := f.log[before:]
+	f.mu.Unlock()
+	if len(after) < 2 || after[0] != "query  0" || !strings.HasPrefix(after[1], "upload "+strconv.Itoa(5*Q)+" ") && !strings.HasPrefix(after[1], "finalize "+strconv.Itoa(5*Q)+" ") {
+		t.Errorf("after the restart: %q; want a query, then bytes from the server's %d", after, 5*Q)
+	}
+}
+
+// The answer that carried the token is lost: a query gets it, and the
+// bytes are not sent again.
+func TestGoogUploadLostFinalAnswer(t *testing.T) {
+	const Q = ChunkQuantum
+	f := newGoogFake(t)
+	f.hook = func(cmd string, n int, w http.ResponseWriter, r *http.Request, s *googSession) bool {
+		if cmd == "finalize" {
+			f.storeAndLose(w, r, s)
+			return true
+		}
+		return false
+	}
+	h := newHarness(t, Config{})
+	path, data := writeFile(t, 2*Q+3)
+	id := h.add(googSpec(f, path, Q))
+	checkGoogDone(t, f, h.mustDone(id), "SECRET-g1", data)
+	fin, recv, _, sessions, _ := f.stats()
+	if fin != 1 || sessions != 1 || recv != 2*Q+3 || f.count("finalize") != 1 || f.count("query") != 1 {
+		t.Errorf("finished=%d sessions=%d received=%d finalizes=%d queries=%d", fin, sessions, recv, f.count("finalize"), f.count("query"))
+	}
+}
+
+// The token is lost and the server will not give it again: the job says
+// the upload may have arrived, sends nothing again, and a retry of it
+// (the person's) asks the session rather than make a second item.
+func TestGoogUploadFinalWithoutTokenIsMaybeSent(t *testing.T) {
+	const Q = ChunkQuantum
+	f := newGoogFake(t)
+	f.forget = true
+	f.hook = func(cmd string, n int, w http.ResponseWriter, r *http.Request, s *googSession) bool {
+		if cmd == "finalize" {
+			f.storeAndLose(w, r, s)
+			return true
+		}
+		return false
+	}
+	h := newHarness(t, Config{})
+	path, _ := writeFile(t, 2*Q+3)
+	id := h.add(googSpec(f, path, Q))
+	e := h.finish(id)
+	if e.Kind != EventFailed || !errors.Is(e.Snap.Cause, ErrMaybeSent) {
+		t.Fatalf("%s (cause %v), want a failure as maybe sent", e, e.Snap.Cause)
+	}
+	if strings.Contains(e.Message, "SECRET") || strings.Contains(e.Message, "TOKEN") {
+		t.Errorf("the error shows the session or the token: %s", e.Message)
+	}
+	if err := h.q.Retry(ctxT(t), id); err != nil {
+		t.Fatal(err)
+	}
+	if e := h.finish(id); e.Kind != EventFailed || !errors.Is(e.Snap.Cause, ErrMaybeSent) {
+		t.Fatalf("the retry: %s", e)
+	}
+	fin, recv, _, sessions, _ := f.stats()
+	if fin != 1 || sessions != 1 || recv != 2*Q+3 || f.count("finalize") != 1 {
+		t.Errorf("finished=%d sessions=%d received=%d finalizes=%d: sent again", fin, sessions, recv, f.count("finalize"))
+	}
+}
+
+// A session the server cancelled (or dropped) is replaced by a new one;
+// one that keeps being cancelled ends the job.
+func TestGoogUploadCanceledSession(t *testing.T) {
+	const Q = ChunkQuantum
+	t.Run("once", func(t *testing.T) {
+		f := newGoogFake(t)
+		f.hook = func(cmd string, n int, w http.ResponseWriter, r *http.Request, s *googSession) bool {
+			if cmd == "upload" && n == 2 {
+				f.mu.Lock()
+				s.canceled = true
+				f.mu.Unlock()
+			}
+			return false
+		}
+		h := newHarness(t, Config{})
+		path, data := writeFile(t, 3*Q)
+		id := h.add(googSpec(f, path, Q))
+		checkGoogDone(t, f, h.mustDone(id), "SECRET-g2", data)
+		if fin, _, _, sessions, _ := f.stats(); fin != 1 || sessions != 2 {
+			t.Errorf("finished=%d sessions=%d, want 1 and 2", fin, sessions)
+		}
+		if f.count("query") < 1 {
+			t.Error("a cancelled answer to a chunk must be checked with a query before starting over")
+		}
+	})
+	t.Run("always", func(t *testing.T) {
+		f := newGoogFake(t)
+		f.hook = func(cmd string, n int, w http.ResponseWriter, r *http.Request, s *googSession) bool {
+			if s != nil {
+				f.mu.Lock()
+				s.canceled = true
+				f.mu.Unlock()
+			}
+			return false
+		}
+		h := newHarness(t, Config{})
+		path, _ := writeFile(t, 3*Q)
+		id := h.add(googSpec(f, path, Q))
+		if e := h.finish(id); e.Kind != EventFailed || !strings.Contains(e.Message, "cancelled") {
+			t.Fatalf("%s", e)
+		}
+		if _, _, _, sessions, _ := f.stats(); sessions != maxRestarts+1 {
+			t.Errorf("%d sessions, want %d", sessions, maxRestarts+1)
+		}
+	})
+}
+
+// Cancelling a job tells its session's server, as the first protocol's
+// DELETE does: the session can never finish.
+func TestGoogUploadCancelTellsTheServer(t *testing.T) {
+	const Q = ChunkQuantum
+	f := newGoogFake(t)
+	held := make(chan struct{})
+	f.hook = func(cmd string, n int, w http.ResponseWriter, r *http.Request, s *googSession) bool {
+		if cmd == "upload" && n == 2 {
+			close(held)
+			f.hold(r)
+			return true
+		}
+		return false
+	}
+	h := newHarness(t, Config{})
+	path, _ := writeFile(t, 4*Q)
+	id := h.add(googSpec(f, path, Q))
+	waitChan(t, held)
+	if err := h.q.Cancel(ctxT(t), id); err != nil {
+		t.Fatal(err)
+	}
+	if e := h.finish(id); e.Kind != EventCancelled || e.Snap.Error != "" {
+		t.Fatalf("%s: %s", e, e.Snap.Error)
+	}
+	f.mu.Lock()
+	canceled := f.sessions["SECRET-g1"].canceled
+	f.mu.Unlock()
+	if f.count("cancel") != 1 || !canceled {
+		t.Errorf("%d cancel commands; session cancelled: %v", f.count("cancel"), canceled)
+	}
+}
+
+// A server whose granularity is unusable gets no byte.
+func TestGoogUploadBadGranularity(t *testing.T) {
+	for _, g := range []string{"0", "-262144", "lots"} {
+		t.Run(g, func(t *testing.T) {
+			f := newGoogFake(t)
+			f.granHeader = g
+			h := newHarness(t, Config{})
+			path, _ := writeFile(t, 1000)
+			id := h.add(googSpec(f, path, 0))
+			if e := h.finish(id); e.Kind != EventFailed || !strings.Contains(e.Message, "granularity") || e.Snap.Retryable {
+				t.Fatalf("%s", e)
+			}
+			if _, recv, _, _, _ := f.stats(); recv != 0 || f.count("upload")+f.count("finalize") != 0 {
+				t.Errorf("%d bytes sent", recv)
+			}
+		})
+	}
+}
+
+// Records of the first protocol read and write as before; those of the
+// second keep their protocol and granularity; anything else is refused.
+func TestGoogUploadRecords(t *testing.T) {
+	old := goodRecord()
+	b, err := EncodeRecord(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte("protocol")) || bytes.Contains(b, []byte("granularity")) {
+		t.Errorf("a record of the first protocol changed form:\n%s", b)
+	}
+	back, err := DecodeRecord(b)
+	if err != nil || back.Protocol != "" || snapshotOf(back).Protocol != ProtocolResumable {
+		t.Fatalf("an old record reads as %q (%v)", back.Protocol, err)
+	}
+
+	g := goodRecord()
+	g.Protocol, g.Granularity, g.Metadata = ProtocolGoogUpload, 3*ChunkQuantum, nil
+	b, err = EncodeRecord(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back, err := DecodeRecord(b); err != nil || back.Protocol != ProtocolGoogUpload || back.Granularity != 3*ChunkQuantum {
+		t.Fatalf("round trip: %+v, %v", back, err)
+	}
+	for name, bad := range map[string]func(r *Record){
+		"unknown protocol":   func(r *Record) { r.Protocol = "tus" },
+		"media":              func(r *Record) { r.Type = Media },
+		"PUT":                func(r *Record) { r.Method = http.MethodPut },
+		"metadata":           func(r *Record) { r.Metadata = json.RawMessage(`{"name":"x"}`) },
+		"negative granules":  func(r *Record) { r.Granularity = -1 },
+		"checksums declared": func(r *Record) { r.Checksums = []string{SumCRC32C} },
+	} {
+		r := *g
+		bad(&r)
+		if _, err := EncodeRecord(&r); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+
+	f := newGoogFake(t)
+	h := newHarness(t, Config{})
+	path, _ := writeFile(t, 10)
+	for name, spec := range map[string]Spec{
+		"unknown protocol": {Protocol: "tus"},
+		"media":            {Protocol: ProtocolGoogUpload, Type: Media},
+		"PUT":              {Protocol: ProtocolGoogUpload, Method: "PUT"},
+		"metadata":         {Protocol: ProtocolGoogUpload, Metadata: []byte(`{"name":"x"}`)},
+		"checksums":        {Protocol: ProtocolGoogUpload, Checksums: []string{SumMD5}},
+		"existing":         {Protocol: ProtocolGoogUpload, Existing: f.url() + "/x"},
+	} {
+		spec.URL, spec.Path, spec.ContentType = f.url(), path, "video/mp4"
+		if _, err := h.q.Add(spec); err == nil || !strings.Contains(err.Error(), "protocol") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
