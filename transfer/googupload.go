@@ -233,9 +233,10 @@ func (up *upload) googChunkAnswer(a *answer, off, n int64, final bool) (int64, *
 		return 0, nil, &sessionGone{fmt.Sprintf("the server says the upload session was cancelled (it answered %d)", a.status)}
 	}
 	if a.status/100 != 2 {
-		if st.status == "active" && st.received >= 0 && offsetRefusal(a.status) {
-			// The server refused the offset or the length and said where
-			// it stands: go on from there, as after a 308's Range.
+		if st.status == "active" && st.received >= 0 && st.received != off && offsetRefusal(a.status) {
+			// The server refused the offset and said where it stands: go
+			// on from there, as after a 308's Range. Where it stands at
+			// the offset sent, the refusal is of the bytes, in its words.
 			return st.received, nil, nil
 		}
 		return 0, nil, googAPIError(a)
@@ -256,9 +257,8 @@ func (up *upload) googChunkAnswer(a *answer, off, n int64, final bool) (int64, *
 }
 
 // offsetRefusal reports whether an error status, with the session's state
-// stated, is a refusal of what was sent (a wrong offset, a length off the
-// granularity) rather than of the request: not the ones the retry
-// decision reads (auth, gone, busy, slow down).
+// stated, may be a refusal of the offset rather than of the request: not
+// the ones the retry decision reads (auth, gone, busy, slow down).
 func offsetRefusal(code int) bool {
 	return code/100 == 4 && !slices.Contains([]int{http.StatusUnauthorized, http.StatusNotFound, http.StatusRequestTimeout, http.StatusGone, http.StatusTooManyRequests}, code)
 }

@@ -222,19 +222,29 @@ func TestGoogUploadGivesUpInTheSameBudget(t *testing.T) {
 	}
 }
 
-// A refusal that is not the server's load fails at once, in its words.
+// A refusal that is not the server's load fails at once, in its words:
+// of the start, or of a chunk where the server stands at the offset sent
+// (its state stated, as with every answer of the dialect).
 func TestGoogUploadRefusalFails(t *testing.T) {
-	f := newGoogFake(t)
-	f.hook = func(cmd string, n int, w http.ResponseWriter, r *http.Request, s *googSession) bool {
-		googleError(w, 400, "INVALID_ARGUMENT", "badContent", "The file type is not supported")
-		return true
-	}
-	h := newHarness(t, Config{})
-	path, _ := writeFile(t, 1000)
-	id := h.add(googSpec(f, path, 0))
-	e := h.finish(id)
-	if e.Kind != EventFailed || !strings.Contains(e.Message, "not supported") || e.Snap.Retryable || f.count("start") != 1 {
-		t.Fatalf("%s after %d starts", e, f.count("start"))
+	for _, cmd := range []string{"start", "upload"} {
+		t.Run(cmd, func(t *testing.T) {
+			f := newGoogFake(t)
+			f.hook = func(c string, n int, w http.ResponseWriter, r *http.Request, s *googSession) bool {
+				if c == cmd {
+					io.Copy(io.Discard, r.Body)
+					f.refuse(w, s, "The file type is not supported")
+					return true
+				}
+				return false
+			}
+			h := newHarness(t, Config{})
+			path, _ := writeFile(t, 3*ChunkQuantum)
+			id := h.add(googSpec(f, path, ChunkQuantum))
+			e := h.finish(id)
+			if e.Kind != EventFailed || !strings.Contains(e.Message, "not supported") || e.Snap.Retryable || f.count(cmd) != 1 {
+				t.Fatalf("%s after %d %s commands", e, f.count(cmd), cmd)
+			}
+		})
 	}
 }
 
