@@ -129,6 +129,7 @@ func TestGoogUploadCutMidChunkGoesOnFromTheServersOffset(t *testing.T) {
 	if !strings.Contains(log, fmt.Sprintf("upload %d %d; query", 4*Q, 4*Q)) {
 		t.Errorf("no query right after the cut: %s", log)
 	}
+	noSecrets(t, h)
 }
 
 // 5xx, 408, 429 and the 400 that a per-minute quota comes as are retried
@@ -405,6 +406,7 @@ func TestGoogUploadFinalWithoutTokenIsMaybeSent(t *testing.T) {
 	if fin != 1 || sessions != 1 || recv != 2*Q+3 || f.count("finalize") != 1 {
 		t.Errorf("finished=%d sessions=%d received=%d finalizes=%d: sent again", fin, sessions, recv, f.count("finalize"))
 	}
+	noSecrets(t, h)
 }
 
 // A session the server cancelled (or dropped) is replaced by a new one;
@@ -431,6 +433,7 @@ func TestGoogUploadCanceledSession(t *testing.T) {
 		if f.count("query") < 1 {
 			t.Error("a cancelled answer to a chunk must be checked with a query before starting over")
 		}
+		noSecrets(t, h)
 	})
 	t.Run("always", func(t *testing.T) {
 		f := newGoogFake(t)
@@ -451,6 +454,7 @@ func TestGoogUploadCanceledSession(t *testing.T) {
 		if _, _, _, sessions, _ := f.stats(); sessions != maxRestarts+1 {
 			t.Errorf("%d sessions, want %d", sessions, maxRestarts+1)
 		}
+		noSecrets(t, h)
 	})
 }
 
@@ -559,6 +563,70 @@ func TestGoogUploadRecords(t *testing.T) {
 		spec.URL, spec.Path, spec.ContentType = f.url(), path, "video/mp4"
 		if _, err := h.q.Add(spec); err == nil || !strings.Contains(err.Error(), "protocol") {
 			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// A sleep mid-chunk (the system's hold): the request is abandoned, nothing
+// is sent and no retry burnt while held, and after it the session is
+// asked and the upload goes on from what the server kept of the chunk.
+func TestGoogUploadSleepMidChunk(t *testing.T) {
+	const Q = ChunkQuantum
+	f := newGoogFake(t)
+	got := make(chan struct{})
+	f.hook = func(cmd string, n int, w http.ResponseWriter, r *http.Request, s *googSession) bool {
+		if cmd == "upload" && n == 2 {
+			buf := make([]byte, Q+7) // a granule and a bit arrive, then the lid closes
+			io.ReadFull(r.Body, buf)
+			f.mu.Lock()
+			s.data.Write(buf[:Q])
+			s.stored += Q
+			f.received += Q + 7
+			f.dropped += 7
+			f.mu.Unlock()
+			close(got)
+			f.hold(r)
+			return true
+		}
+		return false
+	}
+	h := newHarness(t, Config{MaxRetries: -1}) // any counted failure would end the job
+	path, data := writeFile(t, 9*Q)
+	id := h.add(googSpec(f, path, 4*Q))
+	waitChan(t, got)
+	h.q.Hold("Sleeping: will resume on wake")
+	h.await(func(e Event) bool { return e.Job == id && e.Kind == EventRetrying && e.Held })
+	f.mu.Lock()
+	before := len(f.log)
+	f.hook = nil
+	f.mu.Unlock()
+	h.q.Release("Sleeping: will resume on wake")
+	h.q.Wake()
+	checkGoogDone(t, f, h.mustDone(id), "SECRET-g1", data)
+	fin, recv, dropped, sessions, refused := f.stats()
+	if fin != 1 || sessions != 1 || len(refused) > 0 || recv-dropped != 9*Q {
+		t.Fatalf("finished %d in %d sessions, refused %q, kept %d of %d received", fin, sessions, refused, recv-dropped, recv)
+	}
+	f.mu.Lock()
+	after := f.log[before:]
+	f.mu.Unlock()
+	if len(after) < 2 || after[0] != "query  0" || !strings.HasPrefix(after[1], fmt.Sprintf("upload %d ", 5*Q)) && !strings.HasPrefix(after[1], fmt.Sprintf("finalize %d ", 5*Q)) {
+		t.Errorf("after the sleep: %q; want a query, then bytes from the server's %d", after, 5*Q)
+	}
+	noSecrets(t, h)
+}
+
+// noSecrets checks that no event of the harness shows a session URI or
+// an upload token outside the job's result.
+func noSecrets(t *testing.T, h *harness) {
+	t.Helper()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, e := range h.seen {
+		for _, s := range []string{e.String(), e.Message, e.Reason, e.Snap.Error, e.Snap.Held, e.Snap.Blocked, e.Snap.URL} {
+			if strings.Contains(s, "SECRET") || strings.Contains(s, "TOKEN-") {
+				t.Errorf("an event shows a secret: %q", s)
+			}
 		}
 	}
 }
