@@ -5,12 +5,15 @@
 // slept, a crash and a restart, without sending different bytes, sending
 // twice, or holding the file in memory.
 //
-// The rules it follows are those of PROTOCOL.md sections 4 and 5. It knows
+// The rules it follows are those of PROTOCOL.md sections 4 and 5, and for
+// Google's second resumable dialect (Spec.Protocol ProtocolGoogUpload, the
+// Photos Library API's) section 8, in the same session loop. It knows
 // nothing of Fyne, Gmail or MIME: a job is a file, a target URI, a media type
 // and optional metadata JSON.
 //
 // The pieces (docs/ARCHITECTURE.md has the whole picture):
-//   - Uploader (uploader.go, resumable.go, oneshot.go, source.go, decide.go):
+//   - Uploader (uploader.go, resumable.go, googupload.go, oneshot.go,
+//     source.go, decide.go):
 //     one upload to its end, standing alone; it reports to a Sink.
 //   - Journal: one fsync'd JSON record per job, so a job survives a crash;
 //     a per-job lock so several processes can share one journal.
