@@ -8,10 +8,12 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func googSpec(f *googFake, path string, chunk int64) Spec {
@@ -628,5 +630,100 @@ func noSecrets(t *testing.T, h *harness) {
 				t.Errorf("an event shows a secret: %q", s)
 			}
 		}
+	}
+}
+
+// The child process of TestGoogUploadKilledMidChunk: it queues one upload
+// of the second dialect and runs until it is killed.
+func TestGoogUploadKillChild(t *testing.T) {
+	state := os.Getenv("CARRIER_GOOG_CHILD_STATE")
+	if state == "" {
+		t.Skip("run by TestGoogUploadKilledMidChunk as its child process")
+	}
+	q, err := New(Config{StateDir: state, RetryBase: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Add(Spec{URL: os.Getenv("CARRIER_GOOG_CHILD_URL"), Protocol: ProtocolGoogUpload, ContentType: "video/mp4", Path: os.Getenv("CARRIER_GOOG_CHILD_FILE"), ChunkSize: 2 * ChunkQuantum}); err != nil {
+		t.Fatal(err)
+	}
+	select {} // until the parent kills this process
+}
+
+// kill -9 while a chunk is going out, the server holding part of it: the
+// next process asks the same session and sends only what it lacks.
+func TestGoogUploadKilledMidChunk(t *testing.T) {
+	const Q = ChunkQuantum
+	f := newGoogFake(t)
+	cut := make(chan struct{})
+	f.hook = func(cmd string, n int, w http.ResponseWriter, r *http.Request, s *googSession) bool {
+		if cmd == "upload" && n == 3 {
+			buf := make([]byte, Q+5)
+			got, _ := io.ReadFull(r.Body, buf)
+			f.mu.Lock()
+			s.write(buf[:Q])
+			s.stored += Q
+			f.received += int64(got)
+			f.dropped += int64(got) - Q
+			f.mu.Unlock()
+			close(cut)
+			f.hold(r)
+			return true
+		}
+		return false
+	}
+	state := t.TempDir()
+	path, data := writeFile(t, 8*Q)
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestGoogUploadKillChild$")
+	cmd.Env = append(os.Environ(), "CARRIER_GOOG_CHILD_STATE="+state, "CARRIER_GOOG_CHILD_URL="+f.url(), "CARRIER_GOOG_CHILD_FILE="+path)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	select {
+	case <-cut:
+	case <-exited:
+		t.Fatalf("the child ended before its third chunk:\n%s", out.String())
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		<-exited
+		t.Fatalf("the child never sent its third chunk:\n%s", out.String())
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	f.srv.CloseClientConnections()
+	f.mu.Lock()
+	before := len(f.log)
+	f.hook = nil
+	f.mu.Unlock()
+
+	j, err := OpenJournal(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := j.List()
+	if err != nil || len(recs) != 1 || recs[0].State != StateRunning || recs[0].Session == "" || recs[0].Confirmed > 4*Q {
+		t.Fatalf("the journal the killed process left: %v, %+v", err, recs)
+	}
+	id := recs[0].ID
+	h := newHarness(t, Config{StateDir: state})
+	if ids, err := h.q.ResumeJournal(false); err != nil || len(ids) != 1 {
+		t.Fatalf("ResumeJournal = %v, %v", ids, err)
+	}
+	checkGoogDone(t, f, h.mustDone(id), "SECRET-g1", data)
+	fin, recv, dropped, sessions, refused := f.stats()
+	if fin != 1 || sessions != 1 || len(refused) > 0 || recv-dropped != 8*Q {
+		t.Fatalf("finished %d in %d sessions, refused %q, kept %d of %d received", fin, sessions, refused, recv-dropped, recv)
+	}
+	f.mu.Lock()
+	after := f.log[before:]
+	f.mu.Unlock()
+	if len(after) < 2 || after[0] != "query  0" || !strings.HasPrefix(after[1], fmt.Sprintf("upload %d ", 5*Q)) && !strings.HasPrefix(after[1], fmt.Sprintf("finalize %d ", 5*Q)) {
+		t.Errorf("after the kill: %q; want a query, then bytes from the server's %d", after, 5*Q)
 	}
 }
