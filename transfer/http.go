@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -53,19 +54,73 @@ type progressBody struct {
 var errBodyClosed = errors.New("request body read after the request ended")
 
 func (b *progressBody) Read(p []byte) (int, error) {
-	granted := len(p)
-	if b.limit != nil && len(p) > 0 {
-		g, waited, err := b.limit.take(len(p), b.stop, b.tick)
-		if err != nil {
-			return 0, err
-		}
-		if waited && b.clock != nil {
-			b.throttled.Store(int64(b.clock.Elapsed()) + 1)
-		}
-		granted = g
-		p = p[:g]
+	granted, err := b.grant(len(p))
+	if err != nil {
+		return 0, err
 	}
-	n, err := b.r.Read(p)
+	n, err := b.r.Read(p[:granted])
+	if rerr := b.report(granted, n); rerr != nil {
+		return 0, rerr
+	}
+	return n, err
+}
+
+// sendTo is the bulk path of a body that is a range of the file
+// (bulkConn.ReadFrom): up to max bytes, in bulkCopy pieces each granted by
+// the limit, sent from the file itself where the system can (sendFile).
+// handled is false for any other body: the caller copies it.
+func (b *progressBody) sendTo(c *net.TCPConn, max int64) (sent int64, handled bool, err error) {
+	t, ok := b.r.(*hashTee)
+	if !ok {
+		return 0, false, nil
+	}
+	bp := bulkBufs.Get().(*[]byte)
+	defer bulkBufs.Put(bp)
+	for sent < max {
+		want := int(min(bulkCopy, max-sent, t.left()))
+		if want == 0 {
+			return sent, true, nil
+		}
+		granted, err := b.grant(want)
+		if err != nil {
+			return sent, true, err
+		}
+		if b.isClosed() {
+			return sent, true, errBodyClosed
+		}
+		n, err := t.send(c, granted, *bp)
+		sent += int64(n)
+		if rerr := b.report(granted, n); rerr != nil {
+			return sent, true, rerr
+		}
+		if err != nil {
+			return sent, true, err
+		}
+		if n == 0 {
+			return sent, true, io.ErrNoProgress
+		}
+	}
+	return sent, true, nil
+}
+
+// grant is how many of want bytes the bandwidth limit lets go now.
+func (b *progressBody) grant(want int) (int, error) {
+	if b.limit == nil || want == 0 {
+		return want, nil
+	}
+	g, waited, err := b.limit.take(want, b.stop, b.tick)
+	if err != nil {
+		return 0, err
+	}
+	if waited && b.clock != nil {
+		b.throttled.Store(int64(b.clock.Elapsed()) + 1)
+	}
+	return g, nil
+}
+
+// report counts n bytes gone of the granted ones, giving the rest back to
+// the limit.
+func (b *progressBody) report(granted, n int) error {
 	if n < granted {
 		b.limit.refund(granted - n)
 	}
@@ -74,7 +129,7 @@ func (b *progressBody) Read(p []byte) (int, error) {
 	if b.closed {
 		// The transport may read on after RoundTrip returned; once the
 		// engine has moved on, those reads must not report progress.
-		return 0, errBodyClosed
+		return errBodyClosed
 	}
 	if n > 0 {
 		b.n += int64(n)
@@ -82,7 +137,13 @@ func (b *progressBody) Read(p []byte) (int, error) {
 			b.onRead(b.n)
 		}
 	}
-	return n, err
+	return nil
+}
+
+func (b *progressBody) isClosed() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.closed
 }
 
 func (b *progressBody) Close() error {

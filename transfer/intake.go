@@ -31,12 +31,14 @@ type Spec struct {
 	// (compose hashes a spool as it writes it): the engine then reads the
 	// file only to send it. It is checked again on every resume.
 	SHA256 string
-	// Checksums are the sums besides SHA-256 that the target checks and
-	// reports (SumCRC32C, SumMD5), so the engine computes them as the bytes
-	// go out, states them on the request carrying the last bytes, and
+	// Checksums are the sums that the target checks and reports
+	// (SumCRC32C, SumMD5), so the engine computes them as the bytes go
+	// out, states them on the request carrying the last bytes, and
 	// compares them with what the server reports. Whoever knows the target
 	// sets them (internal/app for Cloud Storage: CRC32C); none by default.
-	// Whatever the target reports of the SHA-256 is compared in any case.
+	// A job with none computes the SHA-256 instead, and compares whatever
+	// the target reports of it; a job with some has no SHA-256 unless the
+	// caller gave it: its sums stand for the source check.
 	Checksums []string
 	// Existing is the URI of the resource the metadata names, for targets
 	// where a create under an id the caller chose answers 409 once that id

@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -238,61 +239,68 @@ func TestHashFollowsTheBytesSent(t *testing.T) {
 		{"unsent bytes, no change time", true, func(d []byte) { d[len(d)-1] ^= 0xff }, true},
 		{"sent bytes, no change time", true, func(d []byte) { d[0] ^= 0xff }, false},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			f := newFake(t)
-			held := stopAfterChunk(f, 2)
-			state := t.TempDir()
-			path, data := writeFile(t, 3*Q+5)
-			h1 := newHarness(t, Config{StateDir: state})
-			id := h1.add(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: path, ChunkSize: Q})
-			waitChan(t, held)
-			h1.q.Close()
-			j, _ := OpenJournal(state)
-			rec, err := j.Load(id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if rec.SHA256 != "" || rec.Hashed < Q || rec.HashState == nil {
-				t.Fatalf("mid-upload the record holds sha %q, hashed %d, state %d bytes", rec.SHA256, rec.Hashed, len(rec.HashState))
-			}
-			wantFresh := c.wantFresh
-			if !c.noCtime && !rec.ChangeTime.IsZero() {
-				wantFresh = false
-			}
-			if runtime.GOOS == "linux" && !c.noCtime && rec.ChangeTime.IsZero() {
-				t.Fatal("no change time recorded on Linux")
-			}
-			if c.noCtime {
-				rec.ChangeTime = time.Time{}
-				if err := j.Save(rec); err != nil {
+		// A target that checks CRC32C (Cloud Storage) has no SHA-256 of
+		// its own: its CRC32C, kept with the offset, is the prefix's.
+		for _, sums := range [][]string{nil, {SumCRC32C}} {
+			t.Run(fmt.Sprintf("%s/sums=%v", c.name, sums), func(t *testing.T) {
+				f := newFake(t)
+				held := stopAfterChunk(f, 2)
+				state := t.TempDir()
+				path, data := writeFile(t, 3*Q+5)
+				h1 := newHarness(t, Config{StateDir: state})
+				id := h1.add(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: path, ChunkSize: Q, Checksums: sums})
+				waitChan(t, held)
+				h1.q.Close()
+				j, _ := OpenJournal(state)
+				rec, err := j.Load(id)
+				if err != nil {
 					t.Fatal(err)
 				}
-			}
-			f.hook = nil
-			fi, _ := os.Stat(path)
-			c.change(data)
-			os.WriteFile(path, data, 0o600)
-			os.Chtimes(path, fi.ModTime(), fi.ModTime())
-			h2 := newHarness(t, Config{StateDir: state})
-			h2.q.ResumeJournal(false)
-			e := h2.finish(id)
-			if !wantFresh {
-				if e.Kind != EventFailed || !errors.Is(e.Err, ErrSourceChanged) {
-					t.Fatalf("got %s; the job must be refused", e)
+				switch {
+				case sums == nil && (rec.SHA256 != "" || rec.Hashed < Q || rec.HashState == nil):
+					t.Fatalf("mid-upload the record holds sha %q, hashed %d, state %d bytes", rec.SHA256, rec.Hashed, len(rec.HashState))
+				case sums != nil && (rec.Hashed != 0 || rec.HashState != nil || rec.Summed < Q || rec.SumState[SumCRC32C] == nil):
+					t.Fatalf("mid-upload the record holds hashed %d, summed %d, states %v: the CRC32C alone must stand for the prefix", rec.Hashed, rec.Summed, rec.SumState)
 				}
-				if comp, _, _ := f.stats(); comp != 0 {
-					t.Fatal("an upload completed")
+				wantFresh := c.wantFresh
+				if !c.noCtime && !rec.ChangeTime.IsZero() {
+					wantFresh = false
 				}
-				return
-			}
-			if e.Kind != EventDone || resourceSHA(t, e.Response) != sha(data) {
-				t.Fatalf("got %s; the server must hold the file as it now is", e)
-			}
-			rec, _ = j.Load(id)
-			if rec.SHA256 != sha(data) || rec.HashState != nil || rec.Hashed != rec.Size {
-				t.Fatalf("done: sha %q (want %q), hashed %d", rec.SHA256, sha(data), rec.Hashed)
-			}
-		})
+				if runtime.GOOS == "linux" && !c.noCtime && rec.ChangeTime.IsZero() {
+					t.Fatal("no change time recorded on Linux")
+				}
+				if c.noCtime {
+					rec.ChangeTime = time.Time{}
+					if err := j.Save(rec); err != nil {
+						t.Fatal(err)
+					}
+				}
+				f.hook = nil
+				fi, _ := os.Stat(path)
+				c.change(data)
+				os.WriteFile(path, data, 0o600)
+				os.Chtimes(path, fi.ModTime(), fi.ModTime())
+				h2 := newHarness(t, Config{StateDir: state})
+				h2.q.ResumeJournal(false)
+				e := h2.finish(id)
+				if !wantFresh {
+					if e.Kind != EventFailed || !errors.Is(e.Err, ErrSourceChanged) {
+						t.Fatalf("got %s; the job must be refused", e)
+					}
+					if comp, _, _ := f.stats(); comp != 0 {
+						t.Fatal("an upload completed")
+					}
+					return
+				}
+				if e.Kind != EventDone || resourceSHA(t, e.Response) != sha(data) {
+					t.Fatalf("got %s; the server must hold the file as it now is", e)
+				}
+				rec, _ = j.Load(id)
+				if want := map[bool]string{true: sha(data)}[sums == nil]; rec.SHA256 != want || rec.HashState != nil || sums == nil && rec.Hashed != rec.Size {
+					t.Fatalf("done: sha %q (want %q), hashed %d", rec.SHA256, want, rec.Hashed)
+				}
+			})
+		}
 	}
 }
 

@@ -79,10 +79,20 @@ func TestMinSpeedAbandonsATrickle(t *testing.T) {
 		_, err := u.Upload(ctx, Work{Record: uploadRecord(t, "http://carrier.test/upload?name=x", path, ChunkQuantum), Sink: sink})
 		done <- err
 	}()
-	for sec := 0; ; sec++ {
+	for sec := 0; ; {
+		// The clock moves only while the watchdog waits on its timer: on
+		// a busy machine its goroutine may not have run since its last
+		// tick fired, and the trickle would run on unwatched.
+		armed := clock.TimerAdded()
+		step := srv.step
+		if n, _ := clock.Timers(); n == 0 {
+			step = nil
+		}
 		select {
-		case srv.step <- struct{}{}:
+		case step <- struct{}{}:
 			clock.Advance(time.Second)
+			sec++
+		case <-armed:
 		case n := <-sink.retries:
 			if !strings.Contains(n.Reason, "slower than 1 KiB/s for 60 s, so the request was abandoned") {
 				t.Fatalf("the request was abandoned for %q", n.Reason)

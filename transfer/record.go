@@ -84,7 +84,7 @@ type Record struct {
 	SHA256    string `json:"sha256,omitempty"`
 	Hashed    int64  `json:"hashed,omitempty"`
 	HashState []byte `json:"hashState,omitempty"`
-	// Checksums are the sums besides SHA-256 that the target checks and
+	// Checksums are the sums (not the SHA-256) that the target checks and
 	// reports (SumCRC32C, SumMD5; see Spec.Checksums). Like the SHA-256
 	// they are computed as the bytes go out: SumState holds their states
 	// over the file's first Summed bytes.

@@ -5,9 +5,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
+	"net"
 	"os"
 )
 
@@ -66,7 +68,7 @@ func (up *upload) checkHashed(ctx context.Context, f *os.File) error {
 			return err
 		}
 		up.sha = want
-	default:
+	case len(rec.Checksums) == 0:
 		up.sha = newSumGroup([]string{SumSHA256})
 	}
 	if len(rec.Checksums) == 0 {
@@ -149,35 +151,94 @@ func hashPrefix(ctx context.Context, f *os.File, n int64) (hash.Hash, error) {
 	}
 }
 
-// hashTee feeds the running sums with the bytes of a body as the
-// transport reads them, from where each stands on: bytes sent again after
-// a rewind are already in them.
+// hashTee is a range of the file as a request's body, feeding the
+// running sums with its bytes as they go, from where each stands on:
+// bytes sent again after a rewind are already in them. The transport
+// reads it (Read), or has it send itself from the file (send).
 type hashTee struct {
-	r   io.Reader
-	pos int64 // file offset of the next byte read
+	sr  *io.SectionReader
+	f   *os.File
+	pos int64 // file offset of the next byte
+	end int64 // file offset after the range
 	up  *upload
+	// kernel sends from the file; nil is sendFile (tests take the path
+	// of a system that cannot).
+	kernel func(c *net.TCPConn, f *os.File, off int64, n int) (int, error)
 }
 
 func (t *hashTee) Read(p []byte) (int, error) {
-	n, err := t.r.Read(p)
+	n, err := t.sr.Read(p)
 	if n > 0 {
-		up := t.up
-		up.hashMu.Lock()
-		up.sha.feed(t.pos, p[:n])
-		up.extra.feed(t.pos, p[:n])
-		up.hashMu.Unlock()
+		t.up.feed(t.pos, p[:n])
 		t.pos += int64(n)
 	}
 	return n, err
 }
 
+func (t *hashTee) left() int64 { return t.end - t.pos }
+
+// send sends the next n bytes of the range to c, at most len(buf). The
+// sums that lack them read them first, into buf; the bytes then go from
+// the file to the socket without passing through the process where the
+// system can (sendFile), else from buf. A file changed between the two is
+// caught as any change during a request is: the resume's prefix check, or
+// the server's checksum of what it got, differs.
+func (t *hashTee) send(c *net.TCPConn, n int, buf []byte) (int, error) {
+	buf = buf[:n]
+	read := false
+	readBuf := func() error {
+		m, err := t.f.ReadAt(buf, t.pos)
+		if m < n {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
+		}
+		read = true
+		return nil
+	}
+	if t.up.lacks(t.pos, n) {
+		if err := readBuf(); err != nil {
+			return 0, err
+		}
+		t.up.feed(t.pos, buf)
+	}
+	kernel := t.kernel
+	if kernel == nil {
+		kernel = sendFile
+	}
+	sent, err := kernel(c, t.f, t.pos, n)
+	if errors.Is(err, errNoSendFile) && sent == 0 {
+		if !read {
+			if err := readBuf(); err != nil {
+				return 0, err
+			}
+		}
+		sent, err = c.Write(buf)
+	}
+	t.pos += int64(sent)
+	t.sr.Seek(int64(sent), io.SeekCurrent)
+	return sent, err
+}
+
+// feed adds the file's bytes p, found at pos, to the running sums.
+func (up *upload) feed(pos int64, p []byte) {
+	up.hashMu.Lock()
+	up.sha.feed(pos, p)
+	up.extra.feed(pos, p)
+	up.hashMu.Unlock()
+}
+
+// lacks reports whether a running sum still needs the n bytes at pos.
+func (up *upload) lacks(pos int64, n int) bool {
+	up.hashMu.Lock()
+	defer up.hashMu.Unlock()
+	return up.sha.needs(pos, n) || up.extra.needs(pos, n)
+}
+
 // source is the file's bytes from off, through the running sums.
 func (up *upload) source(off, n int64) io.Reader {
-	sr := io.NewSectionReader(up.f, off, n)
-	if up.sha == nil && up.extra == nil {
-		return sr
-	}
-	return &hashTee{r: sr, pos: off, up: up}
+	return &hashTee{sr: io.NewSectionReader(up.f, off, n), f: up.f, pos: off, end: off + n, up: up}
 }
 
 // sumState is the running sums to record with a confirmed offset.

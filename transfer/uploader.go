@@ -127,7 +127,7 @@ func (u Uploader) withDefaults() *Uploader {
 		c := *u.Client
 		u.Client = &c
 	} else {
-		u.Client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		u.Client = &http.Client{Transport: bulkTransport()}
 	}
 	u.Client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	if u.Interrupt == nil {
