@@ -58,8 +58,10 @@ func (q *Queue) OpenDraft(id string, raw []byte) (*Composed, error) {
 		name string
 		list *[]string
 	}{{"To", &c.To}, {"Cc", &c.Cc}, {"Bcc", &c.Bcc}} {
-		if v := header(f.name); v != "" {
+		if v := people(m.Header, f.name); v != "" {
 			*f.list = []string{v}
+		} else if v := header(f.name); v != "" {
+			*f.list = []string{v} // unreadable as addresses: as it is, for the person to mend
 		}
 	}
 	var files []attachedFile
@@ -141,6 +143,27 @@ func (q *Queue) OpenDraft(id string, raw []byte) (*Composed, error) {
 		c.Attachments = append(c.Attachments, p)
 	}
 	return c, nil
+}
+
+// people is an address header as a person types it: "Name <addr>" with
+// the name decoded, or the bare address; "" when it does not parse.
+func people(h mail.Header, name string) string {
+	list, err := h.AddressList(name)
+	if err != nil {
+		return ""
+	}
+	out := make([]string, len(list))
+	for i, a := range list {
+		switch {
+		case a.Name == "":
+			out[i] = a.Address
+		case strings.ContainsAny(a.Name, `,;:"<>@()[]\.`):
+			out[i] = `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(a.Name) + `" <` + a.Address + ">"
+		default:
+			out[i] = a.Name + " <" + a.Address + ">"
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 type attachedFile struct {
