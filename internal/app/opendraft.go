@@ -192,6 +192,7 @@ func (q *Queue) openFolder() (string, error) {
 // only (a name from a message must not reach another folder), without
 // characters no system allows.
 func safeName(name string, i int) string {
+	name = name[strings.LastIndexAny(name, `/\`)+1:]
 	name = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f || strings.ContainsRune(`/\:*?"<>|`, r) {
 			return '_'
