@@ -211,3 +211,31 @@ func TestEditsMadeWhileQueuingStay(t *testing.T) {
 		t.Fatalf("the form lost what was typed while queuing: to %q, subject %q", c.to.Text, c.subject.Text)
 	}
 }
+
+// Reopen in Compose is offered for a message that failed or was
+// cancelled, not for one on its way or sent, nor for a timeline post.
+func TestWhichRowsReopen(t *testing.T) {
+	h := newHarness(t)
+	s := h.u.transfers
+	gmail, timeline := h.url+"/upload/gmail/v1/users/me/messages/send", h.url+"/upload/mirror/v1/timeline"
+	for _, c := range []struct {
+		url   string
+		state transfer.State
+		want  bool
+	}{
+		{gmail, transfer.StateFailed, true},
+		{gmail, transfer.StateCancelled, true},
+		{gmail, transfer.StateRunning, false},
+		{gmail, transfer.StatePaused, false},
+		{gmail, transfer.StateDone, false},
+		{timeline, transfer.StateFailed, false},
+		{timeline, transfer.StateCancelled, false},
+	} {
+		if got := s.canReopen(transfer.Snapshot{URL: c.url, State: c.state}); got != c.want {
+			t.Errorf("%s %s: reopen %v, want %v", c.url, c.state, got, c.want)
+		}
+	}
+	if got := cancelQuestion(transfer.Snapshot{URL: timeline, Label: "dot.png · to the timeline"}); got != "Cancel 'dot.png · to the timeline'? Its upload stops." {
+		t.Errorf("a post's question: %q", got)
+	}
+}
