@@ -64,7 +64,38 @@ func (q *Queue) OpenDraft(id string, raw []byte) (*Composed, error) {
 			*f.list = []string{v} // unreadable as addresses: as it is, for the person to mend
 		}
 	}
-	var files []attachedFile
+	// Attachments stream to their files as the parts are read: a draft
+	// near the 35 MiB limit is not held twice in memory.
+	var dir string
+	used := map[string]bool{}
+	fail := func(err error) (*Composed, error) {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
+		return nil, err
+	}
+	attach := func(name string, body io.Reader) error {
+		if dir == "" {
+			d, err := q.openFolder()
+			if err != nil {
+				return err
+			}
+			dir = d
+		}
+		p := filepath.Join(dir, uniqueName(safeName(name, len(c.Attachments)), used))
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err == nil {
+			_, err = io.Copy(f, body)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("cannot write the draft's attachment %s: %w", Printable(name), err)
+		}
+		c.Attachments = append(c.Attachments, p)
+		return nil
+	}
 	parts := 0
 	var walk func(ctype, cte, disposition string, body io.Reader, depth int) error
 	walk = func(ctype, cte, disposition string, body io.Reader, depth int) error {
@@ -104,13 +135,14 @@ func (q *Queue) OpenDraft(id string, raw []byte) (*Composed, error) {
 		if d, err := dec.DecodeHeader(name); err == nil {
 			name = d
 		}
-		data, err := io.ReadAll(body) // no larger than raw, which is in memory already
+		if disp == "attachment" || name != "" || mt != "text/plain" && mt != "text/html" {
+			return attach(name, body)
+		}
+		data, err := io.ReadAll(body) // a text part: no larger than raw, in memory already
 		if err != nil {
 			return fmt.Errorf("the draft's parts are unreadable: %w", err)
 		}
 		switch {
-		case disp == "attachment" || name != "" || mt != "text/plain" && mt != "text/html":
-			files = append(files, attachedFile{name: name, data: data})
 		case mt == "text/plain" && c.Text == "":
 			c.Text = strings.ReplaceAll(string(data), "\r\n", "\n")
 		case mt == "text/html" && c.HTML == "":
@@ -119,28 +151,12 @@ func (q *Queue) OpenDraft(id string, raw []byte) (*Composed, error) {
 		return nil
 	}
 	if err := walk(m.Header.Get("Content-Type"), m.Header.Get("Content-Transfer-Encoding"), "", m.Body, 0); err != nil {
-		return nil, err
+		return fail(err)
 	}
 	if c.Text != "" {
 		// Compose writes an HTML part only for the links' block; the
 		// text says the same, and is what the person edits.
 		c.HTML = ""
-	}
-	if len(files) == 0 {
-		return c, nil
-	}
-	dir, err := q.openFolder()
-	if err != nil {
-		return nil, err
-	}
-	used := map[string]bool{}
-	for i, f := range files {
-		p := filepath.Join(dir, uniqueName(safeName(f.name, i), used))
-		if err := os.WriteFile(p, f.data, 0o600); err != nil {
-			os.RemoveAll(dir)
-			return nil, fmt.Errorf("cannot write the draft's attachment %s: %w", Printable(f.name), err)
-		}
-		c.Attachments = append(c.Attachments, p)
 	}
 	return c, nil
 }
@@ -164,11 +180,6 @@ func people(h mail.Header, name string) string {
 		}
 	}
 	return strings.Join(out, ", ")
-}
-
-type attachedFile struct {
-	name string
-	data []byte
 }
 
 // openFolder makes a new private folder for one opening's attachments:

@@ -227,4 +227,14 @@ func TestOpenDraft(t *testing.T) {
 	if _, err := q.OpenDraft("r1", []byte("not a message")); err == nil {
 		t.Error("an unreadable draft opened")
 	}
+	// A damaged attachment after a good one: refused, and nothing of it
+	// is left on disk.
+	before, _ := os.ReadDir(filepath.Join(state, "opened"))
+	broken := "Content-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Disposition: attachment; filename=a.txt\r\n\r\nfine\r\n--b\r\nContent-Disposition: attachment; filename=b.bin\r\nContent-Transfer-Encoding: base64\r\n\r\n!!not base64!!\r\n--b--\r\n"
+	if _, err := q.OpenDraft("r2", []byte(broken)); err == nil {
+		t.Error("a draft with a damaged attachment opened")
+	}
+	if after, _ := os.ReadDir(filepath.Join(state, "opened")); len(after) != len(before) {
+		t.Errorf("a refused draft left its folder: %d folders, %d before", len(after), len(before))
+	}
 }
