@@ -167,12 +167,17 @@ func (q *Queue) Composed(id string) (*Composed, error) {
 	return &c, nil
 }
 
+// OpenedGrace is how long the attachments of a draft opened in Compose
+// are kept when no queued message names them: the draft may still be
+// open in a window while another Carrier (a command) opens the queue.
+const OpenedGrace = 7 * 24 * time.Hour
+
 // sweepKept removes the kept fields no job may reopen (no job names their
-// message, or it was sent), the leftovers of writes a crash cut short,
-// and the folders of drafts' attachments no kept message names, each only
+// message, or it was sent) and the leftovers of writes a crash cut short,
 // once older than the spool's grace (another process may be between
-// writing one and queuing its job). recs nil: the journal could not be
-// read whole, and every message is kept.
+// writing one and queuing its job), and the folders of drafts'
+// attachments no kept message names, once older than OpenedGrace. recs
+// nil: the journal could not be read whole, and everything is kept.
 func (q *Queue) sweepKept(recs []transfer.Snapshot) {
 	if q.kept == "" {
 		return
@@ -181,7 +186,7 @@ func (q *Queue) sweepKept(recs []transfer.Snapshot) {
 	if q.spool != nil {
 		grace, now = q.spool.grace, q.spool.now
 	}
-	old := func(e fs.DirEntry) bool {
+	olderThan := func(e fs.DirEntry, grace time.Duration) bool {
 		fi, err := e.Info()
 		return err == nil && now().Sub(fi.ModTime()) >= grace
 	}
@@ -199,7 +204,7 @@ func (q *Queue) sweepKept(recs []transfer.Snapshot) {
 		}
 		p := filepath.Join(q.kept, e.Name())
 		stale := strings.HasSuffix(e.Name(), ".tmp") || recs != nil && !wanted[e.Name()]
-		if stale && old(e) {
+		if stale && olderThan(e, grace) {
 			os.Remove(p)
 			continue
 		}
@@ -219,7 +224,7 @@ func (q *Queue) sweepKept(recs []transfer.Snapshot) {
 	dirs, _ := os.ReadDir(opened)
 	for _, e := range dirs {
 		p := filepath.Join(opened, e.Name())
-		if e.IsDir() && !named[p] && old(e) {
+		if e.IsDir() && !named[p] && olderThan(e, OpenedGrace) {
 			os.RemoveAll(p)
 		}
 	}

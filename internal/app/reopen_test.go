@@ -128,9 +128,12 @@ func TestOpeningSweepsTheKeptFields(t *testing.T) {
 	crash := touch(t, filepath.Join(ComposedDir(state), "123.tmp"), old)
 	fresh := touch(t, filepath.Join(ComposedDir(state), "msg-another-process.eml.json"), time.Minute)
 	stale := filepath.Join(state, "opened", "draft-stale")
+	open := filepath.Join(state, "opened", "draft-open-in-a-window")
 	os.MkdirAll(stale, 0o700)
-	os.Chtimes(stale, time.Now().Add(-old), time.Now().Add(-old))
-	os.Chtimes(named, time.Now().Add(-old), time.Now().Add(-old))
+	os.MkdirAll(open, 0o700)
+	os.Chtimes(stale, time.Now().Add(-2*OpenedGrace), time.Now().Add(-2*OpenedGrace))
+	os.Chtimes(open, time.Now().Add(-old), time.Now().Add(-old))
+	os.Chtimes(named, time.Now().Add(-2*OpenedGrace), time.Now().Add(-2*OpenedGrace))
 
 	openTestQueue(t, state, "", nil)
 	if exists(orphan) || exists(crash) || exists(stale) {
@@ -138,6 +141,9 @@ func TestOpeningSweepsTheKeptFields(t *testing.T) {
 	}
 	if !exists(pending) || !exists(fresh) || !exists(k.Attachments[0]) {
 		t.Error("the fields of an unfinished job, a new file, or a draft's attachment a message names were swept")
+	}
+	if !exists(open) {
+		t.Error("the attachments of a draft opened hours ago (maybe still in a window) were swept")
 	}
 }
 
