@@ -493,6 +493,9 @@ func (c *composeScreen) send(ctx context.Context, method compose.Method, gmail a
 		if c.shows(msg) {
 			c.clear()
 		} else {
+			if gmail.SendDraft != "" {
+				c.draft = "" // sent, the draft is gone: what the form keeps is a new message
+			}
 			c.say("Queued as it was when you pressed the button. The form keeps what you changed since.")
 			c.updateButtons()
 		}

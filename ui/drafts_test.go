@@ -232,3 +232,26 @@ func TestAnEditedDraftSharesItsLinksWhenSent(t *testing.T) {
 		t.Errorf("the draft's Drive file is not shared with its recipient: %+v", h.drivePerms(files[0].ID))
 	}
 }
+
+// A draft sent while the person goes on typing: the form keeps what they
+// typed, as a new message, no longer tied to the draft that went.
+func TestTypingWhileADraftIsSentStartsANewMessage(t *testing.T) {
+	h := newHarness(t)
+	c := h.u.compose
+	h.writeMessage("zoe@example.com", "Draft")
+	test.Tap(c.draftBtn)
+	h.until("the draft saved", func() bool { return h.doneRows() == 1 })
+	saved := h.drafts()
+	if len(saved) != 1 {
+		t.Fatalf("%d drafts", len(saved))
+	}
+	h.mailboxRead()
+	test.Tap(h.u.mailbox.drafts[saved[0].id].edit)
+	h.until("the draft in Compose", func() bool { return c.draft != "" })
+	test.Tap(c.sendBtn)
+	c.subject.SetText("Follow-up")
+	h.until("the draft sent", func() bool { return h.doneRows() == 2 })
+	if c.subject.Text != "Follow-up" || c.draft != "" {
+		t.Fatalf("the form: subject %q, draft %q; want the new subject, no draft", c.subject.Text, c.draft)
+	}
+}

@@ -53,11 +53,12 @@ type transfersScreen struct {
 	// A message with Drive links is one row: the jobs it needs (its
 	// uploads to Drive and their shares) are its parts, drawn under it.
 	// These are touched on the UI thread only.
-	parent     map[string]string   // part → its message
-	children   map[string][]string // message → its parts, in its Needs' order
-	deleted    map[string]bool     // Drive uploads whose file was deleted after a cancel
-	ask        *driveAsk           // the open question about a cancelled message's Drive files
-	cancelling *cancelAsk          // the open question before a cancel (reopen.go)
+	parent   map[string]string   // part → its message
+	children map[string][]string // message → its parts, in its Needs' order
+	deleted  map[string]bool     // Drive uploads whose file was deleted after a cancel
+	ask      *driveAsk           // the open question about a cancelled message's Drive files
+
+	cancelling *cancelAsk // the open question before a cancel (reopen.go)
 }
 
 type transferRow struct {
