@@ -106,6 +106,7 @@ func deps(ctx context.Context, core *app.App, q *app.Queue, events <-chan transf
 	return ui.Deps{
 		Uploads:  q,
 		Outbox:   q,
+		Keeper:   q,
 		Events:   events,
 		Endpoint: core.Sandbox.URL,
 		Auth:     core.Creds, // each server its own credential; the mailbox reads only the sandbox

@@ -42,6 +42,7 @@ type composeScreen struct {
 	busy                         bool
 	consent                      *driveConsent // the question about Drive, while it is open
 	held                         bool          // the form waits for the browser (hold)
+	draft                        string        // the draft the form edits (reopen.go): Save updates it, Send sends it
 	content                      fyne.CanvasObject
 }
 
@@ -439,27 +440,45 @@ func (c *composeScreen) submit(method compose.Method) {
 	opts := c.linkOptions()
 	linked := c.linked()
 	may := c.u.deps.May
+	// A draft being edited is updated (drafts.update) or sent with the
+	// message as it stands now (drafts.send), as one draft.
+	var gmail app.GmailOptions
+	if c.draft != "" {
+		if method == compose.Send {
+			gmail.SendDraft = c.draft
+		} else {
+			gmail.DraftID = c.draft
+		}
+		method = compose.Draft
+	}
 	c.u.goBackground(func(ctx context.Context) {
 		if len(linked) > 0 && may != nil {
 			var na *app.NotAllowedError
 			if err := may(ctx, auth.Links); errors.As(err, &na) {
-				c.u.do(func() { c.askDrive(method, msg, opts, linked, na) })
+				c.u.do(func() { c.askDrive(method, gmail, msg, opts, linked, na) })
 				return
 			} else if err != nil {
 				c.u.do(func() { c.notSent(problemText(err)) })
 				return
 			}
 		}
-		c.send(ctx, method, msg, opts)
+		c.send(ctx, method, gmail, msg, opts)
 	})
 }
 
 // send queues the message as submit read it, with its links as opts says,
-// and empties the form once it is queued. It runs off the UI thread.
-func (c *composeScreen) send(ctx context.Context, method compose.Method, msg *compose.Message, opts app.LinkOptions) {
+// and empties the form once it is queued, not before: the job and the
+// message's fields (for reopening it) are then on disk. It runs off the
+// UI thread.
+func (c *composeScreen) send(ctx context.Context, method compose.Method, gmail app.GmailOptions, msg *compose.Message, opts app.LinkOptions) {
 	drive := app.Drive{Root: c.u.deps.Target(), Auth: c.u.deps.Auth, Client: c.u.deps.Client}
 	var ids []string
-	up, err := app.Message(msg, method, app.GmailOptions{})
+	up, err := app.Message(msg, method, gmail)
+	if err == nil && gmail.SendDraft != "" {
+		// Links saved in the draft earlier name files shared with
+		// nobody yet: shared now, with its recipients as they stand.
+		_, err = drive.ShareLinkedIn(ctx, msg, opts.Share, opts.Expiry)
+	}
 	if err == nil {
 		ids, err = c.u.deps.Outbox.SendWithLinks(ctx, drive, msg, method, up, opts, nil)
 	}
@@ -471,7 +490,15 @@ func (c *composeScreen) send(ctx context.Context, method compose.Method, msg *co
 		c.hold(false)
 		c.busy = false
 		c.say("")
-		c.clear()
+		if c.shows(msg) {
+			c.clear()
+		} else {
+			if gmail.SendDraft != "" {
+				c.draft = "" // sent, the draft is gone: what the form keeps is a new message
+			}
+			c.say("Queued as it was when you pressed the button. The form keeps what you changed since.")
+			c.updateButtons()
+		}
 		last := len(ids) - 1
 		c.u.transfers.claim(ids[last], ids[:last])
 		c.u.queued(ids[last])
@@ -498,7 +525,7 @@ type driveConsent struct {
 // askDrive says why Drive is needed and what allowing it gives Carrier,
 // before anything is queued. The form keeps the message whatever the
 // answer; Send stays disabled while the question is open.
-func (c *composeScreen) askDrive(method compose.Method, msg *compose.Message, opts app.LinkOptions, linked []string, na *app.NotAllowedError) {
+func (c *composeScreen) askDrive(method compose.Method, gmail app.GmailOptions, msg *compose.Message, opts app.LinkOptions, linked []string, na *app.NotAllowedError) {
 	ways, _ := c.plan()
 	bySize := true
 	for _, p := range linked {
@@ -551,7 +578,7 @@ func (c *composeScreen) askDrive(method compose.Method, msg *compose.Message, op
 				c.u.do(func() { c.notSent(allowProblem(err)) })
 				return
 			}
-			c.send(ctx, method, msg, opts)
+			c.send(ctx, method, gmail, msg, opts)
 		})
 	})
 	a.allow.Importance = widget.HighImportance
@@ -568,7 +595,11 @@ func (c *composeScreen) askDrive(method compose.Method, msg *compose.Message, op
 			}
 			c.busy = false
 			c.updateMeter()
-			c.submit(method)
+			again := method
+			if gmail.SendDraft != "" {
+				again = compose.Send // submit makes it the draft's send again
+			}
+			c.submit(again)
 		})
 		buttons.Add(a.attach)
 	}
@@ -633,10 +664,20 @@ func (c *composeScreen) clear() {
 	for _, e := range []*namedEntry{c.to, c.cc, c.bcc, c.subject, c.body} {
 		e.SetText("")
 	}
+	c.draft = ""
 	c.attachments = nil
 	c.attSizes = map[string]int64{}
 	c.choice = map[string]bool{}
 	c.refreshAttachments()
+}
+
+// shows reports whether the form still holds msg as it was queued: what
+// the person changed while it was being prepared is theirs to keep.
+func (c *composeScreen) shows(msg *compose.Message) bool {
+	now := c.message()
+	return strings.Join(now.To, ",") == strings.Join(msg.To, ",") && strings.Join(now.Cc, ",") == strings.Join(msg.Cc, ",") &&
+		strings.Join(now.Bcc, ",") == strings.Join(msg.Bcc, ",") && now.Subject == msg.Subject && now.Text == msg.Text &&
+		strings.Join(now.Attachments, "\x00") == strings.Join(msg.Attachments, "\x00")
 }
 
 func problemText(err error) string {

@@ -96,7 +96,7 @@ func newHarness(t *testing.T, opts ...func(*harnessOpts)) *harness {
 		Do: func(f func()) { h.calls <- f },
 	}
 	if h.q != nil {
-		d.Limits = h.q
+		d.Limits, d.Keeper = h.q, h.q
 	}
 	if o.deps != nil {
 		o.deps(&d)

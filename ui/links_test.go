@@ -324,7 +324,7 @@ func TestCancelAsksAboutTheDriveFiles(t *testing.T) {
 		return row
 	}
 	row := send("contract.pdf")
-	test.Tap(row.cancel)
+	h.confirmCancel(row)
 	h.until("the question about the Drive file", func() bool { return h.u.transfers.ask != nil })
 	if text := h.u.transfers.ask.text.Text; !strings.Contains(text, "contract.pdf is already on your Google Drive") {
 		t.Fatalf("the question: %q", text)
@@ -341,7 +341,7 @@ func TestCancelAsksAboutTheDriveFiles(t *testing.T) {
 	}
 
 	row = send("draft.pdf")
-	test.Tap(row.cancel)
+	h.confirmCancel(row)
 	h.until("the question about the Drive file", func() bool { return h.u.transfers.ask != nil })
 	test.Tap(h.u.transfers.ask.keep)
 	h.until("the file kept", func() bool { return row.state.Text == "Cancelled · the file kept on Google Drive" })

@@ -49,6 +49,7 @@ type mailboxScreen struct {
 	status  *widget.Label
 	content fyne.CanvasObject
 	loading bool
+	drafts  map[string]*draftActions // each draft's Edit and Send, by draft id (drafts.go)
 }
 
 // The list and the opened item are paged lists, not a widget.List in a
@@ -77,7 +78,7 @@ func (m *mailboxScreen) row(i int, it mailItem) fyne.CanvasObject {
 	open := newIconButton("Open "+it.Kind+" "+app.Printable(it.Title), theme.NavigateNextIcon(), func() { m.choose(i) })
 	// The whole row opens the item on a click; the button is there for
 	// the keyboard and the screen reader.
-	return container.NewStack(newTapArea(func() { m.choose(i) }), container.NewBorder(nil, nil, nil, open, container.NewVBox(title, sub)))
+	return container.NewStack(newTapArea(func() { m.choose(i) }), container.NewBorder(nil, nil, nil, m.draftButtons(it, open), container.NewVBox(title, sub)))
 }
 
 // tapArea lies under a row's text and opens it on a click. It has no

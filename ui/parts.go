@@ -198,6 +198,7 @@ func (s *transfersScreen) drawGroup(r *transferRow, v jobView) {
 	show(r.retry, open && failed)
 	show(r.cancel, open)
 	show(r.sendAnyway, open && s.u.deps.Limits != nil && heldFiles(g) > 0)
+	show(r.reopen, s.canReopen(msg))
 }
 
 // heldFiles counts a message's uploads that wait on a metered connection.

@@ -57,6 +57,8 @@ type transfersScreen struct {
 	children map[string][]string // message → its parts, in its Needs' order
 	deleted  map[string]bool     // Drive uploads whose file was deleted after a cancel
 	ask      *driveAsk           // the open question about a cancelled message's Drive files
+
+	cancelling *cancelAsk // the open question before a cancel (reopen.go)
 }
 
 type transferRow struct {
@@ -65,6 +67,7 @@ type transferRow struct {
 	bar                          *dualBar
 	pause, resume, cancel, retry *widget.Button
 	sendAnyway                   *widget.Button  // a large upload held on a metered connection
+	reopen                       *widget.Button  // a cancelled or failed message, back into Compose
 	parts                        *fyne.Container // the part rows, under the message's own
 	partRows                     map[string]*partRow
 	object                       fyne.CanvasObject
@@ -255,14 +258,16 @@ func (s *transfersScreen) ensureRow(id string) {
 	r.bar = newDualBar()
 	r.pause = widget.NewButtonWithIcon("Pause", theme.MediaPauseIcon(), func() { s.act(id, "pause") })
 	r.resume = widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), func() { s.act(id, "resume") })
-	r.cancel = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { s.act(id, "cancel") })
+	r.cancel = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { s.askCancel(id) })
 	r.retry = widget.NewButtonWithIcon("Retry", theme.ViewRefreshIcon(), func() { s.act(id, "retry") })
 	r.sendAnyway = widget.NewButtonWithIcon("Send anyway", theme.UploadIcon(), func() { s.act(id, "send anyway") })
 	r.sendAnyway.Hide()
+	r.reopen = widget.NewButtonWithIcon("Reopen in Compose", theme.MailComposeIcon(), func() { s.reopen(id) })
+	r.reopen.Hide()
 	r.parts = container.NewVBox()
 	r.parts.Hide()
 	r.partRows = map[string]*partRow{}
-	buttons := container.NewHBox(r.sendAnyway, r.pause, r.resume, r.retry, r.cancel)
+	buttons := container.NewHBox(r.sendAnyway, r.pause, r.resume, r.retry, r.reopen, r.cancel)
 	r.object = container.NewVBox(
 		container.NewBorder(nil, nil, widget.NewIcon(theme.UploadIcon()), buttons, container.NewVBox(r.name, r.dest)),
 		r.bar,
@@ -334,6 +339,7 @@ func (s *transfersScreen) draw(id string) {
 	show(r.retry, st == transfer.StateFailed)
 	show(r.cancel, st.Unfinished() || st == transfer.StateFailed)
 	show(r.sendAnyway, s.u.deps.Limits != nil && heldMetered(snap))
+	show(r.reopen, s.canReopen(snap))
 }
 
 // heldMetered reports whether a job waits only because the connection is

@@ -41,6 +41,14 @@ type Outbox interface {
 	PostTimeline(root string, media *compose.TimelineMedia, item compose.TimelineItem) (id string, err error)
 }
 
+// Keeper gives back messages as the person wrote them (the app's Queue):
+// a cancelled or failed message's fields, kept beside the journal, and a
+// draft's raw message opened into fields, its attachments as files.
+type Keeper interface {
+	Composed(id string) (*app.Composed, error)
+	OpenDraft(id string, raw []byte) (*app.Composed, error)
+}
+
 // Account describes who Carrier sends as.
 type Account struct {
 	Sandbox bool   // the embedded sandbox: nothing leaves this computer
@@ -51,6 +59,7 @@ type Account struct {
 type Deps struct {
 	Uploads  Uploads
 	Outbox   Outbox
+	Keeper   Keeper                // nil: messages cannot be reopened, nor drafts edited
 	Events   <-chan transfer.Event // the queue's events; the UI drains it
 	Endpoint string                // the sandbox's API root: the mailbox reads it
 	// Auth authorizes the mailbox's reads and the Drive calls of a

@@ -17,6 +17,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"carrier/compose"
 )
 
 // A draft's large files are uploaded when it is saved, so its links are
@@ -159,6 +161,39 @@ func (d Drive) ShareLinked(ctx context.Context, raw []byte, share Share, expiry 
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
+	var who []string
+	if share != ShareAnyone {
+		if who, err = Recipients(raw); err != nil {
+			return nil, err
+		}
+	}
+	return d.shareFiles(ctx, ids, who, share, expiry, now)
+}
+
+// ShareLinkedIn is ShareLinked for a message about to be sent as a
+// draft's new content: the links its text or HTML already holds (saved
+// in the draft before, shared with nobody), shared with its recipients.
+// Links to files Carrier did not make are left alone.
+func (d Drive) ShareLinkedIn(ctx context.Context, msg *compose.Message, share Share, expiry time.Duration) ([]string, error) {
+	var ids []string
+	seen := map[string]bool{}
+	for _, text := range []string{msg.Text, msg.HTML} {
+		for _, sub := range driveViewLink.FindAllStringSubmatch(text, -1) {
+			if !seen[sub[1]] {
+				seen[sub[1]] = true
+				ids = append(ids, sub[1])
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return d.shareFiles(ctx, ids, recipients(msg), share, expiry, nil)
+}
+
+// shareFiles shares the Drive files ids this app may see with who (or
+// anyone), as ShareLinked says.
+func (d Drive) shareFiles(ctx context.Context, ids, who []string, share Share, expiry time.Duration, now func() time.Time) ([]string, error) {
 	if expiry < 0 || expiry > MaxLinkExpiry {
 		return nil, fmt.Errorf("a link's expiry is at most a year (Google Drive's limit), not %s", expiry)
 	}
@@ -172,10 +207,6 @@ func (d Drive) ShareLinked(ctx context.Context, raw []byte, share Share, expiry 
 	if share == ShareAnyone {
 		grants = append(grants, map[string]string{"type": "anyone", "role": "reader"})
 	} else {
-		who, err := Recipients(raw)
-		if err != nil {
-			return nil, err
-		}
 		if len(who) == 0 {
 			return nil, errors.New("the draft has no recipients to share its Drive files with")
 		}

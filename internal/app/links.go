@@ -226,8 +226,10 @@ func (q *Queue) SendWithLinks(ctx context.Context, d Drive, msg *compose.Message
 	}
 	spec := up.Spec(d.Root)
 	settings(&spec)
+	kept := composedOf(msg, method, up)
+	kept.Choose, kept.Share, kept.Expiry = opts.Choose, opts.Share, opts.Expiry
 	if len(linked) == 0 {
-		id, err := q.AddMessage(ctx, spec, msg, method)
+		id, err := q.addMessage(ctx, spec, msg, method, kept)
 		if err != nil {
 			return nil, err
 		}
@@ -290,7 +292,7 @@ func (q *Queue) SendWithLinks(ctx context.Context, d Drive, msg *compose.Message
 	withLinks := *msg
 	withLinks.Attachments, withLinks.Links = attach, links
 	spec.Needs = append([]string(nil), jobs...)
-	id, err := q.AddMessage(ctx, spec, &withLinks, method)
+	id, err := q.addMessage(ctx, spec, &withLinks, method, kept)
 	if err != nil {
 		return undo(err)
 	}

@@ -19,6 +19,7 @@ import (
 type Queue struct {
 	*transfer.Queue
 	spool *Spool
+	kept  string // the folder of the messages' fields as written (reopen.go)
 
 	in   chan transfer.Event   // the engine's events
 	out  chan<- transfer.Event // the caller's, passed on after the spool saw them
@@ -48,7 +49,7 @@ func OpenQueue(cfg transfer.Config, spool *Spool) (*Queue, error) {
 			}
 		}
 	}
-	q := &Queue{spool: spool, out: cfg.Events, stop: make(chan struct{}), done: make(chan struct{})}
+	q := &Queue{spool: spool, kept: ComposedDir(cfg.StateDir), out: cfg.Events, stop: make(chan struct{}), done: make(chan struct{})}
 	q.in = make(chan transfer.Event, max(cap(cfg.Events), 64))
 	cfg.Events = q.in
 	tq, err := transfer.New(cfg)
@@ -132,9 +133,11 @@ func (q *Queue) sweep() {
 	recs, err := q.History()
 	if err != nil {
 		q.spool.Sweep(nil) // a record unread may need any of them
+		q.sweepKept(nil)
 		return
 	}
 	q.spool.Sweep(neededBy(recs))
+	q.sweepKept(recs)
 }
 
 // pump lets the spool see each event before passing it on.
@@ -159,10 +162,14 @@ func (q *Queue) pump() {
 	}
 }
 
-// settle releases the file of a job that has reached an end.
+// settle releases the file of a job that has reached an end, and the
+// fields of a message that was sent (a cancelled one may be reopened).
 func (q *Queue) settle(e transfer.Event) {
 	if path, ok := ended(e); ok {
 		q.spool.Release(path)
+		if e.Snap.State == transfer.StateDone {
+			q.drop(path)
+		}
 	}
 }
 
@@ -197,26 +204,38 @@ func (q *Queue) Close() error {
 	return err
 }
 
-// Forget removes a finished job from the journal, and its spool file.
+// Forget removes a finished job from the journal, its spool file and
+// its message's fields kept to reopen it.
 func (q *Queue) Forget(id string) error {
 	path := fileOf(q.Queue, id)
 	if err := q.Queue.Forget(id); err != nil {
 		return err
 	}
-	return q.spool.Release(path)
+	return errors.Join(q.spool.Release(path), q.drop(path))
 }
 
 // AddMessage builds msg into the spool and queues spec (from Message's
-// recipe) to send it. A spool the queue refused is removed at once.
+// recipe) to send it, keeping msg's fields to reopen it. A spool the
+// queue refused is removed at once.
 func (q *Queue) AddMessage(ctx context.Context, spec transfer.Spec, msg *compose.Message, method compose.Method) (string, error) {
+	return q.addMessage(ctx, spec, msg, method, composedOf(msg, method, Upload{}))
+}
+
+// addMessage is AddMessage keeping kept as the message written. The
+// fields are kept before the job is queued: once it is, it may fail or
+// be cancelled at once, and must be reopenable.
+func (q *Queue) addMessage(ctx context.Context, spec transfer.Spec, msg *compose.Message, method compose.Method, kept *Composed) (string, error) {
 	sp, err := q.spool.Build(ctx, msg, method)
 	if err != nil {
 		return "", err
 	}
 	spec.Path, spec.SHA256 = sp.Path, sp.SHA256
+	if err := q.keep(sp.Path, kept); err != nil {
+		return "", errors.Join(err, q.spool.Release(sp.Path))
+	}
 	id, err := q.Add(spec)
 	if err != nil {
-		return "", errors.Join(err, q.spool.Release(sp.Path))
+		return "", errors.Join(err, q.spool.Release(sp.Path), q.drop(sp.Path))
 	}
 	return id, nil
 }

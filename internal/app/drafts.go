@@ -1,0 +1,99 @@
+package app
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// gmail makes one JSON request of Gmail at d.Root (the same API root and
+// authorizer as Drive's) and reads the answer into v, if given.
+func (d Drive) gmail(ctx context.Context, method, path string, body []byte, v any) error {
+	var rd io.Reader
+	if body != nil {
+		rd = strings.NewReader(string(body))
+	}
+	req, err := http.NewRequestWithContext(ctx, method, d.Root+path, rd)
+	if err != nil {
+		return err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json; charset=UTF-8")
+	}
+	if d.Auth != nil {
+		if err := d.Auth.Authorize(ctx, req); err != nil {
+			return err
+		}
+	}
+	c := d.Client
+	if c == nil {
+		c = http.DefaultClient
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return fmt.Errorf("cannot reach Gmail: %w", err)
+	}
+	defer resp.Body.Close()
+	// A draft's raw message is at most 35 MiB, a third more in base64.
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return fmt.Errorf("cannot read Gmail's answer: %w", err)
+	}
+	if resp.StatusCode/100 != 2 {
+		var ge struct {
+			Error struct{ Message string } `json:"error"`
+		}
+		json.Unmarshal(answer, &ge)
+		return fmt.Errorf("Gmail answered %d: %s", resp.StatusCode, Printable(ge.Error.Message))
+	}
+	if v == nil {
+		return nil
+	}
+	return json.Unmarshal(answer, v)
+}
+
+// ReadDraft is draft id's message as it stands, raw (RFC 822).
+func (d Drive) ReadDraft(ctx context.Context, id string) ([]byte, error) {
+	var draft struct {
+		Message struct {
+			Raw string `json:"raw"`
+		} `json:"message"`
+	}
+	if err := d.gmail(ctx, http.MethodGet, "/gmail/v1/users/me/drafts/"+url.PathEscape(id)+"?format=raw", nil, &draft); err != nil {
+		return nil, fmt.Errorf("cannot read the draft: %w", err)
+	}
+	raw, err := base64.URLEncoding.DecodeString(draft.Message.Raw)
+	if err != nil {
+		raw, err = base64.RawURLEncoding.DecodeString(draft.Message.Raw)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the draft came back unreadable: %w", err)
+	}
+	return raw, nil
+}
+
+// SendDraft sends draft id as it stands (drafts.send, nothing uploaded):
+// the Drive files its links name, uploaded unshared when it was saved,
+// are shared first (ShareLinked, as share and expiry say), so no
+// recipient meets a locked file. It returns the names of the files shared.
+func (d Drive) SendDraft(ctx context.Context, id string, share Share, expiry time.Duration) ([]string, error) {
+	raw, err := d.ReadDraft(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	names, err := d.ShareLinked(ctx, raw, share, expiry, nil)
+	if err != nil {
+		return names, fmt.Errorf("the draft was not sent: %w", err)
+	}
+	body, _ := json.Marshal(map[string]string{"id": id})
+	if err := d.gmail(ctx, http.MethodPost, "/gmail/v1/users/me/drafts/send", body, nil); err != nil {
+		return names, fmt.Errorf("the draft was not sent: %w", err)
+	}
+	return names, nil
+}

@@ -1,0 +1,231 @@
+package app
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"carrier/compose"
+	"carrier/internal/platform"
+	"carrier/transfer"
+)
+
+// A message's spool holds the bytes that go, not what the person wrote:
+// attachments are copied in, large files replaced by links, Bcc may be
+// gone. To reopen a cancelled or failed message in Compose, the fields as
+// written are kept beside the journal, one small private file per
+// message, named after its spool file (known before the job is queued,
+// so a crash between the two leaves nothing the sweep cannot match). The
+// file goes when the message is sent or forgotten; a cancelled or failed
+// message keeps it, across restarts.
+
+// Composed is a message as the person wrote it in Compose: what reopening
+// it puts back into the form.
+type Composed struct {
+	To, Cc, Bcc []string
+	Subject     string
+	Text        string
+	HTML        string `json:",omitempty"`
+	// Attachments are the files the person chose, those that went as
+	// Drive links included, by their paths on this computer.
+	Attachments []string
+	Method      compose.Method
+	// DraftID is the draft the message updates or sends, "" for none.
+	DraftID string `json:",omitempty"`
+	// Choose is the person's choice per file (true: a Drive link).
+	Choose map[string]bool `json:",omitempty"`
+	Share  Share           `json:",omitempty"`
+	Expiry time.Duration   `json:",omitempty"`
+}
+
+// Message is the compose.Message the fields make.
+func (c *Composed) Message() *compose.Message {
+	return &compose.Message{To: c.To, Cc: c.Cc, Bcc: c.Bcc, Subject: c.Subject, Text: c.Text, HTML: c.HTML,
+		Attachments: append([]string(nil), c.Attachments...)}
+}
+
+// Missing are the attachments no longer at their paths (moved, deleted).
+func (c *Composed) Missing() []string {
+	var gone []string
+	for _, p := range c.Attachments {
+		if fi, err := os.Stat(p); err != nil || fi.IsDir() {
+			gone = append(gone, p)
+		}
+	}
+	return gone
+}
+
+// ErrNotKept says Carrier kept no copy of a message's fields to reopen.
+var ErrNotKept = errors.New("Carrier kept no copy of this message to reopen: only messages written in Carrier can be reopened, and only until they are sent or cleared")
+
+// composedOf is what a message queued without the Compose screen's
+// choices keeps: its own fields.
+func composedOf(msg *compose.Message, method compose.Method, up Upload) *Composed {
+	return &Composed{To: msg.To, Cc: msg.Cc, Bcc: msg.Bcc, Subject: msg.Subject, Text: msg.Text, HTML: msg.HTML,
+		Attachments: append([]string(nil), msg.Attachments...), Method: method, DraftID: draftOf(up)}
+}
+
+// draftOf is the draft an upload updates or sends, from its metadata.
+func draftOf(up Upload) string {
+	if up.Path != routeDraftSend.path && !strings.HasPrefix(up.Path, routeDraft.path+"/") {
+		return ""
+	}
+	var m struct{ ID string }
+	if json.Unmarshal(up.Metadata, &m) == nil && m.ID != "" {
+		return m.ID
+	}
+	if id, err := url.PathUnescape(strings.TrimPrefix(up.Path, routeDraft.path+"/")); err == nil {
+		return id
+	}
+	return ""
+}
+
+// ComposedDir is the folder of the kept fields beside the journal of
+// stateDir.
+func ComposedDir(stateDir string) string { return filepath.Join(stateDir, "composed") }
+
+// keptPath is where the fields of the message spooled at spoolPath are.
+func (q *Queue) keptPath(spoolPath string) string {
+	if q.kept == "" || spoolPath == "" {
+		return ""
+	}
+	return filepath.Join(q.kept, filepath.Base(spoolPath)+".json")
+}
+
+// keep writes c for the message spooled at spoolPath: private (recipients
+// and file names are the person's), whole or not at all.
+func (q *Queue) keep(spoolPath string, c *Composed) error {
+	p := q.keptPath(spoolPath)
+	if p == "" {
+		return nil
+	}
+	data, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	if err := platform.MkdirPrivate(q.kept); err != nil {
+		return fmt.Errorf("cannot keep the message to reopen: %w", err)
+	}
+	f, err := os.CreateTemp(q.kept, "*.tmp")
+	if err != nil {
+		return fmt.Errorf("cannot keep the message to reopen: %w", err)
+	}
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), p)
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("cannot keep the message to reopen: %w", werr)
+	}
+	return nil
+}
+
+// drop removes the kept fields of the message spooled at spoolPath.
+func (q *Queue) drop(spoolPath string) error {
+	p := q.keptPath(spoolPath)
+	if p == "" {
+		return nil
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// Composed is the message of job id as the person wrote it, for Compose
+// to reopen: kept while the job is unfinished, failed or cancelled, in
+// this run or an earlier one.
+func (q *Queue) Composed(id string) (*Composed, error) {
+	p := q.keptPath(fileOf(q.Queue, id))
+	if p == "" {
+		return nil, ErrNotKept
+	}
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ErrNotKept
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the message kept to reopen: %w", err)
+	}
+	var c Composed
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, fmt.Errorf("the message kept to reopen is damaged: %w", err)
+	}
+	return &c, nil
+}
+
+// OpenedGrace is how long the attachments of a draft opened in Compose
+// are kept when no queued message names them: the draft may still be
+// open in a window while another Carrier (a command) opens the queue.
+const OpenedGrace = 7 * 24 * time.Hour
+
+// sweepKept removes the kept fields no job may reopen (no job names their
+// message, or it was sent) and the leftovers of writes a crash cut short,
+// once older than the spool's grace (another process may be between
+// writing one and queuing its job), and the folders of drafts'
+// attachments no kept message names, once older than OpenedGrace. recs
+// nil: the journal could not be read whole, and everything is kept.
+func (q *Queue) sweepKept(recs []transfer.Snapshot) {
+	if q.kept == "" {
+		return
+	}
+	grace, now := SweepGrace, time.Now
+	if q.spool != nil {
+		grace, now = q.spool.grace, q.spool.now
+	}
+	olderThan := func(e fs.DirEntry, grace time.Duration) bool {
+		fi, err := e.Info()
+		return err == nil && now().Sub(fi.ModTime()) >= grace
+	}
+	wanted := map[string]bool{}
+	for _, r := range recs {
+		if r.State != transfer.StateDone && r.Path != "" {
+			wanted[filepath.Base(r.Path)+".json"] = true
+		}
+	}
+	named := map[string]bool{} // attachments' folders a kept message names
+	entries, _ := os.ReadDir(q.kept)
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(q.kept, e.Name())
+		stale := strings.HasSuffix(e.Name(), ".tmp") || recs != nil && !wanted[e.Name()]
+		if stale && olderThan(e, grace) {
+			os.Remove(p)
+			continue
+		}
+		if data, err := os.ReadFile(p); err == nil {
+			var c Composed
+			if json.Unmarshal(data, &c) == nil {
+				for _, a := range c.Attachments {
+					named[filepath.Dir(a)] = true
+				}
+			}
+		}
+	}
+	if recs == nil {
+		return
+	}
+	opened := q.openedDir()
+	dirs, _ := os.ReadDir(opened)
+	for _, e := range dirs {
+		p := filepath.Join(opened, e.Name())
+		if e.IsDir() && !named[p] && olderThan(e, OpenedGrace) {
+			os.RemoveAll(p)
+		}
+	}
+}

@@ -1,0 +1,112 @@
+package ui
+
+import (
+	"context"
+	"errors"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"carrier/auth"
+	"carrier/internal/app"
+)
+
+// A draft in the Mailbox is not a dead end: Edit opens it in Compose
+// (its fields, and its attachments decoded from its raw message into
+// files), where Save as draft updates the same draft (drafts.update) and
+// Send sends it (drafts.send); Send sends it as it stands, its Drive
+// links shared first, as `carrier send --send-draft ID` does.
+
+// draftActions are a draft's buttons in the Mailbox's list.
+type draftActions struct {
+	edit, send *widget.Button
+}
+
+// draftButtons adds Edit and Send to a draft's row; other items and a
+// window that cannot open drafts get nothing.
+func (m *mailboxScreen) draftButtons(it mailItem, open fyne.CanvasObject) fyne.CanvasObject {
+	if it.Kind != "Draft" || m.u.deps.Keeper == nil {
+		return open
+	}
+	a := &draftActions{}
+	a.edit = widget.NewButtonWithIcon("Edit", theme.DocumentCreateIcon(), func() { m.editDraft(it) })
+	a.send = widget.NewButtonWithIcon("Send", theme.MailSendIcon(), func() { m.sendDraft(it, a) })
+	if m.drafts == nil {
+		m.drafts = map[string]*draftActions{}
+	}
+	m.drafts[it.ID] = a
+	return container.NewHBox(a.edit, a.send, open)
+}
+
+// draftsHere is the API the Mailbox's drafts are on: the sandbox's, which
+// the Mailbox reads.
+func (m *mailboxScreen) draftsHere() app.Drive {
+	return app.Drive{Root: m.u.deps.Endpoint, Auth: m.u.deps.Auth, Client: m.u.deps.Client}
+}
+
+// editDraft opens a draft in Compose, where saving updates it.
+func (m *mailboxScreen) editDraft(it mailItem) {
+	if m.u.deps.Target() != m.u.deps.Endpoint {
+		// Compose saves where uploads go now (Google's Gmail); this
+		// draft is the sandbox's, unknown there.
+		m.status.SetText("This draft is in the sandbox, and Compose now saves to your Google account: send it with Send here, or copy what you need into a new message.")
+		return
+	}
+	keeper, d := m.u.deps.Keeper, m.draftsHere()
+	m.status.SetText("Opening the draft…")
+	m.u.goBackground(func(ctx context.Context) {
+		raw, err := d.ReadDraft(ctx, it.ID)
+		var k *app.Composed
+		if err == nil {
+			k, err = keeper.OpenDraft(it.ID, raw)
+		}
+		m.u.do(func() {
+			if err != nil {
+				m.status.SetText("Could not open the draft: " + app.Printable(err.Error()))
+				return
+			}
+			m.status.SetText("")
+			m.u.compose.reopen(k, "Editing the draft")
+		})
+	})
+}
+
+// sendDraft sends a draft as it stands, then reads the Mailbox again.
+func (m *mailboxScreen) sendDraft(it mailItem, a *draftActions) {
+	d, may := m.draftsHere(), m.u.deps.May
+	a.send.Disable()
+	a.edit.Disable()
+	m.status.SetText("Sending the draft '" + app.Printable(it.Title) + "'…")
+	m.u.goBackground(func(ctx context.Context) {
+		var err error
+		if may != nil {
+			// Its links are shared as it goes: Drive must be allowed.
+			if raw, rerr := d.ReadDraft(ctx, it.ID); rerr != nil {
+				err = rerr
+			} else if ids, lerr := app.LinkedFiles(raw); lerr != nil {
+				err = lerr
+			} else if len(ids) > 0 {
+				var na *app.NotAllowedError
+				if merr := may(ctx, auth.Links); errors.As(merr, &na) {
+					err = errors.New("its Google Drive links must be shared as it goes, and Carrier may not reach your Drive yet: open it with Edit and press Send there to allow it")
+				} else {
+					err = merr
+				}
+			}
+		}
+		if err == nil {
+			_, err = d.SendDraft(ctx, it.ID, app.ShareRecipients, 0)
+		}
+		m.u.do(func() {
+			a.send.Enable()
+			a.edit.Enable()
+			if err != nil {
+				m.status.SetText("Could not send the draft: " + app.Printable(err.Error()))
+				return
+			}
+			m.refresh()
+		})
+	})
+}

@@ -1,0 +1,201 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"carrier/internal/app"
+	"carrier/transfer"
+)
+
+// Nothing a person wrote is lost by a slip: cancelling an upload asks
+// first, naming it, with keeping it the default; a cancelled or failed
+// message opens again in Compose with its recipients, subject, text and
+// attachments (the app keeps its fields beside the journal, so this works
+// after a restart too); a draft opens in Compose from the Mailbox, and
+// saving it again updates the same draft.
+
+// isMessage reports whether a job uploads a Gmail message (sent, a draft,
+// inserted or imported): only those can be reopened in Compose.
+func isMessage(s transfer.Snapshot) bool {
+	return strings.Contains(s.URL, "/upload/gmail/")
+}
+
+// canReopen reports whether a message's row offers Reopen in Compose.
+func (s *transfersScreen) canReopen(msg transfer.Snapshot) bool {
+	return s.u.deps.Keeper != nil && isMessage(msg) && (msg.State == transfer.StateFailed || msg.State == transfer.StateCancelled)
+}
+
+// cancelAsk is the question asked before an upload is cancelled.
+type cancelAsk struct {
+	d          *dialog.CustomDialog
+	text       *widget.Label
+	stop, keep *widget.Button
+}
+
+// cancelQuestion names what would be cancelled, in the person's words.
+func cancelQuestion(snap transfer.Snapshot) string {
+	name := jobName(snap)
+	if !isMessage(snap) {
+		return "Cancel '" + app.Printable(name) + "'? Its upload stops."
+	}
+	subject, to, ok := strings.Cut(name, " · to ")
+	q := "Cancel '" + app.Printable(subject) + "'"
+	if ok && strings.TrimSpace(to) != "" {
+		q += " to " + app.Printable(to)
+	} else if !ok {
+		q = "Cancel '" + app.Printable(name) + "'"
+	}
+	return q + "? Its upload stops; you can reopen it in Compose."
+}
+
+// askCancel asks before cancelling job id (the row's message, with its
+// parts): Keep uploading is the default, the button that has the focus.
+func (s *transfersScreen) askCancel(id string) {
+	s.mu.Lock()
+	var snap transfer.Snapshot
+	if v := s.views[id]; v != nil {
+		snap = v.snap
+	}
+	s.mu.Unlock()
+	a := &cancelAsk{text: widget.NewLabel(cancelQuestion(snap))}
+	a.text.Wrapping = fyne.TextWrapWord
+	done := func() {
+		a.d.Hide()
+		if s.cancelling == a {
+			s.cancelling = nil
+		}
+	}
+	a.keep = widget.NewButtonWithIcon("Keep uploading", theme.ConfirmIcon(), done)
+	a.keep.Importance = widget.HighImportance
+	a.stop = widget.NewButtonWithIcon("Cancel upload", theme.CancelIcon(), func() {
+		done()
+		s.act(id, "cancel")
+	})
+	a.stop.Importance = widget.DangerImportance
+	a.d = dialog.NewCustomWithoutButtons("Cancel this upload?", container.NewVBox(a.text, container.NewHBox(layout.NewSpacer(), a.stop, a.keep)), s.u.win)
+	a.d.Resize(fyne.NewSize(520, 0))
+	s.cancelling = a
+	a.d.Show()
+	s.u.win.Canvas().Focus(a.keep)
+}
+
+// reopen opens message id in Compose as it was written.
+func (s *transfersScreen) reopen(id string) {
+	keeper := s.u.deps.Keeper
+	if keeper == nil {
+		return
+	}
+	s.u.goBackground(func(context.Context) {
+		k, err := keeper.Composed(id)
+		s.u.do(func() {
+			if err != nil {
+				why := app.Printable(err.Error())
+				if errors.Is(err, app.ErrNotKept) {
+					why = app.ErrNotKept.Error() + "."
+				}
+				s.u.showError("Cannot reopen this message", "%s", why)
+				return
+			}
+			s.u.compose.reopen(k, "Reopened")
+		})
+	})
+}
+
+// reopen puts a message back into the form (asking first when the form
+// holds another one) and shows Compose. what says where it came from
+// ("Reopened", "Editing the draft").
+func (c *composeScreen) reopen(k *app.Composed, what string) {
+	if c.busy || c.held {
+		c.u.showError("Compose is busy", "Compose is sending a message. Open this one once it has gone.")
+		return
+	}
+	if c.blank() {
+		c.load(k, what)
+		return
+	}
+	dialog.ShowConfirm("Replace the message in Compose?",
+		"Compose holds a message that has not been sent. Replace it with '"+app.Printable(orNone(k.Subject))+"'? What Compose holds now is lost.",
+		func(ok bool) {
+			if ok {
+				c.load(k, what)
+			}
+		}, c.u.win)
+}
+
+// blank reports whether the form holds nothing a person wrote.
+func (c *composeScreen) blank() bool {
+	for _, e := range []*namedEntry{c.to, c.cc, c.bcc, c.subject, c.body} {
+		if strings.TrimSpace(e.Text) != "" {
+			return false
+		}
+	}
+	return len(c.attachments) == 0
+}
+
+// load fills the form with k: its fields, its attachments that are still
+// on this computer (the others named in words), the person's choices of
+// how each file goes, and the draft it belongs to, if any.
+func (c *composeScreen) load(k *app.Composed, what string) {
+	c.clear()
+	c.to.SetText(strings.Join(k.To, ", "))
+	c.cc.SetText(strings.Join(k.Cc, ", "))
+	c.bcc.SetText(strings.Join(k.Bcc, ", "))
+	c.subject.SetText(k.Subject)
+	c.body.SetText(k.Text)
+	missing := k.Missing()
+	gone := map[string]bool{}
+	for _, p := range missing {
+		gone[p] = true
+	}
+	var present []string
+	for _, p := range k.Attachments {
+		if !gone[p] {
+			present = append(present, p)
+		}
+	}
+	c.attach(present...)
+	for p, link := range k.Choose {
+		if c.has(p) {
+			c.choice[p] = link
+		}
+	}
+	if k.Share == app.ShareAnyone {
+		c.share.set(1)
+	} else {
+		c.share.set(0)
+		for i, e := range expiryTimes {
+			if e == k.Expiry {
+				c.expiry.set(i)
+			}
+		}
+	}
+	c.draft = k.DraftID
+	words := what + ": '" + app.Printable(orNone(k.Subject)) + "'."
+	if c.draft != "" {
+		words += " Save as draft updates the draft; Send sends it."
+	}
+	if len(missing) > 0 {
+		var names []string
+		for _, p := range missing {
+			names = append(names, app.Printable(filepath.Base(p))+" (was in "+app.Printable(filepath.Dir(p))+")")
+		}
+		if len(missing) == 1 {
+			words += " Not attached: " + names[0] + " is no longer there. Attach it again if you still have it."
+		} else {
+			words += sprintf(" Not attached: %d files are no longer where they were: %s. Attach them again if you still have them.", len(missing), strings.Join(names, "; "))
+		}
+	}
+	c.updateMeter()
+	c.say(words)
+	c.u.tabs.Select(c.u.composeTab)
+}

@@ -1,0 +1,241 @@
+package ui
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"carrier/internal/app"
+	"carrier/transfer"
+)
+
+// holdMessages holds every upload of a Gmail message at the sandbox until
+// release: the message stays unfinished for as long as the test needs.
+func holdMessages() (opt func(*harnessOpts), release func()) {
+	held := make(chan struct{})
+	var once sync.Once
+	return func(o *harnessOpts) {
+		o.wrap = func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasPrefix(r.URL.Path, "/upload/gmail/") {
+					select {
+					case <-held:
+					case <-r.Context().Done():
+						return
+					}
+				}
+				next.ServeHTTP(w, r)
+			})
+		}
+	}, func() { once.Do(func() { close(held) }) }
+}
+
+// confirmCancel presses a row's Cancel and answers the question with
+// Cancel upload.
+func (h *harness) confirmCancel(row *transferRow) {
+	h.t.Helper()
+	test.Tap(row.cancel)
+	a := h.u.transfers.cancelling
+	if a == nil {
+		h.t.Fatal("Cancel cancelled without asking")
+	}
+	test.Tap(a.stop)
+}
+
+// rowNamed is the row whose name begins with prefix, or nil.
+func (h *harness) rowNamed(prefix string) *transferRow {
+	for _, r := range h.u.transfers.rows {
+		if strings.HasPrefix(r.name.Text, prefix) {
+			return r
+		}
+	}
+	return nil
+}
+
+// stateOf is a job's state as the queue has it.
+func (h *harness) stateOf(id string) transfer.State {
+	if r, ok := h.q.Job(id); ok {
+		return r.State
+	}
+	return ""
+}
+
+// Cancel on a row asks first, naming the message and saying it can be
+// reopened; Keep uploading is the default (it has the focus) and keeps
+// the upload going: the message arrives, once.
+func TestCancelAsksAndKeepKeeps(t *testing.T) {
+	hold, release := holdMessages()
+	defer release()
+	h := newHarness(t, hold)
+	c := h.u.compose
+	h.writeMessage("zoe@example.com", "Quarterly report")
+	test.Tap(c.sendBtn)
+	var row *transferRow
+	h.until("the message's row", func() bool { row = h.onlyRow(); return row != nil && row.cancel.Visible() })
+	test.Tap(row.cancel)
+	a := h.u.transfers.cancelling
+	if a == nil {
+		t.Fatal("Cancel did not ask")
+	}
+	if want := "Cancel 'Quarterly report' to zoe@example.com? Its upload stops; you can reopen it in Compose."; a.text.Text != want {
+		t.Errorf("the question: %q\nwant %q", a.text.Text, want)
+	}
+	if f := h.w.Canvas().Focused(); f != a.keep {
+		t.Errorf("the focus is on %T, not Keep uploading", f)
+	}
+	if st := h.stateOf(row.id); st == transfer.StateCancelled {
+		t.Fatal("cancelled before the answer")
+	}
+	test.Tap(a.keep)
+	if h.u.transfers.cancelling != nil {
+		t.Error("the question stays open after Keep uploading")
+	}
+	release()
+	h.until("the message sent", func() bool { return row.state.Text == "Done" })
+	if msgs := h.messages(); len(msgs) != 1 {
+		t.Fatalf("%d messages: want the one kept", len(msgs))
+	}
+}
+
+// A message cancelled on its row opens again in Compose with its
+// recipients, subject, text and attachments; after a restart (a new
+// window and queue on the same folders) too, and a file deleted
+// meanwhile is named as no longer there. Sent again, it arrives with what
+// it has; once sent and cleared, nothing of it is kept.
+func TestACancelledMessageReopens(t *testing.T) {
+	hold, release := holdMessages()
+	defer release()
+	state := t.TempDir()
+	withState := func(o *harnessOpts) { o.state = state }
+	h := newHarness(t, hold, withState)
+	c := h.u.compose
+	c.to.SetText("zoe@example.com, Max <max@example.com>")
+	c.cc.SetText("ann@example.com")
+	c.bcc.SetText("boss@example.com")
+	c.subject.SetText("Plans")
+	c.body.SetText("Line one.\n\nLine two.")
+	notes := writeFile(t, "notes.txt", []byte("the notes"))
+	plan := writeFile(t, "plan.pdf", []byte("%PDF the plan"))
+	drop(h, notes, plan)
+	test.Tap(c.sendBtn)
+	var row *transferRow
+	h.until("the message's row", func() bool { row = h.onlyRow(); return row != nil && row.cancel.Visible() })
+	if c.to.Text != "" || len(c.attachments) != 0 {
+		t.Fatal("the form was not emptied once the message was queued")
+	}
+	if row.reopen.Visible() {
+		t.Error("Reopen is offered while the message is on its way")
+	}
+	h.confirmCancel(row)
+	h.until("the message cancelled", func() bool { return row.state.Text == "Cancelled" })
+	if !row.reopen.Visible() || row.retry.Visible() {
+		t.Fatalf("a cancelled message's row: reopen %v, retry %v", row.reopen.Visible(), row.retry.Visible())
+	}
+	check := func(attached ...string) {
+		t.Helper()
+		for e, want := range map[*namedEntry]string{c.to: "zoe@example.com, Max <max@example.com>", c.cc: "ann@example.com", c.bcc: "boss@example.com", c.subject: "Plans", c.body: "Line one.\n\nLine two."} {
+			if e.Text != want {
+				t.Errorf("%s: %q, want %q", e.name, e.Text, want)
+			}
+		}
+		if strings.Join(c.attachments, "|") != strings.Join(attached, "|") {
+			t.Errorf("attachments %q, want %q", c.attachments, attached)
+		}
+		if h.u.tabs.Selected() != h.u.composeTab {
+			t.Error("Compose is not showing")
+		}
+	}
+	test.Tap(row.reopen)
+	h.until("the message back in Compose", func() bool { return c.subject.Text != "" })
+	check(notes, plan)
+	if !strings.HasPrefix(c.status.Text, "Reopened: 'Plans'.") {
+		t.Errorf("Compose says %q", c.status.Text)
+	}
+	c.clear()
+
+	// A restart: the window and the queue go, new ones open on the folders.
+	h.close()
+	if err := os.Remove(plan); err != nil {
+		t.Fatal(err)
+	}
+	h = newHarness(t, hold, withState)
+	c = h.u.compose
+	row = h.onlyRow()
+	if row == nil || row.state.Text != "Cancelled" || !row.reopen.Visible() {
+		t.Fatal("after the restart the cancelled message cannot be reopened")
+	}
+	test.Tap(row.reopen)
+	h.until("the message back in Compose", func() bool { return c.subject.Text != "" })
+	check(notes)
+	if !strings.Contains(c.status.Text, "Not attached: plan.pdf (was in "+filepath.Dir(plan)+") is no longer there.") {
+		t.Errorf("Compose does not name the missing file: %q", c.status.Text)
+	}
+
+	release()
+	test.Tap(c.sendBtn)
+	h.until("the reopened message sent", func() bool {
+		for _, r := range h.u.transfers.rows {
+			if r != row && r.state.Text == "Done" {
+				return true
+			}
+		}
+		return false
+	})
+	msgs := h.messages()
+	if len(msgs) != 1 || strings.Join(msgs[0].attachments, ",") != "notes.txt" || !strings.Contains(msgs[0].raw, "Line two.") {
+		t.Fatalf("sent: %+v", msgs)
+	}
+	test.Tap(h.u.transfers.clear)
+	if kept, _ := os.ReadDir(app.ComposedDir(state)); len(kept) != 0 {
+		t.Errorf("sent and cleared, yet kept: %v", kept)
+	}
+}
+
+// While a message is being prepared the person may go on typing: once it
+// is queued, what they typed meanwhile stays in the form.
+func TestEditsMadeWhileQueuingStay(t *testing.T) {
+	h := newHarness(t)
+	c := h.u.compose
+	h.writeMessage("zoe@example.com", "First")
+	test.Tap(c.sendBtn)
+	// The queuing runs in the background; its result comes through the
+	// harness's UI thread, which has not run yet.
+	c.subject.SetText("Second")
+	h.until("the first message queued", func() bool { return h.onlyRow() != nil })
+	if c.subject.Text != "Second" || c.to.Text != "zoe@example.com" {
+		t.Fatalf("the form lost what was typed while queuing: to %q, subject %q", c.to.Text, c.subject.Text)
+	}
+}
+
+// Reopen in Compose is offered for a message that failed or was
+// cancelled, not for one on its way or sent, nor for a timeline post.
+func TestWhichRowsReopen(t *testing.T) {
+	h := newHarness(t)
+	s := h.u.transfers
+	gmail, timeline := h.url+"/upload/gmail/v1/users/me/messages/send", h.url+"/upload/mirror/v1/timeline"
+	for _, c := range []struct {
+		url   string
+		state transfer.State
+		want  bool
+	}{
+		{gmail, transfer.StateFailed, true},
+		{gmail, transfer.StateCancelled, true},
+		{gmail, transfer.StateRunning, false},
+		{gmail, transfer.StatePaused, false},
+		{gmail, transfer.StateDone, false},
+		{timeline, transfer.StateFailed, false},
+		{timeline, transfer.StateCancelled, false},
+	} {
+		if got := s.canReopen(transfer.Snapshot{URL: c.url, State: c.state}); got != c.want {
+			t.Errorf("%s %s: reopen %v, want %v", c.url, c.state, got, c.want)
+		}
+	}
+	if got := cancelQuestion(transfer.Snapshot{URL: timeline, Label: "dot.png · to the timeline"}); got != "Cancel 'dot.png · to the timeline'? Its upload stops." {
+		t.Errorf("a post's question: %q", got)
+	}
+}
