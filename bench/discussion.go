@@ -112,7 +112,7 @@ func (r *report) writeDiscussion(w func(string, ...any), size int64) {
 	}
 	small := summarize(contender{}, ref.small["carrier"], 1)
 	w("Carrier's peak RSS was %s–%s MiB from %s to %s chunks: memory does not grow with the chunk, since\n", mib(lo.peakRSS), mib(hi.peakRSS), human(minChunk(ref)), human(maxChunk(ref)))
-	w("each chunk streams from the file through the HTTP transport's 32 KiB copy buffer (`io.SectionReader`,\n")
+	w("each chunk streams from the file in 256 KiB pieces, sent by the kernel from the page cache on Linux (`transfer/bulkconn.go`,\n")
 	if small.n > 0 {
 		w("no whole-chunk buffer). Most of it is the program, not the upload: a %s upload peaks at %s MiB,\n", human(ref.smallFileSz), mib(small.peakRSS))
 	} else {
