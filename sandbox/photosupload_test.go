@@ -224,7 +224,8 @@ func TestPhotosInterruptedAndResumedByQuery(t *testing.T) {
 	e.restart()
 	q := e.photosSend(u, "query", -1, nil)
 	got := q.received(t)
-	if q.code != 200 || q.h.Get("X-Goog-Upload-Status") != "active" || got >= 4*chunkGranularity {
+	// The seed cuts the body past its first 512 bytes: what arrived is kept.
+	if q.code != 200 || q.h.Get("X-Goog-Upload-Status") != "active" || got <= sniffLen || got >= 4*chunkGranularity {
 		t.Fatalf("query after the cut: %d %v", q.code, q.h)
 	}
 	t.Logf("the cut chunk left %d bytes", got)
