@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"strconv"
@@ -151,9 +152,10 @@ func TestPhotosChunkGranularity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	msg, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	if res.StatusCode != 400 {
-		t.Fatalf("a chunk of unknown length: %d", res.StatusCode)
+	if res.StatusCode != 400 || !strings.Contains(string(msg), "needs a Content-Length") {
+		t.Fatalf("a chunk of unknown length: %d %s", res.StatusCode, msg)
 	}
 	if q := e.photosSend(u, "query", -1, nil); q.received(t) != 0 {
 		t.Fatalf("refused chunks were stored: %d", q.received(t))
