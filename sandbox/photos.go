@@ -842,9 +842,14 @@ func (s *Sandbox) servePhotosControl(w http.ResponseWriter, r *http.Request) {
 		s.log.Info("photos quota changed", "requestsPerDay", s.PhotosQuota().RequestsPerDay, "uploadsPerMinute", s.PhotosQuota().UploadsPerMinute)
 	}
 	st := &s.photos
+	now := s.now()
 	st.mu.Lock()
+	today := st.requests
+	if st.day != now.In(pacific).Format(time.DateOnly) {
+		today = 0 // the count is yesterday's until the next request
+	}
 	out := map[string]any{"requestsPerDay": st.quota.RequestsPerDay, "uploadsPerMinute": st.quota.UploadsPerMinute,
-		"requestsToday": st.requests, "resetsAt": nextReset(s.now()).UTC().Format(time.RFC3339)}
+		"requestsToday": today, "resetsAt": nextReset(now).UTC().Format(time.RFC3339)}
 	st.mu.Unlock()
 	writeJSON(w, http.StatusOK, out)
 }

@@ -367,3 +367,49 @@ func TestPhotosCommandRefusals(t *testing.T) {
 		t.Fatalf("another Host: %d", res.StatusCode)
 	}
 }
+
+// A server error changes nothing: the query after it says where the
+// upload stood.
+func TestPhotosServerErrorChangesNothing(t *testing.T) {
+	e := newEnv(t)
+	data := jpegBytes(9, 2*chunkGranularity)
+	u := e.photosStart()
+	e.photosSend(u, "upload", 0, data[:chunkGranularity])
+	e.sb.SetFaults("seed=3,err5xx=1")
+	if r := e.photosSend(u, "upload, finalize", chunkGranularity, data[chunkGranularity:]); r.code < 500 {
+		t.Fatalf("the injected error: %d", r.code)
+	}
+	e.sb.SetFaults("")
+	if q := e.photosSend(u, "query", -1, nil); q.h.Get("X-Goog-Upload-Status") != "active" || q.received(t) != chunkGranularity {
+		t.Fatalf("after a 5xx: %v", q.h)
+	}
+}
+
+// Opening the store drops expired tokens and the bytes nothing else
+// names; an item's bytes stay.
+func TestPhotosSweepOnOpen(t *testing.T) {
+	e, clk := newOAuthEnv(t)
+	keptData, goneData := jpegBytes(12, 3000), jpegBytes(13, 3000)
+	item := e.createOne(e.photosToken(keptData), "", "")
+	e.photosToken(keptData) // a second token of an item's bytes
+	gone := e.photosToken(goneData)
+	clk.Advance(25 * time.Hour)
+	e.restart()
+	var names []string
+	entries, _ := os.ReadDir(e.sb.blobPath(""))
+	for _, en := range entries {
+		if strings.HasPrefix(en.Name(), "ph-") {
+			names = append(names, en.Name())
+		}
+	}
+	if len(names) != 1 || names[0] != photosBlob(hexSHA256(keptData)) {
+		t.Fatalf("blobs after the sweep: %v", names)
+	}
+	if !bytes.Equal(e.photosBytes(item), keptData) {
+		t.Fatal("the item's bytes changed")
+	}
+	r := e.batchCreate("", itemsOf(gone))
+	if res := r.results(t); r.code != 207 || !strings.Contains(res[0].Status["message"].(string), "Unknown upload token") {
+		t.Fatalf("a swept token: %d %s", r.code, r.body)
+	}
+}
