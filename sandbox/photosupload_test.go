@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -393,7 +394,10 @@ func TestPhotosSweepOnOpen(t *testing.T) {
 	item := e.createOne(e.photosToken(keptData), "", "")
 	e.photosToken(keptData) // a second token of an item's bytes
 	gone := e.photosToken(goneData)
+	sharedData := jpegBytes(14, 3000)
+	e.photosToken(sharedData) // expires, but the same bytes come again
 	clk.Advance(25 * time.Hour)
+	live := e.photosToken(sharedData)
 	e.restart()
 	var names []string
 	entries, _ := os.ReadDir(e.sb.blobPath(""))
@@ -402,8 +406,11 @@ func TestPhotosSweepOnOpen(t *testing.T) {
 			names = append(names, en.Name())
 		}
 	}
-	if len(names) != 1 || names[0] != photosBlob(hexSHA256(keptData)) {
+	if len(names) != 2 || !slices.Contains(names, photosBlob(hexSHA256(keptData))) || !slices.Contains(names, photosBlob(hexSHA256(sharedData))) {
 		t.Fatalf("blobs after the sweep: %v", names)
+	}
+	if !bytes.Equal(e.photosBytes(e.createOne(live, "", "")), sharedData) {
+		t.Fatal("the live token's bytes changed")
 	}
 	if !bytes.Equal(e.photosBytes(item), keptData) {
 		t.Fatal("the item's bytes changed")
