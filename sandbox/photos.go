@@ -17,6 +17,11 @@ package sandbox
 //     learns where to go on without a query. So is a chunk other than the
 //     finalizing one whose length is not a multiple of the granularity,
 //     and an "upload" with no Content-Length (its length cannot be checked).
+//   - The fault spec acts on Photos' upload requests as on the others
+//     (latency, stall, err5xx, reset, rate, dropfinal) but for partial:
+//     Google documents no count in the answer to "upload" (the sandbox
+//     adds X-Goog-Upload-Size-Received), so a 200 says the chunk is kept
+//     whole, and keeping less would be a server that lies.
 //   - A query (or a repeated "upload, finalize") after the upload was
 //     finalized answers X-Goog-Upload-Status: final with the upload token
 //     again as its body, so a client whose last answer was lost learns the
