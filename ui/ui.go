@@ -149,6 +149,7 @@ func New(a fyne.App, w fyne.Window, d Deps) *UI {
 func (u *UI) Close() {
 	u.stop()
 	u.wg.Wait()
+	u.mailbox.files.remove()
 }
 
 // Busy reports whether any upload is unfinished.
