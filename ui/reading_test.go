@@ -165,7 +165,9 @@ func TestSaveAttachmentWritesItsBytes(t *testing.T) {
 		t.Fatalf("no Save button for plan.pdf:\n%s", labelsIn(m.detail.Box))
 	}
 	test.Tap(save)
-	h.until("saved", func() bool { return strings.HasPrefix(m.status.Text, "Saved ") || strings.HasPrefix(m.status.Text, "Could not") })
+	h.until("saved", func() bool {
+		return strings.HasPrefix(m.status.Text, "Saved ") || strings.HasPrefix(m.status.Text, "Could not")
+	})
 	if m.status.Text != "Saved plan.pdf to "+dest+"." {
 		t.Fatalf("status %q", m.status.Text)
 	}

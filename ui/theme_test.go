@@ -142,6 +142,30 @@ func drawnObjects(o fyne.CanvasObject, at fyne.Position, clip image.Rectangle, i
 	}
 }
 
+// layoutAll lays out everything again from the top, as the app's driver
+// does before it draws after a change; the test canvas draws things where
+// they were last put.
+func layoutAll(o fyne.CanvasObject) {
+	if o == nil || !o.Visible() {
+		return
+	}
+	switch w := o.(type) {
+	case *fyne.Container:
+		if w.Layout != nil {
+			w.Layout.Layout(w.Objects, w.Size())
+		}
+		for _, c := range w.Objects {
+			layoutAll(c)
+		}
+	case fyne.Widget:
+		r := test.WidgetRenderer(w)
+		r.Layout(w.Size())
+		for _, c := range r.Objects() {
+			layoutAll(c)
+		}
+	}
+}
+
 // colourOf is the colour a themed icon is drawn in.
 func colourOf(res fyne.Resource) (color.Color, fyne.ThemeColorName, bool) {
 	th := fyne.CurrentApp().Settings().Theme()
@@ -162,6 +186,7 @@ func colourOf(res fyne.Resource) (color.Color, fyne.ThemeColorName, bool) {
 // contrastProblems measures every text, themed icon and control outline
 // the window draws, against the pixels it is drawn on.
 func contrastProblems(w fyne.Window) []string {
+	layoutAll(w.Canvas().Content())
 	img := w.Canvas().Capture()
 	var objs []drawnObject
 	drawnObjects(w.Canvas().Content(), fyne.NewPos(0, 0), img.Bounds(), nil, &objs)
@@ -312,7 +337,9 @@ func TestContrastOfEveryScreen(t *testing.T) {
 
 			h.putMail(withAttachments([]byte("%PDF")))
 			m := h.openMail("Plans")
-			m.list.Box.Refresh()
+			if !strings.Contains(labelsIn(m.detail.Box), "2 attachments") {
+				t.Fatal("the message's attachments are not listed")
+			}
 			check(h, "Mailbox")
 
 			// Transfers with a row in every state, and the limits with a
@@ -339,7 +366,7 @@ func TestContrastOfEveryScreen(t *testing.T) {
 				o.uploads, o.events = fu, make(chan transfer.Event, 64)
 				o.deps = func(d *Deps) { inVariant(d); d.Limits = lim }
 			})
-			ft.w.Resize(fyne.NewSize(1100, 1400))
+			ft.w.Resize(fyne.NewSize(1100, 1800))
 			ft.u.Select("Transfers")
 			if len(ft.u.transfers.rows) != len(recs) {
 				t.Fatalf("%d rows for %d jobs", len(ft.u.transfers.rows), len(recs))
@@ -350,6 +377,22 @@ func TestContrastOfEveryScreen(t *testing.T) {
 			test.Tap(n.apply)
 			if !n.problem.Visible() {
 				t.Fatal("no problem shown for a limit that does not read")
+			}
+			// Every row is measured only if every row is on screen.
+			var drawn []drawnObject
+			layoutAll(ft.w.Canvas().Content())
+			drawnObjects(ft.w.Canvas().Content(), fyne.NewPos(0, 0), image.Rect(0, 0, 1100, 1800), nil, &drawn)
+			onScreen := map[fyne.CanvasObject]bool{}
+			for _, d := range drawn {
+				onScreen[d.o] = !d.box.Empty()
+			}
+			for id, r := range ft.u.transfers.rows {
+				if !onScreen[r.state] {
+					t.Errorf("the row of %s (%s) is not on screen", id, recs[id].State)
+				}
+			}
+			if !onScreen[n.problem] {
+				t.Error("the limit's problem is not on screen")
 			}
 			check(ft, "Transfers and Limits")
 		})
