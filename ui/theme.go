@@ -86,9 +86,10 @@ func (t *carrierTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.C
 	return t.Theme.Color(n, v)
 }
 
-// useTheme makes Carrier's theme the app's, unless the app already has it
-// (in a chosen variant).
-func useTheme(a fyne.App) {
+// UseTheme makes Carrier's theme the app's, unless the app already has it
+// (in a chosen variant). New calls it; main.go calls it first so that a
+// window shown before the screens exist (an error at start) has it too.
+func UseTheme(a fyne.App) {
 	if _, ours := a.Settings().Theme().(*carrierTheme); !ours {
 		a.Settings().SetTheme(newTheme())
 	}

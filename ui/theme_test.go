@@ -186,6 +186,11 @@ func colourOf(res fyne.Resource) (color.Color, fyne.ThemeColorName, bool) {
 // contrastProblems measures every text, themed icon and control outline
 // the window draws, against the pixels it is drawn on.
 func contrastProblems(w fyne.Window) []string {
+	// A capture first lets Fyne's cache drop the renderers it deems
+	// expired (its clock is read at cleanings, so in a long run a renderer
+	// made moments ago may be one) and make them again; the second is of
+	// renderers that stay while they are walked.
+	w.Canvas().Capture()
 	layoutAll(w.Canvas().Content())
 	img := w.Canvas().Capture()
 	var objs []drawnObject

@@ -119,7 +119,7 @@ func New(a fyne.App, w fyne.Window, d Deps) *UI {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	u := &UI{app: a, win: w, deps: d, ctx: ctx, stop: stop, do: d.Do}
-	useTheme(a)
+	UseTheme(a)
 	if u.do == nil {
 		u.do = fyne.Do
 	}
