@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 
 	"carrier/internal/app"
@@ -65,7 +66,9 @@ func addressRow(name, value string) fyne.CanvasObject {
 	}
 	sub := wrapped(app.Printable(addresses))
 	sub.SizeName = theme.SizeNameCaptionText
-	return container.NewVBox(main, sub)
+	// The addresses belong to the names above them: drawn close under them
+	// (a label's own padding apart), not a row's gap away.
+	return container.New(layout.NewCustomPaddedVBoxLayout(-2*theme.InnerPadding()+theme.Padding()), main, sub)
 }
 
 // displayNames says who an address list names: "Zoë Adams, bob@example.com",
