@@ -48,6 +48,7 @@ func runDesktop(ctx context.Context, dirs app.Dirs) int {
 		return noGraphics(err)
 	}
 	a := fyneapp.NewWithID("app.carrier.desktop")
+	ui.UseTheme(a)
 	w := a.NewWindow("Carrier")
 	w.Resize(fyne.NewSize(1100, 720))
 

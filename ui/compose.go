@@ -131,7 +131,7 @@ func newComposeScreen(u *UI) *composeScreen {
 		container.NewBorder(nil, nil, widget.NewLabelWithStyle("Attachments", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), c.attachBtn),
 		c.attPaged.Object,
 		c.linkOpts,
-		container.NewBorder(nil, nil, widget.NewLabel("Size"), nil, c.meter),
+		container.NewBorder(nil, nil, widget.NewLabel("Size"), nil, legibleBar(c.meter)),
 		c.meterNote,
 		container.NewHBox(hint, layout.NewSpacer(), c.draftBtn, c.sendBtn),
 		c.status,

@@ -10,6 +10,8 @@ import (
 	"io"
 	"net/http"
 	netmail "net/mail"
+	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,12 +52,19 @@ type mailboxScreen struct {
 	content fyne.CanvasObject
 	loading bool
 	drafts  map[string]*draftActions // each draft's Edit and Send, by draft id (drafts.go)
+
+	files      attachmentFiles      // private copies of attachments opened or saved
+	openURL    func(*url.URL) error // the system's handler for a file (fyne.App.OpenURL)
+	chooseSave func(name string, done func(fyne.URIWriteCloser, error))
+	zone       *time.Location // dates are shown in it; nil: this computer's
 }
 
 // The list and the opened item are paged lists, not a widget.List in a
 // Split: a screen reader reaches every row and every line (see paged.go).
 func newMailboxScreen(u *UI) *mailboxScreen {
 	m := &mailboxScreen{u: u, opened: -1}
+	m.openURL = func(l *url.URL) error { return u.app.OpenURL(l) }
+	m.chooseSave = fileSaveDialog(u.win)
 	m.status = widget.NewLabel("")
 	m.status.Wrapping = fyne.TextWrapWord
 	m.list = newPagedList("item")
@@ -151,6 +160,12 @@ func (m *mailboxScreen) api(ctx context.Context, path string, v any) error {
 var errElsewhere = errors.New("the sandbox named an address on another server; Carrier reads only from the sandbox")
 
 func (m *mailboxScreen) fetch(ctx context.Context, path string) ([]byte, error) {
+	return m.fetchLimited(ctx, path, 32<<20)
+}
+
+// fetchLimited reads at most limit bytes of an answer, and fails rather
+// than return fewer.
+func (m *mailboxScreen) fetchLimited(ctx context.Context, path string, limit int64) ([]byte, error) {
 	url := m.u.deps.Endpoint + path
 	if !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "//") {
 		// An absolute URL from a server's answer (a contentUrl): only on
@@ -179,9 +194,12 @@ func (m *mailboxScreen) fetch(ctx context.Context, path string) ([]byte, error) 
 		return nil, fmt.Errorf("cannot reach %s", req.URL.Host)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		return nil, err
+	}
+	if int64(len(body)) > limit {
+		return nil, fmt.Errorf("%s answered with more than %s", req.URL.Host, humanSize(limit))
 	}
 	if resp.StatusCode != http.StatusOK {
 		var ge struct {
@@ -372,8 +390,9 @@ type part struct {
 	Filename string                         `json:"filename"`
 	Headers  []struct{ Name, Value string } `json:"headers"`
 	Body     struct {
-		Size int64  `json:"size"`
-		Data string `json:"data"`
+		AttachmentID string `json:"attachmentId"`
+		Size         int64  `json:"size"`
+		Data         string `json:"data"`
 	} `json:"body"`
 	Parts []part `json:"parts"`
 }
@@ -391,42 +410,45 @@ func (m *mailboxScreen) messageView(ctx context.Context, it mailItem) (func() []
 		id = it.MsgID
 	}
 	var full struct {
-		Payload part `json:"payload"`
+		InternalDate string `json:"internalDate"`
+		Payload      part   `json:"payload"`
 	}
-	if err := m.api(ctx, "/gmail/v1/users/me/messages/"+id+"?format=full", &full); err != nil {
+	if err := m.api(ctx, "/gmail/v1/users/me/messages/"+url.PathEscape(id)+"?format=full", &full); err != nil {
 		return nil, err
 	}
 	var text string
-	var attachments []string
+	var attachments []mailAttachment
 	full.Payload.walk(func(p *part) {
 		if p.Filename != "" {
-			attachments = append(attachments, app.Printable(p.Filename)+" ("+humanSize(p.Body.Size)+")")
+			attachments = append(attachments, mailAttachment{msgID: id, attID: p.Body.AttachmentID, data: p.Body.Data, name: p.Filename, size: p.Body.Size})
 		} else if p.MimeType == "text/plain" && text == "" {
 			b, _ := base64.URLEncoding.DecodeString(p.Body.Data)
 			text = string(b)
 		}
 	})
+	hs := make([]headerField, len(full.Payload.Headers))
+	for i, h := range full.Payload.Headers {
+		hs[i] = headerField{h.Name, h.Value}
+	}
+	// A message without a From goes from the account, as Gmail sends it.
+	var me string
+	if !slices.ContainsFunc(hs, func(h headerField) bool { return strings.EqualFold(h.Name, "From") && strings.TrimSpace(h.Value) != "" }) {
+		var profile struct {
+			EmailAddress string `json:"emailAddress"`
+		}
+		if err := m.api(ctx, "/gmail/v1/users/me/profile", &profile); err == nil && profile.EmailAddress != "" {
+			me = profile.EmailAddress
+		}
+	}
+	received := millis(full.InternalDate)
 	return func() []fyne.CanvasObject {
 		rows := []fyne.CanvasObject{widget.NewLabelWithStyle(it.Kind, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})}
-		// The headers people read, in the order mail readers show them.
-		for _, name := range []string{"From", "To", "Cc", "Bcc", "Subject", "Date"} {
-			for _, h := range full.Payload.Headers {
-				if strings.EqualFold(h.Name, name) {
-					rows = append(rows, wrapped(name+": "+app.Printable(h.Value)))
-				}
-			}
-		}
+		rows = append(rows, readingHeaders(hs, me, received, m.zone)...)
 		rows = append(rows, widget.NewSeparator())
 		for _, p := range paragraphs(app.PrintableLines(text)) {
 			rows = append(rows, wrapped(p))
 		}
-		if len(attachments) > 0 {
-			rows = append(rows, widget.NewSeparator(), widget.NewLabelWithStyle(countOf(len(attachments), "attachment", "attachments"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
-			for _, a := range attachments {
-				rows = append(rows, container.NewHBox(widget.NewIcon(theme.FileIcon()), widget.NewLabel(a)))
-			}
-		}
-		return rows
+		return append(rows, m.attachmentRows(attachments)...)
 	}, nil
 }
 

@@ -128,6 +128,7 @@ func New(a fyne.App, w fyne.Window, d Deps) *UI {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	u := &UI{app: a, win: w, deps: d, ctx: ctx, stop: stop, do: d.Do}
+	UseTheme(a)
 	if u.do == nil {
 		u.do = fyne.Do
 	}
@@ -158,6 +159,7 @@ func New(a fyne.App, w fyne.Window, d Deps) *UI {
 func (u *UI) Close() {
 	u.stop()
 	u.wg.Wait()
+	u.mailbox.files.remove()
 }
 
 // Busy reports whether any upload is unfinished.
