@@ -3,14 +3,10 @@ package app
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"mime"
-	"mime/multipart"
-	"mime/quotedprintable"
 	"net/http"
 	"net/mail"
 	"net/url"
@@ -51,7 +47,7 @@ func LinkedFiles(raw []byte) ([]string, error) {
 	}
 	var ids []string
 	seen := map[string]bool{}
-	err = walkText(m.Header.Get("Content-Type"), m.Header.Get("Content-Transfer-Encoding"), m.Body, 0, func(text []byte) {
+	err = walkText(m.Header.Get("Content-Type"), m.Header.Get("Content-Transfer-Encoding"), m.Body, func(text []byte) {
 		for _, sub := range driveViewLink.FindAllSubmatch(text, -1) {
 			if id := string(sub[1]); !seen[id] {
 				seen[id] = true
@@ -64,47 +60,18 @@ func LinkedFiles(raw []byte) ([]string, error) {
 
 // walkText calls found with each text part's decoded bytes; attachments
 // are skipped (a link in an attached file is not the message's).
-func walkText(ctype, cte string, body io.Reader, depth int, found func([]byte)) error {
-	if depth > 20 {
-		return errors.New("the draft's parts nest too deep")
-	}
-	mt, params, err := mime.ParseMediaType(ctype)
-	if err != nil {
-		mt = "text/plain" // RFC 2045's default
-	}
-	if strings.HasPrefix(mt, "multipart/") {
-		mr := multipart.NewReader(body, params["boundary"])
-		for {
-			p, err := mr.NextRawPart()
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return fmt.Errorf("the draft's parts are unreadable: %w", err)
-			}
-			if d, _, _ := mime.ParseMediaType(p.Header.Get("Content-Disposition")); d == "attachment" {
-				continue
-			}
-			if err := walkText(p.Header.Get("Content-Type"), p.Header.Get("Content-Transfer-Encoding"), p, depth+1, found); err != nil {
-				return err
-			}
+func walkText(ctype, cte string, body io.Reader, found func([]byte)) error {
+	return walkLeaves(ctype, cte, body, func(p leafPart) error {
+		if p.disp == "attachment" || p.typ != "text/plain" && p.typ != "text/html" {
+			return nil
 		}
-	}
-	if mt != "text/plain" && mt != "text/html" {
+		text, err := io.ReadAll(io.LimitReader(p.body, 64<<20))
+		if err != nil {
+			return fmt.Errorf("the draft's text is unreadable: %w", err)
+		}
+		found(text)
 		return nil
-	}
-	switch strings.ToLower(strings.TrimSpace(cte)) {
-	case "quoted-printable":
-		body = quotedprintable.NewReader(body)
-	case "base64":
-		body = base64.NewDecoder(base64.StdEncoding, &lineless{r: body})
-	}
-	text, err := io.ReadAll(io.LimitReader(body, 64<<20))
-	if err != nil {
-		return fmt.Errorf("the draft's text is unreadable: %w", err)
-	}
-	found(text)
-	return nil
+	})
 }
 
 // lineless drops the line breaks of base64 text.

@@ -2,13 +2,10 @@ package app
 
 import (
 	"bytes"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
-	"mime/multipart"
-	"mime/quotedprintable"
 	"net/mail"
 	"os"
 	"path/filepath"
@@ -31,10 +28,6 @@ func (q *Queue) openedDir() string {
 	}
 	return filepath.Join(filepath.Dir(q.kept), "opened")
 }
-
-// maxDraftParts bounds the parts a draft may have before it is refused as
-// unreadable: a message is a few parts, not thousands.
-const maxDraftParts = 1000
 
 // OpenDraft reads draft id's raw message (RFC 822, as drafts.get with
 // format=raw gives it) into the fields Compose shows, its attachments
@@ -96,61 +89,30 @@ func (q *Queue) OpenDraft(id string, raw []byte) (*Composed, error) {
 		c.Attachments = append(c.Attachments, p)
 		return nil
 	}
-	parts := 0
-	var walk func(ctype, cte, disposition string, body io.Reader, depth int) error
-	walk = func(ctype, cte, disposition string, body io.Reader, depth int) error {
-		if parts++; depth > 20 || parts > maxDraftParts {
-			return errors.New("the draft has too many parts to open")
-		}
-		mt, params, err := mime.ParseMediaType(ctype)
-		if err != nil {
-			mt, params = "text/plain", nil // RFC 2045's default
-		}
-		if strings.HasPrefix(mt, "multipart/") {
-			mr := multipart.NewReader(body, params["boundary"])
-			for {
-				p, err := mr.NextRawPart()
-				if err == io.EOF {
-					return nil
-				}
-				if err != nil {
-					return fmt.Errorf("the draft's parts are unreadable: %w", err)
-				}
-				if err := walk(p.Header.Get("Content-Type"), p.Header.Get("Content-Transfer-Encoding"), p.Header.Get("Content-Disposition"), p, depth+1); err != nil {
-					return err
-				}
-			}
-		}
-		switch strings.ToLower(strings.TrimSpace(cte)) {
-		case "quoted-printable":
-			body = quotedprintable.NewReader(body)
-		case "base64":
-			body = base64.NewDecoder(base64.StdEncoding, &lineless{r: body})
-		}
-		disp, dparams, _ := mime.ParseMediaType(disposition)
-		name := dparams["filename"]
+	err = walkLeaves(m.Header.Get("Content-Type"), m.Header.Get("Content-Transfer-Encoding"), m.Body, func(p leafPart) error {
+		name := p.dparam["filename"]
 		if name == "" {
-			name = params["name"]
+			name = p.params["name"]
 		}
 		if d, err := dec.DecodeHeader(name); err == nil {
 			name = d
 		}
-		if disp == "attachment" || name != "" || mt != "text/plain" && mt != "text/html" {
-			return attach(name, body)
+		if p.disp == "attachment" || name != "" || p.typ != "text/plain" && p.typ != "text/html" {
+			return attach(name, p.body)
 		}
-		data, err := io.ReadAll(body) // a text part: no larger than raw, in memory already
+		data, err := io.ReadAll(p.body) // a text part: no larger than raw, in memory already
 		if err != nil {
 			return fmt.Errorf("the draft's parts are unreadable: %w", err)
 		}
 		switch {
-		case mt == "text/plain" && c.Text == "":
+		case p.typ == "text/plain" && c.Text == "":
 			c.Text = strings.ReplaceAll(string(data), "\r\n", "\n")
-		case mt == "text/html" && c.HTML == "":
+		case p.typ == "text/html" && c.HTML == "":
 			c.HTML = string(data)
 		}
 		return nil
-	}
-	if err := walk(m.Header.Get("Content-Type"), m.Header.Get("Content-Transfer-Encoding"), "", m.Body, 0); err != nil {
+	})
+	if err != nil {
 		return fail(err)
 	}
 	if c.Text != "" {
