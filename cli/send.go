@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -161,24 +160,10 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 // unshared when it was saved: they are shared first, with its recipients
 // (or anyone, as --share says), so no recipient meets a locked file.
 func sendDraftAsIs(ctx context.Context, env *Env, t *target, id string, lopts app.LinkOptions) error {
-	got, err := apiCall(ctx, t, http.MethodGet, "/gmail/v1/users/me/drafts/"+url.PathEscape(id)+"?format=raw", nil)
+	d := app.Drive{Root: t.base, Auth: t.auth}
+	raw, err := d.ReadDraft(ctx, id)
 	if err != nil {
-		return fmt.Errorf("cannot read draft %s: %w", id, err)
-	}
-	var draft struct {
-		Message struct {
-			Raw string `json:"raw"`
-		} `json:"message"`
-	}
-	if err := json.Unmarshal(got, &draft); err != nil {
-		return fmt.Errorf("draft %s came back unreadable: %w", id, err)
-	}
-	raw, err := base64.URLEncoding.DecodeString(draft.Message.Raw)
-	if err != nil {
-		raw, err = base64.RawURLEncoding.DecodeString(draft.Message.Raw)
-	}
-	if err != nil {
-		return fmt.Errorf("draft %s came back unreadable: %w", id, err)
+		return fmt.Errorf("draft %s: %w", id, err)
 	}
 	if linked, err := app.LinkedFiles(raw); err != nil {
 		return err
@@ -188,7 +173,7 @@ func sendDraftAsIs(ctx context.Context, env *Env, t *target, id string, lopts ap
 				return fmt.Errorf("the draft links to %d Google Drive file(s), shared when it is sent: %w", len(linked), err)
 			}
 		}
-		names, err := app.Drive{Root: t.base, Auth: t.auth}.ShareLinked(ctx, raw, lopts.Share, lopts.Expiry, lopts.Now)
+		names, err := d.ShareLinked(ctx, raw, lopts.Share, lopts.Expiry, lopts.Now)
 		if err != nil {
 			return fmt.Errorf("the draft was not sent: %w", err)
 		}
