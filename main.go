@@ -17,6 +17,7 @@ import (
 	fyneapp "fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/systray"
 
 	"carrier/cli"
 	"carrier/internal/app"
@@ -72,18 +73,16 @@ func runDesktop(ctx context.Context, dirs app.Dirs) int {
 	tray := trayAvailable()
 	if desk, ok := a.(desktop.App); ok && tray {
 		var menu *fyne.Menu
-		items := []*fyne.MenuItem{
-			fyne.NewMenuItem("Show", func() { w.Show(); w.RequestFocus() }),
-			fyne.NewMenuItem("Pause all", q.PauseAll),
-		}
-		if speed := u.SpeedMenu(func() {
-			if menu != nil {
-				menu.Refresh()
-			}
-		}); speed != nil {
-			items = append(items, speed)
-		}
-		menu = fyne.NewMenu("Carrier", append(items, fyne.NewMenuItem("Quit", a.Quit))...)
+		menu = u.TrayMenu(ui.TrayHooks{
+			Show: func() { w.Show(); w.RequestFocus() },
+			Quit: a.Quit,
+			Refresh: func() {
+				if menu != nil {
+					menu.Refresh()
+				}
+			},
+			Tooltip: systray.SetTooltip,
+		})
 		desk.SetSystemTrayMenu(menu)
 	}
 	w.SetCloseIntercept(func() { u.CloseRequested(tray, a.Quit, w.Hide) })

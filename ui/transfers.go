@@ -125,6 +125,7 @@ func (s *transfersScreen) follow(ctx context.Context) {
 			tick.Stop()
 			tick, ticks = nil, nil
 			s.flushDirty() // the last progress
+			s.trayChanged(true)
 		}
 		s.ticking.Store(tick != nil)
 		select {
@@ -134,8 +135,10 @@ func (s *transfersScreen) follow(ctx context.Context) {
 			if s.apply(e) {
 				s.flush(e.Job)
 			}
+			s.trayChanged(e.Kind != transfer.EventProgress)
 		case <-ticks:
 			s.flushDirty()
+			s.trayChanged(false)
 		}
 	}
 }

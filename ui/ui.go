@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
@@ -103,6 +104,7 @@ type UI struct {
 	transfers *transfersScreen
 	mailbox   *mailboxScreen
 	account   *accountScreen
+	tray      atomic.Pointer[tray] // nil without a system tray
 
 	composeTab, timelineTab, transfersTab, mailboxTab, accountTab *tab
 }
