@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"fyne.io/fyne/v2"
@@ -21,6 +22,8 @@ import (
 
 	"carrier/cli"
 	"carrier/internal/app"
+	"carrier/internal/platform"
+	"carrier/sandbox"
 	"carrier/transfer"
 	"carrier/ui"
 )
@@ -29,21 +32,25 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	dirs := app.DefaultDirs()
 	var code int
-	if len(os.Args) > 1 {
+	if len(os.Args) == 2 && os.Args[1] == platform.AutostartFlag {
+		code = runDesktop(ctx, dirs, true)
+	} else if len(os.Args) > 1 {
 		attachConsole()
 		env := cli.StdEnv()
 		env.Dirs = dirs
 		code = cli.Main(ctx, env, os.Args[1:])
 	} else {
-		code = runDesktop(ctx, dirs)
+		code = runDesktop(ctx, dirs, false)
 	}
 	stop()
 	os.Exit(code)
 }
 
 // runDesktop opens the window on the embedded sandbox, resumes the
-// journal's unfinished uploads, and keeps them going until Quit.
-func runDesktop(ctx context.Context, dirs app.Dirs) int {
+// journal's unfinished uploads, and keeps them going until Quit. Started
+// at login (hidden) it stays in the tray, the window closed, where there
+// is a tray to bring it back.
+func runDesktop(ctx context.Context, dirs app.Dirs, hidden bool) int {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if err := checkGraphics(); err != nil {
 		return noGraphics(err)
@@ -90,7 +97,11 @@ func runDesktop(ctx context.Context, dirs app.Dirs) int {
 		<-ctx.Done()
 		fyne.Do(a.Quit)
 	}()
-	w.ShowAndRun()
+	if hidden && tray {
+		a.Run()
+	} else {
+		w.ShowAndRun()
+	}
 	return 0
 }
 
@@ -98,7 +109,7 @@ func runDesktop(ctx context.Context, dirs app.Dirs) int {
 func deps(ctx context.Context, core *app.App, q *app.Queue, events <-chan transfer.Event) ui.Deps {
 	account := func(address string) ui.Account {
 		if address == "" {
-			return ui.Account{Sandbox: true}
+			return ui.Account{Sandbox: true, Address: sandbox.DefaultAccount}
 		}
 		return ui.Account{Address: address}
 	}
@@ -122,6 +133,17 @@ func deps(ctx context.Context, core *app.App, q *app.Queue, events <-chan transf
 		Allow:     core.Google.Allow,
 		SetFaults: core.Sandbox.SetFaults,
 		Limits:    q,
+		StartAtLogin: func(on bool) error {
+			exe, err := os.Executable()
+			if err == nil {
+				exe, err = filepath.EvalSymlinks(exe)
+			}
+			if err != nil {
+				return fmt.Errorf("Carrier cannot tell where its program is: %w", err)
+			}
+			return platform.SetAutostart(on, exe)
+		},
+		StartsAtLogin: platform.Autostart,
 	}
 }
 

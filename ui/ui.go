@@ -82,6 +82,10 @@ type Deps struct {
 	// SetFaults switches the sandbox's fault injection (chaos mode); nil
 	// when not on the sandbox.
 	SetFaults func(spec string) error
+	// StartAtLogin has the system start Carrier at login, hidden in the
+	// tray, or not; StartsAtLogin says whether it does. Nil: not offered.
+	StartAtLogin  func(on bool) error
+	StartsAtLogin func() (bool, error)
 
 	// Do runs a function on the UI thread; nil means fyne.Do. Tests give
 	// their own so that widgets are only touched on the test's goroutine.
@@ -105,6 +109,7 @@ type UI struct {
 	mailbox   *mailboxScreen
 	account   *accountScreen
 	tray      atomic.Pointer[tray] // nil without a system tray
+	quitAsked *quitQuestion        // the last quit question, for tests
 
 	composeTab, timelineTab, transfersTab, mailboxTab, accountTab *tab
 }
@@ -220,7 +225,7 @@ func (u *UI) goBackground(fn func(ctx context.Context)) {
 // CloseRequested decides what closing the window means. With nothing
 // uploading it quits. With uploads running it keeps them going in the
 // background when a system tray can bring the window back, and otherwise
-// asks first.
+// asks first, unless the person said not to ask again.
 func (u *UI) CloseRequested(tray bool, quit, hide func()) {
 	switch {
 	case !u.Busy():
@@ -228,13 +233,9 @@ func (u *UI) CloseRequested(tray bool, quit, hide func()) {
 	case tray:
 		hide()
 		u.app.SendNotification(fyne.NewNotification("Carrier keeps uploading", "Uploads go on in the background. Quit from the tray icon."))
+	case !u.app.Preferences().BoolWithFallback(prefAskQuit, true):
+		quit()
 	default:
-		dialog.ShowConfirm("Uploads are still running",
-			"Quit anyway? Unfinished uploads are kept and resume the next time Carrier starts.",
-			func(ok bool) {
-				if ok {
-					quit()
-				}
-			}, u.win)
+		u.askQuit(quit)
 	}
 }
