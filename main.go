@@ -71,7 +71,20 @@ func runDesktop(ctx context.Context, dirs app.Dirs, hidden bool) int {
 	}
 	defer q.Close()
 
-	u := ui.New(a, w, deps(ctx, core, q, events))
+	d := deps(ctx, core, q, events)
+	// Buttons on notifications (Retry, Open in Mailbox) need the desktop's
+	// own service; without one, Fyne's notifications serve.
+	if n, err := platform.NewNotifier("Carrier", "app.carrier.desktop"); err == nil {
+		defer n.Close()
+		d.Notify = func(title, body string, actions []ui.NoticeAction) error {
+			acts := make([]platform.Action, len(actions))
+			for i, a := range actions {
+				acts[i] = platform.Action{Key: a.Key, Label: a.Label, Do: a.Do}
+			}
+			return n.Notify(title, body, acts)
+		}
+	}
+	u := ui.New(a, w, d)
 	defer u.Close()
 	if _, err := q.ResumeJournal(false); err != nil {
 		logger.Warn("some uploads could not be resumed", "err", err)

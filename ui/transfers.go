@@ -197,13 +197,7 @@ func (s *transfersScreen) apply(e transfer.Event) bool {
 	return true
 }
 
-func (s *transfersScreen) notify(title string, v *jobView) {
-	body := jobName(v.snap)
-	if v.snap.State == transfer.StateFailed {
-		body += ": " + v.snap.Error
-	}
-	s.u.app.SendNotification(fyne.NewNotification("Carrier: "+strings.ToLower(title), app.Printable(body)))
-}
+func (s *transfersScreen) notify(_ string, v *jobView) { s.u.notifyJob(v.snap) }
 
 func (s *transfersScreen) flush(id string) {
 	s.u.do(func() {

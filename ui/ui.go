@@ -86,6 +86,10 @@ type Deps struct {
 	// tray, or not; StartsAtLogin says whether it does. Nil: not offered.
 	StartAtLogin  func(on bool) error
 	StartsAtLogin func() (bool, error)
+	// Notify shows a notification with buttons through the desktop's own
+	// service (Fyne's have none); it fails where there is none, and Fyne's
+	// is sent instead. Nil: Fyne's always.
+	Notify func(title, body string, actions []NoticeAction) error
 
 	// Do runs a function on the UI thread; nil means fyne.Do. Tests give
 	// their own so that widgets are only touched on the test's goroutine.
@@ -110,6 +114,9 @@ type UI struct {
 	account   *accountScreen
 	tray      atomic.Pointer[tray] // nil without a system tray
 	quitAsked *quitQuestion        // the last quit question, for tests
+	// fyneNotify sends Fyne's notification, where the desktop's service
+	// cannot be reached; a test's own sees what it sends.
+	fyneNotify func(*fyne.Notification)
 
 	composeTab, timelineTab, transfersTab, mailboxTab, accountTab *tab
 }
@@ -125,7 +132,7 @@ func New(a fyne.App, w fyne.Window, d Deps) *UI {
 		d.Target = func() string { return endpoint }
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	u := &UI{app: a, win: w, deps: d, ctx: ctx, stop: stop, do: d.Do}
+	u := &UI{app: a, win: w, deps: d, ctx: ctx, stop: stop, do: d.Do, fyneNotify: a.SendNotification}
 	if u.do == nil {
 		u.do = fyne.Do
 	}
