@@ -6,8 +6,9 @@ program (a GTK3 drag source) onto the window with xdotool; the message is
 sent; the sandbox must then hold it with that attachment. After a restart
 on a NetworkManager that says the connection is metered (python-dbusmock on
 a private bus), a large message waits until "Send anyway", then goes at the
-upload speed chosen. Screenshots of every screen are kept in
-artifacts/screenshots/.
+upload speed chosen; its notification (a mocked notification service on
+the session bus) offers Open in Mailbox, which, invoked, shows the
+Mailbox. Screenshots of every screen are kept in artifacts/screenshots/.
 
 Usage: e2e_desktop.py BINARY
 """
@@ -304,7 +305,13 @@ def main():
     wait_for("the mocked NetworkManager", lambda: nm_bus.name_has_owner("org.freedesktop.NetworkManager"))
     nm = nm_bus.get_object("org.freedesktop.NetworkManager", "/org/freedesktop/NetworkManager")
     nm.AddProperty("org.freedesktop.NetworkManager", "Metered", dbus.UInt32(2), dbus_interface="org.freedesktop.DBus.Mock")
-    env2 = dict(env, FYNE_THEME="light", DBUS_SYSTEM_BUS_ADDRESS=bus_addr)
+    # The same bus as the session's, where the desktop's notification
+    # service lives: Carrier sends its notifications with actions there.
+    start(["/usr/bin/python3", "-m", "dbusmock", "--session", "--template", "notification_daemon",
+           "--parameters", '{"capabilities": "body actions"}'],
+          dict(env, DBUS_SESSION_BUS_ADDRESS=bus_addr), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for("the mocked notification service", lambda: nm_bus.name_has_owner("org.freedesktop.Notifications"))
+    env2 = dict(env, FYNE_THEME="light", DBUS_SYSTEM_BUS_ADDRESS=bus_addr, DBUS_SESSION_BUS_ADDRESS=bus_addr)
     start([binary], env2, stdout=log, stderr=log)
     wid = wait_for("Carrier's window after a restart", lambda: window(env2, "^Carrier$"), timeout=90)
     time.sleep(2)
@@ -347,6 +354,29 @@ def main():
         return msgs[0]["id"] if len(msgs) == 3 else None
 
     wait_for("the large message sent anyway", scans_sent, timeout=120)
+
+    # Its notification offers Open in Mailbox; pressed, the window shows
+    # the Mailbox.
+    notifier = nm_bus.get_object("org.freedesktop.Notifications", "/org/freedesktop/Notifications")
+
+    def scans_notified():
+        """The notification's id (the mock numbers them from 1) and its
+        Notify arguments."""
+        notes = [args for _, method, args in notifier.GetCalls(dbus_interface="org.freedesktop.DBus.Mock")
+                 if method == "Notify"]
+        for i, args in enumerate(notes):
+            if "Scans for the notary" in str(args[4]):
+                return i + 1, args
+        return None
+
+    notify_id, args = wait_for("the sent message's notification", scans_notified, timeout=20)
+    actions = [str(a) for a in args[5]]
+    if str(args[3]) != "Carrier: sent" or "mailbox" not in actions[::2] or "Open in Mailbox" not in actions[1::2]:
+        fail("the sent message's notification: %r %r" % (str(args[3]), actions))
+    notifier.EmitSignal("org.freedesktop.Notifications", "ActionInvoked", "us", [dbus.UInt32(notify_id), "mailbox"],
+                        dbus_interface="org.freedesktop.DBus.Mock")
+    time.sleep(2.0)
+    shot(env2, "14-mailbox-from-notification-light")
     print("ok: dragged %s onto Carrier, sent it; the sandbox holds message %s with it; screenshots in %s"
           % (os.path.basename(attachment), mid, SHOTS), flush=True)
 
