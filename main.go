@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
@@ -91,6 +92,10 @@ func runDesktop(ctx context.Context, dirs app.Dirs, hidden bool) int {
 	}
 
 	tray := trayAvailable()
+	if hidden && !tray {
+		// Started at login: the panel's tray host may come a moment later.
+		tray = trayAvailableWithin(15 * time.Second)
+	}
 	if desk, ok := a.(desktop.App); ok && tray {
 		var menu *fyne.Menu
 		menu = u.TrayMenu(ui.TrayHooks{
