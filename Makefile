@@ -9,7 +9,11 @@ BIN       := bin/carrier
 # screenshots).
 RUN_PKGS  := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev \
              libxi-dev libxxf86vm-dev libwayland-dev libxkbcommon-dev
-TEST_PKGS := $(RUN_PKGS) curl xvfb xdotool imagemagick python3-gi gir1.2-gtk-3.0 dbus-daemon python3-dbusmock
+TEST_PKGS := $(RUN_PKGS) curl xvfb xdotool imagemagick python3-gi gir1.2-gtk-3.0 dbus-daemon python3-dbusmock \
+             $(DEB_PKGS)
+# The Debian package: built by dpkg-deb with its dependencies from
+# dpkg-shlibdeps (dpkg-dev), checked by desktop-file-utils and appstream.
+DEB_PKGS  := dpkg-dev desktop-file-utils appstream
 FUZZTIME  ?= 30s
 # Windows from this Linux: tests under Wine, the app cross-built with
 # mingw-w64, the installer built by wixl (scripts/windows/).
@@ -17,7 +21,7 @@ WIN_PKGS  := wine64 gcc-mingw-w64-x86-64 msitools wixl curl xvfb xdotool imagema
 WIN_OUT   := artifacts/windows
 WIN_ENV   := GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc
 
-.PHONY: all build run test test-desktop test-keyring test-windows deps-run deps-test deps-windows vet vet-cross fmt-check bench bench-cpu soak fuzz \
+.PHONY: all build run test test-desktop test-package test-keyring test-windows deps-run deps-test deps-windows deps-deb vet vet-cross fmt-check bench bench-cpu soak fuzz \
         package package-windows build-windows clean bench-net
 
 all: build
@@ -31,6 +35,9 @@ deps-test:
 
 deps-windows:
 	@scripts/deps.sh $(WIN_PKGS)
+
+deps-deb:
+	@scripts/deps.sh $(DEB_PKGS)
 
 build: deps-run
 	$(GO) build -o $(BIN) .
@@ -57,6 +64,7 @@ vet-cross:
 test: deps-test fmt-check vet vet-cross
 	$(GO) test -race -timeout 15m ./...
 	@$(MAKE) --no-print-directory test-desktop
+	@$(MAKE) --no-print-directory test-package
 	@$(MAKE) --no-print-directory test-keyring
 	@$(MAKE) --no-print-directory test-windows
 
@@ -64,6 +72,14 @@ test: deps-test fmt-check vet vet-cross
 # program onto the window is sent; screenshots go to artifacts/screenshots.
 test-desktop: build
 	/usr/bin/python3 scripts/e2e_desktop.py $(BIN)
+
+# The Debian package around the binary test-desktop built (uncompressed:
+# xz would take most of the time): its desktop entry and metainfo
+# validated, installed with dpkg -i, the installed carrier --version run,
+# removed with dpkg -r (scripts/deb/test.sh).
+test-package: build deps-deb
+	DEB_COMPRESS=none GO="$(GO)" scripts/deb/build.sh $(BIN) bin/carrier-test.deb
+	scripts/deb/test.sh bin/carrier-test.deb
 
 # Sign-in against a real Secret Service: a private D-Bus session, an
 # unlocked gnome-keyring-daemon and a scratch HOME that is then searched for
@@ -138,9 +154,15 @@ fuzz: deps-test
 	done
 
 # A desktop package (Carrier.tar.xz on Linux: binary, icon, .desktop file)
-# built by the fyne tool from FyneApp.toml, and the Windows installer.
-package: deps-run
+# built by the fyne tool from FyneApp.toml; on Linux Carrier.deb too
+# (scripts/deb/build.sh: the binary, its desktop entry, the icon in the
+# hicolor sizes, AppStream metainfo), checked as test-package checks it but
+# not installed; and the Windows installer.
+package: build deps-deb
 	$(GO) tool fyne package -os $$($(GO) env GOOS) --release
+	if [ "$$($(GO) env GOOS)" = linux ]; then \
+		GO="$(GO)" scripts/deb/build.sh $(BIN) Carrier.deb && scripts/deb/test.sh --no-install Carrier.deb; \
+	fi
 	@$(MAKE) --no-print-directory package-windows
 	@ls -l Carrier.* 2>/dev/null || true
 

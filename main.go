@@ -11,15 +11,20 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
+	"time"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/systray"
 
 	"carrier/cli"
 	"carrier/internal/app"
+	"carrier/internal/platform"
+	"carrier/sandbox"
 	"carrier/transfer"
 	"carrier/ui"
 )
@@ -28,21 +33,25 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	dirs := app.DefaultDirs()
 	var code int
-	if len(os.Args) > 1 {
+	if len(os.Args) == 2 && os.Args[1] == platform.AutostartFlag {
+		code = runDesktop(ctx, dirs, true)
+	} else if len(os.Args) > 1 {
 		attachConsole()
 		env := cli.StdEnv()
 		env.Dirs = dirs
 		code = cli.Main(ctx, env, os.Args[1:])
 	} else {
-		code = runDesktop(ctx, dirs)
+		code = runDesktop(ctx, dirs, false)
 	}
 	stop()
 	os.Exit(code)
 }
 
 // runDesktop opens the window on the embedded sandbox, resumes the
-// journal's unfinished uploads, and keeps them going until Quit.
-func runDesktop(ctx context.Context, dirs app.Dirs) int {
+// journal's unfinished uploads, and keeps them going until Quit. Started
+// at login (hidden) it stays in the tray, the window closed, where there
+// is a tray to bring it back.
+func runDesktop(ctx context.Context, dirs app.Dirs, hidden bool) int {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if err := checkGraphics(); err != nil {
 		return noGraphics(err)
@@ -64,27 +73,42 @@ func runDesktop(ctx context.Context, dirs app.Dirs) int {
 	}
 	defer q.Close()
 
-	u := ui.New(a, w, deps(ctx, core, q, events))
+	d := deps(ctx, core, q, events)
+	// Buttons on notifications (Retry, Open in Mailbox) need the desktop's
+	// own service; without one, Fyne's notifications serve.
+	if n, err := platform.NewNotifier("Carrier", "app.carrier.desktop"); err == nil {
+		defer n.Close()
+		d.Notify = func(title, body string, actions []ui.NoticeAction) error {
+			acts := make([]platform.Action, len(actions))
+			for i, a := range actions {
+				acts[i] = platform.Action{Key: a.Key, Label: a.Label, Do: a.Do}
+			}
+			return n.Notify(title, body, acts)
+		}
+	}
+	u := ui.New(a, w, d)
 	defer u.Close()
 	if _, err := q.ResumeJournal(false); err != nil {
 		logger.Warn("some uploads could not be resumed", "err", err)
 	}
 
 	tray := trayAvailable()
+	if hidden && !tray {
+		// Started at login: the panel's tray host may come a moment later.
+		tray = trayAvailableWithin(15 * time.Second)
+	}
 	if desk, ok := a.(desktop.App); ok && tray {
 		var menu *fyne.Menu
-		items := []*fyne.MenuItem{
-			fyne.NewMenuItem("Show", func() { w.Show(); w.RequestFocus() }),
-			fyne.NewMenuItem("Pause all", q.PauseAll),
-		}
-		if speed := u.SpeedMenu(func() {
-			if menu != nil {
-				menu.Refresh()
-			}
-		}); speed != nil {
-			items = append(items, speed)
-		}
-		menu = fyne.NewMenu("Carrier", append(items, fyne.NewMenuItem("Quit", a.Quit))...)
+		menu = u.TrayMenu(ui.TrayHooks{
+			Show: func() { w.Show(); w.RequestFocus() },
+			Quit: a.Quit,
+			Refresh: func() {
+				if menu != nil {
+					menu.Refresh()
+				}
+			},
+			Tooltip: systray.SetTooltip,
+		})
 		desk.SetSystemTrayMenu(menu)
 	}
 	w.SetCloseIntercept(func() { u.CloseRequested(tray, a.Quit, w.Hide) })
@@ -92,7 +116,11 @@ func runDesktop(ctx context.Context, dirs app.Dirs) int {
 		<-ctx.Done()
 		fyne.Do(a.Quit)
 	}()
-	w.ShowAndRun()
+	if hidden && tray {
+		a.Run()
+	} else {
+		w.ShowAndRun()
+	}
 	return 0
 }
 
@@ -100,7 +128,7 @@ func runDesktop(ctx context.Context, dirs app.Dirs) int {
 func deps(ctx context.Context, core *app.App, q *app.Queue, events <-chan transfer.Event) ui.Deps {
 	account := func(address string) ui.Account {
 		if address == "" {
-			return ui.Account{Sandbox: true}
+			return ui.Account{Sandbox: true, Address: sandbox.DefaultAccount}
 		}
 		return ui.Account{Address: address}
 	}
@@ -125,6 +153,17 @@ func deps(ctx context.Context, core *app.App, q *app.Queue, events <-chan transf
 		Allow:     core.Google.Allow,
 		SetFaults: core.Sandbox.SetFaults,
 		Limits:    q,
+		StartAtLogin: func(on bool) error {
+			exe, err := os.Executable()
+			if err == nil {
+				exe, err = filepath.EvalSymlinks(exe)
+			}
+			if err != nil {
+				return fmt.Errorf("Carrier cannot tell where its program is: %w", err)
+			}
+			return platform.SetAutostart(on, exe)
+		},
+		StartsAtLogin: platform.Autostart,
 	}
 }
 

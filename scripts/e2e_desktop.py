@@ -6,8 +6,10 @@ program (a GTK3 drag source) onto the window with xdotool; the message is
 sent; the sandbox must then hold it with that attachment. After a restart
 on a NetworkManager that says the connection is metered (python-dbusmock on
 a private bus), a large message waits until "Send anyway", then goes at the
-upload speed chosen. Screenshots of every screen are kept in
-artifacts/screenshots/.
+upload speed chosen, the tray (a mocked tray host) saying so meanwhile;
+its notification (a mocked notification service on the session bus)
+offers Open in Mailbox, which, invoked, shows the
+Mailbox. Screenshots of every screen are kept in artifacts/screenshots/.
 
 Usage: e2e_desktop.py BINARY
 """
@@ -304,7 +306,24 @@ def main():
     wait_for("the mocked NetworkManager", lambda: nm_bus.name_has_owner("org.freedesktop.NetworkManager"))
     nm = nm_bus.get_object("org.freedesktop.NetworkManager", "/org/freedesktop/NetworkManager")
     nm.AddProperty("org.freedesktop.NetworkManager", "Metered", dbus.UInt32(2), dbus_interface="org.freedesktop.DBus.Mock")
-    env2 = dict(env, FYNE_THEME="light", DBUS_SYSTEM_BUS_ADDRESS=bus_addr)
+    # The same bus as the session's, where the desktop's notification
+    # service lives: Carrier sends its notifications with actions there.
+    start(["/usr/bin/python3", "-m", "dbusmock", "--session", "--template", "notification_daemon",
+           "--parameters", '{"capabilities": "body actions"}'],
+          dict(env, DBUS_SESSION_BUS_ADDRESS=bus_addr), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for("the mocked notification service", lambda: nm_bus.name_has_owner("org.freedesktop.Notifications"))
+    # And a tray host (a mocked StatusNotifierWatcher): Carrier's tray menu
+    # and tooltip are then read over the bus, as a panel reads them.
+    start(["/usr/bin/python3", "-m", "dbusmock", "--session", "org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher",
+           "org.kde.StatusNotifierWatcher"],
+          dict(env, DBUS_SESSION_BUS_ADDRESS=bus_addr), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for("the mocked tray host", lambda: nm_bus.name_has_owner("org.kde.StatusNotifierWatcher"))
+    watcher = nm_bus.get_object("org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher")
+    watcher.AddMethod("org.kde.StatusNotifierWatcher", "RegisterStatusNotifierItem", "s", "", "",
+                      dbus_interface="org.freedesktop.DBus.Mock")
+    watcher.AddProperty("org.kde.StatusNotifierWatcher", "IsStatusNotifierHostRegistered", True,
+                        dbus_interface="org.freedesktop.DBus.Mock")
+    env2 = dict(env, FYNE_THEME="light", DBUS_SYSTEM_BUS_ADDRESS=bus_addr, DBUS_SESSION_BUS_ADDRESS=bus_addr)
     start([binary], env2, stdout=log, stderr=log)
     wid = wait_for("Carrier's window after a restart", lambda: window(env2, "^Carrier$"), timeout=90)
     time.sleep(2)
@@ -338,6 +357,25 @@ def main():
     jobs_now = [json.load(open(os.path.join(jobs, n))) for n in os.listdir(jobs) if n.endswith(".json")]
     if len(jobs_now) != 1 or api(base, token, "/gmail/v1/users/me/messages").get("resultSizeEstimate", 0) != 2:
         fail("on a metered connection: jobs %r, or the sandbox got the large message" % [j.get("state") for j in jobs_now])
+
+    def tray():
+        """The tray's tooltip and its menu's labels, as a panel reads them."""
+        items = [n for n in nm_bus.list_names() if str(n).startswith("org.kde.StatusNotifierItem")]
+        if not items:
+            return None
+        item = nm_bus.get_object(items[0], "/StatusNotifierItem")
+        tip = item.Get("org.kde.StatusNotifierItem", "ToolTip", dbus_interface="org.freedesktop.DBus.Properties")
+        menu = nm_bus.get_object(items[0], "/StatusNotifierItem/menu")
+        _, (_, _, children) = menu.GetLayout(0, -1, ["label"], dbus_interface="com.canonical.dbusmenu")
+        return str(tip[2]), [str(c[1].get("label", "")) for c in children]
+
+    def tray_says(words):
+        t = tray()
+        return t if t and t[0] == "Carrier: " + words and t[1][:1] == [words] else None
+
+    tip, labels = wait_for("the tray to say one upload waits", lambda: tray_says("1 upload · 0%"), timeout=20)
+    if "Pause all" not in labels or "Resume all" not in labels or "Upload speed" not in labels:
+        fail("the tray's menu: %r" % labels)
     click(SEND_ANYWAY[0], SEND_ANYWAY[1])
     time.sleep(2.0)
     shot(env2, "13-transfers-send-anyway-limited-light")
@@ -347,6 +385,30 @@ def main():
         return msgs[0]["id"] if len(msgs) == 3 else None
 
     wait_for("the large message sent anyway", scans_sent, timeout=120)
+    wait_for("the tray to say nothing is left", lambda: tray_says("No uploads"), timeout=20)
+
+    # Its notification offers Open in Mailbox; pressed, the window shows
+    # the Mailbox.
+    notifier = nm_bus.get_object("org.freedesktop.Notifications", "/org/freedesktop/Notifications")
+
+    def scans_notified():
+        """The notification's id (the mock numbers them from 1) and its
+        Notify arguments."""
+        notes = [args for _, method, args in notifier.GetCalls(dbus_interface="org.freedesktop.DBus.Mock")
+                 if method == "Notify"]
+        for i, args in enumerate(notes):
+            if "Scans for the notary" in str(args[4]):
+                return i + 1, args
+        return None
+
+    notify_id, args = wait_for("the sent message's notification", scans_notified, timeout=20)
+    actions = [str(a) for a in args[5]]
+    if str(args[3]) != "Carrier: sent" or "mailbox" not in actions[::2] or "Open in Mailbox" not in actions[1::2]:
+        fail("the sent message's notification: %r %r" % (str(args[3]), actions))
+    notifier.EmitSignal("org.freedesktop.Notifications", "ActionInvoked", "us", [dbus.UInt32(notify_id), "mailbox"],
+                        dbus_interface="org.freedesktop.DBus.Mock")
+    time.sleep(2.0)
+    shot(env2, "14-mailbox-from-notification-light")
     print("ok: dragged %s onto Carrier, sent it; the sandbox holds message %s with it; screenshots in %s"
           % (os.path.basename(attachment), mid, SHOTS), flush=True)
 

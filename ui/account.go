@@ -26,6 +26,7 @@ type accountScreen struct {
 	drive           *widget.Label // whether the account allows Drive links
 	signIn, signOut *widget.Button
 	chaos           *namedCheck
+	settings        *settingsSection
 	status          *widget.Label
 	content         fyne.CanvasObject
 }
@@ -41,12 +42,21 @@ func newAccountScreen(u *UI) *accountScreen {
 	a.drive.Hide()
 	a.signIn = widget.NewButtonWithIcon("Sign in with Google…", theme.LoginIcon(), a.doSignIn)
 	a.signOut = widget.NewButtonWithIcon("Sign out", theme.LogoutIcon(), a.doSignOut)
-	a.chaos = newNamedCheck("Chaos mode: the sandbox drops connections, fails, stalls and slows down, so you can watch uploads recover", a.setChaos)
+	a.chaos = newNamedCheck("Chaos mode: the sandbox drops connections, fails, stalls and slows down, so you can watch uploads recover", nil)
 	box := container.NewVBox(a.who, a.drive, container.NewHBox(a.signIn, a.signOut), a.status)
 	if u.deps.SetFaults != nil {
 		box.Add(widget.NewSeparator())
 		box.Add(a.chaos)
+		// Off unless the person turned it on last time.
+		if u.app.Preferences().BoolWithFallback(prefChaos, false) {
+			a.chaos.SetChecked(true)
+			a.setChaos(true)
+		}
 	}
+	a.chaos.OnChanged = a.setChaos
+	a.settings = newSettingsSection(u)
+	box.Add(widget.NewSeparator())
+	box.Add(a.settings.Object)
 	a.content = container.NewPadded(box)
 	a.show()
 	return a
@@ -57,7 +67,9 @@ func (a *accountScreen) show() {
 	if a.u.deps.Account != nil {
 		acct = a.u.deps.Account()
 	}
-	if acct.Sandbox {
+	if acct.Sandbox && acct.Address != "" {
+		a.who.SetText("Sending as " + acct.Address + " on this computer: the sandbox keeps messages here, nothing goes to Google")
+	} else if acct.Sandbox {
 		a.who.SetText("Sandbox: messages stay on this computer")
 	} else {
 		a.who.SetText("Signed in as " + acct.Address + ": messages go to Google")
@@ -158,6 +170,7 @@ func (a *accountScreen) setChaos(on bool) {
 		a.status.SetText("Could not change the sandbox's faults: " + app.Printable(err.Error()))
 		return
 	}
+	a.u.app.Preferences().SetBool(prefChaos, on)
 	if on {
 		a.status.SetText("Chaos mode is on. Watch the Transfers screen.")
 	} else {

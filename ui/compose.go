@@ -111,6 +111,8 @@ func newComposeScreen(u *UI) *composeScreen {
 	c.attachBtn = widget.NewButtonWithIcon("Attach…", theme.ContentAddIcon(), c.pickFile)
 	c.share = newChoices("Who can open the links", shareChoices, func(int) { c.updateMeter() })
 	c.expiry = newChoices("Access ends", expiryChoices, nil)
+	keepChoice(u.app.Preferences(), prefLinkShare, c.share)
+	keepChoice(u.app.Preferences(), prefLinkExpiry, c.expiry)
 	c.linkOpts = container.NewHBox(c.share.Object, widget.NewSeparator(), c.expiry.Object)
 	c.linkOpts.Hide()
 	c.meter = widget.NewProgressBar()

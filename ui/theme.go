@@ -90,7 +90,11 @@ func (t *carrierTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.C
 // (in a chosen variant). New calls it; main.go calls it first so that a
 // window shown before the screens exist (an error at start) has it too.
 func UseTheme(a fyne.App) {
-	if _, ours := a.Settings().Theme().(*carrierTheme); !ours {
+	t := a.Settings().Theme()
+	if v, ok := t.(variantTheme); ok {
+		t = v.Theme // the person's light or dark choice over Carrier's theme
+	}
+	if _, ours := t.(*carrierTheme); !ours {
 		a.Settings().SetTheme(newTheme())
 	}
 }

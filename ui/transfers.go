@@ -128,6 +128,7 @@ func (s *transfersScreen) follow(ctx context.Context) {
 			tick.Stop()
 			tick, ticks = nil, nil
 			s.flushDirty() // the last progress
+			s.trayChanged(true)
 		}
 		s.ticking.Store(tick != nil)
 		select {
@@ -137,8 +138,10 @@ func (s *transfersScreen) follow(ctx context.Context) {
 			if s.apply(e) {
 				s.flush(e.Job)
 			}
+			s.trayChanged(e.Kind != transfer.EventProgress)
 		case <-ticks:
 			s.flushDirty()
+			s.trayChanged(false)
 		}
 	}
 }
@@ -197,13 +200,7 @@ func (s *transfersScreen) apply(e transfer.Event) bool {
 	return true
 }
 
-func (s *transfersScreen) notify(title string, v *jobView) {
-	body := jobName(v.snap)
-	if v.snap.State == transfer.StateFailed {
-		body += ": " + v.snap.Error
-	}
-	s.u.app.SendNotification(fyne.NewNotification("Carrier: "+strings.ToLower(title), app.Printable(body)))
-}
+func (s *transfersScreen) notify(_ string, v *jobView) { s.u.notifyJob(v.snap) }
 
 func (s *transfersScreen) flush(id string) {
 	s.u.do(func() {

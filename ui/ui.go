@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
@@ -90,6 +91,14 @@ type Deps struct {
 	// SetFaults switches the sandbox's fault injection (chaos mode); nil
 	// when not on the sandbox.
 	SetFaults func(spec string) error
+	// StartAtLogin has the system start Carrier at login, hidden in the
+	// tray, or not; StartsAtLogin says whether it does. Nil: not offered.
+	StartAtLogin  func(on bool) error
+	StartsAtLogin func() (bool, error)
+	// Notify shows a notification with buttons through the desktop's own
+	// service (Fyne's have none); it fails where there is none, and Fyne's
+	// is sent instead. Nil: Fyne's always.
+	Notify func(title, body string, actions []NoticeAction) error
 
 	// Do runs a function on the UI thread; nil means fyne.Do. Tests give
 	// their own so that widgets are only touched on the test's goroutine.
@@ -112,6 +121,11 @@ type UI struct {
 	transfers *transfersScreen
 	mailbox   *mailboxScreen
 	account   *accountScreen
+	tray      atomic.Pointer[tray] // nil without a system tray
+	quitAsked *quitQuestion        // the last quit question, for tests
+	// fyneNotify sends Fyne's notification, where the desktop's service
+	// cannot be reached; a test's own sees what it sends.
+	fyneNotify func(*fyne.Notification)
 
 	composeTab, timelineTab, transfersTab, mailboxTab, accountTab *tab
 }
@@ -127,7 +141,7 @@ func New(a fyne.App, w fyne.Window, d Deps) *UI {
 		d.Target = func() string { return endpoint }
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	u := &UI{app: a, win: w, deps: d, ctx: ctx, stop: stop, do: d.Do}
+	u := &UI{app: a, win: w, deps: d, ctx: ctx, stop: stop, do: d.Do, fyneNotify: a.SendNotification}
 	UseTheme(a)
 	if u.do == nil {
 		u.do = fyne.Do
@@ -229,7 +243,7 @@ func (u *UI) goBackground(fn func(ctx context.Context)) {
 // CloseRequested decides what closing the window means. With nothing
 // uploading it quits. With uploads running it keeps them going in the
 // background when a system tray can bring the window back, and otherwise
-// asks first.
+// asks first, unless the person said not to ask again.
 func (u *UI) CloseRequested(tray bool, quit, hide func()) {
 	switch {
 	case !u.Busy():
@@ -237,13 +251,9 @@ func (u *UI) CloseRequested(tray bool, quit, hide func()) {
 	case tray:
 		hide()
 		u.app.SendNotification(fyne.NewNotification("Carrier keeps uploading", "Uploads go on in the background. Quit from the tray icon."))
+	case !u.app.Preferences().BoolWithFallback(prefAskQuit, true):
+		quit()
 	default:
-		dialog.ShowConfirm("Uploads are still running",
-			"Quit anyway? Unfinished uploads are kept and resume the next time Carrier starts.",
-			func(ok bool) {
-				if ok {
-					quit()
-				}
-			}, u.win)
+		u.askQuit(quit)
 	}
 }

@@ -1,6 +1,7 @@
 // Package dbustest starts a D-Bus daemon of a test's own and points
-// DBUS_SYSTEM_BUS_ADDRESS at it, so the code under test talks to it as to
-// the system bus. Test support only.
+// DBUS_SYSTEM_BUS_ADDRESS (or DBUS_SESSION_BUS_ADDRESS) at it, so the code
+// under test talks to it as to the system (or session) bus. Test support
+// only.
 package dbustest
 
 import (
@@ -13,6 +14,22 @@ import (
 // SystemBus starts the daemon, stopped when the test ends, and returns
 // its address. It skips the test when dbus-daemon is not installed.
 func SystemBus(t *testing.T) string {
+	t.Helper()
+	addr := start(t)
+	t.Setenv("DBUS_SYSTEM_BUS_ADDRESS", addr)
+	return addr
+}
+
+// SessionBus is SystemBus for the session bus: the person's desktop
+// services (notifications) live there.
+func SessionBus(t *testing.T) string {
+	t.Helper()
+	addr := start(t)
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
+	return addr
+}
+
+func start(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("dbus-daemon"); err != nil {
 		t.Skip("dbus-daemon is not installed (make deps-test installs it)")
@@ -30,7 +47,5 @@ func SystemBus(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr = strings.TrimSpace(addr)
-	t.Setenv("DBUS_SYSTEM_BUS_ADDRESS", addr)
-	return addr
+	return strings.TrimSpace(addr)
 }

@@ -1,0 +1,72 @@
+package ui
+
+import (
+	"context"
+	"strings"
+
+	"fyne.io/fyne/v2"
+
+	"carrier/internal/app"
+	"carrier/transfer"
+)
+
+// NoticeAction is a button on a desktop notification; Do may run on any
+// goroutine.
+type NoticeAction struct {
+	Key   string // "default": the notification itself clicked
+	Label string
+	Do    func()
+}
+
+// notifyJob tells the person, outside the window, that a job was sent or
+// failed, with what they can do next as buttons: Retry and Show for a
+// failure, Open in Mailbox for a message the Mailbox can show (else
+// Show). Where the desktop's service cannot be reached (Deps.Notify fails
+// or is nil) Fyne's notification says the same without buttons. Any
+// goroutine: the service is called off the caller's.
+func (u *UI) notifyJob(snap transfer.Snapshot) {
+	title, body := "Carrier: sent", jobName(snap)
+	if snap.State == transfer.StateFailed {
+		title, body = "Carrier: failed", body+": "+snap.Error
+	}
+	body = app.Printable(body)
+	fallback := func() { u.fyneNotify(fyne.NewNotification(title, body)) }
+	if u.deps.Notify == nil {
+		fallback()
+		return
+	}
+	show := NoticeAction{Key: "show", Label: "Show", Do: func() { u.bringBack(u.transfersTab) }}
+	var actions []NoticeAction
+	if snap.State == transfer.StateFailed {
+		id := snap.ID
+		actions = append(actions, NoticeAction{Key: "retry", Label: "Retry", Do: func() {
+			u.goBackground(func(ctx context.Context) { u.deps.Uploads.Retry(ctx, id) })
+		}}, show)
+	} else if u.inMailbox(snap) {
+		actions = append(actions, NoticeAction{Key: "mailbox", Label: "Open in Mailbox", Do: func() { u.bringBack(u.mailboxTab) }})
+	} else {
+		actions = append(actions, show)
+	}
+	actions = append(actions, NoticeAction{Key: "default", Label: "Show", Do: show.Do})
+	u.goBackground(func(context.Context) {
+		if err := u.deps.Notify(title, body, actions); err != nil {
+			fallback()
+		}
+	})
+}
+
+// inMailbox reports whether the Mailbox screen, which reads the sandbox's
+// mail, shows the message a job sent.
+func (u *UI) inMailbox(snap transfer.Snapshot) bool {
+	return strings.Contains(snap.URL, "/gmail/") && strings.HasPrefix(snap.URL, u.deps.Endpoint+"/")
+}
+
+// bringBack shows the window (hidden in the tray, or behind others) on
+// tab t. Any goroutine.
+func (u *UI) bringBack(t *tab) {
+	u.do(func() {
+		u.win.Show()
+		u.win.RequestFocus()
+		u.tabs.Select(t)
+	})
+}

@@ -1,0 +1,177 @@
+package ui
+
+import (
+	"image/color"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"carrier/internal/app"
+)
+
+// The person's settings, kept in the app's preferences (Fyne's, per app)
+// and read back when the window opens. The upload speed and metered
+// settings are limits.go's.
+const (
+	prefChaos      = "chaos"       // bool: the sandbox's faults on
+	prefAskQuit    = "ask-quit"    // bool: ask before quitting while uploads run (no tray)
+	prefTheme      = "theme"       // themeChoices' index: system, light, dark
+	prefLinkShare  = "link-share"  // shareChoices' index
+	prefLinkExpiry = "link-expiry" // expiryChoices' index
+)
+
+var themeChoices = []string{"As the system", "Light", "Dark"}
+
+// settingsSection is the Account screen's part that is about Carrier
+// itself rather than the account: theme, start at login, the question
+// asked on quitting.
+type settingsSection struct {
+	u       *UI
+	theme   *choices
+	login   *namedCheck // nil when the system's login start is not offered
+	askQuit *namedCheck
+	status  *widget.Label
+	Object  fyne.CanvasObject
+}
+
+func newSettingsSection(u *UI) *settingsSection {
+	s := &settingsSection{u: u}
+	prefs := u.app.Preferences()
+	s.status = widget.NewLabel("")
+	s.status.Wrapping = fyne.TextWrapWord
+	s.status.Hide()
+	s.theme = newChoices("Theme", themeChoices, func(i int) {
+		prefs.SetInt(prefTheme, i)
+		u.applyTheme(i)
+	})
+	if i := prefs.IntWithFallback(prefTheme, 0); i >= 0 && i < len(themeChoices) {
+		s.theme.set(i)
+		u.applyTheme(i)
+	}
+	s.askQuit = newNamedCheck("Ask before quitting while uploads run (without a tray icon, closing the window quits)", nil)
+	s.askQuit.SetChecked(prefs.BoolWithFallback(prefAskQuit, true))
+	s.askQuit.OnChanged = func(on bool) { prefs.SetBool(prefAskQuit, on) }
+	box := container.NewVBox(widget.NewLabelWithStyle("Settings", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.theme.Object)
+	if u.deps.StartAtLogin != nil && u.deps.StartsAtLogin != nil {
+		s.login = newNamedCheck("Start Carrier when I log in, in the tray, so unfinished uploads go on after a restart", nil)
+		// The system's entry is the truth: the person may have removed it
+		// in their desktop's settings since.
+		on, err := u.deps.StartsAtLogin()
+		if err != nil {
+			s.say("Could not read whether Carrier starts at login: " + app.Printable(err.Error()))
+		}
+		s.login.SetChecked(on)
+		s.login.OnChanged = s.setLogin
+		box.Add(s.login)
+	}
+	box.Add(s.askQuit)
+	box.Add(s.status)
+	s.Object = box
+	return s
+}
+
+func (s *settingsSection) say(text string) {
+	s.status.SetText(text)
+	s.status.Show()
+}
+
+func (s *settingsSection) setLogin(on bool) {
+	if err := s.u.deps.StartAtLogin(on); err != nil {
+		s.say(app.Printable(err.Error()))
+		// Shown as it stands, without coming back here.
+		s.login.OnChanged = nil
+		s.login.SetChecked(!on)
+		s.login.OnChanged = s.setLogin
+		return
+	}
+	if on {
+		s.say("Carrier will start in the tray when you log in.")
+	} else {
+		s.say("Carrier will not start when you log in.")
+	}
+}
+
+// applyTheme shows the window light or dark whatever the system says
+// (1, 2), or as the system says (0), keeping whatever theme the app has
+// otherwise.
+func (u *UI) applyTheme(choice int) {
+	settings := u.app.Settings()
+	base := settings.Theme()
+	if v, ok := base.(variantTheme); ok {
+		base = v.Theme
+	}
+	switch choice {
+	case 1:
+		settings.SetTheme(variantTheme{base, theme.VariantLight})
+	case 2:
+		settings.SetTheme(variantTheme{base, theme.VariantDark})
+	default:
+		if base != settings.Theme() {
+			settings.SetTheme(base)
+		}
+	}
+}
+
+// variantTheme is a theme drawn in one variant, light or dark, whatever
+// variant Fyne asks for.
+type variantTheme struct {
+	fyne.Theme
+	variant fyne.ThemeVariant
+}
+
+func (t variantTheme) Color(n fyne.ThemeColorName, _ fyne.ThemeVariant) color.Color {
+	return t.Theme.Color(n, t.variant)
+}
+
+// keepChoice keeps c's answer in the preferences under key and shows the
+// kept one now.
+func keepChoice(prefs fyne.Preferences, key string, c *choices) {
+	if i := prefs.IntWithFallback(key, c.chosen); i >= 0 && i < len(c.buttons) {
+		c.set(i)
+	}
+	changed := c.changed
+	c.changed = func(i int) {
+		prefs.SetInt(key, i)
+		if changed != nil {
+			changed(i)
+		}
+	}
+}
+
+// quitQuestion is the question asked on closing the window while
+// uploads run and no tray keeps them going.
+type quitQuestion struct {
+	d          *dialog.CustomDialog
+	again      *namedCheck
+	keep, quit *widget.Button
+}
+
+// askQuit asks whether to quit while uploads run. Keeping Carrier open is
+// the answer that loses nothing, so it is the button with focus: Enter or
+// Space keeps it. "Don't ask again" counts only with Quit, since a window
+// that never closes is no answer to remember.
+func (u *UI) askQuit(quit func()) {
+	q := &quitQuestion{}
+	q.again = newNamedCheck("Don't ask again: quit at once next time", nil)
+	text := widget.NewLabel("Quit anyway? Unfinished uploads are kept and go on the next time Carrier starts.")
+	text.Wrapping = fyne.TextWrapWord
+	q.keep = widget.NewButton("Keep uploading", func() { q.d.Hide() })
+	q.keep.Importance = widget.HighImportance
+	q.quit = widget.NewButton("Quit", func() {
+		q.d.Hide()
+		if q.again.Checked {
+			u.app.Preferences().SetBool(prefAskQuit, false)
+			u.account.settings.askQuit.SetChecked(false)
+		}
+		quit()
+	})
+	q.d = dialog.NewCustomWithoutButtons("Uploads are still running", container.NewVBox(text, q.again), u.win)
+	q.d.SetButtons([]fyne.CanvasObject{q.quit, q.keep})
+	q.d.Resize(fyne.NewSize(480, 0))
+	q.d.Show()
+	u.win.Canvas().Focus(q.keep)
+	u.quitAsked = q
+}

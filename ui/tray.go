@@ -1,0 +1,192 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"carrier/transfer"
+)
+
+// trayEvery caps how often the tray's words change while uploads move: a
+// tray menu is rebuilt over D-Bus on each change, and a countdown read in
+// a tooltip needs no more than one step a second.
+const trayEvery = time.Second
+
+// TrayStatus is the tray's first line and tooltip, from the jobs'
+// snapshots: "2 uploads · 43% · 3 min left". It counts messages and
+// posts, not the Drive uploads and shares a message is made of (the
+// Transfers screen shows them as one row), but their bytes count: they
+// are most of what is left. The percentage is of the bytes the server
+// confirmed, never rounded up to 100 while something is left; the time
+// left is what is left of the jobs not paused at the confirmed pace of
+// those running, shown only once a pace is known.
+func TrayStatus(snaps []transfer.Snapshot) string {
+	var count, paused int
+	var size, confirmed, left int64
+	var rate float64
+	for _, s := range snaps {
+		if !s.State.Unfinished() {
+			continue
+		}
+		if !isPart(s) {
+			count++
+			if s.State == transfer.StatePaused {
+				paused++
+			}
+		}
+		size += s.Size
+		confirmed += min(s.Confirmed, s.Size)
+		if s.State != transfer.StatePaused {
+			left += s.Size - min(s.Confirmed, s.Size)
+		}
+		if s.State.Active() {
+			rate += s.ConfirmedRate
+		}
+	}
+	if count == 0 {
+		return "No uploads"
+	}
+	words := fmt.Sprintf("%d uploads", count)
+	if count == 1 {
+		words = "1 upload"
+	}
+	if paused == count {
+		words += " paused"
+	}
+	if size > 0 {
+		words += fmt.Sprintf(" · %d%%", confirmed*100/size) // floored: 100 only when all arrived
+	}
+	if rate > 0 && left > 0 {
+		words += " · " + humanDuration(time.Duration(float64(left)/rate*float64(time.Second))) + " left"
+	}
+	return words
+}
+
+// TrayHooks are what the tray's menu does outside the window's content.
+type TrayHooks struct {
+	Show    func()       // brings the window back
+	Quit    func()       // quits Carrier
+	Refresh func()       // redraws the tray's menu after an item changed
+	Tooltip func(string) // sets the tray icon's tooltip; nil: none
+}
+
+// tray is the system tray's menu: the uploads' progress on its first
+// line (and in the tooltip), Pause all, Resume all, the upload speed.
+type tray struct {
+	u             *UI
+	hooks         TrayHooks
+	menu          *fyne.Menu
+	status        *fyne.MenuItem
+	pause, resume *fyne.MenuItem
+
+	mu     sync.Mutex // guards what was shown last, read off the UI thread
+	shown  string
+	paused bool // Resume all was enabled
+	active bool // Pause all was enabled
+	at     time.Time
+}
+
+// TrayMenu builds the system tray's menu and keeps its first line and
+// the tooltip following the uploads. Call it once, after New.
+func (u *UI) TrayMenu(h TrayHooks) *fyne.Menu {
+	t := &tray{u: u, hooks: h}
+	t.status = fyne.NewMenuItem("No uploads", func() {
+		h.Show()
+		u.ShowTransfers()
+	})
+	t.pause = fyne.NewMenuItem("Pause all", u.PauseAll)
+	t.resume = fyne.NewMenuItem("Resume all", u.ResumeAll)
+	items := []*fyne.MenuItem{t.status, fyne.NewMenuItemSeparator(), fyne.NewMenuItem("Show Carrier", h.Show), t.pause, t.resume}
+	if speed := u.SpeedMenu(t.refresh); speed != nil {
+		items = append(items, speed)
+	}
+	items = append(items, fyne.NewMenuItemSeparator(), fyne.NewMenuItem("Quit", h.Quit))
+	t.menu = fyne.NewMenu("Carrier", items...)
+	u.tray.Store(t)
+	t.update(true)
+	return t.menu
+}
+
+func (t *tray) refresh() {
+	if t.hooks.Refresh != nil {
+		t.hooks.Refresh()
+	}
+}
+
+// update puts the uploads' state into the menu and the tooltip when it
+// changed: at once when force (a job changed state), else at most every
+// trayEvery (progress). Any goroutine.
+func (t *tray) update(force bool) {
+	snaps := t.u.transfers.snapshots()
+	text := TrayStatus(snaps)
+	var active, paused bool
+	for _, s := range snaps {
+		if s.State == transfer.StatePaused {
+			paused = true
+		} else if s.State.Unfinished() {
+			active = true
+		}
+	}
+	now := time.Now()
+	t.mu.Lock()
+	if text == t.shown && active == t.active && paused == t.paused || !force && now.Sub(t.at) < trayEvery {
+		t.mu.Unlock()
+		return
+	}
+	t.shown, t.active, t.paused, t.at = text, active, paused, now
+	t.mu.Unlock()
+	t.u.do(func() {
+		t.status.Label = text
+		t.pause.Disabled = !active
+		t.resume.Disabled = !paused
+		t.refresh()
+		if t.hooks.Tooltip != nil {
+			t.hooks.Tooltip("Carrier: " + text)
+		}
+	})
+}
+
+// snapshots are the newest snapshots of the jobs the screen knows. Any
+// goroutine.
+func (s *transfersScreen) snapshots() []transfer.Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]transfer.Snapshot, 0, len(s.views))
+	for _, v := range s.views {
+		out = append(out, v.snap)
+	}
+	return out
+}
+
+// trayChanged tells the tray, if there is one, that jobs changed. Any
+// goroutine.
+func (s *transfersScreen) trayChanged(force bool) {
+	if t := s.u.tray.Load(); t != nil {
+		t.update(force)
+	}
+}
+
+// PauseAll pauses every unfinished upload not paused yet.
+func (u *UI) PauseAll() {
+	for _, s := range u.deps.Uploads.Jobs() {
+		if s.State.Unfinished() && s.State != transfer.StatePaused {
+			u.deps.Uploads.Pause(s.ID)
+		}
+	}
+}
+
+// ResumeAll resumes every paused upload, off the UI thread: a resume
+// reads the journal.
+func (u *UI) ResumeAll() {
+	u.goBackground(func(ctx context.Context) {
+		for _, s := range u.deps.Uploads.Jobs() {
+			if s.State == transfer.StatePaused {
+				u.deps.Uploads.Resume(ctx, s.ID)
+			}
+		}
+	})
+}
