@@ -421,3 +421,21 @@ func TestContrastCatchesABrokenColour(t *testing.T) {
 		t.Fatalf("Fyne's green on white was not caught:\n%s", problems)
 	}
 }
+
+// The person's light or dark choice draws Carrier's theme in that
+// variant; applying Carrier's theme again keeps the choice.
+func TestThemeChoiceKeepsCarriersColours(t *testing.T) {
+	a := test.NewApp()
+	defer test.NewApp()
+	u := &UI{app: a}
+	UseTheme(a)
+	u.applyTheme(2)
+	UseTheme(a)
+	v, ok := a.Settings().Theme().(variantTheme)
+	if !ok || v.variant != theme.VariantDark {
+		t.Fatalf("the theme is %T after choosing dark", a.Settings().Theme())
+	}
+	if _, ours := v.Theme.(*carrierTheme); !ours {
+		t.Fatalf("dark draws %T, not Carrier's theme", v.Theme)
+	}
+}
