@@ -395,7 +395,14 @@ func (cb *callbackServer) serve(w http.ResponseWriter, r *http.Request) {
 	case p := <-c.reply:
 		writePage(w, p)
 	case <-cb.done:
-		writePage(w, page{http.StatusGone, "Sign-in ended", "Carrier stopped waiting for this sign-in. You can close this window and sign in again."})
+		// The sign-in replies, then closes: when this handler wakes to
+		// both, select picks either, and the reply is the truth.
+		select {
+		case p := <-c.reply:
+			writePage(w, p)
+		default:
+			writePage(w, page{http.StatusGone, "Sign-in ended", "Carrier stopped waiting for this sign-in. You can close this window and sign in again."})
+		}
 	case <-r.Context().Done():
 	}
 }
