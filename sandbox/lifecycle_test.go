@@ -98,13 +98,15 @@ func TestRefreshTokenLifetime(t *testing.T) {
 			}
 			m := e.signIn(scopeSend)
 			clk.Advance(c.after)
-			if got := e.refreshDead(m["refresh_token"]); got != c.dead {
-				t.Errorf("refresh token dead = %v, want %v", got, c.dead)
-			}
+			// The access token first: asking the token endpoint would
+			// clear the dead grant away.
 			if c.dead || c.accessOK {
 				if got := e.accessDead(m["access_token"], profile); got == c.accessOK {
 					t.Errorf("access token dead = %v, want %v", got, !c.accessOK)
 				}
+			}
+			if got := e.refreshDead(m["refresh_token"]); got != c.dead {
+				t.Errorf("refresh token dead = %v, want %v", got, c.dead)
 			}
 		})
 	}
@@ -315,6 +317,14 @@ func TestAccountsSideBySide(t *testing.T) {
 	if r := e.do("GET", "/drive/v3/files/"+fileID, bearer(home), nil); r.code != 404 {
 		t.Errorf("home's token reads work's file: %d", r.code)
 	}
+	// A Drive link opens for its account's token, not another's.
+	link := "/uc?id=" + fileID + "&export=download"
+	if r := e.do("GET", link, bearer(work), nil); r.code != 200 || string(r.body) != "work file" {
+		t.Errorf("work's link with work's token: %d %q", r.code, r.body)
+	}
+	if r := e.do("GET", link, bearer(home), nil); r.code != 403 {
+		t.Errorf("work's link with home's token: %d %q", r.code, r.body)
+	}
 	if r := e.do("GET", "/gmail/v1/users/"+workAccount+"/profile", bearer(home), nil); r.code != 403 {
 		t.Errorf("home's token reads work's mailbox by its address: %d", r.code)
 	}
@@ -325,7 +335,7 @@ func TestAccountsSideBySide(t *testing.T) {
 }
 
 func TestSignInChoosesTheAccount(t *testing.T) {
-	e, _ := newOAuthEnv(t)
+	e, _ := newOAuthEnv(t, func(o *Options) { o.AutoConsent = true })
 	if r := e.control("POST", "/sandbox/v1/accounts", `{"email": "Work@Carrier.Sandbox"}`); r.code != 200 || !strings.Contains(string(r.body), workAccount) {
 		t.Fatalf("adding an account: %d %s", r.code, r.body)
 	}
@@ -339,7 +349,6 @@ func TestSignInChoosesTheAccount(t *testing.T) {
 		r := e.do("GET", "/gmail/v1/users/me/profile", bearer(m["access_token"].(string)), nil)
 		return r.json(t)["emailAddress"]
 	}
-	e.sb.opts.AutoConsent = true
 	if got := profile(""); got != DefaultAccount {
 		t.Errorf("no hint: %v", got)
 	}
@@ -358,13 +367,12 @@ func TestSignInChoosesTheAccount(t *testing.T) {
 		t.Errorf("an unknown login_hint: %s", u)
 	}
 	// The consent page names whom the person signs in as.
-	e.sb.opts.AutoConsent = false
-	page := e.get(authParams(func(q url.Values) { q.Set("login_hint", workAccount) }))
+	pe, _ := newOAuthEnv(t, func(o *Options) { o.Accounts = []string{workAccount} })
+	page := pe.get(authParams(func(q url.Values) { q.Set("login_hint", workAccount) }))
 	if !strings.Contains(string(page.body), "<b>"+workAccount+"</b>") {
 		t.Errorf("the consent page does not name the account:\n%s", page.body)
 	}
 	// An account added at run time comes back after a restart, its mail kept.
-	e.sb.opts.AutoConsent = true
 	tok := e.signInAs(workAccount, scopeMail, true)
 	mail := strings.Replace(plainMail, "%s", "kept", 1)
 	if r := e.do("POST", "/upload/gmail/v1/users/me/messages?uploadType=media", map[string]string{"Authorization": "Bearer " + tok["access_token"].(string), "Content-Type": "message/rfc822"}, []byte(mail)); r.code != 200 {
