@@ -2,6 +2,9 @@ package sandbox
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -461,6 +464,66 @@ func TestSessionNeedsToken(t *testing.T) {
 			m := e.do("GET", "/gmail/v1/users/me/messages", auth(), nil).json(t)
 			if l, _ := m["messages"].([]any); len(l) != 0 {
 				t.Errorf("the work account's message went to the default mailbox")
+			}
+		})
+	}
+}
+
+// BenchmarkSessionQueryAccounts measures what finding a session's account
+// costs a status query: a session of the last of several accounts is
+// looked up in every store before it.
+func BenchmarkSessionQueryAccounts(b *testing.B) {
+	for _, n := range []int{0, 4} {
+		b.Run(formatInt(int64(n))+"-other-accounts", func(b *testing.B) {
+			var extra []string
+			for i := range n {
+				extra = append(extra, "acct"+formatInt(int64(i))+"@carrier.sandbox")
+			}
+			sb, err := Open(Options{Dir: b.TempDir(), Token: testToken, AutoConsent: true, Accounts: extra, NoSync: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			srv := httptest.NewServer(sb.Handler())
+			defer func() { srv.Close(); sb.Close() }()
+			c := srv.Client()
+			c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+			tok := testToken
+			if n > 0 {
+				path := authParams(func(q url.Values) { q.Set("login_hint", extra[n-1]); q.Del("access_type") })
+				r, err := c.Get(srv.URL + path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				r.Body.Close()
+				u, _ := url.Parse(r.Header.Get("Location"))
+				r, err = c.PostForm(srv.URL+"/token", exchangeForm(u.Query().Get("code")))
+				if err != nil {
+					b.Fatal(err)
+				}
+				var m map[string]any
+				json.NewDecoder(r.Body).Decode(&m)
+				r.Body.Close()
+				tok = m["access_token"].(string)
+			}
+			req, _ := http.NewRequest("POST", srv.URL+"/upload/gmail/v1/users/me/messages/send?uploadType=resumable", nil)
+			req.Header.Set("Authorization", "Bearer "+tok)
+			req.Header.Set("X-Upload-Content-Type", "message/rfc822")
+			r, err := c.Do(req)
+			if err != nil || r.StatusCode != 200 {
+				b.Fatalf("start: %v %v", err, r)
+			}
+			r.Body.Close()
+			uri := r.Header.Get("Location")
+			b.ResetTimer()
+			for range b.N {
+				q, _ := http.NewRequest("PUT", uri, http.NoBody)
+				q.Header.Set("Content-Range", "bytes */*")
+				r, err := c.Do(q)
+				if err != nil || r.StatusCode != 308 {
+					b.Fatalf("query: %v %v", err, r)
+				}
+				io.Copy(io.Discard, r.Body)
+				r.Body.Close()
 			}
 		})
 	}

@@ -28,7 +28,7 @@ const DefaultAccount = "you@carrier.sandbox"
 // Options configure a sandbox.
 type Options struct {
 	Dir        string           // data folder (created 0700)
-	Token      string           // bearer token API requests must carry; session URIs need none
+	Token      string           // bearer token API requests must carry; session URIs need none unless SessionNeedsToken
 	Account    string           // the mailbox's address; DefaultAccount if empty
 	SessionTTL time.Duration    // how long a resumable session lives; 0 means 168h
 	Faults     string           // fault spec (see ParseFaults); "" for none
