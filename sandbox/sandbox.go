@@ -157,6 +157,9 @@ func Open(o Options) (*Sandbox, error) {
 	s.auth.cfg = AuthConfig{RefreshTokenTTL: o.RefreshTokenTTL, RefreshTokenLimit: o.RefreshTokenLimit, SessionNeedsToken: o.SessionNeedsToken}
 	if err := s.openAccounts(o.Accounts); err != nil {
 		s.Close()
+		if ae, ok := err.(*apiError); ok {
+			return nil, fmt.Errorf("sandbox: %s", ae.Message)
+		}
 		return nil, err
 	}
 	return s, nil
