@@ -19,7 +19,7 @@ func init() {
 }
 
 func runSandbox(ctx context.Context, env *Env, args []string) error {
-	fs := newFlagSet(env, "sandbox", "[--addr HOST:PORT] [--data DIR] [--token-file F] [--print-token] [--session-ttl 168h] [--faults SPEC] [--auto-consent] [--token-ttl 1h]")
+	fs := newFlagSet(env, "sandbox", "[--addr HOST:PORT] [--data DIR] [--token-file F] [--print-token] [--session-ttl 168h] [--faults SPEC] [--auto-consent] [--token-ttl 1h] [--refresh-token-ttl 168h] [--refresh-token-limit 100] [--session-needs-token] [--account ADDR]...")
 	addr := fs.String("addr", app.DefaultSandboxAddr, "address to listen on (loopback only unless --public)")
 	public := fs.Bool("public", false, "allow a non-loopback --addr (the sandbox has no TLS: anyone on the network can reach it)")
 	var hosts stringList
@@ -31,6 +31,11 @@ func runSandbox(ctx context.Context, env *Env, args []string) error {
 	ttl := fs.Duration("session-ttl", 7*24*time.Hour, "how long a resumable upload session lives")
 	autoConsent := fs.Bool("auto-consent", false, "approve every OAuth sign-in at once, without showing the consent page (for tests)")
 	tokenTTL := fs.Duration("token-ttl", time.Hour, "how long an OAuth access token from carrier login lives")
+	refreshTTL := fs.Duration("refresh-token-ttl", 0, "how long a refresh token lives from its sign-in, as Google's 7 days (168h) for a project in \"Testing\"; 0 is forever")
+	refreshLimit := fs.Int("refresh-token-limit", sandbox.DefaultRefreshTokenLimit, "live refresh tokens per account; one more ends the oldest, as Google does")
+	sessionNeedsToken := fs.Bool("session-needs-token", false, "make requests to an upload session URI carry the account's access token (only Cloud Storage documents that the URI alone is enough)")
+	var accounts stringList
+	fs.Var(&accounts, "account", "another Google account served beside the default one, with its own mailbox and Drive (repeatable); a sign-in picks it with login_hint")
 	faults := fs.String("faults", "", "fault spec, e.g. seed=7,reset=0.05,err5xx=0.05,stall=0.02,partial=0.2,dropfinal=0.1,latency=20ms,rate=20MB")
 	quiet := fs.Bool("quiet", false, "log only warnings and errors")
 	fsync := fs.Bool("fsync", true, "make every stored chunk durable before answering; false for benchmarks of the protocol rather than the disk")
@@ -48,6 +53,12 @@ func runSandbox(ctx context.Context, env *Env, args []string) error {
 	}
 	if *tokenTTL <= 0 {
 		return usagef("--token-ttl must be positive")
+	}
+	if *refreshTTL < 0 {
+		return usagef("--refresh-token-ttl cannot be negative")
+	}
+	if *refreshLimit <= 0 {
+		return usagef("--refresh-token-limit must be positive")
 	}
 	if _, err := sandbox.ParseFaults(*faults); err != nil {
 		return usagef("--faults: %v", err)
@@ -90,7 +101,8 @@ func runSandbox(ctx context.Context, env *Env, args []string) error {
 	if *public {
 		publicHosts = append([]string{*addr}, hosts...)
 	}
-	sb, err := sandbox.Open(sandbox.Options{Dir: *dir, Token: *token, SessionTTL: *ttl, Faults: *faults, Logger: logger, AutoConsent: *autoConsent, TokenTTL: *tokenTTL, NoSync: !*fsync, PublicHosts: publicHosts})
+	sb, err := sandbox.Open(sandbox.Options{Dir: *dir, Token: *token, SessionTTL: *ttl, Faults: *faults, Logger: logger, AutoConsent: *autoConsent, TokenTTL: *tokenTTL, NoSync: !*fsync, PublicHosts: publicHosts,
+		RefreshTokenTTL: *refreshTTL, RefreshTokenLimit: *refreshLimit, SessionNeedsToken: *sessionNeedsToken, Accounts: accounts})
 	if err != nil {
 		var running *sandbox.ErrAlreadyRunning
 		if errors.As(err, &running) {
@@ -109,6 +121,6 @@ func runSandbox(ctx context.Context, env *Env, args []string) error {
 	} else if folders {
 		fmt.Fprintf(env.Stderr, "The token is the one made before, in %s (--print-token prints it).\n", filepath.Join(*dir, "token"))
 	}
-	logger.Info("sandbox ready", "url", sandbox.URL(ln), "data", *dir, "account", sb.Account(), "faults", sb.Faults())
+	logger.Info("sandbox ready", "url", sandbox.URL(ln), "data", *dir, "account", sb.Account(), "accounts", len(sb.Accounts()), "faults", sb.Faults())
 	return sb.Serve(ctx, ln)
 }

@@ -86,6 +86,34 @@ func TestSandboxCommand(t *testing.T) {
 	}
 }
 
+// TestSandboxCommandSignInLifecycles: the flags reach the sandbox's
+// sign-in rules and accounts.
+func TestSandboxCommandSignInLifecycles(t *testing.T) {
+	url, token, stop := startSandbox(t, "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--refresh-token-ttl", "168h",
+		"--refresh-token-limit", "5", "--session-needs-token", "--account", "work@carrier.sandbox")
+	defer stop()
+	get := func(path string) string {
+		req, _ := http.NewRequest("GET", url+path, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		r, err := http.DefaultClient.Do(req)
+		if err != nil || r.StatusCode != 200 {
+			t.Fatalf("GET %s: %v %v", path, r, err)
+		}
+		defer r.Body.Close()
+		b, _ := io.ReadAll(r.Body)
+		return string(b)
+	}
+	auth := strings.Join(strings.Fields(get("/sandbox/v1/auth")), " ")
+	for _, want := range []string{`"refreshTokenTTL": "168h0m0s"`, `"refreshTokenLimit": 5`, `"sessionNeedsToken": true`} {
+		if !strings.Contains(auth, want) {
+			t.Errorf("sign-in rules %s lack %s", auth, want)
+		}
+	}
+	if accts := get("/sandbox/v1/accounts"); !strings.Contains(accts, "work@carrier.sandbox") {
+		t.Errorf("accounts: %s", accts)
+	}
+}
+
 func TestSandboxCommandRefusals(t *testing.T) {
 	cases := []struct {
 		args []string
@@ -95,6 +123,9 @@ func TestSandboxCommandRefusals(t *testing.T) {
 		{[]string{"--addr", "0.0.0.0:8089"}, 2, "not a loopback address"},
 		{[]string{"--faults", "reset=3"}, 2, "probability"},
 		{[]string{"--session-ttl", "-1h"}, 2, "positive"},
+		{[]string{"--refresh-token-ttl", "-1h"}, 2, "--refresh-token-ttl cannot be negative"},
+		{[]string{"--refresh-token-limit", "0"}, 2, "--refresh-token-limit must be positive"},
+		{[]string{"--account", "not an address"}, 1, "is not an address the sandbox can keep"},
 		{[]string{"--bogus"}, 2, "flag provided but not defined"},
 		{[]string{"extra"}, 2, "unexpected argument"},
 	}

@@ -57,6 +57,9 @@ func (s *Sandbox) linkOpen(tx *bolt.Tx, r *http.Request, f *driveFileRec) bool {
 	if c.static {
 		return true
 	}
+	if !strings.EqualFold(c.account, s.opts.Account) {
+		return false // another account's token: the file is not shared with it
+	}
 	for _, sc := range scopesDriveRead {
 		if c.ok && slices.Contains(c.scopes, fullScope(sc)) {
 			return true

@@ -98,6 +98,7 @@ type pendingRec struct {
 	Scopes      []string  `json:"scopes"`
 	Kept        []string  `json:"kept,omitempty"` // of Scopes, those granted before (include_granted_scopes)
 	Offline     bool      `json:"offline"`
+	Account     string    `json:"account,omitempty"` // whom the person signs in as (login_hint, or the sign-in default)
 	Expires     time.Time `json:"expires"`
 }
 
@@ -106,19 +107,28 @@ type codeRec struct {
 	Challenge   string    `json:"challenge"`
 	Scopes      []string  `json:"scopes"`
 	Offline     bool      `json:"offline"`
+	Account     string    `json:"account,omitempty"`
 	Expires     time.Time `json:"expires"`
 	Used        bool      `json:"used"`
 	Grant       string    `json:"grant,omitempty"` // hash of the refresh token it gave, revoked if the code comes back
 }
 
+// grantRec is a refresh token. Account "" is the default account (grants
+// from before the sandbox had several); Expires zero is none (a project
+// in production); Seq orders grants made within one tick of the clock,
+// so the token limit ends the oldest.
 type grantRec struct {
 	Scopes  []string  `json:"scopes"`
 	Created time.Time `json:"created"`
+	Account string    `json:"account,omitempty"`
+	Expires time.Time `json:"expires"`
+	Seq     uint64    `json:"seq,omitempty"`
 }
 
 type accessRec struct {
 	Grant   string    `json:"grant,omitempty"`
 	Scopes  []string  `json:"scopes"`
+	Account string    `json:"account,omitempty"`
 	Expires time.Time `json:"expires"`
 }
 
@@ -136,19 +146,36 @@ func (s *Sandbox) oauthRoutes() *http.ServeMux {
 	return mux
 }
 
-// accessScopes returns the scopes of an unexpired access token the sandbox
-// issued.
-func (s *Sandbox) accessScopes(token string) ([]string, bool) {
-	if token == "" {
-		return nil, false
-	}
+// accessToken returns an unexpired access token the sandbox issued, with
+// its account. A token whose refresh token was revoked or expired is dead
+// with it, even before its own hour is up: Google's APIs refuse it too.
+func (s *Sandbox) accessToken(token string) (accessRec, bool) {
 	var a accessRec
-	err := s.db.View(func(tx *bolt.Tx) error { return getJSON(tx, bOAuth, secretKey("a", token), &a) })
-	if err != nil || !s.now().Before(a.Expires) {
-		return nil, false
+	if token == "" {
+		return a, false
 	}
-	return a.Scopes, true
+	now := s.now()
+	live := false
+	s.oauthDB().View(func(tx *bolt.Tx) error {
+		if getJSON(tx, bOAuth, secretKey("a", token), &a) != nil || !now.Before(a.Expires) {
+			return nil
+		}
+		if a.Grant != "" {
+			var g grantRec
+			if getJSON(tx, bOAuth, a.Grant, &g) != nil || g.expired(now) {
+				return nil
+			}
+		}
+		live = true
+		return nil
+	})
+	if a.Account == "" {
+		a.Account = s.root.opts.Account
+	}
+	return a, live
 }
+
+func (g *grantRec) expired(now time.Time) bool { return !g.Expires.IsZero() && !now.Before(g.Expires) }
 
 // checkScope refuses a request whose token lacks the route's scope, in
 // Google's words. The static token opens every route.
@@ -320,17 +347,23 @@ func (s *Sandbox) serveAuthorize(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	account, known := s.signInAccount(q.Get("login_hint"))
+	if !known {
+		fail("access_denied", fmt.Sprintf("The sandbox has no account %q; its accounts are %s. Add one with carrier sandbox --account or POST /sandbox/v1/accounts.",
+			q.Get("login_hint"), strings.Join(s.auth.addresses(), ", ")))
+		return
+	}
 	var kept []string
 	if q.Get("include_granted_scopes") == "true" {
 		// Google's incremental authorization: the new grant also covers
 		// what the person granted the app before, so an app may ask for
 		// one more scope alone when it needs it.
-		kept = s.grantedScopes()
+		kept = s.grantedScopes(account)
 		scopes = append(scopes, kept...)
 	}
 	slices.Sort(scopes)
 	p := pendingRec{RedirectURI: q.Get("redirect_uri"), State: state, Challenge: challenge, Scopes: slices.Compact(scopes), Kept: kept,
-		Offline: q.Get("access_type") == "offline", Expires: s.now().Add(pendingTTL)}
+		Offline: q.Get("access_type") == "offline", Account: account, Expires: s.now().Add(pendingTTL)}
 	if s.opts.AutoConsent {
 		s.grantCode(w, r, ru, &p)
 		return
@@ -340,22 +373,20 @@ func (s *Sandbox) serveAuthorize(w http.ResponseWriter, r *http.Request) {
 	s.consentPage(w, id, &p)
 }
 
-// grantedScopes are the scopes of every grant not revoked: the sandbox
-// has one account and one client, so each grant is the person's to
-// Carrier. Google's revocation ends all of an app's grants at once; the
-// sandbox's ends the one whose token is revoked, so an earlier grant
-// that was replaced but not revoked still counts here.
-func (s *Sandbox) grantedScopes() []string {
+// grantedScopes are the scopes of every live grant of the account: the
+// sandbox has one client, so each grant is the person's to Carrier.
+// Google's revocation ends all of an app's grants at once; the sandbox's
+// ends the one whose token is revoked, so an earlier grant that was
+// replaced but not revoked still counts here.
+func (s *Sandbox) grantedScopes(account string) []string {
 	var out []string
+	now := s.now()
 	s.db.View(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bOAuth).Cursor()
-		for k, _ := c.Seek([]byte("r:")); k != nil && strings.HasPrefix(string(k), "r:"); k, _ = c.Next() {
-			var g grantRec
-			if getJSON(tx, bOAuth, string(k), &g) == nil {
+		return s.forEachGrant(tx, func(_ string, g *grantRec) {
+			if s.sameAccount(g.Account, account) && !g.expired(now) {
 				out = append(out, g.Scopes...)
 			}
-		}
-		return nil
+		})
 	})
 	slices.Sort(out)
 	return slices.Compact(out)
@@ -363,7 +394,7 @@ func (s *Sandbox) grantedScopes() []string {
 
 func (s *Sandbox) consentPage(w http.ResponseWriter, id string, p *pendingRec) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "<p><b>Carrier</b> wants to access the sandbox account <b>%s</b> to:</p><ul>", html.EscapeString(s.opts.Account))
+	fmt.Fprintf(&b, "<p><b>Carrier</b> wants to access the sandbox account <b>%s</b> to:</p><ul>", html.EscapeString(p.Account))
 	for _, sc := range p.Scopes {
 		if !slices.Contains(p.Kept, sc) {
 			fmt.Fprintf(&b, "<li>%s</li>", html.EscapeString(sc))
@@ -428,7 +459,7 @@ func (s *Sandbox) serveConsent(w http.ResponseWriter, r *http.Request) {
 
 func (s *Sandbox) grantCode(w http.ResponseWriter, r *http.Request, ru *url.URL, p *pendingRec) {
 	code := "4/sbx-" + newUploadID() + newUploadID()
-	c := codeRec{RedirectURI: p.RedirectURI, Challenge: p.Challenge, Scopes: p.Scopes, Offline: p.Offline, Expires: s.now().Add(codeTTL)}
+	c := codeRec{RedirectURI: p.RedirectURI, Challenge: p.Challenge, Scopes: p.Scopes, Offline: p.Offline, Account: p.Account, Expires: s.now().Add(codeTTL)}
 	err := s.db.Update(func(tx *bolt.Tx) error { return putJSON(tx, bOAuth, secretKey("c", code), &c) })
 	if err != nil {
 		redirectWith(w, r, ru, map[string]string{"error": "server_error", "state": p.State})
@@ -540,12 +571,12 @@ func (s *Sandbox) exchangeCode(tx *bolt.Tx, f url.Values) (map[string]any, *oaut
 	if c.Offline {
 		refresh := "1//sbx-" + newUploadID() + newUploadID()
 		c.Grant = secretKey("r", refresh)
-		if err := putJSON(tx, bOAuth, c.Grant, &grantRec{Scopes: c.Scopes, Created: s.now()}); err != nil {
+		if err := s.putGrant(tx, c.Grant, c.Scopes, s.canonAccount(c.Account)); err != nil {
 			return fail(&oauthErr{http.StatusInternalServerError, "server_error", err.Error()})
 		}
 		resp["refresh_token"] = refresh
 	}
-	if e := s.issueAccess(tx, c.Grant, c.Scopes, resp); e != nil {
+	if e := s.issueAccess(tx, c.Grant, c.Scopes, s.canonAccount(c.Account), resp); e != nil {
 		return fail(e)
 	}
 	putJSON(tx, bOAuth, key, &c)
@@ -559,16 +590,20 @@ func (s *Sandbox) refreshGrant(tx *bolt.Tx, f url.Values) (map[string]any, *oaut
 	if rt == "" || getJSON(tx, bOAuth, key, &g) != nil {
 		return nil, invalidGrant("Token has been expired or revoked.")
 	}
+	if g.expired(s.now()) {
+		revokeGrant(tx, key)
+		return nil, invalidGrant("Token has been expired or revoked.")
+	}
 	resp := map[string]any{}
-	if e := s.issueAccess(tx, key, g.Scopes, resp); e != nil {
+	if e := s.issueAccess(tx, key, g.Scopes, s.canonAccount(g.Account), resp); e != nil {
 		return nil, e
 	}
 	return resp, nil
 }
 
-func (s *Sandbox) issueAccess(tx *bolt.Tx, grant string, scopes []string, resp map[string]any) *oauthErr {
+func (s *Sandbox) issueAccess(tx *bolt.Tx, grant string, scopes []string, account string, resp map[string]any) *oauthErr {
 	access := "ya29.sbx-" + newUploadID() + newUploadID()
-	a := accessRec{Grant: grant, Scopes: scopes, Expires: s.now().Add(s.opts.TokenTTL)}
+	a := accessRec{Grant: grant, Scopes: scopes, Account: account, Expires: s.now().Add(s.opts.TokenTTL)}
 	if err := putJSON(tx, bOAuth, secretKey("a", access), &a); err != nil {
 		return &oauthErr{http.StatusInternalServerError, "server_error", err.Error()}
 	}
@@ -580,7 +615,9 @@ func (s *Sandbox) issueAccess(tx *bolt.Tx, grant string, scopes []string, resp m
 }
 
 // serveRevoke is Google's revocation endpoint: a refresh token takes its
-// access tokens with it; an access token goes alone.
+// access tokens with it; an access token takes its refresh token (and so
+// its siblings), as Google documents; one without a refresh token goes
+// alone.
 func (s *Sandbox) serveRevoke(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		writeOAuthError(w, &oauthErr{http.StatusMethodNotAllowed, "invalid_request", "use POST with token=..."})
@@ -595,6 +632,10 @@ func (s *Sandbox) serveRevoke(w http.ResponseWriter, r *http.Request) {
 			revokeGrant(tx, secretKey("r", tok))
 			found = true
 		} else if k := []byte(secretKey("a", tok)); b.Get(k) != nil {
+			var a accessRec
+			if getJSON(tx, bOAuth, string(k), &a) == nil {
+				revokeGrant(tx, a.Grant)
+			}
 			b.Delete(k)
 			found = true
 		}
@@ -635,7 +676,7 @@ func pruneOAuth(tx *bolt.Tx, now time.Time) {
 		var rec struct {
 			Expires time.Time `json:"expires"`
 		}
-		if len(k) > 1 && k[0] != 'r' && getJSON(tx, bOAuth, string(k), &rec) == nil && !rec.Expires.IsZero() && !now.Before(rec.Expires) {
+		if len(k) > 1 && getJSON(tx, bOAuth, string(k), &rec) == nil && !rec.Expires.IsZero() && !now.Before(rec.Expires) {
 			drop = append(drop, slices.Clone(k))
 		}
 		return nil

@@ -49,6 +49,12 @@ func (s *Sandbox) routes() http.Handler {
 	s.handle(api, "GET /sandbox/v1/faults", static, http.HandlerFunc(s.serveFaults))
 	s.handle(api, "PUT /sandbox/v1/faults", static, http.HandlerFunc(s.serveFaults))
 	s.handle(api, "POST /sandbox/v1/faults", static, http.HandlerFunc(s.serveFaults))
+	s.handle(api, "GET /sandbox/v1/auth", static, http.HandlerFunc(s.serveAuthControl))
+	s.handle(api, "PUT /sandbox/v1/auth", static, http.HandlerFunc(s.serveAuthControl))
+	s.handle(api, "GET /sandbox/v1/accounts", static, http.HandlerFunc(s.serveAccounts))
+	s.handle(api, "POST /sandbox/v1/accounts", static, http.HandlerFunc(s.serveAccounts))
+	s.handle(api, "POST /sandbox/v1/accounts/{account}/password", static, http.HandlerFunc(s.servePasswordChange))
+	s.api = api
 	oauth := s.oauthRoutes() // needs no bearer token: it is where tokens come from
 
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -71,11 +77,25 @@ func (s *Sandbox) routes() http.Handler {
 			return
 		}
 		if strings.HasPrefix(r.URL.Path, "/upload/") && r.URL.Query().Has("upload_id") {
-			s.serveSession(sw, r)
+			t := s.holding(bSessions, r.URL.Query().Get("upload_id"))
+			if e := s.sessionAuth(r, t); e != nil {
+				sw.Header().Set("X-GUploader-UploadID", r.URL.Query().Get("upload_id"))
+				s.refuse(sw, r, e)
+				return
+			}
+			t.serveSession(sw, r)
 			return
 		}
 		if r.URL.Path == photosUploadPath && r.URL.Query().Has("upload_id") {
-			s.servePhotosSession(sw, r) // a Photos session URL: the capability, like a session URI
+			// A Photos session URL: the capability, like a session URI,
+			// held by the account that started it.
+			t := s.holding(bPhotosSessions, r.URL.Query().Get("upload_id"))
+			if e := s.sessionAuth(r, t); e != nil {
+				sw.Header().Set("X-GUploader-UploadID", r.URL.Query().Get("upload_id"))
+				s.refuse(sw, r, e)
+				return
+			}
+			t.servePhotosSession(sw, r)
 			return
 		}
 		if r.Method == http.MethodGet && r.URL.Path == ProofPath {
@@ -83,7 +103,8 @@ func (s *Sandbox) routes() http.Handler {
 			return
 		}
 		if r.Method == http.MethodGet && isDriveLink(r.URL.Path) {
-			s.serveDriveLink(sw, r) // a browser's link: its own access rule (drivelinks.go)
+			id, _ := linkID(r)
+			s.holding(bDriveFiles, id).serveDriveLink(sw, r) // a browser's link: its own access rule (drivelinks.go)
 			return
 		}
 		if h, pattern := oauth.Handler(r); pattern != "" {
@@ -95,15 +116,50 @@ func (s *Sandbox) routes() http.Handler {
 			writeError(sw, errUnauthenticated)
 			return
 		}
-		if _, pattern := api.Handler(r); pattern == "" {
-			writeError(sw, s.noRoute(api, r))
-			return
-		} else if e := s.checkScope(cred, pattern); e != nil {
-			writeError(sw, e)
+		t := s.accountSandbox(cred.account)
+		if a := r.URL.Query().Get("account"); cred.static && a != "" && strings.HasPrefix(r.URL.Path, "/sandbox/v1/") {
+			// The controls of another account's Drive (its quota).
+			if t = s.accountSandbox(a); t == nil {
+				writeError(sw, errNoAccount(a, s.Accounts()))
+				return
+			}
+		}
+		if t == nil {
+			writeError(sw, errUnauthenticated) // a token of an account no longer served
 			return
 		}
-		api.ServeHTTP(sw, r)
+		t.serveAPI(sw, r, cred)
 	})
+}
+
+// serveAPI answers a request whose token names this sandbox's account.
+func (s *Sandbox) serveAPI(w http.ResponseWriter, r *http.Request, cred credential) {
+	if _, pattern := s.api.Handler(r); pattern == "" {
+		writeError(w, s.noRoute(s.api, r))
+		return
+	} else if e := s.checkScope(cred, pattern); e != nil {
+		writeError(w, e)
+		return
+	}
+	s.api.ServeHTTP(w, r)
+}
+
+// sessionAuth is the session-needs-token switch: with it on, a request to
+// a session URI must carry a live token of the account that started the
+// session (t's), as Google's APIs other than Cloud Storage may demand.
+func (s *Sandbox) sessionAuth(r *http.Request, t *Sandbox) *apiError {
+	if !s.AuthConfig().SessionNeedsToken {
+		return nil
+	}
+	c := s.credential(r)
+	if !c.ok {
+		return errUnauthenticated
+	}
+	if !strings.EqualFold(c.account, t.opts.Account) {
+		return errorf(http.StatusUnauthorized, "authError",
+			"The upload session belongs to another account than this token's: send a token of the account that started it.")
+	}
+	return nil
 }
 
 // routeAccess says which tokens a route takes: the static token always;

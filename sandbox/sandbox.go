@@ -29,7 +29,7 @@ const DefaultAccount = "you@carrier.sandbox"
 // Options configure a sandbox.
 type Options struct {
 	Dir        string           // data folder (created 0700)
-	Token      string           // bearer token API requests must carry; session URIs need none
+	Token      string           // bearer token API requests must carry; session URIs need none unless SessionNeedsToken
 	Account    string           // the mailbox's address; DefaultAccount if empty
 	SessionTTL time.Duration    // how long a resumable session lives; 0 means 168h
 	Faults     string           // fault spec (see ParseFaults); "" for none
@@ -63,6 +63,21 @@ type Options struct {
 	// the proof (ConsentProof), for tests.
 	TokenTTL    time.Duration
 	AutoConsent bool
+
+	// The lifecycles of sign-ins (lifecycle.go; AuthConfig has the
+	// details, SetAuthConfig and PUT /sandbox/v1/auth change them):
+	// RefreshTokenTTL 0 is forever, TestingRefreshTTL an External project
+	// in "Testing"; RefreshTokenLimit 0 is Google's 100;
+	// SessionNeedsToken makes session URIs ask for the account's token.
+	RefreshTokenTTL   time.Duration
+	RefreshTokenLimit int
+	SessionNeedsToken bool
+
+	// Accounts are addresses served beside Account, each with its own
+	// mailbox, Drive and quota (accounts.go); a sign-in picks one with
+	// login_hint. Accounts added before (POST /sandbox/v1/accounts) are
+	// kept in the data folder and come back without being named.
+	Accounts []string
 
 	// DriveQuota is the Drive storage quota in bytes (about.get's
 	// storageQuota.limit), enforced on uploads; 0 means 15 GiB, negative
@@ -100,6 +115,13 @@ type Sandbox struct {
 	pending pendingConsents
 	drive   driveState
 	photos  photosState
+	api     *http.ServeMux
+
+	// root is the sandbox of the default account, which holds every
+	// token and serves every request; itself for the root. auth is
+	// shared by all the accounts' sandboxes.
+	root *Sandbox
+	auth *authority
 
 	locksMu sync.Mutex
 	locks   map[string]*sessionMutex // only sessions with a request in flight
@@ -130,6 +152,23 @@ const runningFile = "running"
 // Open opens (or creates) the sandbox store in o.Dir. Only one process may
 // hold a data folder; a second gets *ErrAlreadyRunning.
 func Open(o Options) (*Sandbox, error) {
+	s, err := openOne(o)
+	if err != nil {
+		return nil, err
+	}
+	s.auth.cfg = AuthConfig{RefreshTokenTTL: o.RefreshTokenTTL, RefreshTokenLimit: o.RefreshTokenLimit, SessionNeedsToken: o.SessionNeedsToken}
+	if err := s.openAccounts(o.Accounts); err != nil {
+		s.Close()
+		if ae, ok := err.(*apiError); ok {
+			return nil, fmt.Errorf("sandbox: %s", ae.Message)
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+// openOne opens the store of one account.
+func openOne(o Options) (*Sandbox, error) {
 	if o.Dir == "" {
 		return nil, errors.New("sandbox: no data folder given")
 	}
@@ -200,6 +239,8 @@ func Open(o Options) (*Sandbox, error) {
 	}
 	s := &Sandbox{opts: o, dir: o.Dir, db: db, log: o.Logger, now: o.Now, faults: newFaultInjector(faults), closing: make(chan struct{}), locks: map[string]*sessionMutex{},
 		heavy: make(chan struct{}, o.HeavyRequests)}
+	s.root = s
+	s.auth = &authority{root: s, accounts: map[string]*Sandbox{}}
 	s.handler = s.routes()
 	s.sweep()
 	return s, nil
@@ -244,6 +285,11 @@ func (s *Sandbox) fsync(f *os.File) error {
 func (s *Sandbox) Close() error {
 	var err error
 	s.closed.Do(func() {
+		if s.root == s {
+			for _, sub := range s.auth.subs() {
+				sub.Close()
+			}
+		}
 		close(s.closing)
 		os.Remove(filepath.Join(s.dir, runningFile))
 		err = s.db.Close()
@@ -260,8 +306,25 @@ func (s *Sandbox) Account() string { return s.opts.Account }
 // Token is the static bearer token.
 func (s *Sandbox) Token() string { return s.opts.Token }
 
-// Stats returns the counters.
+// Stats returns the counters, of every account.
 func (s *Sandbox) Stats() Stats {
+	st := s.ownStats()
+	if s.root == s {
+		for _, sub := range s.auth.subs() {
+			o := sub.ownStats()
+			st.Requests += o.Requests
+			st.SessionsCreated += o.SessionsCreated
+			st.SessionsCompleted += o.SessionsCompleted
+			st.Completions += o.Completions
+			st.BytesReceived += o.BytesReceived
+			st.BytesStored += o.BytesStored
+			st.FaultsInjected += o.FaultsInjected
+		}
+	}
+	return st
+}
+
+func (s *Sandbox) ownStats() Stats {
 	return Stats{
 		Requests:          s.stats.requests.Load(),
 		SessionsCreated:   s.stats.sessionsCreated.Load(),
@@ -297,19 +360,21 @@ func (s *Sandbox) announce(url string) {
 type credential struct {
 	ok, static bool
 	scopes     []string // of a token from /token
+	account    string   // whose token it is; the static token's is the default account
+	sent       bool     // an Authorization header came
 }
 
 func (s *Sandbox) credential(r *http.Request) credential {
 	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok {
-		return credential{}
+		return credential{sent: r.Header.Get("Authorization") != ""}
 	}
 	tok = strings.TrimSpace(tok)
 	if subtle.ConstantTimeCompare([]byte(tok), []byte(s.opts.Token)) == 1 {
-		return credential{ok: true, static: true}
+		return credential{ok: true, static: true, account: s.root.opts.Account, sent: true}
 	}
-	scopes, ok := s.accessScopes(tok)
-	return credential{ok: ok, scopes: scopes}
+	a, ok := s.accessToken(tok)
+	return credential{ok: ok, scopes: a.Scopes, account: a.Account, sent: true}
 }
 
 // heavyLock takes one of the HeavyRequests slots, giving up when the

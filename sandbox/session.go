@@ -66,7 +66,8 @@ func (s *Sandbox) dropSession(id string) {
 }
 
 // serveSession answers requests to a session URI (PROTOCOL.md 4.2-4.4).
-// They need no Authorization: the URI is the capability.
+// They need no Authorization: the URI is the capability (unless the
+// session-needs-token switch is on: sessionAuth, before this).
 func (s *Sandbox) serveSession(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("upload_id")
 	w.Header().Set("X-GUploader-UploadID", id)
