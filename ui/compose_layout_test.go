@@ -1,0 +1,78 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
+)
+
+// inWindow fails unless o is shown and lies wholly inside the window.
+func inWindow(t *testing.T, h *harness, name string, o fyne.CanvasObject) {
+	t.Helper()
+	if !o.Visible() {
+		t.Errorf("%s is hidden", name)
+		return
+	}
+	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(o)
+	size, win := o.Size(), h.w.Canvas().Size()
+	if pos.X < 0 || pos.Y < 0 || pos.X+size.Width > win.Width+0.5 || pos.Y+size.Height > win.Height+0.5 || size.Width <= 0 || size.Height <= 0 {
+		t.Errorf("%s lies at %v size %v, outside the %v window", name, pos, size, win)
+	}
+}
+
+// At 1024x700, ten attachments and a long To list with a typo leave
+// every control of Compose inside the window, and the window's minimum
+// size never depends on what was typed or attached.
+func TestComposeLayoutFitsAt1024x700(t *testing.T) {
+	h := newHarness(t)
+	fyne.CurrentApp().Settings().SetTheme(theme.DefaultTheme())
+	win := fyne.NewSize(1024, 700)
+	h.w.Resize(win)
+	c := h.u.compose
+	var files []string
+	for i := range 10 {
+		files = append(files, writeFile(t, fmt.Sprintf("attachment-%02d-with-a-fairly-long-name.pdf", i), []byte("%PDF-1.4 x")))
+	}
+	drop(h, files...)
+	if len(c.attachments) != 10 {
+		t.Fatalf("%d attachments", len(c.attachments))
+	}
+	var list []string
+	for i := range 40 {
+		list = append(list, fmt.Sprintf("Recipient Number %d <recipient.number.%d@example.com>", i, i))
+	}
+	list[17] = "bob@"
+	h.w.Canvas().Focus(c.to)
+	c.to.SetText(strings.Join(list, ", "))
+	h.w.Canvas().Focus(c.subject)
+	check := func(when string) {
+		t.Helper()
+		if m := h.w.Content().MinSize(); m.Width > win.Width || m.Height > win.Height {
+			t.Errorf("%s: the window's minimum size is %v, over %v", when, m, win)
+		}
+		h.w.Resize(win)
+		for _, o := range []struct {
+			name string
+			o    fyne.CanvasObject
+		}{{"Send", c.sendBtn}, {"Save as draft", c.draftBtn}, {"the size meter", c.meter}, {"Attach…", c.attachBtn}, {"the body", c.body}, {"To", c.to}} {
+			inWindow(t, h, when+": "+o.name, o.o)
+		}
+		if b := c.body.Size().Height; b < 3*theme.TextSize() {
+			t.Errorf("%s: the body is %v high, under three lines", when, b)
+		}
+		if !strings.Contains(c.attPaged.where.Text, "of 10 attachments") {
+			t.Errorf("%s: the attachments do not turn pages: %q", when, c.attPaged.where.Text)
+		}
+		t.Logf("%s: minimum %v, body %v, Send at %v", when, h.w.Content().MinSize(), c.body.Size(), fyne.CurrentApp().Driver().AbsolutePositionForObject(c.sendBtn))
+	}
+	check("with a bad address")
+	if c.to.Validate() == nil {
+		t.Fatal("bob@ passed the check")
+	}
+	list[17] = "bob@example.com"
+	c.to.SetText(strings.Join(list, ", "))
+	check("after the fix")
+}
