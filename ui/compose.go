@@ -230,7 +230,11 @@ func (c *composeScreen) sendFromKeyboard() {
 	}
 }
 
-func (c *composeScreen) addShortcuts(cv fyne.Canvas) {
+// addShortcuts puts Ctrl+Enter on the window (cv: its canvas) for when
+// a button has focus; the entries take it themselves (onSubmit).
+func (c *composeScreen) addShortcuts(cv interface {
+	AddShortcut(fyne.Shortcut, func(fyne.Shortcut))
+}) {
 	send := func(fyne.Shortcut) { c.sendFromKeyboard() }
 	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierControl}, send)
 	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyEnter, Modifier: fyne.KeyModifierControl}, send)

@@ -148,3 +148,14 @@ func (r *sizeMeterRenderer) recolour() {
 		}
 	}
 }
+
+// The size meter says its words: "Message size: 55.1 MiB, over the 35.0
+// MiB limit by 20.1 MiB".
+func (m *sizeMeter) AccessibilityLabel() string {
+	if m.TextFormatter == nil {
+		return "Message size"
+	}
+	return "Message size: " + m.TextFormatter()
+}
+
+func (m *sizeMeter) AccessibilityRole() fyne.AccessibleRole { return fyne.AccessibleRoleText }
