@@ -85,7 +85,7 @@ func newComposeScreen(u *UI) *composeScreen {
 		field string
 	}{{c.to, "To"}, {c.cc, "Cc"}, {c.bcc, "Bcc"}} {
 		e.entry.Validator = addressValidator(e.field)
-		e.entry.OnChanged = func(string) { c.updateButtons() }
+		e.entry.OnChanged = func(string) { c.updateMeter() } // the headers count in the size
 	}
 	c.subject.Validator = func(s string) error {
 		if strings.ContainsAny(s, "\r\n") {
@@ -93,7 +93,7 @@ func newComposeScreen(u *UI) *composeScreen {
 		}
 		return nil
 	}
-	c.subject.OnChanged = func(string) { c.updateButtons() }
+	c.subject.OnChanged = func(string) { c.updateMeter() }
 	c.body.SetMinRowsVisible(4)
 	c.body.OnChanged = func(string) { c.updateMeter() }
 	var rows []fyne.CanvasObject
