@@ -703,7 +703,7 @@ func allowProblem(err error) string {
 	if errors.Is(err, auth.ErrDenied) || errors.Is(err, app.ErrNotGranted) {
 		return "Not sent: Carrier was not allowed to create files in your Google Drive. The message is as you left it: press Send to be asked again, or send the files another way."
 	}
-	return "Not sent: Google Drive could not be allowed (" + app.Printable(err.Error()) + "). The message is as you left it."
+	return "Not sent: Google Drive could not be allowed (" + windowText(err.Error()) + "). The message is as you left it."
 }
 
 // say shows text under the buttons; the line takes no room while empty.
@@ -736,5 +736,5 @@ func problemText(err error) string {
 		}
 		return strings.Join(lines, "\n")
 	}
-	return err.Error()
+	return windowText(err.Error())
 }
