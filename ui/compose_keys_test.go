@@ -129,10 +129,11 @@ func TestComposeTabOrder(t *testing.T) {
 	}
 }
 
-// Send's keyboard focus can be seen: focused, it is drawn differently.
+// Keyboard focus can be seen on every kind of control Compose has, Send
+// included: focused, each is drawn differently.
 // Fyne's own primary button blends its focus colour into a background of
 // the same colour, and looks the same either way.
-func TestSendShowsFocus(t *testing.T) {
+func TestComposeControlsShowFocus(t *testing.T) {
 	test.NewTempApp(t)
 	for _, v := range []fyne.ThemeVariant{theme.VariantLight, theme.VariantDark} {
 		fyne.CurrentApp().Settings().SetTheme(variantTheme{theme.DefaultTheme(), v})
@@ -157,7 +158,14 @@ func sendShowsFocus(t *testing.T, v fyne.ThemeVariant) {
 			fyne.Focusable
 			fyne.Widget
 		}
-	}{{"Send", newFocusButton("Send", nil, func() {})}} {
+	}{
+		{"Send", newFocusButton("Send", nil, func() {})},
+		{"Save as draft", widget.NewButton("Save as draft", func() {})},
+		{"a file's Remove", newIconButton("Remove", theme.DeleteIcon(), func() {})},
+		{"a choice", newChoices("Access ends", []string{"Never"}, nil).buttons[0]},
+		{"To", newNamedEntry("To", false)},
+		{"the body", newNamedEntry("Message", true)},
+	} {
 		if fb, ok := c.b.(*focusButton); ok {
 			fb.Importance = widget.HighImportance
 		}
