@@ -32,6 +32,7 @@ func TestComposeLayoutFitsAt1024x700(t *testing.T) {
 	win := fyne.NewSize(1024, 700)
 	h.w.Resize(win)
 	c := h.u.compose
+	empty := h.w.Content().MinSize()
 	var files []string
 	for i := range 10 {
 		files = append(files, writeFile(t, fmt.Sprintf("attachment-%02d-with-a-fairly-long-name.pdf", i), []byte("%PDF-1.4 x")))
@@ -50,15 +51,27 @@ func TestComposeLayoutFitsAt1024x700(t *testing.T) {
 	h.w.Canvas().Focus(c.subject)
 	check := func(when string) {
 		t.Helper()
-		if m := h.w.Content().MinSize(); m.Width > win.Width || m.Height > win.Height {
-			t.Errorf("%s: the window's minimum size is %v, over %v", when, m, win)
+		if m := h.w.Content().MinSize(); m.Width > win.Width || m.Height > win.Height || m != empty {
+			t.Errorf("%s: the window's minimum size is %v, over %v or not the empty form's %v", when, m, win, empty)
 		}
-		h.w.Resize(win)
+		// The desktop driver lays out again whatever changed its minimum
+		// size before each frame; the test canvas does not.
+		h.w.Content().Refresh()
 		for _, o := range []struct {
 			name string
 			o    fyne.CanvasObject
 		}{{"Send", c.sendBtn}, {"Save as draft", c.draftBtn}, {"the size meter", c.meter}, {"Attach…", c.attachBtn}, {"the body", c.body}, {"To", c.to}} {
 			inWindow(t, h, when+": "+o.name, o.o)
+		}
+		// And every other control on the screen: the attachments' rows
+		// shown, their page buttons.
+		var all []fyne.CanvasObject
+		controls(c.content, &all)
+		if len(all) < 12 {
+			t.Errorf("%s: only %d controls found", when, len(all))
+		}
+		for _, o := range all {
+			inWindow(t, h, sprintf("%s: a %T", when, o), o)
 		}
 		if b := c.body.Size().Height; b < 3*theme.TextSize() {
 			t.Errorf("%s: the body is %v high, under three lines", when, b)
