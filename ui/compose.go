@@ -130,20 +130,23 @@ func newComposeScreen(u *UI) *composeScreen {
 	c.status.Hide()
 	hint := widget.NewLabelWithStyle("Drop files anywhere on the window to attach them. Ctrl+Enter sends from any field; Tab moves between them.", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
 	hint.Wrapping = fyne.TextWrapWord
-	top := container.NewVBox(c.form)
-	bottom := container.NewVBox(
-		widget.NewSeparator(),
-		container.NewBorder(nil, nil, c.attHeading, c.attachBtn),
-		c.attPaged.Object,
-		c.linkOpts,
-		container.NewBorder(nil, nil, widget.NewLabel("Size"), nil, c.meter),
-		c.meterNote,
-		container.NewBorder(nil, nil, nil, container.NewHBox(c.draftBtn, c.sendBtn), hint),
-		c.status,
-	)
+	l := &composeLayout{
+		top:  container.NewVBox(c.form),
+		body: body,
+		head: container.NewVBox(widget.NewSeparator(), container.NewBorder(nil, nil, c.attHeading, c.attachBtn)),
+		list: c.attPaged.Object,
+		rest: container.NewVBox(
+			c.linkOpts,
+			container.NewBorder(nil, nil, widget.NewLabel("Size"), nil, c.meter),
+			c.meterNote,
+			container.NewBorder(nil, nil, nil, container.NewHBox(c.draftBtn, c.sendBtn), hint),
+			c.status,
+		),
+		listFloor: c.attachmentsFloor,
+	}
 	// In this order for Tab: the fields, the body, then the attachments'
 	// buttons, Save as draft and Send.
-	c.content = container.NewPadded(container.New(&composeLayout{top: top, body: body, bottom: bottom}, top, body, bottom))
+	c.content = container.NewPadded(container.New(l, l.top, l.body, l.head, l.list, l.rest))
 	c.refreshAttachments()
 	return c
 }
@@ -189,14 +192,19 @@ func formRow(label string, e *namedEntry, hint string) []fyne.CanvasObject {
 	return []fyne.CanvasObject{widget.NewLabelWithStyle(label, fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}), container.NewVBox(e, note)}
 }
 
-// composeLayout places the address fields at the top, the buttons and
-// attachments at the bottom edge, and gives the body what is left. Its
-// minimum size is a constant, not what the fields hold: a long error or
-// many attachments must never grow the window past the screen (and a
-// window grown never shrinks back by itself). When the window is smaller
-// than the content, the body gives up its room first, then the bottom
-// covers the top, so Send stays on screen.
-type composeLayout struct{ top, body, bottom fyne.CanvasObject }
+// composeLayout places the address fields at the top; the attachments'
+// heading, their list and the rest (meter, buttons, what Send said) at the
+// bottom edge; and gives the body what is left. Its minimum size is a
+// constant, not what the fields hold: a long error or many attachments
+// must never grow the window past the screen (and a window grown never
+// shrinks back by itself). When room is short, the body gives up its room
+// down to a few lines, then the attachment list down to one row and its
+// pager, then the body the rest; past that the bottom covers the top, so
+// Send stays on screen.
+type composeLayout struct {
+	top, body, head, list, rest fyne.CanvasObject
+	listFloor                   func() float32 // the list's height with one row
+}
 
 // composeMin fits the empty form, four lines of body and three
 // attachments at the default theme's sizes, well inside 1024x700 with the
@@ -212,14 +220,36 @@ func (l *composeLayout) Layout(_ []fyne.CanvasObject, size fyne.Size) {
 		o.Resize(fyne.NewSize(size.Width, o.Size().Height))
 		return o.MinSize().Height
 	}
-	th, bh := height(l.top), height(l.bottom)
-	l.top.Move(fyne.NewPos(0, 0))
-	l.top.Resize(fyne.NewSize(size.Width, th))
-	by := max(size.Height-bh, 0)
-	l.bottom.Move(fyne.NewPos(0, by))
-	l.bottom.Resize(fyne.NewSize(size.Width, min(bh, size.Height)))
-	l.body.Move(fyne.NewPos(0, th+pad))
-	l.body.Resize(fyne.NewSize(size.Width, max(by-th-2*pad, 0)))
+	th, hh, lmin, rh := height(l.top), height(l.head), height(l.list), height(l.rest)
+	lfloor := min(l.listFloor(), lmin)
+	bfloor := 3 * theme.TextSize() // two lines and the entry's inner padding
+	avail := size.Height - th - hh - rh - 4*pad
+	lh := max(min(avail-bfloor, lmin), lfloor)
+	place := func(o fyne.CanvasObject, y, h float32) {
+		o.Move(fyne.NewPos(0, y))
+		o.Resize(fyne.NewSize(size.Width, max(h, 0)))
+	}
+	place(l.top, 0, th)
+	restY := size.Height - rh
+	listY := restY - pad - lh
+	headY := listY - pad - hh
+	place(l.rest, restY, rh)
+	place(l.list, listY, lh)
+	place(l.head, headY, hh)
+	place(l.body, th+pad, headY-pad-(th+pad))
+}
+
+// attachmentsFloor is the attachment list's height with one row shown:
+// the row, the list's padding and, when it shows, the pager.
+func (c *composeScreen) attachmentsFloor() float32 {
+	h := 3 * theme.Padding() // the list's padding, and the gap above the pager
+	if len(c.attList.Objects) > 0 {
+		h += c.attList.Objects[0].MinSize().Height
+	}
+	if c.attPaged.pager.Visible() {
+		h += c.attPaged.pager.MinSize().Height
+	}
+	return h
 }
 
 // sendFromKeyboard is Ctrl+Enter, from any field or button of Compose:

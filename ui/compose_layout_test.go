@@ -2,10 +2,13 @@ package ui
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 )
 
@@ -88,4 +91,64 @@ func TestComposeLayoutFitsAt1024x700(t *testing.T) {
 	list[17] = "bob@example.com"
 	c.to.SetText(strings.Join(list, ", "))
 	check("after the fix")
+}
+
+// With everything Compose can show at once (a named mistake under To, a
+// file going as a Drive link and its options, the message over the limit
+// and why, a line under the buttons, ten attachments), at 1024x700 every
+// control is still inside the window and none covers another: the body
+// and the attachment list give up room first.
+func TestComposeLayoutWithEverythingShown(t *testing.T) {
+	h := newHarness(t)
+	fyne.CurrentApp().Settings().SetTheme(theme.DefaultTheme())
+	win := fyne.NewSize(1024, 700)
+	h.w.Resize(win)
+	c := h.u.compose
+	var files []string
+	for i := range 8 {
+		files = append(files, writeFile(t, fmt.Sprintf("page-%02d.pdf", i), []byte("%PDF-1.4 x")))
+	}
+	for _, size := range []int64{30 << 20, 20 << 20} {
+		p := filepath.Join(t.TempDir(), fmt.Sprintf("film-%d.mp4", size>>20))
+		f, _ := os.Create(p)
+		f.Truncate(size)
+		f.Close()
+		files = append(files, p)
+	}
+	drop(h, files...)
+	big, mid := files[8], files[9]
+	test.Tap(c.attRows[big].toggle) // attached by choice: over the limit
+	if c.attRows[mid].how.Text == "Attached" {
+		test.Tap(c.attRows[mid].toggle)
+	}
+	h.w.Canvas().Focus(c.to)
+	c.to.SetText("zoe@example.com, bob@")
+	h.w.Canvas().Focus(c.subject)
+	drop(h, t.TempDir()) // a folder: "Not attached: … is a folder"
+	if !c.linkOpts.Visible() || !c.meterNote.Visible() || !c.status.Visible() || !c.meter.over {
+		t.Fatalf("not everything shows: link options %v, meter note %v, status %v, over %v", c.linkOpts.Visible(), c.meterNote.Visible(), c.status.Visible(), c.meter.over)
+	}
+	h.w.Content().Refresh()
+	var all []fyne.CanvasObject
+	controls(c.content, &all)
+	for _, o := range all {
+		inWindow(t, h, sprintf("a %T", o), o)
+	}
+	d := fyne.CurrentApp().Driver()
+	for i, a := range all {
+		for _, b := range all[i+1:] {
+			pa, pb := d.AbsolutePositionForObject(a), d.AbsolutePositionForObject(b)
+			sa, sb := a.Size(), b.Size()
+			if pa.X+sa.Width > pb.X+1 && pb.X+sb.Width > pa.X+1 && pa.Y+sa.Height > pb.Y+1 && pb.Y+sb.Height > pa.Y+1 {
+				t.Errorf("a %T at %v %v covers a %T at %v %v", a, pa, sa, b, pb, sb)
+			}
+		}
+	}
+	if b := c.body.Size().Height; b < 2*theme.TextSize() {
+		t.Errorf("the body is %v high, under two lines", b)
+	}
+	if c.attPaged.layout.shown < 1 {
+		t.Error("no attachment row shows")
+	}
+	t.Logf("body %v high, %d of %d attachment rows shown, Send at %v", c.body.Size().Height, c.attPaged.layout.shown, len(c.attachments), d.AbsolutePositionForObject(c.sendBtn))
 }
