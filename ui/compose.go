@@ -46,6 +46,7 @@ type composeScreen struct {
 	consent              *driveConsent // the question about Drive, while it is open
 	held                 bool          // the form waits for the browser (hold)
 	content              fyne.CanvasObject
+	box                  *fyne.Container // laid out by composeLayout
 }
 
 // attachmentRow is one file of the message: how it goes, and the buttons
@@ -146,7 +147,8 @@ func newComposeScreen(u *UI) *composeScreen {
 	}
 	// In this order for Tab: the fields, the body, then the attachments'
 	// buttons, Save as draft and Send.
-	c.content = container.NewPadded(container.New(l, l.top, l.body, l.head, l.list, l.rest))
+	c.box = container.New(l, l.top, l.body, l.head, l.list, l.rest)
+	c.content = container.NewPadded(c.box)
 	c.refreshAttachments()
 	return c
 }
@@ -346,8 +348,24 @@ func (c *composeScreen) refreshAttachments() {
 		c.attList.Add(r.object)
 	}
 	c.attPaged.ShowFirst()
+	c.attPaged.showPlace()
 	c.attList.Refresh()
 	c.updateMeter()
+}
+
+// relayout lays the screen out again after its parts changed height (rows
+// added or removed, a note or a line shown or hidden). Fyne's driver lays
+// out again only one container whose child changed its minimum size per
+// pass, so when two parts change at once (the attachment list and the
+// meter), the list kept the room it had for no rows.
+func (c *composeScreen) relayout() {
+	if c.box == nil || c.box.Size().IsZero() {
+		return
+	}
+	c.box.Layout.Layout(c.box.Objects, c.box.Size())
+	if cv := fyne.CurrentApp().Driver().CanvasForObject(c.box); cv != nil {
+		cv.Refresh(c.box)
+	}
 }
 
 // fileWay is how one file goes, and why when Carrier chose.
@@ -477,6 +495,7 @@ func (c *composeScreen) updateMeter() {
 	}
 	c.meterNote.Refresh()
 	c.updateButtons()
+	c.relayout()
 }
 
 // linkOptions are the message's link settings as chosen on the screen.
@@ -745,6 +764,7 @@ func (c *composeScreen) say(text string) {
 	} else {
 		c.status.Show()
 	}
+	c.relayout()
 }
 
 func (c *composeScreen) clear() {

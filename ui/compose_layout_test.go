@@ -57,9 +57,6 @@ func TestComposeLayoutFitsAt1024x700(t *testing.T) {
 		if m := h.w.Content().MinSize(); m.Width > win.Width || m.Height > win.Height || m != empty {
 			t.Errorf("%s: the window's minimum size is %v, over %v or not the empty form's %v", when, m, win, empty)
 		}
-		// The desktop driver lays out again whatever changed its minimum
-		// size before each frame; the test canvas does not.
-		h.w.Content().Refresh()
 		for _, o := range []struct {
 			name string
 			o    fyne.CanvasObject
@@ -128,7 +125,6 @@ func TestComposeLayoutWithEverythingShown(t *testing.T) {
 	if !c.linkOpts.Visible() || !c.meterNote.Visible() || !c.status.Visible() || !c.meter.over {
 		t.Fatalf("not everything shows: link options %v, meter note %v, status %v, over %v", c.linkOpts.Visible(), c.meterNote.Visible(), c.status.Visible(), c.meter.over)
 	}
-	h.w.Content().Refresh()
 	var all []fyne.CanvasObject
 	controls(c.content, &all)
 	for _, o := range all {
