@@ -365,6 +365,36 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // WriteTo writes the message. Attachments stream from disk; memory stays
 // flat whatever their size.
 func (m *Message) WriteTo(ctx context.Context, w io.Writer) error {
+	return m.write(ctx, w, func(mw *mail.Writer) error {
+		for _, p := range m.Attachments {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := writeAttachment(ctx, mw, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// TextSize is the size of the message as it would be written, but for
+// its attachments' parts: its headers, MIME structure and encoded text
+// measured by writing them (a window shows an empty message's true size,
+// not a round guess). Each attachment adds EstimateAttachment. It reads
+// nothing from disk.
+func (m *Message) TextSize() int64 {
+	var cw countingWriter
+	cw.w = io.Discard
+	if err := m.write(context.Background(), &cw, func(*mail.Writer) error { return nil }); err != nil {
+		return m.EstimateText()
+	}
+	return cw.n
+}
+
+// write writes the message's headers and text, and attach its
+// attachments' parts when it has any.
+func (m *Message) write(ctx context.Context, w io.Writer, attach func(*mail.Writer) error) error {
 	var h mail.Header
 	if err := m.header(&h); err != nil {
 		return err
@@ -403,13 +433,8 @@ func (m *Message) WriteTo(ctx context.Context, w io.Writer) error {
 	if err := iw.Close(); err != nil {
 		return err
 	}
-	for _, p := range m.Attachments {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := writeAttachment(ctx, mw, p); err != nil {
-			return err
-		}
+	if err := attach(mw); err != nil {
+		return err
 	}
 	return mw.Close()
 }

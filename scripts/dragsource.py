@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""A small GTK3 window whose button drags a file, as a file manager would.
+"""A small GTK3 window whose button drags files, as a file manager would.
 
-Usage: dragsource.py FILE X Y   (the window is moved to X,Y)
+Usage: dragsource.py FILE... X Y   (the window is moved to X,Y)
 """
 import sys
 
@@ -10,8 +10,8 @@ import gi
 gi.require_version("Gtk", "3.0")
 from gi.repository import Gdk, Gio, Gtk  # noqa: E402
 
-path, x, y = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-uri = Gio.File.new_for_path(path).get_uri()
+paths, x, y = sys.argv[1:-2], int(sys.argv[-2]), int(sys.argv[-1])
+uris = [Gio.File.new_for_path(p).get_uri() for p in paths]
 
 win = Gtk.Window(title="Drag source")
 win.set_default_size(140, 80)
@@ -21,7 +21,7 @@ button.drag_source_add_uri_targets()
 
 
 def on_get(widget, context, data, info, time):
-    data.set_uris([uri])
+    data.set_uris(uris)
 
 
 def on_end(widget, context):

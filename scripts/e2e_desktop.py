@@ -140,8 +140,10 @@ def main():
         f.write(b"%PDF-1.4\n" + os.urandom(200_000))
 
     def drag(path, tx, ty):
-        """Drags path from another program onto the window at (tx, ty)."""
-        src = start(["/usr/bin/python3", os.path.join(ROOT, "scripts", "dragsource.py"), path, "1130", "300"], env,
+        """Drags path (or a list of paths, at once) from another program
+        onto the window at (tx, ty)."""
+        paths = path if isinstance(path, list) else [path]
+        src = start(["/usr/bin/python3", os.path.join(ROOT, "scripts", "dragsource.py"), *paths, "1130", "300"], env,
                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         if src.stdout.readline().strip() != "ready":
             fail("the drag source did not start")
@@ -409,6 +411,64 @@ def main():
                         dbus_interface="org.freedesktop.DBus.Mock")
     time.sleep(2.0)
     shot(env2, "14-mailbox-from-notification-light")
+
+    # Ten files dropped at once leave the window its size, every control
+    # on screen (the list turns pages), and a message goes from the
+    # keyboard: one click into To, then Tab to Subject and the body, and
+    # Ctrl+Enter from inside the body, which a text field used to swallow.
+    nm.SetProperty("/org/freedesktop/NetworkManager", "org.freedesktop.NetworkManager", "Metered",
+                   dbus.UInt32(2), dbus_interface="org.freedesktop.DBus.Mock")
+    click(60, 21)  # Compose
+    time.sleep(0.5)
+    before = geometry(env2, wid)
+    pages = []
+    for i in range(10):
+        p = os.path.join(scratch, "page %02d.pdf" % (i + 1))
+        with open(p, "wb") as f:
+            f.write(b"%PDF-1.4\n" + os.urandom(30_000 + i))
+        pages.append(p)
+    drag(pages, 550, 330)
+    after = geometry(env2, wid)
+    if (after["WIDTH"], after["HEIGHT"]) != (before["WIDTH"], before["HEIGHT"]):
+        fail("ten attachments resized the window from %dx%d to %dx%d" % (before["WIDTH"], before["HEIGHT"], after["WIDTH"], after["HEIGHT"]))
+    click(585, 65)  # To
+    type_text("zoe@example.com")
+    for key in ("Tab", "Tab", "Tab"):  # Cc, Bcc, Subject
+        xdo(env2, "key", key)
+    type_text("Ten pages, sent from the keyboard")
+    xdo(env2, "key", "Tab")  # the body
+    type_text("Sent with Ctrl+Enter.")
+    # Tab leaves the body (typing no tab character), Shift+Tab comes back.
+    xdo(env2, "key", "Tab")
+    xdo(env2, "key", "shift+Tab")
+    time.sleep(0.5)
+    shot(env2, "15-compose-ten-files-keyboard-light")
+    xdo(env2, "key", "ctrl+Return")
+
+    def keyboard_sent():
+        msgs = api(base, token, "/gmail/v1/users/me/messages").get("messages", [])
+        return msgs[0]["id"] if len(msgs) == 4 else None
+
+    kid = wait_for("the message sent with Ctrl+Enter", keyboard_sent, timeout=60)
+    time.sleep(0.5)
+    shot(env2, "16-transfers-keyboard-sent-light")
+    full = api(base, token, "/gmail/v1/users/me/messages/%s?format=full" % kid)
+    subject = [h["value"] for h in full["payload"]["headers"] if h["name"] == "Subject"]
+    names = []
+    walk(full["payload"])
+    if subject != ["Ten pages, sent from the keyboard"] or sorted(n for n, _ in names) != sorted(os.path.basename(p) for p in pages):
+        fail("the keyboard's message: subject %r, attachments %r" % (subject, names))
+    texts = []
+
+    def text_of(p):
+        if p.get("mimeType") == "text/plain" and p["body"].get("data"):
+            texts.append(base64.urlsafe_b64decode(p["body"]["data"] + "=" * (-len(p["body"]["data"]) % 4)).decode())
+        for c in p.get("parts", []):
+            text_of(c)
+
+    text_of(full["payload"])
+    if len(texts) != 1 or texts[0].strip() != "Sent with Ctrl+Enter.":
+        fail("the keyboard's message reads %r: Tab or Ctrl+Enter typed into the body" % texts)
     print("ok: dragged %s onto Carrier, sent it; the sandbox holds message %s with it; screenshots in %s"
           % (os.path.basename(attachment), mid, SHOTS), flush=True)
 

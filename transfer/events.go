@@ -69,6 +69,7 @@ type Event struct {
 	Reason  string        // what failed
 	Woke    bool          // the machine woke from sleep: asking the session at once
 	Held    bool          // held by the system until it lets go (Reason says why): no retry burnt
+	Status  int           // the HTTP status of the answer that failed (503, 429); 0: no answer came
 
 	Response *Response // Done
 	Err      error     // Failed

@@ -243,7 +243,7 @@ func (s jobSink) Retrying(n RetryNotice) {
 		s.jb.heldWhy = n.Reason
 	}
 	s.jb.mu.Unlock()
-	s.q.transition(s.jb, MoveBackoff, StateRetrying, nil, Event{Attempt: n.Attempt, Wait: n.Wait, Reason: n.Reason, Woke: n.Woke, Held: n.Held})
+	s.q.transition(s.jb, MoveBackoff, StateRetrying, nil, Event{Attempt: n.Attempt, Wait: n.Wait, Reason: n.Reason, Woke: n.Woke, Held: n.Held, Status: n.Status})
 }
 
 func (s jobSink) Retried() {

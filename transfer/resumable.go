@@ -465,7 +465,7 @@ func (up *upload) quickAsk(ctx context.Context, cause error) error {
 	wait := quickAskMin + time.Duration(mrand.Int64N(int64(quickAskMax-quickAskMin)+1))
 	t := up.u.Clock.NewTimer(wait)
 	defer t.Stop()
-	up.sink.Retrying(RetryNotice{Attempt: up.failures, Wait: wait, Reason: cause.Error() + "; asking the server where the upload stands"})
+	up.sink.Retrying(RetryNotice{Attempt: up.failures, Wait: wait, Reason: cause.Error() + "; asking the server where the upload stands", Status: statusOf(cause)})
 	defer up.sink.Retried()
 	select {
 	case <-t.C():

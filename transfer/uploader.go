@@ -81,6 +81,19 @@ type RetryNotice struct {
 	Reason  string        // what failed
 	Woke    bool          // the machine woke from sleep: asking the session at once
 	Held    bool          // held by the system (Reason says why) until it lets go: no retry burnt
+	// Status is the HTTP status of the answer that failed (a 5xx, a 429),
+	// so a front end can word the wait by its cause; 0 when no answer came
+	// (the connection failed) or the failure was not one.
+	Status int
+}
+
+// statusOf is the HTTP status of the server's refusal in err, or 0.
+func statusOf(err error) int {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return ae.Code
+	}
+	return 0
 }
 
 // PaceSink is a Sink that is also told the pace of the server's
@@ -379,7 +392,7 @@ func (up *upload) backoff(ctx context.Context, cause error) error {
 	t := u.Clock.NewTimer(wait)
 	defer t.Stop()
 	// Told after the timer exists, so whoever reacts finds the wait under way.
-	up.sink.Retrying(RetryNotice{Attempt: up.failures, Wait: wait, Reason: cause.Error(), Woke: woke})
+	up.sink.Retrying(RetryNotice{Attempt: up.failures, Wait: wait, Reason: cause.Error(), Woke: woke, Status: statusOf(cause)})
 	defer up.sink.Retried()
 	select {
 	case <-t.C():

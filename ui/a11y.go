@@ -2,9 +2,12 @@ package ui
 
 import (
 	"fmt"
+	"image/color"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
@@ -16,10 +19,19 @@ import (
 // reached. So the screens lay fields out in containers, and these wrappers
 // give the rest their names.
 
-// namedEntry is an Entry with a name ("To", "Subject").
+// namedEntry is an Entry with a name ("To", "Subject"). It also keeps the
+// window's keyboard path: a focused entry receives every shortcut itself
+// (Fyne gives the canvas's shortcuts nothing while an entry has focus), so
+// onSubmit is how Ctrl+Enter reaches the screen from inside a field; and
+// Tab always moves focus, even out of a multi-line entry (Fyne's would
+// insert a tab character and trap the keyboard there: a mail body has no
+// use for one, and Shift+Tab did nothing at all).
 type namedEntry struct {
 	widget.Entry
-	name string
+	name     string
+	focused  bool
+	onSubmit func()     // Ctrl+Enter (or Ctrl+keypad Enter) while the entry has focus
+	onFocus  func(bool) // told after focus came or went
 }
 
 func newNamedEntry(name string, multiLine bool) *namedEntry {
@@ -40,6 +52,41 @@ func (e *namedEntry) AccessibilityLabel() string {
 }
 
 func (e *namedEntry) AccessibilityRole() fyne.AccessibleRole { return fyne.AccessibleRoleText }
+
+// AcceptsTab is false so that the driver moves focus on Tab and Shift+Tab.
+func (e *namedEntry) AcceptsTab() bool { return false }
+
+// TypedShortcut runs onSubmit for Ctrl+Enter; every other shortcut (copy,
+// paste, undo, ...) is the Entry's.
+func (e *namedEntry) TypedShortcut(s fyne.Shortcut) {
+	if isSubmit(s) && e.onSubmit != nil {
+		e.onSubmit()
+		return
+	}
+	e.Entry.TypedShortcut(s)
+}
+
+// isSubmit reports whether s is Ctrl+Enter, from either Enter key.
+func isSubmit(s fyne.Shortcut) bool {
+	cs, ok := s.(*desktop.CustomShortcut)
+	return ok && cs.Modifier == fyne.KeyModifierControl && (cs.KeyName == fyne.KeyReturn || cs.KeyName == fyne.KeyEnter)
+}
+
+func (e *namedEntry) FocusGained() {
+	e.focused = true
+	e.Entry.FocusGained()
+	if e.onFocus != nil {
+		e.onFocus(true)
+	}
+}
+
+func (e *namedEntry) FocusLost() {
+	e.focused = false
+	e.Entry.FocusLost()
+	if e.onFocus != nil {
+		e.onFocus(false)
+	}
+}
 
 // namedCheck is a Check that says whether it is on.
 type namedCheck struct{ widget.Check }
@@ -154,4 +201,64 @@ func (b *choiceButton) AccessibilityLabel() string {
 		return b.c.question + ": " + b.Text + " (chosen)"
 	}
 	return b.c.question + ": " + b.Text
+}
+
+// focusButton is a Button whose keyboard focus shows at every importance.
+// Fyne shows focus by blending its focus colour (the primary colour, made
+// pale) into the background, which on a primary-coloured button (Send, the
+// chosen tab) changes nothing: the person pressing Tab cannot see that
+// Enter or Space would send. It draws an outline in the text colour while
+// focused.
+type focusButton struct {
+	widget.Button
+	focused bool
+	ring    *canvas.Rectangle
+}
+
+func newFocusButton(text string, icon fyne.Resource, tapped func()) *focusButton {
+	b := &focusButton{ring: canvas.NewRectangle(color.Transparent)}
+	b.Text, b.Icon, b.OnTapped = text, icon, tapped
+	b.ExtendBaseWidget(b)
+	return b
+}
+
+func (b *focusButton) FocusGained() {
+	b.focused = true
+	b.Button.FocusGained()
+}
+
+func (b *focusButton) FocusLost() {
+	b.focused = false
+	b.Button.FocusLost()
+}
+
+func (b *focusButton) CreateRenderer() fyne.WidgetRenderer {
+	return &focusRingRenderer{WidgetRenderer: b.Button.CreateRenderer(), b: b}
+}
+
+type focusRingRenderer struct {
+	fyne.WidgetRenderer
+	b *focusButton
+}
+
+func (r *focusRingRenderer) Objects() []fyne.CanvasObject {
+	return append(r.WidgetRenderer.Objects(), r.b.ring)
+}
+
+func (r *focusRingRenderer) Layout(size fyne.Size) {
+	r.WidgetRenderer.Layout(size)
+	r.b.ring.Move(fyne.NewPos(0, 0))
+	r.b.ring.Resize(size)
+}
+
+func (r *focusRingRenderer) Refresh() {
+	r.WidgetRenderer.Refresh()
+	ring := r.b.ring
+	ring.FillColor, ring.StrokeColor, ring.StrokeWidth = color.Transparent, color.Transparent, 0
+	if r.b.focused && !r.b.Disabled() {
+		ring.StrokeColor = r.b.Theme().Color(theme.ColorNameForeground, fyne.CurrentApp().Settings().ThemeVariant())
+		ring.StrokeWidth = 2
+	}
+	ring.CornerRadius = r.b.Theme().Size(theme.SizeNameInputRadius)
+	ring.Refresh()
 }

@@ -34,7 +34,7 @@ func controls(o fyne.CanvasObject, out *[]fyne.CanvasObject) {
 		return
 	}
 	switch o.(type) {
-	case *widget.Button, *widget.Entry, *widget.Check, *widget.Select, *namedEntry, *namedCheck, *iconButton, *choiceButton, *dualBar:
+	case *widget.Button, *widget.Entry, *widget.Check, *widget.Select, *namedEntry, *namedCheck, *iconButton, *choiceButton, *dualBar, *focusButton, *sizeMeter, *widget.ProgressBar:
 		*out = append(*out, o)
 		return
 	}

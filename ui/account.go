@@ -108,7 +108,7 @@ func (a *accountScreen) checkDrive() {
 			case errors.As(err, &na):
 				a.drive.SetText("Google Drive: not allowed yet. Carrier asks the first time a message sends a file as a Drive link.")
 			default:
-				a.drive.SetText("Google Drive: could not be checked (" + app.Printable(err.Error()) + ").")
+				a.drive.SetText("Google Drive: could not be checked (" + windowText(err.Error()) + ").")
 			}
 			a.drive.Show()
 		})
@@ -125,7 +125,7 @@ func (a *accountScreen) doSignIn() {
 		data, err := io.ReadAll(io.LimitReader(r, 1<<20))
 		r.Close()
 		if err != nil {
-			a.status.SetText("Could not read the client file: " + app.Printable(err.Error()))
+			a.status.SetText("Could not read the client file: " + windowText(err.Error()))
 			return
 		}
 		a.signInWith(data)
@@ -143,7 +143,7 @@ func (a *accountScreen) signInWith(clientSecret []byte) {
 		a.u.do(func() {
 			a.signIn.Enable()
 			if err != nil {
-				a.status.SetText("Not signed in: " + app.Printable(err.Error()))
+				a.status.SetText("Not signed in: " + windowText(err.Error()))
 				return
 			}
 			a.status.SetText("")
@@ -154,7 +154,7 @@ func (a *accountScreen) signInWith(clientSecret []byte) {
 
 func (a *accountScreen) doSignOut() {
 	if err := a.u.deps.SignOut(); err != nil {
-		a.status.SetText("Could not sign out: " + app.Printable(err.Error()))
+		a.status.SetText("Could not sign out: " + windowText(err.Error()))
 		return
 	}
 	a.status.SetText("Signed out: messages go to the sandbox on this computer again.")
@@ -167,7 +167,7 @@ func (a *accountScreen) setChaos(on bool) {
 		spec = chaosFaults
 	}
 	if err := a.u.deps.SetFaults(spec); err != nil {
-		a.status.SetText("Could not change the sandbox's faults: " + app.Printable(err.Error()))
+		a.status.SetText("Could not change the sandbox's faults: " + windowText(err.Error()))
 		return
 	}
 	a.u.app.Preferences().SetBool(prefChaos, on)

@@ -22,28 +22,32 @@ import (
 )
 
 type composeScreen struct {
-	u                            *UI
-	to, cc, bcc, subject         *namedEntry
-	body                         *namedEntry
-	form                         *fyne.Container
-	attachments                  []string
-	attSizes                     map[string]int64 // read once when attached, not on every keystroke
-	choice                       map[string]bool  // the person's choice per file: true a Drive link, false attached
-	attPaged                     *pagedList
-	attList                      *fyne.Container // the attachment rows (attPaged's Box)
-	attRows                      map[string]*attachmentRow
-	linkOpts                     *fyne.Container // who can open the links, and until when: shown while a file goes as a link
-	share, expiry                *choices
-	meter                        *widget.ProgressBar
-	meterText                    string
-	meterNote                    *widget.Label
-	sendBtn, draftBtn, attachBtn *widget.Button
-	status                       *widget.Label
-	busy                         bool
-	consent                      *driveConsent // the question about Drive, while it is open
-	held                         bool          // the form waits for the browser (hold)
-	draft                        string        // the draft the form edits (reopen.go): Save updates it, Send sends it
-	content                      fyne.CanvasObject
+	u                    *UI
+	to, cc, bcc, subject *namedEntry
+	body                 *namedEntry
+	form                 *fyne.Container
+	attachments          []string
+	attSizes             map[string]int64 // read once when attached, not on every keystroke
+	choice               map[string]bool  // the person's choice per file: true a Drive link, false attached
+	attPaged             *pagedList
+	attList              *fyne.Container // the attachment rows (attPaged's Box)
+	attRows              map[string]*attachmentRow
+	linkOpts             *fyne.Container // who can open the links, and until when: shown while a file goes as a link
+	share, expiry        *choices
+	meter                *sizeMeter
+	meterText            string
+	meterNote            *widget.Label
+	sendBtn              *focusButton
+	draftBtn, attachBtn  *widget.Button
+	attHeading           *widget.Label
+	formProblem          bool // status shows what Check found: it goes once mended
+	status               *widget.Label
+	busy                 bool
+	consent              *driveConsent // the question about Drive, while it is open
+	held                 bool          // the form waits for the browser (hold)
+	draft                string        // the draft the form edits (reopen.go): Save updates it, Send sends it
+	content              fyne.CanvasObject
+	box                  *fyne.Container // laid out by composeLayout
 }
 
 // attachmentRow is one file of the message: how it goes, and the buttons
@@ -61,15 +65,9 @@ var (
 	expiryTimes   = []time.Duration{0, 7 * 24 * time.Hour, 30 * 24 * time.Hour, app.MaxLinkExpiry}
 )
 
-func addressValidator(field string) fyne.StringValidator {
-	return func(s string) error {
-		_, problems := compose.ParseAddresses(field, []string{s})
-		if len(problems) > 0 {
-			return errors.New(problems[0].Message)
-		}
-		return nil
-	}
-}
+// addressValidator names the first bad address of a field's list
+// (addressProblem).
+func addressValidator(string) fyne.StringValidator { return addressProblem }
 
 func newComposeScreen(u *UI) *composeScreen {
 	c := &composeScreen{u: u, attSizes: map[string]int64{}, choice: map[string]bool{}, attRows: map[string]*attachmentRow{}}
@@ -77,12 +75,19 @@ func newComposeScreen(u *UI) *composeScreen {
 	body := newNamedEntry("Message", true)
 	c.to, c.cc, c.bcc, c.subject, c.body = to, cc, bcc, subject, body
 	c.to.SetPlaceHolder("name@example.com, Name <other@example.com>")
+	for _, e := range []*namedEntry{to, cc, bcc, subject, body} {
+		e.onSubmit = c.sendFromKeyboard
+		// The field's state follows every keystroke: Fyne otherwise keeps
+		// the last state seen before the field took focus, and showed a
+		// tick beside an address list made invalid since.
+		e.AlwaysShowValidationError = true
+	}
 	for _, e := range []struct {
 		entry *namedEntry
 		field string
 	}{{c.to, "To"}, {c.cc, "Cc"}, {c.bcc, "Bcc"}} {
 		e.entry.Validator = addressValidator(e.field)
-		e.entry.OnChanged = func(string) { c.updateButtons() }
+		e.entry.OnChanged = func(string) { c.updateMeter() } // the headers count in the size
 	}
 	c.subject.Validator = func(s string) error {
 		if strings.ContainsAny(s, "\r\n") {
@@ -90,7 +95,7 @@ func newComposeScreen(u *UI) *composeScreen {
 		}
 		return nil
 	}
-	c.subject.OnChanged = func(string) { c.updateButtons() }
+	c.subject.OnChanged = func(string) { c.updateMeter() }
 	c.body.SetMinRowsVisible(4)
 	c.body.OnChanged = func(string) { c.updateMeter() }
 	var rows []fyne.CanvasObject
@@ -109,36 +114,44 @@ func newComposeScreen(u *UI) *composeScreen {
 	c.attPaged.showPlace()
 	c.attList = c.attPaged.Box
 	c.attachBtn = widget.NewButtonWithIcon("Attach…", theme.ContentAddIcon(), c.pickFile)
+	c.attHeading = widget.NewLabelWithStyle("Attachments", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	c.share = newChoices("Who can open the links", shareChoices, func(int) { c.updateMeter() })
 	c.expiry = newChoices("Access ends", expiryChoices, nil)
 	keepChoice(u.app.Preferences(), prefLinkShare, c.share)
 	keepChoice(u.app.Preferences(), prefLinkExpiry, c.expiry)
 	c.linkOpts = container.NewHBox(c.share.Object, widget.NewSeparator(), c.expiry.Object)
 	c.linkOpts.Hide()
-	c.meter = widget.NewProgressBar()
+	c.meter = newSizeMeter()
 	c.meter.TextFormatter = func() string { return c.meterText }
 	c.meterNote = widget.NewLabel("")
 	c.meterNote.Wrapping = fyne.TextWrapWord
 	c.meterNote.Hide()
-	c.sendBtn = widget.NewButtonWithIcon("Send", theme.MailSendIcon(), func() { c.submit(compose.Send) })
+	c.sendBtn = newFocusButton("Send", theme.MailSendIcon(), func() { c.submit(compose.Send) })
 	c.sendBtn.Importance = widget.HighImportance
 	c.draftBtn = widget.NewButtonWithIcon("Save as draft", theme.DocumentSaveIcon(), func() { c.submit(compose.Draft) })
 	c.status = widget.NewLabel("")
 	c.status.Wrapping = fyne.TextWrapWord
 	c.status.Hide()
-	hint := widget.NewLabelWithStyle("Drop files anywhere on the window to attach them. Ctrl+Enter sends.", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
-	top := container.NewVBox(c.form)
-	bottom := container.NewVBox(
-		widget.NewSeparator(),
-		container.NewBorder(nil, nil, widget.NewLabelWithStyle("Attachments", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), c.attachBtn),
-		c.attPaged.Object,
-		c.linkOpts,
-		container.NewBorder(nil, nil, widget.NewLabel("Size"), nil, legibleBar(c.meter)),
-		c.meterNote,
-		container.NewHBox(hint, layout.NewSpacer(), c.draftBtn, c.sendBtn),
-		c.status,
-	)
-	c.content = container.NewPadded(container.NewBorder(top, bottom, nil, nil, body))
+	hint := widget.NewLabelWithStyle("Drop files anywhere on the window to attach them. Ctrl+Enter sends from any field; Tab moves between them.", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
+	hint.Wrapping = fyne.TextWrapWord
+	l := &composeLayout{
+		top:  container.NewVBox(c.form),
+		body: body,
+		head: container.NewVBox(widget.NewSeparator(), container.NewBorder(nil, nil, c.attHeading, c.attachBtn)),
+		list: c.attPaged.Object,
+		rest: container.NewVBox(
+			c.linkOpts,
+			container.NewBorder(nil, nil, widget.NewLabel("Size"), nil, legibleBar(c.meter)),
+			c.meterNote,
+			container.NewBorder(nil, nil, nil, container.NewHBox(c.draftBtn, c.sendBtn), hint),
+			c.status,
+		),
+		listFloor: c.attachmentsFloor,
+	}
+	// In this order for Tab: the fields, the body, then the attachments'
+	// buttons, Save as draft and Send.
+	c.box = container.New(l, l.top, l.body, l.head, l.list, l.rest)
+	c.content = container.NewPadded(c.box)
 	c.refreshAttachments()
 	return c
 }
@@ -153,30 +166,111 @@ func formRow(label string, e *namedEntry, hint string) []fyne.CanvasObject {
 	if hint == "" {
 		note.Hide()
 	}
-	e.SetOnValidationChanged(func(err error) {
+	// A problem shows once the person leaves the field (a half-typed
+	// address is no mistake yet), then follows every keystroke, so it goes
+	// the moment it is mended.
+	showing := false
+	show := func(err error) {
 		switch {
-		case err != nil && e.Text != "":
+		case err != nil && e.Text != "" && (showing || !e.focused):
 			note.SetText(err.Error())
 			note.Importance = widget.DangerImportance
 			note.Show()
+			showing = true
 		case hint != "":
 			note.SetText(hint)
 			note.Importance = widget.LowImportance
 			note.Show()
+			showing = false
 		default:
 			note.Hide()
+			showing = false
 		}
 		note.Refresh()
-	})
+	}
+	e.SetOnValidationChanged(show)
+	e.onFocus = func(bool) {
+		if e.Validator != nil {
+			show(e.Validator(e.Text))
+		}
+	}
 	return []fyne.CanvasObject{widget.NewLabelWithStyle(label, fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}), container.NewVBox(e, note)}
 }
 
-func (c *composeScreen) addShortcuts(cv fyne.Canvas) {
-	send := func(fyne.Shortcut) {
-		if c.u.tabs.Selected() == c.u.composeTab && !c.sendBtn.Disabled() {
-			c.submit(compose.Send)
-		}
+// composeLayout places the address fields at the top; the attachments'
+// heading, their list and the rest (meter, buttons, what Send said) at the
+// bottom edge; and gives the body what is left. Its minimum size is a
+// constant, not what the fields hold: a long error or many attachments
+// must never grow the window past the screen (and a window grown never
+// shrinks back by itself). When room is short, the body gives up its room
+// down to a few lines, then the attachment list down to one row and its
+// pager, then the body the rest; past that the bottom covers the top, so
+// Send stays on screen.
+type composeLayout struct {
+	top, body, head, list, rest fyne.CanvasObject
+	listFloor                   func() float32 // the list's height with one row
+}
+
+// composeMin fits the empty form, four lines of body and three
+// attachments at the default theme's sizes, well inside 1024x700 with the
+// tab bar.
+var composeMin = fyne.NewSize(640, 560)
+
+func (l *composeLayout) MinSize([]fyne.CanvasObject) fyne.Size { return composeMin }
+
+func (l *composeLayout) Layout(_ []fyne.CanvasObject, size fyne.Size) {
+	pad := theme.Padding()
+	// Wrapping labels know their height only at a width: give it first.
+	height := func(o fyne.CanvasObject) float32 {
+		o.Resize(fyne.NewSize(size.Width, o.Size().Height))
+		return o.MinSize().Height
 	}
+	th, hh, lmin, rh := height(l.top), height(l.head), height(l.list), height(l.rest)
+	lfloor := min(l.listFloor(), lmin)
+	bfloor := 3 * theme.TextSize() // two lines and the entry's inner padding
+	avail := size.Height - th - hh - rh - 4*pad
+	lh := max(min(avail-bfloor, lmin), lfloor)
+	place := func(o fyne.CanvasObject, y, h float32) {
+		o.Move(fyne.NewPos(0, y))
+		o.Resize(fyne.NewSize(size.Width, max(h, 0)))
+	}
+	place(l.top, 0, th)
+	restY := size.Height - rh
+	listY := restY - pad - lh
+	headY := listY - pad - hh
+	place(l.rest, restY, rh)
+	place(l.list, listY, lh)
+	place(l.head, headY, hh)
+	place(l.body, th+pad, headY-pad-(th+pad))
+}
+
+// attachmentsFloor is the attachment list's height with one row shown:
+// the row, the list's padding and, when it shows, the pager.
+func (c *composeScreen) attachmentsFloor() float32 {
+	h := 3 * theme.Padding() // the list's padding, and the gap above the pager
+	if len(c.attList.Objects) > 0 {
+		h += c.attList.Objects[0].MinSize().Height
+	}
+	if c.attPaged.pager.Visible() {
+		h += c.attPaged.pager.MinSize().Height
+	}
+	return h
+}
+
+// sendFromKeyboard is Ctrl+Enter, from any field or button of Compose:
+// Send, when Send could be pressed.
+func (c *composeScreen) sendFromKeyboard() {
+	if c.u.tabs.Selected() == c.u.composeTab && !c.sendBtn.Disabled() {
+		c.submit(compose.Send)
+	}
+}
+
+// addShortcuts puts Ctrl+Enter on the window (cv: its canvas) for when
+// a button has focus; the entries take it themselves (onSubmit).
+func (c *composeScreen) addShortcuts(cv interface {
+	AddShortcut(fyne.Shortcut, func(fyne.Shortcut))
+}) {
+	send := func(fyne.Shortcut) { c.sendFromKeyboard() }
 	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierControl}, send)
 	cv.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyEnter, Modifier: fyne.KeyModifierControl}, send)
 }
@@ -236,6 +330,11 @@ func (c *composeScreen) remove(p string) {
 }
 
 func (c *composeScreen) refreshAttachments() {
+	heading := "Attachments"
+	if n := len(c.attachments); n > 0 {
+		heading = countOf(n, "attachment", "attachments")
+	}
+	c.attHeading.SetText(heading)
 	c.attList.RemoveAll()
 	c.attRows = map[string]*attachmentRow{}
 	if len(c.attachments) == 0 {
@@ -252,8 +351,24 @@ func (c *composeScreen) refreshAttachments() {
 		c.attList.Add(r.object)
 	}
 	c.attPaged.ShowFirst()
+	c.attPaged.showPlace()
 	c.attList.Refresh()
 	c.updateMeter()
+}
+
+// relayout lays the screen out again after its parts changed height (rows
+// added or removed, a note or a line shown or hidden). Fyne's driver lays
+// out again only one container whose child changed its minimum size per
+// pass, so when two parts change at once (the attachment list and the
+// meter), the list kept the room it had for no rows.
+func (c *composeScreen) relayout() {
+	if c.box == nil || c.box.Size().IsZero() {
+		return
+	}
+	c.box.Layout.Layout(c.box.Objects, c.box.Size())
+	if cv := fyne.CurrentApp().Driver().CanvasForObject(c.box); cv != nil {
+		cv.Refresh(c.box)
+	}
 }
 
 // fileWay is how one file goes, and why when Carrier chose.
@@ -278,7 +393,7 @@ func (c *composeScreen) planChoosing(choice map[string]bool) (ways map[string]fi
 			files[i].Choice = &link
 		}
 	}
-	planned, size := compose.PlanFiles(c.message().EstimateText(), files, compose.Send, compose.LinksAuto, compose.DefaultLinkThreshold)
+	planned, size := compose.PlanFiles(c.message().TextSize(), files, compose.Send, compose.LinksAuto, compose.DefaultLinkThreshold)
 	ways = map[string]fileWay{}
 	for i, p := range c.attachments {
 		ways[p] = fileWay{planned[i].Link, whyText[planned[i].Why]}
@@ -351,7 +466,8 @@ func (c *composeScreen) updateMeter() {
 		r.toggle.Refresh()
 	}
 	c.meter.SetValue(min(float64(est)/compose.LimitSend, 1))
-	c.meterText = humanSize(est) + " of " + humanSize(compose.LimitSend)
+	c.meterText = meterWords(est, compose.LimitSend)
+	c.meter.setOver(est > compose.LimitSend)
 	switch links {
 	case 0:
 	case 1:
@@ -382,6 +498,7 @@ func (c *composeScreen) updateMeter() {
 	}
 	c.meterNote.Refresh()
 	c.updateButtons()
+	c.relayout()
 }
 
 // linkOptions are the message's link settings as chosen on the screen.
@@ -406,13 +523,31 @@ func (c *composeScreen) updateButtons() {
 			ok = false
 		}
 	}
-	for _, b := range []*widget.Button{c.sendBtn, c.draftBtn} {
+	for _, b := range []fyne.Disableable{c.sendBtn, c.draftBtn} {
 		if ok {
 			b.Enable()
 		} else {
 			b.Disable()
 		}
 	}
+	if c.formProblem {
+		// What Send found wrong stays only while it is still wrong.
+		if err := c.message().Check(); err == nil {
+			c.say("")
+		} else if text := problemText(err); text != c.status.Text {
+			c.say(text)
+			c.formProblem = true
+		}
+	}
+}
+
+// meterWords says the message's size against its limit: "12.0 KiB of
+// 35.0 MiB", or by how much it is over.
+func meterWords(size, limit int64) string {
+	if size > limit {
+		return humanSize(size) + ", over the " + humanSize(limit) + " limit by " + humanSize(size-limit)
+	}
+	return humanSize(size) + " of " + humanSize(limit)
 }
 
 func (c *composeScreen) pickFile() {
@@ -434,6 +569,7 @@ func (c *composeScreen) submit(method compose.Method) {
 	msg := c.message()
 	if err := msg.Check(); err != nil {
 		c.say(problemText(err))
+		c.formProblem = true
 		return
 	}
 	c.busy = true
@@ -649,17 +785,19 @@ func allowProblem(err error) string {
 	if errors.Is(err, auth.ErrDenied) || errors.Is(err, app.ErrNotGranted) {
 		return "Not sent: Carrier was not allowed to create files in your Google Drive. The message is as you left it: press Send to be asked again, or send the files another way."
 	}
-	return "Not sent: Google Drive could not be allowed (" + app.Printable(err.Error()) + "). The message is as you left it."
+	return "Not sent: Google Drive could not be allowed (" + windowText(err.Error()) + "). The message is as you left it."
 }
 
 // say shows text under the buttons; the line takes no room while empty.
 func (c *composeScreen) say(text string) {
+	c.formProblem = false
 	c.status.SetText(text)
 	if text == "" {
 		c.status.Hide()
 	} else {
 		c.status.Show()
 	}
+	c.relayout()
 }
 
 func (c *composeScreen) clear() {
@@ -691,5 +829,5 @@ func problemText(err error) string {
 		}
 		return strings.Join(lines, "\n")
 	}
-	return err.Error()
+	return windowText(err.Error())
 }

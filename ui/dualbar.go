@@ -81,3 +81,81 @@ func (r *dualBarRenderer) Objects() []fyne.CanvasObject {
 }
 
 func (r *dualBarRenderer) Destroy() {}
+
+// sizeMeter is the message's size against its limit: a ProgressBar that
+// turns to the theme's error colour, bar and text, while the message is
+// over the limit, so the state shows in more than the words.
+type sizeMeter struct {
+	widget.ProgressBar
+	over bool
+}
+
+func newSizeMeter() *sizeMeter {
+	m := &sizeMeter{}
+	m.Max = 1
+	m.ExtendBaseWidget(m)
+	return m
+}
+
+// setOver shows the meter in the error colour, or not.
+func (m *sizeMeter) setOver(over bool) {
+	if m.over != over {
+		m.over = over
+		m.Refresh()
+	}
+}
+
+func (m *sizeMeter) CreateRenderer() fyne.WidgetRenderer {
+	r := &sizeMeterRenderer{WidgetRenderer: m.ProgressBar.CreateRenderer(), m: m}
+	r.recolour()
+	return r
+}
+
+type sizeMeterRenderer struct {
+	fyne.WidgetRenderer
+	m *sizeMeter
+}
+
+func (r *sizeMeterRenderer) Refresh() {
+	r.WidgetRenderer.Refresh()
+	r.recolour()
+}
+
+// recolour puts the error colour where the ProgressBar put the primary
+// one: its track (faded), its bar and its text.
+func (r *sizeMeterRenderer) recolour() {
+	if !r.m.over {
+		return
+	}
+	v := fyne.CurrentApp().Settings().ThemeVariant()
+	th := r.m.Theme()
+	bad := th.Color(theme.ColorNameError, v)
+	rects := 0
+	for _, o := range r.WidgetRenderer.Objects() {
+		switch o := o.(type) {
+		case *canvas.Rectangle:
+			if rects == 0 {
+				cr, cg, cb, _ := bad.RGBA()
+				o.FillColor = color.NRGBA{R: uint8(cr >> 8), G: uint8(cg >> 8), B: uint8(cb >> 8), A: 0x7f}
+			} else {
+				o.FillColor = bad
+			}
+			rects++
+			o.Refresh()
+		case *canvas.Text:
+			o.Color = th.Color(theme.ColorNameForegroundOnError, v)
+			o.Refresh()
+		}
+	}
+}
+
+// The size meter says its words: "Message size: 55.1 MiB, over the 35.0
+// MiB limit by 20.1 MiB".
+func (m *sizeMeter) AccessibilityLabel() string {
+	if m.TextFormatter == nil {
+		return "Message size"
+	}
+	return "Message size: " + m.TextFormatter()
+}
+
+func (m *sizeMeter) AccessibilityRole() fyne.AccessibleRole { return fyne.AccessibleRoleText }

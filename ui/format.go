@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"carrier/compose"
+	"carrier/internal/app"
 )
 
 func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
@@ -31,3 +32,8 @@ func humanRate(bps float64) string {
 	}
 	return compose.HumanSize(int64(bps)) + "/s"
 }
+
+// windowText is a failure's text as the window shows it: on one line,
+// safe, and with the command lines meant for a terminal's user replaced by
+// what to do in the window.
+func windowText(s string) string { return app.Printable(app.WindowWords(s)) }

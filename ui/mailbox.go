@@ -223,7 +223,7 @@ func (m *mailboxScreen) refresh() {
 		m.u.do(func() {
 			m.loading = false
 			if err != nil {
-				m.status.SetText("Could not read the mailbox: " + app.Printable(err.Error()))
+				m.status.SetText("Could not read the mailbox: " + windowText(err.Error()))
 				return
 			}
 			m.mu.Lock()
@@ -375,7 +375,7 @@ func (m *mailboxScreen) open(it mailItem) {
 		}
 		m.u.do(func() {
 			if err != nil {
-				l := widget.NewLabel("Could not open it: " + app.Printable(err.Error()))
+				l := widget.NewLabel("Could not open it: " + windowText(err.Error()))
 				l.Wrapping = fyne.TextWrapWord
 				m.show(l)
 			} else {

@@ -27,7 +27,7 @@ type NoticeAction struct {
 func (u *UI) notifyJob(snap transfer.Snapshot) {
 	title, body := "Carrier: sent", jobName(snap)
 	if snap.State == transfer.StateFailed {
-		title, body = "Carrier: failed", body+": "+snap.Error
+		title, body = "Carrier: failed", body+": "+windowText(snap.Error)
 	}
 	body = app.Printable(body)
 	fallback := func() { u.fyneNotify(fyne.NewNotification(title, body)) }

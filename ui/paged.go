@@ -146,6 +146,12 @@ func (p *pagedList) showPlace() {
 	setEnabled(p.earlier, first > 0)
 	setEnabled(p.later, first+shown < total)
 	visible := total > shown
+	if p.layout.rows > 0 && total > p.layout.rows {
+		// More rows than the list asks room for: the pager shows, known
+		// before any layout, so that its room is asked for with the rows
+		// (shown only from a layout, it had no room until the next one).
+		visible = true
+	}
 	if visible != p.earlier.Visible() {
 		if visible {
 			p.earlier.Show()

@@ -270,7 +270,7 @@ func (s *transfersScreen) partWords(u jobView, shares []jobView, draft bool) str
 			_, who, _ := strings.Cut(jobName(sh.snap), " · shared with ")
 			with = append(with, who)
 		case transfer.StateFailed:
-			return "On Google Drive · sharing failed: " + app.Printable(sh.snap.Error) + failureAdvice[sh.snap.Cause]
+			return "On Google Drive · sharing failed: " + windowText(sh.snap.Error) + failureAdvice[sh.snap.Cause]
 		case transfer.StateCancelled:
 			return "On Google Drive · not shared (cancelled)"
 		default:
@@ -328,7 +328,7 @@ func (s *transfersScreen) groupWords(g group) string {
 	for _, p := range g.all[1:] {
 		switch p.State {
 		case transfer.StateFailed:
-			return "Waiting: " + app.Printable(jobName(p)) + " failed: " + app.Printable(p.Error) + failureAdvice[p.Cause]
+			return "Waiting: " + app.Printable(jobName(p)) + " failed: " + windowText(p.Error) + failureAdvice[p.Cause]
 		case transfer.StateCancelled:
 			return "Waiting: " + app.Printable(jobName(p)) + " was cancelled. Cancel this message."
 		}

@@ -21,12 +21,12 @@ type tabs struct {
 
 type tab struct {
 	Text    string
-	button  *widget.Button
+	button  *focusButton
 	content fyne.CanvasObject
 }
 
 func newTab(text string, icon fyne.Resource, content fyne.CanvasObject) *tab {
-	return &tab{Text: text, content: content, button: widget.NewButtonWithIcon(text, icon, nil)}
+	return &tab{Text: text, content: content, button: newFocusButton(text, icon, nil)}
 }
 
 func newTabs(items ...*tab) *tabs {
@@ -39,7 +39,11 @@ func newTabs(items ...*tab) *tabs {
 		it.content.Hide()
 		t.stack.Add(it.content)
 	}
-	t.content = container.NewBorder(container.NewVBox(t.bar, widget.NewSeparator()), nil, nil, nil, t.stack)
+	top := container.NewVBox(t.bar, widget.NewSeparator())
+	t.content = container.NewBorder(top, nil, nil, nil, t.stack)
+	// Tab walks objects in this order: the tab buttons, then the screen's
+	// controls, as they read (the border layout keeps its centre first).
+	t.content.Objects = []fyne.CanvasObject{top, t.stack}
 	if len(items) > 0 {
 		t.Select(items[0])
 	}

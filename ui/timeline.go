@@ -13,7 +13,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"carrier/compose"
-	"carrier/internal/app"
 )
 
 type timelineScreen struct {
@@ -122,7 +121,7 @@ func (t *timelineScreen) submit() {
 		id, err := t.u.deps.Outbox.PostTimeline(target, m, item)
 		t.u.do(func() {
 			if err != nil {
-				t.status.SetText(app.Printable(err.Error()))
+				t.status.SetText(windowText(err.Error()))
 				t.post.Enable()
 				return
 			}

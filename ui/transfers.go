@@ -2,11 +2,16 @@ package ui
 
 import (
 	"context"
+	"net"
+	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -27,6 +32,7 @@ type jobView struct {
 	snap        transfer.Snapshot
 	retryAt     time.Time
 	retryReason string
+	retryStatus int // the HTTP status that failed; 0: no answer came
 	attempt     int
 	woke        bool
 	held        bool // the system holds uploads (asleep, offline): retryReason says why
@@ -96,7 +102,7 @@ func newTransfersScreen(u *UI) *transfersScreen {
 func (s *transfersScreen) start() {
 	snaps, err := s.u.deps.Uploads.History()
 	if err != nil {
-		s.status.SetText("Some uploads of the journal could not be read: " + app.Printable(err.Error()))
+		s.status.SetText("Some uploads of the journal could not be read: " + windowText(err.Error()))
 	}
 	sort.Slice(snaps, func(i, j int) bool { return snaps[i].Created.Before(snaps[j].Created) })
 	for _, r := range snaps {
@@ -186,7 +192,7 @@ func (s *transfersScreen) apply(e transfer.Event) bool {
 		v.dirty = true
 		return false
 	case transfer.EventRetrying:
-		v.attempt, v.retryReason, v.woke, v.held = e.Attempt, e.Reason, e.Woke, e.Held
+		v.attempt, v.retryReason, v.retryStatus, v.woke, v.held = e.Attempt, e.Reason, e.Status, e.Woke, e.Held
 		v.retryAt = s.now().Add(e.Wait)
 	case transfer.EventDone:
 		if before != transfer.StateDone && !isPart(v.snap) { // the message says it is sent, not each of its parts
@@ -367,7 +373,7 @@ func (s *transfersScreen) clearFinished() {
 		cleared := true
 		for _, j := range append([]string{id}, s.children[id]...) {
 			if err := s.u.deps.Uploads.Forget(j); err != nil {
-				s.status.SetText("Could not clear " + j + ": " + app.Printable(err.Error()))
+				s.status.SetText("Could not clear " + j + ": " + windowText(err.Error()))
 				cleared = false
 				break
 			}
@@ -411,7 +417,7 @@ func stateWords(v jobView, now time.Time) string {
 	case transfer.StateCancelled:
 		return "Cancelled"
 	case transfer.StateFailed:
-		return "Failed: " + app.Printable(snap.Error) + failureAdvice[snap.Cause]
+		return "Failed: " + windowText(snap.Error) + failureAdvice[snap.Cause]
 	case transfer.StateQueued:
 		return "Queued"
 	case transfer.StateWaiting:
@@ -426,10 +432,11 @@ func stateWords(v jobView, now time.Time) string {
 		if v.woke {
 			return "Resuming after sleep: asking the server where the upload stands"
 		}
+		when := "trying again now"
 		if left := v.retryAt.Sub(now); left > 0 {
-			return "Waiting for the network (next try in " + humanDuration(left.Round(time.Second)) + "): " + v.retryReason
+			when = "retrying in " + humanDuration(left.Round(time.Second))
 		}
-		return "Trying again: " + v.retryReason
+		return retryCause(v) + "; " + when
 	}
 	words := "Uploading"
 	if r := humanRate(snap.Rate); r != "" {
@@ -439,6 +446,50 @@ func stateWords(v jobView, now time.Time) string {
 		}
 	}
 	return words
+}
+
+// retryCause says what failed before a retry, by its cause: a server's
+// trouble is the server's ("Google's server had a problem (503)"), never
+// the network's; only a request that got no answer blames the connection.
+func retryCause(v jobView) string {
+	server := serverName(v.snap.URL)
+	switch s := v.retryStatus; {
+	case s >= 500:
+		return sprintf("%s had a problem (%d)", server, s)
+	case s == http.StatusTooManyRequests || s == http.StatusForbidden: // a 403 is retried only when it asks to slow down
+		return sprintf("%s asked Carrier to slow down (%d)", server, s)
+	case s == http.StatusRequestTimeout:
+		return sprintf("%s gave up waiting for the upload (%d)", server, s)
+	case s != 0:
+		return sprintf("%s answered %d", server, s)
+	}
+	// No answer: the engine's words say what became of the connection
+	// ("the connection dropped", "could not reach the server").
+	return upperFirst(windowText(v.retryReason))
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// serverName names the server a job talks to, for people.
+func serverName(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Hostname() == "" {
+		return "The server"
+	}
+	host := strings.ToLower(u.Hostname())
+	switch {
+	case host == "google.com" || strings.HasSuffix(host, ".google.com") || host == "googleapis.com" || strings.HasSuffix(host, ".googleapis.com"):
+		return "Google's server"
+	case host == "localhost" || net.ParseIP(host).IsLoopback():
+		return "The sandbox"
+	}
+	return "The server at " + app.Printable(host)
 }
 
 func jobName(r transfer.Snapshot) string {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"carrier/internal/app"
 	"carrier/transfer"
 )
 
@@ -27,6 +28,29 @@ func TestStateWordsForCausesAndWaiting(t *testing.T) {
 		if got := stateWords(jobView{snap: c.snap}, now); !strings.Contains(got, c.want) {
 			t.Errorf("%+v: %q, want %q in it", c.snap, got, c.want)
 		}
+	}
+	// A retry is worded by its cause: the server's trouble is not the
+	// network's.
+	retry := func(url string, status int, reason string) jobView {
+		return jobView{snap: transfer.Snapshot{State: transfer.StateRetrying, URL: url}, retryStatus: status, retryReason: reason, retryAt: now.Add(8 * time.Second)}
+	}
+	google := "https://www.googleapis.com/upload/gmail/v1/users/me/messages/send?uploadType=resumable"
+	for _, c := range []struct {
+		v    jobView
+		want string
+	}{
+		{retry(google, 503, "the server is busy (it answered 503 Service Unavailable)"), "Google's server had a problem (503); retrying in 8 s"},
+		{retry(google, 429, "the server asks to slow down"), "Google's server asked Carrier to slow down (429); retrying in 8 s"},
+		{retry("http://127.0.0.1:8765/upload/gmail/v1/users/me/messages/send", 500, "x"), "The sandbox had a problem (500); retrying in 8 s"},
+		{retry(google, 0, "the connection dropped: send bytes 0-9 to www.googleapis.com/upload: EOF"), "The connection dropped: send bytes 0-9 to www.googleapis.com/upload: EOF; retrying in 8 s"},
+	} {
+		if got := stateWords(c.v, now); got != c.want {
+			t.Errorf("status %d: %q, want %q", c.v.retryStatus, got, c.want)
+		}
+	}
+	failed := jobView{snap: transfer.Snapshot{State: transfer.StateFailed, Error: "cannot get credentials for the upload: " + app.ErrNoCredentials.Error()}}
+	if got := stateWords(failed, now); strings.Contains(got, "carrier ") || !strings.Contains(got, "Account screen") {
+		t.Errorf("a failure for want of a sign-in: %q", got)
 	}
 	held := jobView{snap: transfer.Snapshot{State: transfer.StateRetrying}, held: true, retryReason: "Offline: waiting for the network", retryAt: now.Add(time.Minute)}
 	if got := stateWords(held, now); got != "Offline: waiting for the network" {

@@ -146,7 +146,11 @@ func (c *Credentials) lookup(o string) transfer.Authorizer {
 
 // ErrNoCredentials reaches the engine as a failure of the request that
 // needed one; session URIs need none and go out as they are.
-var ErrNoCredentials = errors.New("no credentials for this server: run `carrier login --endpoint URL`, or pass a token in CARRIER_TOKEN")
+var ErrNoCredentials = errors.New("no credentials for this server: " + noCredentialsAdvice)
+
+// noCredentialsAdvice is ErrNoCredentials' advice to a terminal's user;
+// the window says its own (WindowWords).
+const noCredentialsAdvice = "run `carrier login --endpoint URL`, or pass a token in CARRIER_TOKEN"
 
 // Authorize puts the credential of req's server on it.
 func (c *Credentials) Authorize(ctx context.Context, req *http.Request) error {

@@ -2,9 +2,22 @@ package app
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
+
+// WindowWords is an error's text as the window shows it: where the
+// engine's or the app's words tell a terminal's user which command to run
+// (the journal keeps the text the failure was recorded with), the window
+// says what to do in the window. The CLI prints the text as it is.
+func WindowWords(s string) string {
+	s = strings.ReplaceAll(s, noCredentialsAdvice, "sign in on the Account screen, then press Retry")
+	return loginAdvice.ReplaceAllString(s, "sign in again on the Account screen (Send asks for Google Drive when a message needs it)")
+}
+
+// loginAdvice is NotAllowedError's advice to a terminal's user.
+var loginAdvice = regexp.MustCompile("run `carrier login [^`]*`")
 
 // Printable makes text that came from elsewhere (a server's error message,
 // a file's name, a response body) safe to show on one line of a terminal,

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -35,6 +36,22 @@ func TestPrintableDefusesTerminalControls(t *testing.T) {
 			if strings.ContainsAny(got, "\x1b\x07\x00\x7f\u009b\u0085\u202e\r") {
 				t.Errorf("%q still holds a control: %q", c.in, got)
 			}
+		}
+	}
+}
+
+// The window never tells a desktop user to run a command: the failures
+// whose text carries a command line say what to do in the window instead,
+// and the CLI's text is left as it was.
+func TestWindowWordsHaveNoCommandLines(t *testing.T) {
+	na := &NotAllowedError{Address: "zoe@example.com", Endpoint: "https://www.googleapis.com", Kind: "links"}
+	for _, err := range []error{ErrNoCredentials, na, fmt.Errorf("cannot get credentials for the upload: %w", ErrNoCredentials)} {
+		cli, window := err.Error(), WindowWords(err.Error())
+		if !strings.Contains(cli, "`carrier login") {
+			t.Errorf("the CLI's words lost their command: %q", cli)
+		}
+		if strings.Contains(window, "carrier ") || strings.Contains(window, "CARRIER_TOKEN") || !strings.Contains(window, "Account screen") {
+			t.Errorf("the window's words: %q", window)
 		}
 	}
 }
