@@ -141,7 +141,7 @@ func newComposeScreen(u *UI) *composeScreen {
 		list: c.attPaged.Object,
 		rest: container.NewVBox(
 			c.linkOpts,
-			container.NewBorder(nil, nil, widget.NewLabel("Size"), nil, legibleBar(c.meter)),
+			container.NewBorder(nil, nil, widget.NewLabel("Size"), nil, c.meter),
 			c.meterNote,
 			container.NewBorder(nil, nil, nil, container.NewHBox(c.draftBtn, c.sendBtn), hint),
 			c.status,

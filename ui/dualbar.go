@@ -121,29 +121,33 @@ func (r *sizeMeterRenderer) Refresh() {
 	r.recolour()
 }
 
-// recolour puts the error colour where the ProgressBar put the primary
-// one: its track (faded), its bar and its text.
+// recolour puts the meter's own colours where the ProgressBar put the
+// primary ones: its track (faded), its bar and its text. Within the
+// limit they are barTheme's, which read over the whole length; over it,
+// the theme's error colour. (A ThemeOverride container would do the
+// first, but it is a widget, and Fyne's screen-reader bridge walks
+// containers only: the meter would fall silent.)
 func (r *sizeMeterRenderer) recolour() {
-	if !r.m.over {
-		return
-	}
 	v := fyne.CurrentApp().Settings().ThemeVariant()
-	th := r.m.Theme()
-	bad := th.Color(theme.ColorNameError, v)
+	fill, text := barTheme{}.Color(theme.ColorNamePrimary, v), barTheme{}.Color(theme.ColorNameForegroundOnPrimary, v)
+	if r.m.over {
+		th := r.m.Theme()
+		fill, text = th.Color(theme.ColorNameError, v), th.Color(theme.ColorNameForegroundOnError, v)
+	}
 	rects := 0
 	for _, o := range r.WidgetRenderer.Objects() {
 		switch o := o.(type) {
 		case *canvas.Rectangle:
 			if rects == 0 {
-				cr, cg, cb, _ := bad.RGBA()
-				o.FillColor = color.NRGBA{R: uint8(cr >> 8), G: uint8(cg >> 8), B: uint8(cb >> 8), A: 0x7f}
+				cr, cg, cb, ca := fill.RGBA()
+				o.FillColor = color.NRGBA{R: uint8(cr >> 8), G: uint8(cg >> 8), B: uint8(cb >> 8), A: uint8(ca>>8) / 2}
 			} else {
-				o.FillColor = bad
+				o.FillColor = fill
 			}
 			rects++
 			o.Refresh()
 		case *canvas.Text:
-			o.Color = th.Color(theme.ColorNameForegroundOnError, v)
+			o.Color = text
 			o.Refresh()
 		}
 	}

@@ -28,9 +28,9 @@ func (h *harness) reopen(t *testing.T) *UI {
 func TestSettingsAreRemembered(t *testing.T) {
 	fu := &fakeUploads{recs: map[string]transfer.Snapshot{}}
 	h := newHarness(t, func(o *harnessOpts) { o.uploads = fu })
-	// The test app's own theme draws dark whatever is asked; the default
-	// one draws each variant.
-	fyne.CurrentApp().Settings().SetTheme(theme.DefaultTheme())
+	// The test app's own theme draws dark whatever is asked; Carrier's
+	// draws each variant.
+	fyne.CurrentApp().Settings().SetTheme(newTheme())
 	a := h.u.account
 	if a.chaos.Checked || len(h.faults) != 0 {
 		t.Fatalf("chaos mode on a first start: checked %v, faults %v", a.chaos.Checked, h.faults)

@@ -4,7 +4,6 @@ import (
 	"image/color"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 )
 
@@ -122,7 +121,9 @@ func (barTheme) app() fyne.Theme { return fyne.CurrentApp().Settings().Theme() }
 
 func (b barTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
 	app := b.app()
-	if ct, ok := app.(*carrierTheme); ok {
+	if vt, ok := app.(variantTheme); ok {
+		v = vt.variant // the person's light or dark choice
+	} else if ct, ok := app.(*carrierTheme); ok {
 		v = ct.variant(v)
 	} else if v != theme.VariantLight {
 		v = theme.VariantDark
@@ -136,8 +137,3 @@ func (b barTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color 
 func (b barTheme) Font(s fyne.TextStyle) fyne.Resource     { return b.app().Font(s) }
 func (b barTheme) Icon(n fyne.ThemeIconName) fyne.Resource { return b.app().Icon(n) }
 func (b barTheme) Size(n fyne.ThemeSizeName) float32       { return b.app().Size(n) }
-
-// legibleBar is a progress bar whose text reads over its whole length.
-func legibleBar(bar fyne.CanvasObject) fyne.CanvasObject {
-	return container.NewThemeOverride(bar, barTheme{})
-}
