@@ -97,6 +97,10 @@ type Queue struct {
 	pending []*job
 	signal  chan struct{}
 	closed  bool
+	// signins counts SignedIn calls: a job whose sign-in failed during a
+	// run in which someone signed in tries again rather than park, since
+	// the SignedIn that was meant for it may have come before it parked.
+	signins uint64
 }
 
 // Why a run was stopped from outside.
@@ -296,7 +300,7 @@ func (q *Queue) take() (*job, context.Context) {
 		q.poke() // another worker may be idle
 	}
 	ctx, cancel := context.WithCancelCause(q.ctx)
-	jb.run = &activeRun{cancel: cancel, done: make(chan struct{})}
+	jb.run = &activeRun{cancel: cancel, done: make(chan struct{}), signins: q.signins}
 	return jb, ctx
 }
 
@@ -342,6 +346,8 @@ func (q *Queue) work(ctx context.Context, jb *job) {
 		q.transition(jb, MoveStop, StateQueued, nil, Event{})
 	case errors.Is(err, errMetered):
 		metered = true // the metered rule holds it: it waits in the queue, without a worker
+	case errors.Is(err, ErrSignInNeeded):
+		q.park(jb, err)
 	default:
 		msg := err.Error()
 		retry := retryable(err)
