@@ -55,7 +55,7 @@ func (f TokenFunc) Refresh(ctx context.Context) error {
 // person signing in again mends it, so a job that meets it is parked in
 // StateSignIn, its session and offset kept and no retry spent, until
 // Queue.SignedIn says the account is back.
-var ErrSignInNeeded = errors.New("the sign-in has ended")
+var ErrSignInNeeded = errors.New("a sign-in is needed")
 
 // SignInError names the account whose sign-in ended, so a front end can
 // say whom to sign in as. Its error wraps ErrSignInNeeded.

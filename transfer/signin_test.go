@@ -146,7 +146,9 @@ func TestParkedJobStaysParkedAcrossARestartUntilASignIn(t *testing.T) {
 	if err != nil || len(ids) != 1 {
 		t.Fatalf("ResumeJournal: %v %v", ids, err)
 	}
-	e := h2.await(func(e Event) bool { return e.Job == id && (e.Kind == EventSignIn || e.Kind == EventDone || e.Kind == EventFailed) })
+	e := h2.await(func(e Event) bool {
+		return e.Job == id && (e.Kind == EventSignIn || e.Kind == EventDone || e.Kind == EventFailed)
+	})
 	if e.Kind != EventSignIn || e.Snap.SignInFor != "zoe@example.com" || e.Snap.Account != "zoe@example.com" {
 		t.Fatalf("after a restart: %s (sign in for %q, account %q)", e, e.Snap.SignInFor, e.Snap.Account)
 	}
