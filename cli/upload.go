@@ -230,6 +230,10 @@ func finishJob(ctx context.Context, env *Env, q *app.Queue, id string, resumeHin
 	case transfer.StateDone:
 		writeBody(env.Stdout, rec.Response.Body)
 		return nil
+	case transfer.StateSignIn:
+		var sn signInNeeded
+		sn.add(rec)
+		return &sn
 	case transfer.StateFailed:
 		if rec.Retryable && resumeHint {
 			return fmt.Errorf("job %s: %s%s", id, rec.Error, advice[rec.Cause])
