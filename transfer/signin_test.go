@@ -299,3 +299,51 @@ func TestRefusedTokenWhoseRefreshIsDeadParks(t *testing.T) {
 		t.Errorf("sessions %d, bytes received %d of %d", sessions, received, len(data))
 	}
 }
+
+// hookAuth is an Authorizer whose refusals run a hook first.
+type hookAuth struct {
+	dead   atomic.Bool
+	onDead func()
+}
+
+func (a *hookAuth) Authorize(_ context.Context, req *http.Request) error {
+	if a.dead.Load() {
+		a.onDead()
+		return &SignInError{Account: "zoe@example.com", Err: errors.New("invalid_grant")}
+	}
+	req.Header.Set("Authorization", "Bearer tok")
+	return nil
+}
+
+func (a *hookAuth) Refresh(context.Context) error { return nil }
+
+// The person signs in again while the job is failing its old sign-in:
+// SignedIn finds nothing parked yet, so the job must not park after the
+// news, or it would wait for a sign-in that already came.
+func TestSignInDuringTheFailingRunSendsTheJobOn(t *testing.T) {
+	f := newFake(t)
+	f.token = "tok"
+	auth := &hookAuth{}
+	var h *harness
+	auth.onDead = func() {
+		auth.dead.Store(false)
+		if _, err := h.q.SignedIn("zoe@example.com"); err != nil {
+			t.Error(err)
+		}
+	}
+	h = newHarness(t, Config{Auth: auth})
+	f.hook = func(kind string, n int, w http.ResponseWriter, r *http.Request, s *fakeSession) bool {
+		if kind == "chunk" && n == 1 {
+			auth.dead.Store(true)
+		}
+		return false
+	}
+	path, data := writeFile(t, 2*ChunkQuantum+10)
+	id := h.add(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: path, ChunkSize: ChunkQuantum})
+	if resourceSHA(t, h.mustDone(id)) != sha(data) {
+		t.Fatal("bytes differ")
+	}
+	if _, received, sessions := f.stats(); sessions != 1 || received != int64(len(data)) {
+		t.Errorf("sessions %d, bytes received %d of %d", sessions, received, len(data))
+	}
+}
