@@ -347,3 +347,17 @@ func TestSignInDuringTheFailingRunSendsTheJobOn(t *testing.T) {
 		t.Errorf("sessions %d, bytes received %d of %d", sessions, received, len(data))
 	}
 }
+
+// A parked job on a metered connection says it waits for a sign-in: the
+// metered rule is not what holds it, and a front end must not offer
+// "Send anyway" for it.
+func TestParkedJobIsNotHeldByTheMeteredRule(t *testing.T) {
+	f := newFake(t)
+	auth := &deadableAuth{}
+	h := newHarness(t, Config{Auth: auth, Metered: MeteredPolicy{Pause: true, Over: ChunkQuantum}})
+	id, _, _ := parkMidUpload(t, h, f, auth)
+	h.q.SetMetered(true)
+	if snap, _ := h.q.Job(id); snap.State != StateSignIn || snap.Held != "" {
+		t.Errorf("a parked job on a metered connection: state %s, held %q", snap.State, snap.Held)
+	}
+}
