@@ -224,12 +224,14 @@ func TestCancelAndPauseOfAParkedJob(t *testing.T) {
 		t.Fatalf("pause a parked job: %v", err)
 	}
 	h.untilState(id, StatePaused)
-	// The session's DELETE needs the dead credential here: the job is
-	// cancelled all the same, and says the server was not told.
-	if err := h.q.Cancel(ctxT(t), id); err != nil && !errors.Is(err, ErrSignInNeeded) {
+	// The session's DELETE goes without the dead credential.
+	if err := h.q.Cancel(ctxT(t), id); err != nil {
 		t.Fatalf("cancel: %v", err)
 	}
 	h.untilState(id, StateCancelled)
+	if f.count("delete") != 1 {
+		t.Errorf("%d DELETEs of the session, want 1", f.count("delete"))
+	}
 }
 
 func TestParkedJobGoesOnAtStartWhenTheSignInWorks(t *testing.T) {
