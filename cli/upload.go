@@ -234,6 +234,16 @@ func finishJob(ctx context.Context, env *Env, q *app.Queue, id string, resumeHin
 		var sn signInNeeded
 		sn.add(rec)
 		return &sn
+	case transfer.StateWaiting:
+		// Wait returns a waiting job only when what it needs waits for
+		// a sign-in (a message whose Drive upload parked).
+		var sn signInNeeded
+		for _, p := range q.Parked() {
+			sn.add(p)
+		}
+		if sn.accounts != nil {
+			return &sn
+		}
 	case transfer.StateFailed:
 		if rec.Retryable && resumeHint {
 			return fmt.Errorf("job %s: %s%s", id, rec.Error, advice[rec.Cause])

@@ -137,7 +137,9 @@ func (q *Queue) Cancel(ctx context.Context, id string) error {
 
 // Wait blocks until the job ends (done, failed, cancelled) or parks for a
 // sign-in (StateSignIn: only a person can send it on from there) and no
-// worker holds it, and returns it as it stands then.
+// worker holds it, and returns it as it stands then. A job waiting for
+// jobs of this queue that wait, in the end, only for a sign-in (a message
+// whose Drive upload parked) is returned too, still waiting.
 func (q *Queue) Wait(ctx context.Context, id string) (Snapshot, error) {
 	for {
 		q.mu.Lock()
@@ -151,6 +153,11 @@ func (q *Queue) Wait(ctx context.Context, id string) (Snapshot, error) {
 			q.mu.Unlock()
 			return snap, nil
 		}
+		if snap.State == StateWaiting && q.stalledOnSignInLocked(jb, map[string]bool{}) {
+			q.mu.Unlock()
+			return snap, nil
+		}
+		parked := q.parked
 		if q.closed {
 			q.mu.Unlock()
 			return snap, errClosed
@@ -159,6 +166,7 @@ func (q *Queue) Wait(ctx context.Context, id string) (Snapshot, error) {
 		q.mu.Unlock()
 		select {
 		case <-ch:
+		case <-parked:
 		case <-ctx.Done():
 			return q.snapshot(jb), ctx.Err()
 		case <-q.ctx.Done():

@@ -170,6 +170,9 @@ func (q *Queue) moved(jb *job, from, to State) (hold bool) {
 		q.poke()
 	case !to.Unfinished():
 		jb.letGo()
+	case to == StateSignIn:
+		close(q.parked)
+		q.parked = make(chan struct{})
 	}
 	return false
 }

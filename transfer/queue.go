@@ -101,6 +101,9 @@ type Queue struct {
 	// run in which someone signed in tries again rather than park, since
 	// the SignedIn that was meant for it may have come before it parked.
 	signins uint64
+	// parked is closed and replaced whenever a job parks, so Wait callers
+	// of the jobs that need it look again.
+	parked chan struct{}
 }
 
 // Why a run was stopped from outside.
@@ -133,6 +136,7 @@ func New(cfg Config) (*Queue, error) {
 		events:    cfg.Events,
 		jobs:      map[string]*job{},
 		signal:    make(chan struct{}, 1),
+		parked:    make(chan struct{}),
 	}
 	if q.clock == nil {
 		q.clock = SystemClock()

@@ -87,3 +87,35 @@ func (q *Queue) Parked() []Snapshot {
 	}
 	return out
 }
+
+// stalledOnSignInLocked reports whether waiting job jb can go on only once
+// someone signs in: each of its unfinished needs is parked, or waits
+// itself for nothing but parked jobs. A need that runs, is queued, paused,
+// failed or held by another process may still move (or has its own
+// story), so jb is not stalled on a sign-in. Queue.mu must be held.
+func (q *Queue) stalledOnSignInLocked(jb *job, seen map[string]bool) bool {
+	if seen[jb.id] {
+		return false
+	}
+	seen[jb.id] = true
+	parked := false
+	for _, id := range jb.record().Needs {
+		n, ok := q.jobs[id]
+		if !ok {
+			return false
+		}
+		switch n.state() {
+		case StateDone:
+		case StateSignIn:
+			parked = true
+		case StateWaiting:
+			if !q.stalledOnSignInLocked(n, seen) {
+				return false
+			}
+			parked = true
+		default:
+			return false
+		}
+	}
+	return parked
+}

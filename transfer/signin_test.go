@@ -202,6 +202,12 @@ func TestDependentOfAParkedJobSaysSo(t *testing.T) {
 	path, _ := writeFile(t, 100)
 	need := h.add(Spec{URL: f.url(), ContentType: "text/plain", Path: path, Label: "the file"})
 	msg := h.add(Spec{URL: f.url(), ContentType: "text/plain", Path: path, Needs: []string{need}})
+	top := h.add(Spec{URL: f.url(), ContentType: "text/plain", Path: path, Needs: []string{msg}})
+	// A front end waiting for the message learns it cannot go on alone,
+	// also through a job between them (a share).
+	if w, err := h.q.Wait(ctxT(t), top); err != nil || w.State != StateWaiting {
+		t.Fatalf("Wait on a job whose need's need parked: %s %v", w.State, err)
+	}
 	h.untilState(need, StateSignIn)
 	e := h.await(func(e Event) bool { return e.Job == msg && e.Kind == EventWaiting && e.Snap.Blocked != "" })
 	if !strings.Contains(e.Snap.Blocked, "waits for a sign-in") {
@@ -213,6 +219,7 @@ func TestDependentOfAParkedJobSaysSo(t *testing.T) {
 	}
 	h.mustDone(need)
 	h.mustDone(msg)
+	h.mustDone(top)
 }
 
 func TestCancelAndPauseOfAParkedJob(t *testing.T) {
