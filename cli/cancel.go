@@ -186,7 +186,7 @@ func snapshots(recs []*transfer.Record) []transfer.Snapshot {
 	out := make([]transfer.Snapshot, 0, len(recs))
 	for _, r := range recs {
 		out = append(out, transfer.Snapshot{ID: r.ID, URL: r.URL, Type: r.Type, Label: r.Label, Path: r.Path, Size: r.Size,
-			Confirmed: r.Confirmed, State: r.State, Error: r.Error, Needs: r.Needs, Metadata: r.Metadata, Response: r.Response, Created: r.Created})
+			Confirmed: r.Confirmed, State: r.State, Error: r.Error, Needs: r.Needs, Metadata: r.Metadata, Response: r.Response, Created: r.Created, Account: r.Account, SignInFor: r.SignInFor})
 	}
 	return out
 }
@@ -233,7 +233,10 @@ func runJobs(ctx context.Context, env *Env, args []string) error {
 			if what == "" {
 				what = s.Path
 			}
-			if s.Error != "" {
+			switch {
+			case s.State == transfer.StateSignIn:
+				what += " · " + parkedWords(s)
+			case s.Error != "":
 				what += " · " + s.Error
 			}
 			fmt.Fprintf(tw, "%s%s\t%s\t%s/%s\t%s\n", indent, s.ID, s.State, compose.HumanSize(s.Confirmed), compose.HumanSize(s.Size), app.Printable(what))

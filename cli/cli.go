@@ -78,10 +78,14 @@ func Usage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'carrier COMMAND -h' for the flags of a command, 'carrier --version' for the version.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Exit status: 0 done, 1 the work failed, 2 the command was misused, 4 sign-in needed: uploads")
+	fmt.Fprintln(w, "wait for an account whose sign-in ended (revoked, expired); `carrier login`, then `carrier resume`.")
 }
 
 // Main runs the command named by args[0] and returns the process exit code:
-// 0 on success, 1 when the work failed, 2 when the command was misused.
+// 0 on success, 1 when the work failed, 2 when the command was misused, 4
+// (ExitSignIn) when uploads wait for a person to sign in again.
 func Main(ctx context.Context, env *Env, args []string) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		Usage(env.Stdout)
@@ -99,11 +103,15 @@ func Main(ctx context.Context, env *Env, args []string) int {
 	}
 	err := cmd.Run(ctx, env, args[1:])
 	var ue *UsageError
+	var sn *signInNeeded
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.As(err, &sn):
+		fmt.Fprintf(env.Stderr, "carrier %s: %s\n", cmd.Name, app.PrintableLines(err.Error()))
+		return ExitSignIn
 	case errors.As(err, &ue):
 		fmt.Fprintf(env.Stderr, "carrier %s: %s\n", cmd.Name, app.PrintableLines(err.Error()))
 		return 2

@@ -124,6 +124,9 @@ func runLogin(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "Signed in as %s at %s; Carrier may: %s.\n", acct.Address, acct.Endpoint, canList(acct))
+	if n := len(parkedIn(env.dirs().State)); n > 0 {
+		fmt.Fprintf(env.Stdout, "%d upload(s) wait for a sign-in: run `carrier resume` to finish them.\n", n)
+	}
 	return nil
 }
 

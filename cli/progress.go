@@ -118,6 +118,9 @@ func (p *progress) event(e transfer.Event) {
 		} else {
 			p.line(fmt.Sprintf("%s: waiting for the uploads it needs", who(e)))
 		}
+	case transfer.EventSignIn:
+		j.running = false
+		p.line(fmt.Sprintf("%s: waiting for a sign-in: %s", who(e), parkedWords(e.Snap)))
 	case transfer.EventPaused, transfer.EventCancelled:
 		j.running = false
 		p.line(fmt.Sprintf("%s: %s", who(e), e.Kind))

@@ -15,7 +15,7 @@ import (
 func init() {
 	register(&Command{
 		Name:    "resume",
-		Summary: "finish (or list) every unfinished upload of the journal",
+		Summary: "finish (or list) every unfinished upload of the journal (exit 4: some wait for a sign-in)",
 		Run:     runResume,
 	})
 }
@@ -57,10 +57,15 @@ func runResume(ctx context.Context, env *Env, args []string) error {
 		return nil
 	}
 	var failed []error
+	var parked signInNeeded
 	for _, id := range ids {
 		if err := finishJob(ctx, env, q, id, false); err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("interrupted; unfinished jobs stay in the journal: run `carrier resume` again")
+			}
+			if sn := (*signInNeeded)(nil); errors.As(err, &sn) {
+				parked.merge(sn)
+				continue
 			}
 			failed = append(failed, err)
 		}
@@ -68,8 +73,15 @@ func runResume(ctx context.Context, env *Env, args []string) error {
 	if skipped != nil {
 		failed = append(failed, fmt.Errorf("some jobs were not resumed: %w", skipped))
 	}
-	if len(failed) > 0 {
+	switch {
+	case len(failed) > 0 && parked.accounts != nil:
+		// Something failed for good: that is the status, and the words
+		// still name whom to sign in as.
+		return fmt.Errorf("%w\n%s", errors.Join(failed...), parked.Error())
+	case len(failed) > 0:
 		return errors.Join(failed...)
+	case parked.accounts != nil:
+		return &parked
 	}
 	return nil
 }
@@ -111,6 +123,8 @@ func listJobs(env *Env, stateDir string) error {
 			note = "may have arrived; cannot be resumed: needs your decision"
 		case r.State == transfer.StateFailed && r.Retryable:
 			note = "will be retried by carrier resume: " + note
+		case r.State == transfer.StateSignIn:
+			note = parkedWords(snapshots([]*transfer.Record{r})[0])
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s/%s\t%s\t%s\n", r.ID, r.State, r.Type, compose.HumanSize(r.Confirmed), compose.HumanSize(r.Size), r.Path, note)
 	}

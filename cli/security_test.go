@@ -96,8 +96,10 @@ func TestResumeSendsTheTokenOnlyToItsServer(t *testing.T) {
 			t.Fatalf("the other server got the token: %s", r)
 		}
 	}
-	if code != 1 || !strings.Contains(out.String(), `"mine"`) || !strings.Contains(errOut.String(), "no credentials") {
-		t.Fatalf("exit %d; the job for the token's server should be done, the other failed for want of credentials\nstdout %s\nstderr %s", code, out.String(), errOut.String())
+	// The other server's job has no credential: it waits for a sign-in
+	// there (exit 4), sending nothing.
+	if code != ExitSignIn || !strings.Contains(out.String(), `"mine"`) || !strings.Contains(errOut.String(), "carrier login --endpoint "+evilSrv.URL) {
+		t.Fatalf("exit %d; the job for the token's server should be done, the other waiting for a sign-in there\nstdout %s\nstderr %s", code, out.String(), errOut.String())
 	}
 }
 

@@ -230,6 +230,20 @@ func finishJob(ctx context.Context, env *Env, q *app.Queue, id string, resumeHin
 	case transfer.StateDone:
 		writeBody(env.Stdout, rec.Response.Body)
 		return nil
+	case transfer.StateSignIn:
+		var sn signInNeeded
+		sn.add(rec)
+		return &sn
+	case transfer.StateWaiting:
+		// Wait returns a waiting job only when what it needs waits for
+		// a sign-in (a message whose Drive upload parked).
+		var sn signInNeeded
+		for _, p := range q.Parked() {
+			sn.add(p)
+		}
+		if sn.accounts != nil {
+			return &sn
+		}
 	case transfer.StateFailed:
 		if rec.Retryable && resumeHint {
 			return fmt.Errorf("job %s: %s%s", id, rec.Error, advice[rec.Cause])

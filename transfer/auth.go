@@ -3,6 +3,7 @@ package transfer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 )
 
@@ -46,4 +47,53 @@ func (f TokenFunc) Authorize(ctx context.Context, req *http.Request) error {
 func (f TokenFunc) Refresh(ctx context.Context) error {
 	_, err := f(ctx, true)
 	return err
+}
+
+// ErrSignInNeeded is what an Authorizer wraps when the sign-in behind its
+// credentials is dead: the token endpoint answered invalid_grant (revoked,
+// expired, a password changed), or no credential is stored at all. Only a
+// person signing in again mends it, so a job that meets it is parked in
+// StateSignIn, its session and offset kept and no retry spent, until
+// Queue.SignedIn says the account is back.
+var ErrSignInNeeded = errors.New("a sign-in is needed")
+
+// SignInError names the account whose sign-in ended, so a front end can
+// say whom to sign in as. Its error wraps ErrSignInNeeded.
+type SignInError struct {
+	Account string // an address, or whatever names the sign-in to people
+	Err     error  // what the credential's source said; never a token
+}
+
+func (e *SignInError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("%v (%s)", ErrSignInNeeded, e.Account)
+	}
+	return fmt.Sprintf("%v (%s): %v", ErrSignInNeeded, e.Account, e.Err)
+}
+
+func (e *SignInError) Unwrap() []error { return []error{ErrSignInNeeded, e.Err} }
+
+// accountNeeded is the account err names, "" when it names none.
+func accountNeeded(err error) string {
+	if se := (*SignInError)(nil); errors.As(err, &se) {
+		return se.Account
+	}
+	return ""
+}
+
+type accountKey struct{}
+
+// AccountOf is the account (Spec.Account) of the job a request belongs
+// to, for an Authorizer that holds several sign-ins; "" is the default
+// account of the request's server.
+func AccountOf(ctx context.Context) string {
+	s, _ := ctx.Value(accountKey{}).(string)
+	return s
+}
+
+func withAccount(ctx context.Context, account string) context.Context {
+	if account == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, accountKey{}, account)
 }

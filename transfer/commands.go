@@ -26,6 +26,11 @@ func (q *Queue) Pause(id string) error {
 		q.mu.Unlock()
 		return fmt.Errorf("job %s: %w", id, err)
 	}
+	if jb.run != nil && jb.state() == StateSignIn {
+		// Its worker parked it and is letting go: the pause is this
+		// function's to make, not the ended run's.
+		q.waitIdleLocked(context.Background(), jb)
+	}
 	if jb.run != nil {
 		jb.run.cancel(errPaused)
 		q.mu.Unlock()
@@ -130,8 +135,11 @@ func (q *Queue) Cancel(ctx context.Context, id string) error {
 	return nil
 }
 
-// Wait blocks until the job ends (done, failed, cancelled) and no worker
-// holds it, and returns it as it ended.
+// Wait blocks until the job ends (done, failed, cancelled) or parks for a
+// sign-in (StateSignIn: only a person can send it on from there) and no
+// worker holds it, and returns it as it stands then. A job waiting for
+// jobs of this queue that wait, in the end, only for a sign-in (a message
+// whose Drive upload parked) is returned too, still waiting.
 func (q *Queue) Wait(ctx context.Context, id string) (Snapshot, error) {
 	for {
 		q.mu.Lock()
@@ -141,10 +149,15 @@ func (q *Queue) Wait(ctx context.Context, id string) (Snapshot, error) {
 			return Snapshot{}, err
 		}
 		snap := q.snapshot(jb)
-		if !snap.State.Unfinished() && jb.run == nil {
+		if (!snap.State.Unfinished() || snap.State == StateSignIn) && jb.run == nil {
 			q.mu.Unlock()
 			return snap, nil
 		}
+		if snap.State == StateWaiting && q.stalledOnSignInLocked(jb, map[string]bool{}) {
+			q.mu.Unlock()
+			return snap, nil
+		}
+		parked := q.parked
 		if q.closed {
 			q.mu.Unlock()
 			return snap, errClosed
@@ -153,6 +166,7 @@ func (q *Queue) Wait(ctx context.Context, id string) (Snapshot, error) {
 		q.mu.Unlock()
 		select {
 		case <-ch:
+		case <-parked:
 		case <-ctx.Done():
 			return q.snapshot(jb), ctx.Err()
 		case <-q.ctx.Done():

@@ -35,6 +35,10 @@ func (q *Queue) needsMet(jb *job) (met bool, blocked string) {
 			if blocked == "" {
 				blocked = fmt.Sprintf("it needs %q, which %s", label, map[State]string{StateFailed: "failed", StateCancelled: "was cancelled"}[st])
 			}
+		case StateSignIn:
+			if blocked == "" {
+				blocked = fmt.Sprintf("it needs %q, which waits for a sign-in", label)
+			}
 		case "":
 			if blocked == "" {
 				blocked = fmt.Sprintf("it needs job %s, which is no longer in the journal", id)

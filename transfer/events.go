@@ -18,6 +18,7 @@ const (
 	EventFailed                         // gave up; Message says why and what to do
 	EventCancelled                      // stopped by Cancel; the session was deleted
 	EventWaiting                        // waiting for the jobs it needs; Snap.Blocked says why when one of them failed
+	EventSignIn                         // parked: its sign-in ended; Snap.SignInFor names the account to sign in as
 )
 
 func (k EventKind) String() string {
@@ -40,6 +41,8 @@ func (k EventKind) String() string {
 		return "cancelled"
 	case EventWaiting:
 		return "waiting"
+	case EventSignIn:
+		return "sign-in"
 	}
 	return fmt.Sprintf("EventKind(%d)", int(k))
 }
@@ -165,6 +168,11 @@ type Snapshot struct {
 	Sent    int64
 	Rate    float64
 	Blocked string // waiting: why it cannot go on by itself (a job it needs failed)
+	// Account is the sign-in the job goes with ("" the default account of
+	// its server); SignInFor, while the job is in StateSignIn, the account
+	// to sign in as again for it to go on.
+	Account   string
+	SignInFor string
 	// Held says why the job sends nothing now although nobody paused it:
 	// HeldMetered (the connection is metered and the job is large: a
 	// front end offers Queue.SendAnyway), or the system's hold ("Offline:
@@ -188,7 +196,7 @@ func snapshotOf(r *Record) Snapshot {
 		Type: r.Type, Protocol: r.protocol(), ContentType: r.ContentType, Metadata: r.Metadata, Path: r.Path, Size: r.Size,
 		SHA256: r.SHA256, Needs: r.Needs, State: r.State, Confirmed: r.Confirmed, Sent: r.Confirmed, Written: r.Confirmed,
 		Response: r.Response, Error: r.Error, Retryable: r.Retryable, Cause: causes[r.Cause],
-		Verified: r.Verified,
+		Verified: r.Verified, Account: r.Account, SignInFor: r.SignInFor,
 	}
 }
 

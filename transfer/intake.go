@@ -54,6 +54,10 @@ type Spec struct {
 	// starts. If one fails or is cancelled, this one waits until a retry
 	// of it is done, or until it is cancelled itself.
 	Needs []string
+	// Account is the sign-in the job goes with, for the Authorizer
+	// (AccountOf) and for Queue.SignedIn; "" is the default account of
+	// the job's server. It must not hold a credential.
+	Account string
 }
 
 // Add records a job and queues it (or lets it wait for the jobs it
@@ -192,6 +196,7 @@ func (q *Queue) newRecord(spec Spec) (*Record, error) {
 		SHA256:      strings.ToLower(spec.SHA256),
 		Checksums:   slices.Clone(spec.Checksums),
 		Existing:    spec.Existing,
+		Account:     spec.Account,
 		State:       StateQueued,
 		Updated:     now,
 	}
@@ -242,10 +247,19 @@ func specProtocol(spec Spec, typ UploadType, method string) (Protocol, error) {
 // a passing reason (the network, a server in trouble) start too, as
 // `carrier resume` wants. It returns the ids taken; jobs it could not take
 // (held elsewhere, unreadable) are reported in the error.
+//
+// A job parked for a sign-in (StateSignIn) is tried once: a credential may
+// work now (the person signed in from another Carrier, or the Authorizer
+// was only missing a keychain at the last start); if not, it parks again.
 func (q *Queue) ResumeJournal(all bool) ([]string, error) {
-	wanted := func(r *Record) bool {
+	return q.takeJournal(func(r *Record) bool {
 		return r.State.Unfinished() || all && r.State == StateFailed && r.Retryable
-	}
+	}, all)
+}
+
+// takeJournal takes up the journal's jobs that wanted picks and no process
+// holds, as ResumeJournal says.
+func (q *Queue) takeJournal(wanted func(*Record) bool, all bool) ([]string, error) {
 	recs, err := q.journal.List()
 	errs := []error{err}
 	var ids []string
@@ -277,6 +291,8 @@ func (q *Queue) ResumeJournal(all bool) ([]string, error) {
 		switch st := rec.State; {
 		case st.Active():
 			merr = q.transition(jb, MoveRecover, StateQueued, nil, Event{})
+		case st == StateSignIn:
+			merr = q.transition(jb, MoveUnpark, StateQueued, unparked, Event{})
 		case all && st == StatePaused:
 			merr = q.transition(jb, MoveResume, StateQueued, clearFailure, Event{})
 		case all && st == StateFailed:

@@ -35,8 +35,9 @@ type liveProgress struct {
 }
 
 type activeRun struct {
-	cancel context.CancelCauseFunc
-	done   chan struct{}
+	cancel  context.CancelCauseFunc
+	done    chan struct{}
+	signins uint64 // Queue.signins when the run began
 }
 
 func newJob(rec *Record, release func()) *job {
@@ -144,7 +145,7 @@ func (q *Queue) transition(jb *job, m Move, to State, change func(*Record), ev E
 	switch {
 	case hold:
 		q.transition(jb, MoveHold, StateWaiting, nil, Event{})
-	case to == StateDone || to == StateFailed || to == StateCancelled:
+	case to == StateDone || to == StateFailed || to == StateCancelled || to == StateSignIn || from == StateSignIn:
 		q.recheckWaiting(jb.id)
 	}
 	return err
@@ -169,6 +170,9 @@ func (q *Queue) moved(jb *job, from, to State) (hold bool) {
 		q.poke()
 	case !to.Unfinished():
 		jb.letGo()
+	case to == StateSignIn:
+		close(q.parked)
+		q.parked = make(chan struct{})
 	}
 	return false
 }

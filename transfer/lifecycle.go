@@ -16,13 +16,14 @@ const (
 	StateRunning   State = "running"   // a worker is uploading it
 	StateRetrying  State = "retrying"  // a worker waits before trying again
 	StatePaused    State = "paused"    // held by the person; the session is kept
+	StateSignIn    State = "sign-in"   // its sign-in ended: waits for the person to sign in again; the session is kept
 	StateDone      State = "done"      // the server holds it; Response is its answer
 	StateFailed    State = "failed"    // gave up; Retry may send it on
 	StateCancelled State = "cancelled" // stopped for good; its session was deleted
 )
 
 // States lists every state, in the order a job usually meets them.
-var States = []State{StateQueued, StateWaiting, StateRunning, StateRetrying, StatePaused, StateDone, StateFailed, StateCancelled}
+var States = []State{StateQueued, StateWaiting, StateRunning, StateRetrying, StatePaused, StateSignIn, StateDone, StateFailed, StateCancelled}
 
 func (s State) valid() bool { return stateInfo(s) != nil }
 
@@ -52,6 +53,8 @@ func stateInfo(s State) *stateFacts {
 		return &stateFacts{event: EventRetrying}
 	case StatePaused:
 		return &stateFacts{event: EventPaused}
+	case StateSignIn:
+		return &stateFacts{event: EventSignIn}
 	case StateDone:
 		return &stateFacts{final: true, event: EventDone}
 	case StateFailed:
@@ -79,6 +82,8 @@ const (
 	MoveResume  Move = "resume"  // the person lets a paused job go on
 	MoveRetry   Move = "retry"   // the person sends a failed job on
 	MoveCancel  Move = "cancel"  // the person stops it for good
+	MovePark    Move = "park"    // its sign-in ended: only a person can mend that
+	MoveUnpark  Move = "unpark"  // its account signed in again (or a new start tries once)
 )
 
 // person marks moves a person asks for: they stand only once on disk. The
@@ -107,10 +112,14 @@ var lifecycle = []edge{
 	{MoveStop, StateRetrying, StateQueued},
 	{MoveRecover, StateRunning, StateQueued},
 	{MoveRecover, StateRetrying, StateQueued},
+	{MovePark, StateRunning, StateSignIn},
+	{MovePark, StateRetrying, StateSignIn},
+	{MoveUnpark, StateSignIn, StateQueued},
 	{MovePause, StateQueued, StatePaused},
 	{MovePause, StateWaiting, StatePaused},
 	{MovePause, StateRunning, StatePaused},
 	{MovePause, StateRetrying, StatePaused},
+	{MovePause, StateSignIn, StatePaused},
 	{MoveResume, StatePaused, StateQueued},
 	{MoveRetry, StateFailed, StateQueued},
 	{MoveCancel, StateQueued, StateCancelled},
@@ -118,6 +127,7 @@ var lifecycle = []edge{
 	{MoveCancel, StateRunning, StateCancelled},
 	{MoveCancel, StateRetrying, StateCancelled},
 	{MoveCancel, StatePaused, StateCancelled},
+	{MoveCancel, StateSignIn, StateCancelled},
 	{MoveCancel, StateFailed, StateCancelled},
 }
 

@@ -33,8 +33,8 @@ func TestLifecycleAllowedMoves(t *testing.T) {
 func TestLifecycleRefusedMoves(t *testing.T) {
 	want := map[Move]map[State]error{
 		MovePause:  {StatePaused: ErrAlreadyPaused, StateDone: ErrEnded, StateFailed: ErrEnded, StateCancelled: ErrEnded},
-		MoveResume: {StateQueued: ErrNotPaused, StateWaiting: ErrNotPaused, StateRunning: ErrNotPaused, StateRetrying: ErrNotPaused, StateDone: ErrNotPaused, StateFailed: ErrNotPaused, StateCancelled: ErrNotPaused},
-		MoveRetry:  {StateQueued: ErrNotFailed, StateWaiting: ErrNotFailed, StateRunning: ErrNotFailed, StateRetrying: ErrNotFailed, StatePaused: ErrNotFailed, StateDone: ErrNotFailed, StateCancelled: ErrNotFailed},
+		MoveResume: {StateQueued: ErrNotPaused, StateWaiting: ErrNotPaused, StateRunning: ErrNotPaused, StateRetrying: ErrNotPaused, StateSignIn: ErrNotPaused, StateDone: ErrNotPaused, StateFailed: ErrNotPaused, StateCancelled: ErrNotPaused},
+		MoveRetry:  {StateQueued: ErrNotFailed, StateWaiting: ErrNotFailed, StateRunning: ErrNotFailed, StateRetrying: ErrNotFailed, StatePaused: ErrNotFailed, StateSignIn: ErrNotFailed, StateDone: ErrNotFailed, StateCancelled: ErrNotFailed},
 		MoveCancel: {StateDone: ErrAlreadyDone, StateCancelled: ErrCancelled},
 	}
 	moves := map[Move]bool{}

@@ -43,7 +43,7 @@ type meter struct {
 func (m *meter) holdsBack(r *Record) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.on && m.policy.Pause && !r.SendAnyway && r.Size > m.policy.Over && r.State.Unfinished() && r.State != StatePaused
+	return m.on && m.policy.Pause && !r.SendAnyway && r.Size > m.policy.Over && r.State.Unfinished() && r.State != StatePaused && r.State != StateSignIn
 }
 
 // errMetered stops a running job the metered rule now holds back; the

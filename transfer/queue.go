@@ -97,6 +97,13 @@ type Queue struct {
 	pending []*job
 	signal  chan struct{}
 	closed  bool
+	// signins counts SignedIn calls: a job whose sign-in failed during a
+	// run in which someone signed in tries again rather than park, since
+	// the SignedIn that was meant for it may have come before it parked.
+	signins uint64
+	// parked is closed and replaced whenever a job parks, so Wait callers
+	// of the jobs that need it look again.
+	parked chan struct{}
 }
 
 // Why a run was stopped from outside.
@@ -129,6 +136,7 @@ func New(cfg Config) (*Queue, error) {
 		events:    cfg.Events,
 		jobs:      map[string]*job{},
 		signal:    make(chan struct{}, 1),
+		parked:    make(chan struct{}),
 	}
 	if q.clock == nil {
 		q.clock = SystemClock()
@@ -296,7 +304,7 @@ func (q *Queue) take() (*job, context.Context) {
 		q.poke() // another worker may be idle
 	}
 	ctx, cancel := context.WithCancelCause(q.ctx)
-	jb.run = &activeRun{cancel: cancel, done: make(chan struct{})}
+	jb.run = &activeRun{cancel: cancel, done: make(chan struct{}), signins: q.signins}
 	return jb, ctx
 }
 
@@ -342,6 +350,8 @@ func (q *Queue) work(ctx context.Context, jb *job) {
 		q.transition(jb, MoveStop, StateQueued, nil, Event{})
 	case errors.Is(err, errMetered):
 		metered = true // the metered rule holds it: it waits in the queue, without a worker
+	case errors.Is(err, ErrSignInNeeded):
+		q.park(jb, err)
 	default:
 		msg := err.Error()
 		retry := retryable(err)

@@ -99,6 +99,10 @@ type Record struct {
 	Label     string            `json:"label,omitempty"` // for people; see Spec.Label
 	// Needs are the jobs that must be done before this one starts.
 	Needs []string `json:"needs,omitempty"`
+	// Account is the sign-in the job's requests go out with (Spec.Account);
+	// "" is the default account of its server, as every record from
+	// before accounts reads.
+	Account string `json:"account,omitempty"`
 
 	State          State     `json:"state"`
 	Session        string    `json:"session,omitempty"` // a credential: never print it
@@ -122,6 +126,10 @@ type Record struct {
 	// and that matched the file's (SumSHA256, SumMD5, SumCRC32C); "" when
 	// it reported none the engine had.
 	Verified string `json:"verified,omitempty"`
+	// SignInFor names the account to sign in as while the job is in
+	// StateSignIn: the account the dead credential belonged to, as its
+	// Authorizer named it, else Account.
+	SignInFor string `json:"signInFor,omitempty"`
 	// SendAnyway is the person's word that this job goes on a metered
 	// connection (Queue.SendAnyway).
 	SendAnyway bool      `json:"sendAnyway,omitempty"`
@@ -216,6 +224,8 @@ func (r *Record) validate() error {
 		return bad("negative chunk granularity")
 	case r.ContentType == "" || strings.ContainsAny(r.ContentType, "\r\n\x00"):
 		return bad("invalid content type")
+	case strings.ContainsFunc(r.Account+r.SignInFor, func(c rune) bool { return c < ' ' || c == 0x7f }):
+		return bad("an account name holds a control character")
 	case r.Path == "":
 		return bad("no source file")
 	case r.Size < 0:

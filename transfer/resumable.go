@@ -418,9 +418,12 @@ func (u *Uploader) CancelSession(ctx context.Context, rec Record) error {
 	if err != nil {
 		return nil
 	}
-	if err := up.authorize(ctx, req, false); err != nil {
+	if err := up.authorize(ctx, req, false); err != nil && !errors.Is(err, ErrSignInNeeded) {
 		return err
 	}
+	// A parked job's sign-in is dead: its DELETE goes with the session URI
+	// alone, which is all Cloud Storage asks; a server that wants more
+	// refuses, and the cancel says the server was not told.
 	a, err := up.exchange(ctx, req, "cancel the upload session", sessionWhere(rec.Session), nil)
 	if err != nil {
 		return err

@@ -193,6 +193,7 @@ type upload struct {
 func (u *Uploader) Upload(ctx context.Context, w Work) (*Response, error) {
 	u = u.withDefaults()
 	rec := w.Record
+	ctx = withAccount(ctx, rec.Account)
 	up := &upload{u: u, rec: &rec, sink: w.Sink, quickAt: -1}
 	if up.sink == nil {
 		up.sink = nopSink{}

@@ -317,7 +317,7 @@ func (s *transfersScreen) groupWords(g group) string {
 			return "Cancelled · " + files(kept) + " kept on Google Drive"
 		}
 		return "Cancelled"
-	case transfer.StateFailed:
+	case transfer.StateFailed, transfer.StateSignIn:
 		return stateWords(msg, now)
 	case transfer.StatePaused:
 		return "Paused"
@@ -331,6 +331,8 @@ func (s *transfersScreen) groupWords(g group) string {
 			return "Waiting: " + app.Printable(jobName(p)) + " failed: " + windowText(p.Error) + failureAdvice[p.Cause]
 		case transfer.StateCancelled:
 			return "Waiting: " + app.Printable(jobName(p)) + " was cancelled. Cancel this message."
+		case transfer.StateSignIn:
+			return signInWords(p)
 		}
 	}
 	done, active, paused := 0, -1, false

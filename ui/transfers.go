@@ -400,6 +400,16 @@ func (s *transfersScreen) clearFinished() {
 	s.box.Refresh()
 }
 
+// signInWords are a parked job's: its sign-in ended, and it goes on from
+// where it stood once the person signs in again.
+func signInWords(snap transfer.Snapshot) string {
+	who := snap.SignInFor
+	if who == "" {
+		who = "your Google account"
+	}
+	return "Sign in to " + app.Printable(who) + " again to continue"
+}
+
 // stateWords says what a job is doing, as a person would want to hear it.
 func stateWords(v jobView, now time.Time) string {
 	snap := v.snap
@@ -420,6 +430,8 @@ func stateWords(v jobView, now time.Time) string {
 		return "Failed: " + windowText(snap.Error) + failureAdvice[snap.Cause]
 	case transfer.StateQueued:
 		return "Queued"
+	case transfer.StateSignIn:
+		return signInWords(snap)
 	case transfer.StateWaiting:
 		if snap.Blocked != "" {
 			return "Waiting: " + snap.Blocked + ". Retry that upload, or cancel this one."

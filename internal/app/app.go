@@ -62,5 +62,7 @@ func (a *App) OpenQueue(events chan<- transfer.Event) (*Queue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the upload journal in %s could not be opened: %w", a.Dirs.State, err)
 	}
+	// Jobs parked because a sign-in ended go on the moment it is back.
+	a.Google.OnSignIn(func(address string) { q.SignedIn(address) })
 	return q, nil
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -173,7 +174,9 @@ func (c *Credentials) Authorize(ctx context.Context, req *http.Request) error {
 	if req.URL.Query().Has("upload_id") {
 		return nil
 	}
-	return ErrNoCredentials
+	// Only a sign-in mends this: the job waits for one (parked), named by
+	// the account it goes with, else by the server.
+	return &transfer.SignInError{Account: cmp.Or(transfer.AccountOf(ctx), o), Err: ErrNoCredentials}
 }
 
 // Refresh refreshes every credential in use: the engine does not say for
@@ -240,7 +243,22 @@ func accountAuth(ctx context.Context, base string, kind auth.Kind, sandbox bool)
 		}
 		return nil, &NotAllowedError{Address: acct.Address, Endpoint: base, Kind: kind}
 	}
-	return transfer.TokenFunc(acct.Bearer), nil
+	return signInToken(acct), nil
+}
+
+// signInToken is an account's token source as the engine's Authorizer. A
+// sign-in the server no longer accepts (invalid_grant: revoked, expired,
+// a password changed) or that left the keychain is a transfer.SignInError
+// naming the account, so its jobs wait for the person to sign in again
+// rather than fail.
+func signInToken(acct *auth.Account) transfer.Authorizer {
+	return transfer.TokenFunc(func(ctx context.Context, refresh bool) (string, error) {
+		tok, err := acct.Bearer(ctx, refresh)
+		if errors.Is(err, auth.ErrNotSignedIn) {
+			return "", &transfer.SignInError{Account: acct.Address, Err: err}
+		}
+		return tok, err
+	})
 }
 
 // NotAllowedError says the account signed in at Endpoint did not allow

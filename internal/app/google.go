@@ -21,6 +21,28 @@ type Google struct {
 	config   func(clientSecret []byte) (*auth.Config, error) // the sign-in's client
 	proof    string                                          // a sandbox's token, which its sign-ins must prove; "" for Google
 	browser  func(url string) error                          // nil: the system's browser
+	signedIn []func(address string)                          // told after each sign-in, once the credentials are reset
+}
+
+// OnSignIn has f told the address of every account that signs in from here
+// on (SignIn, Allow), once requests would carry its new credential: the
+// app's queue sends on the jobs that waited for it (transfer's SignedIn).
+func (g *Google) OnSignIn(f func(address string)) {
+	g.mu.Lock()
+	g.signedIn = append(g.signedIn, f)
+	g.mu.Unlock()
+}
+
+// tellSignedIn resets the credentials, so the next request looks the new
+// sign-in up, then tells whoever asked.
+func (g *Google) tellSignedIn(address string) {
+	g.resetCreds()
+	g.mu.Lock()
+	fs := slices.Clone(g.signedIn)
+	g.mu.Unlock()
+	for _, f := range fs {
+		f(address)
+	}
 }
 
 // LoadGoogle finds an account signed in before (by the desktop app or
@@ -85,6 +107,7 @@ func (g *Google) SignIn(ctx context.Context, clientSecret []byte) (string, error
 	g.mu.Lock()
 	g.acct = acct
 	g.mu.Unlock()
+	g.tellSignedIn(acct.Address)
 	return acct.Address, nil
 }
 
@@ -144,6 +167,7 @@ func (g *Google) Allow(ctx context.Context, kind auth.Kind) error {
 	g.mu.Lock()
 	g.acct = wider
 	g.mu.Unlock()
+	g.tellSignedIn(wider.Address)
 	if wider.Address != acct.Address {
 		// Login made the account chosen in the browser the default one:
 		// uploads now go as that account, which the person must see
