@@ -46,8 +46,9 @@ package sandbox
 //     else (or, not, dates, fullText) is refused with 400 "invalid".
 //     orderBy takes createdTime, modifiedTime, name and folder, each
 //     with an optional desc; without it, newest first.
-//   - The quota counts Drive's files plus DriveQuota.OtherUsage (what
-//     Gmail and Photos would use); usageInDriveTrash is always 0. A
+//   - The quota counts Drive's files, Photos' media items (photos.go) and
+//     DriveQuota.OtherUsage (what Gmail would use); usageInDriveTrash is
+//     always 0. A
 //     resumable session that declares its size is refused at its start;
 //     one that does not, when its bytes pass the room left; a file that
 //     no longer fits when it is filed (others finished first) also gets
@@ -122,7 +123,7 @@ func init() { allBuckets = append(allBuckets, bDriveFiles, bDrivePerms, bDriveID
 // DriveQuota is the storage the sandbox's Drive reports and enforces.
 type DriveQuota struct {
 	Limit      int64 // bytes; negative: no limit
-	OtherUsage int64 // bytes used outside Drive (Gmail, Photos), counted against Limit
+	OtherUsage int64 // bytes used outside Drive and Photos (Gmail), counted against Limit
 }
 
 type driveState struct {
@@ -227,7 +228,7 @@ func (s *Sandbox) driveFree(tx *bolt.Tx) int64 {
 	if q.Limit < 0 {
 		return -1
 	}
-	return max(q.Limit-q.OtherUsage-driveUsage(tx), 0)
+	return max(q.Limit-q.OtherUsage-driveUsage(tx)-photosUsage(tx), 0)
 }
 
 // maxDrain bounds what a refused request's body is read for (Drain):
@@ -1281,10 +1282,10 @@ func (s *Sandbox) serveAbout(w http.ResponseWriter, r *http.Request) {
 // storageQuota is about.get's storageQuota: int64 values as strings.
 func (s *Sandbox) storageQuota() map[string]any {
 	q := s.DriveQuota()
-	var used int64
-	s.db.View(func(tx *bolt.Tx) error { used = driveUsage(tx); return nil })
+	var used, photos int64
+	s.db.View(func(tx *bolt.Tx) error { used, photos = driveUsage(tx), photosUsage(tx); return nil })
 	out := map[string]any{
-		"usage":             strconv.FormatInt(used+q.OtherUsage, 10),
+		"usage":             strconv.FormatInt(used+photos+q.OtherUsage, 10),
 		"usageInDrive":      strconv.FormatInt(used, 10),
 		"usageInDriveTrash": "0",
 	}

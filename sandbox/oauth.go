@@ -50,6 +50,7 @@ var knownScopes = []string{
 	"https://www.googleapis.com/auth/cloud-platform",
 	"https://www.googleapis.com/auth/cloud-platform.read-only",
 	ScopeDriveFile, ScopeDrive, ScopeDriveReadonly,
+	ScopePhotosAppend, ScopePhotosReadAppCreated, ScopePhotosEditAppCreated,
 	"openid", "email", "profile",
 	"https://www.googleapis.com/auth/userinfo.email",
 }

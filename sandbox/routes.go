@@ -43,6 +43,7 @@ func (s *Sandbox) routes() http.Handler {
 	s.mirrorRoutes(api)
 	s.storageRoutes(api)
 	s.driveRoutes(api)
+	s.photosRoutes(api)
 	static := routeAccess{staticOnly: true}
 	s.handle(api, "GET /sandbox/v1/stats", static, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, s.Stats()) }))
 	s.handle(api, "GET /sandbox/v1/faults", static, http.HandlerFunc(s.serveFaults))
@@ -71,6 +72,10 @@ func (s *Sandbox) routes() http.Handler {
 		}
 		if strings.HasPrefix(r.URL.Path, "/upload/") && r.URL.Query().Has("upload_id") {
 			s.serveSession(sw, r)
+			return
+		}
+		if r.URL.Path == photosUploadPath && r.URL.Query().Has("upload_id") {
+			s.servePhotosSession(sw, r) // a Photos session URL: the capability, like a session URI
 			return
 		}
 		if r.Method == http.MethodGet && r.URL.Path == ProofPath {

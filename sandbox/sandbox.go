@@ -1,6 +1,7 @@
 // Package sandbox is Carrier's embedded stand-in for Google's upload
 // endpoints: Gmail and Mirror media uploads, Cloud Storage objects, Drive
-// files with their sharing (drive.go), their read endpoints, and the resumable upload protocol with the behaviour of
+// files with their sharing (drive.go), Google Photos' library and its
+// second resumable dialect (photos.go), their read endpoints, and the resumable upload protocol with the behaviour of
 // real Google servers (PROTOCOL.md). It shares no code with package
 // transfer on purpose: it is the other side of the wire.
 package sandbox
@@ -98,6 +99,7 @@ type Sandbox struct {
 	heavy   chan struct{}          // HeavyRequests slots
 	pending pendingConsents
 	drive   driveState
+	photos  photosState
 
 	locksMu sync.Mutex
 	locks   map[string]*sessionMutex // only sessions with a request in flight
