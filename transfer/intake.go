@@ -54,6 +54,13 @@ type Spec struct {
 	// starts. If one fails or is cancelled, this one waits until a retry
 	// of it is done, or until it is cancelled itself.
 	Needs []string
+	// Quote (Call jobs only) names jobs among Needs whose results the
+	// call's body carries: the file is then a template in which each NUL
+	// byte (which JSON text never holds raw) stands for the next quoted
+	// job's Response.Body, trimmed of spaces, as a JSON string. A call
+	// between uploads can so name what they produced (an upload token)
+	// although it is recorded before they start.
+	Quote []string
 }
 
 // Add records a job and queues it (or lets it wait for the jobs it
@@ -192,11 +199,15 @@ func (q *Queue) newRecord(spec Spec) (*Record, error) {
 		SHA256:      strings.ToLower(spec.SHA256),
 		Checksums:   slices.Clone(spec.Checksums),
 		Existing:    spec.Existing,
+		Quote:       slices.Clone(spec.Quote),
 		State:       StateQueued,
 		Updated:     now,
 	}
 	if len(rec.Needs) == 0 {
 		rec.Needs = nil
+	}
+	if len(rec.Quote) == 0 {
+		rec.Quote = nil
 	}
 	if rec.SHA256 != "" {
 		rec.Hashed = rec.Size

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -99,6 +100,9 @@ type Record struct {
 	Label     string            `json:"label,omitempty"` // for people; see Spec.Label
 	// Needs are the jobs that must be done before this one starts.
 	Needs []string `json:"needs,omitempty"`
+	// Quote are the jobs among Needs whose results fill the call's body
+	// (see Spec.Quote).
+	Quote []string `json:"quote,omitempty"`
 
 	State          State     `json:"state"`
 	Session        string    `json:"session,omitempty"` // a credential: never print it
@@ -234,6 +238,10 @@ func (r *Record) validate() error {
 		return bad("summed length %d without the state of every checksum", r.Summed)
 	case r.Verified != "" && r.Verified != SumSHA256 && r.Verified != SumMD5 && r.Verified != SumCRC32C:
 		return bad("verified by an unknown checksum %q", r.Verified)
+	case len(r.Quote) > 0 && r.Type != Call:
+		return bad("only a call quotes the results of other jobs, not a %s upload", r.Type)
+	case slices.ContainsFunc(r.Quote, func(id string) bool { return !slices.Contains(r.Needs, id) }):
+		return bad("it quotes a job it does not need")
 	case r.ChunkSize <= 0 || r.ChunkSize%ChunkQuantum != 0:
 		return bad("chunk size %d is not a positive multiple of %d", r.ChunkSize, ChunkQuantum)
 	}
