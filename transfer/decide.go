@@ -69,6 +69,10 @@ func classify(err error) class {
 			return classRetry
 		case ae.rateLimited():
 			return classRetry
+		case ae.Code == http.StatusConflict && ae.Status == "ABORTED":
+			// Google's "retry the whole request": another call of the
+			// person's was running (Photos' batchCreate, one at a time).
+			return classRetry
 		case ae.Code == http.StatusNotFound || ae.Code == http.StatusGone:
 			return classGone
 		case ae.Code == http.StatusUnauthorized:

@@ -59,7 +59,8 @@ type Spec struct {
 	// byte (which JSON text never holds raw) stands for the next quoted
 	// job's Response.Body, trimmed of spaces, as a JSON string. A call
 	// between uploads can so name what they produced (an upload token)
-	// although it is recorded before they start.
+	// although it is recorded before they start. "ID.field" quotes the
+	// string field of job ID's result, a JSON object (an album's "id").
 	Quote []string
 }
 

@@ -169,6 +169,17 @@ func (up *upload) fill(tmpl io.Reader) ([]byte, error) {
 	var b bytes.Buffer
 	for i, q := range up.quoted {
 		v := bytes.TrimSpace(q)
+		if _, field := quoteOf(up.rec.Quote[i]); field != "" && len(v) > 0 {
+			var obj map[string]any
+			s, ok := "", json.Unmarshal(v, &obj) == nil
+			if ok {
+				s, ok = obj[field].(string)
+			}
+			if !ok {
+				return nil, &permanent{fmt.Errorf("the result of job %s, which the call quotes, has no string %q", up.rec.Quote[i], field)}
+			}
+			v = []byte(s)
+		}
 		if len(v) == 0 {
 			return nil, &permanent{fmt.Errorf("job %s, whose result the call quotes, has none", up.rec.Quote[i])}
 		}

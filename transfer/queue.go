@@ -325,7 +325,8 @@ func (q *Queue) work(ctx context.Context, jb *job) {
 	resend := jb.resend
 	q.mu.Unlock()
 	w := Work{Record: jb.record(), Resend: resend, Sink: jobSink{q, jb}}
-	for _, id := range w.Record.Quote {
+	for _, qt := range w.Record.Quote {
+		id, _ := quoteOf(qt)
 		// A job quoted is done (the call needs it), so its record holds
 		// its result; the journal has it even when this process never ran it.
 		var body []byte

@@ -41,13 +41,13 @@ func TestCallQuotesTheResultsOfTheJobsItNeeds(t *testing.T) {
 	h := newHarness(t, Config{})
 	a := h.add(Spec{URL: srv.URL + "/a", Type: Call, ContentType: "application/json", Path: file("a", "{}")})
 	b := h.add(Spec{URL: srv.URL + "/b", Type: Call, ContentType: "application/json", Path: file("b", "{}")})
-	tmpl := file("t", "{\"items\":[\x00,\x00]}")
+	tmpl := file("t", "{\"items\":[\x00,\x00],\"t\":\x00}")
 	if _, err := h.q.Add(Spec{URL: srv.URL + "/batch", Type: Call, ContentType: "application/json", Path: tmpl, Quote: []string{a}}); err == nil || !strings.Contains(err.Error(), "does not need") {
 		t.Fatalf("a call quoting a job it does not need was recorded: %v", err)
 	}
-	c := h.add(Spec{URL: srv.URL + "/batch", Type: Call, ContentType: "application/json", Path: tmpl, Needs: []string{a, b}, Quote: []string{b, a}})
+	c := h.add(Spec{URL: srv.URL + "/batch", Type: Call, ContentType: "application/json", Path: tmpl, Needs: []string{a, b}, Quote: []string{b, a, a + ".t"}})
 	h.mustDone(c)
-	if want := `{"items":["{\"t\":\"B\"}","{\"t\":\"A\"}"]}`; got.Load() != want {
+	if want := `{"items":["{\"t\":\"B\"}","{\"t\":\"A\"}"],"t":"A"}`; got.Load() != want {
 		t.Fatalf("the call sent %v, want %s", got.Load(), want)
 	}
 }

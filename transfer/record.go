@@ -240,7 +240,7 @@ func (r *Record) validate() error {
 		return bad("verified by an unknown checksum %q", r.Verified)
 	case len(r.Quote) > 0 && r.Type != Call:
 		return bad("only a call quotes the results of other jobs, not a %s upload", r.Type)
-	case slices.ContainsFunc(r.Quote, func(id string) bool { return !slices.Contains(r.Needs, id) }):
+	case slices.ContainsFunc(r.Quote, func(q string) bool { id, _ := quoteOf(q); return !slices.Contains(r.Needs, id) }):
 		return bad("it quotes a job it does not need")
 	case r.ChunkSize <= 0 || r.ChunkSize%ChunkQuantum != 0:
 		return bad("chunk size %d is not a positive multiple of %d", r.ChunkSize, ChunkQuantum)
@@ -305,4 +305,11 @@ func (r *Record) protocol() Protocol {
 		return ProtocolResumable
 	}
 	return r.Protocol
+}
+
+// quoteOf splits a quote into the job and the field of its result ("" for
+// the whole result). Job ids hold no dot.
+func quoteOf(q string) (id, field string) {
+	id, field, _ = strings.Cut(q, ".")
+	return id, field
 }

@@ -57,6 +57,7 @@ func OpenQueue(cfg transfer.Config, spool *Spool) (*Queue, error) {
 		return nil, err
 	}
 	q.Queue = tq
+	q.photosSweep()
 	q.sweep()
 	go q.pump()
 	q.watchSystem()
@@ -146,6 +147,7 @@ func (q *Queue) pump() {
 	for {
 		select {
 		case e := <-q.in:
+			q.photosSettle(e)
 			q.settle(e)
 			q.pass(e, true)
 		case <-q.stop:
