@@ -433,11 +433,11 @@ const expiredAfter = 23 * time.Hour
 // photosAgain looks at a batchCreate call that is done: the items Photos
 // refused whose upload ended a day or more before the call are uploaded
 // again and created in a call that needs this one, unless one was
-// queued already. template is the call's body as queued (for the items'
+// queued already (the caller holds photosMu). template is the call's body as queued (for the items'
 // descriptions), nil when the spool no longer holds it.
-func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, template []byte) error {
+func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, template []byte) (bool, error) {
 	if !isBatchCreate(c) || c.State != transfer.StateDone || c.Response == nil {
-		return nil
+		return false, nil
 	}
 	byID := map[string]transfer.Snapshot{}
 	for _, r := range recs {
@@ -446,12 +446,12 @@ func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, templ
 	byID[c.ID] = c
 	for _, r := range recs {
 		if isBatchCreate(r) && again(r, c, byID) {
-			return nil // made again already
+			return false, nil // made again already
 		}
 	}
 	var ans batchCreateAnswer
 	if json.Unmarshal(c.Response.Body, &ans) != nil {
-		return nil
+		return false, nil
 	}
 	var tmpl struct {
 		NewMediaItems []struct {
@@ -477,7 +477,7 @@ func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, templ
 		}
 		id, err := q.addPhotosUpload(upRoot(c.URL), up.Path, up.ContentType, nil)
 		if err != nil {
-			return err
+			return len(ids) > 0, err
 		}
 		ids = append(ids, id)
 		it := photosNewItem{Name: filepath.Base(up.Path)}
@@ -487,10 +487,10 @@ func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, templ
 		items = append(items, it)
 	}
 	if len(ids) == 0 {
-		return nil
+		return false, nil
 	}
 	_, err := q.addBatchCreate(upRoot(c.URL), album, ids, items, c.ID, fmt.Sprintf("Google Photos · again: %d items whose upload expired", len(ids)))
-	return err
+	return true, err
 }
 
 // upRoot is the Photos root of a batchCreate call's URL.
@@ -502,33 +502,104 @@ func upRoot(callURL string) string {
 // with no call queued for them: the process that saw them done may have
 // died before queueing it.
 func (q *Queue) photosSweep() {
+	q.photosMu.Lock()
+	defer q.photosMu.Unlock()
 	recs, err := q.History()
 	if err != nil {
 		return
 	}
 	for _, r := range recs {
 		if isBatchCreate(r) && r.State == transfer.StateDone {
-			tmpl, _ := os.ReadFile(r.Path)
-			q.photosAgain(r, recs, tmpl)
-			recs, _ = q.History()
+			if added, _ := q.photosAgain(r, recs, q.template(r)); added {
+				recs, _ = q.History()
+			}
 		}
 	}
 }
 
-// photosSettle is photosAgain for a call just done, while its template is
-// still in the spool.
+// template is a call's body as queued: kept from its spool file when it
+// was done, or read from the spool while it is there.
+func (q *Queue) template(c transfer.Snapshot) []byte {
+	if t, ok := q.photosTmpl[c.ID]; ok {
+		return t
+	}
+	t, _ := os.ReadFile(c.Path)
+	return t
+}
+
+// photosSettle keeps a call just done's template, which goes with the
+// spool once the event passes, and makes its expired items again from
+// another goroutine, since the queue's events come through here.
 func (q *Queue) photosSettle(e transfer.Event) {
 	if e.Kind != transfer.EventDone || !isBatchCreate(e.Snap) {
 		return
 	}
-	// The template goes with the spool once the event passes; the queue
-	// is asked from another goroutine, since its events come through here.
 	tmpl, _ := os.ReadFile(e.Snap.Path)
+	q.photosMu.Lock()
+	if q.photosTmpl == nil {
+		q.photosTmpl = map[string][]byte{}
+	}
+	q.photosTmpl[e.Snap.ID] = tmpl
+	q.photosMu.Unlock()
 	go func() {
+		q.photosMu.Lock()
+		defer q.photosMu.Unlock()
 		if recs, err := q.History(); err == nil {
-			q.photosAgain(e.Snap, recs, tmpl)
+			q.photosAgain(e.Snap, recs, q.template(e.Snap))
 		}
 	}()
+}
+
+// PhotosCalls makes sure the items of the batch's done calls that expired
+// are being made again, and returns every creation call of the batch, in
+// order, those made for expired items included: a front end waits for
+// them all.
+func (q *Queue) PhotosCalls(b *PhotosBatch) ([]string, error) {
+	q.photosMu.Lock()
+	defer q.photosMu.Unlock()
+	for {
+		recs, err := q.History()
+		if err != nil {
+			return nil, err
+		}
+		byID := map[string]transfer.Snapshot{}
+		for _, r := range recs {
+			byID[r.ID] = r
+		}
+		var calls []string
+		added := false
+		var walk func(id string) error
+		walk = func(id string) error {
+			s, ok := byID[id]
+			if !ok {
+				return nil
+			}
+			calls = append(calls, id)
+			if s.State == transfer.StateDone {
+				a, err := q.photosAgain(s, recs, q.template(s))
+				if err != nil {
+					return err
+				}
+				added = added || a
+			}
+			for _, r := range recs {
+				if isBatchCreate(r) && again(r, s, byID) {
+					if err := walk(r.ID); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}
+		for _, c := range b.Creates {
+			if err := walk(c); err != nil {
+				return nil, err
+			}
+		}
+		if !added {
+			return calls, nil
+		}
+	}
 }
 
 // PhotosDailyReset is when Google's daily quotas turn over after t:
