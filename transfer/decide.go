@@ -174,6 +174,9 @@ func (e *permanent) Unwrap() error { return e.err }
 // the job again later may work.
 func retryable(err error) bool {
 	var perm *permanent
+	if errors.Is(err, ErrDailyQuota) {
+		return true // once the quota resets
+	}
 	return !errors.As(err, &perm) && classify(err) == classRetry
 }
 

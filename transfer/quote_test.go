@@ -85,7 +85,7 @@ func TestDailyQuotaFailsAtOnceWithItsCause(t *testing.T) {
 		t.Fatalf("the day's quota was asked %d times, want once", n)
 	}
 	r, err := h.q.journal.Load(id)
-	if err != nil || r.Cause != "daily-quota" {
-		t.Fatalf("the journal keeps cause %q (%v)", r.Cause, err)
+	if err != nil || r.Cause != "daily-quota" || !r.Retryable {
+		t.Fatalf("the journal keeps cause %q, retryable %v (%v)", r.Cause, r.Retryable, err)
 	}
 }
