@@ -89,3 +89,26 @@ func TestDailyQuotaFailsAtOnceWithItsCause(t *testing.T) {
 		t.Fatalf("the journal keeps cause %q, retryable %v (%v)", r.Cause, r.Retryable, err)
 	}
 }
+
+// Google's 409 ABORTED (Photos: another batchCreate of the person's was
+// running) asks for the request again; it is retried, not failed.
+func TestAbortedConflictIsRetried(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if calls.Add(1) == 1 {
+			w.WriteHeader(http.StatusConflict)
+			w.Write([]byte(`{"error":{"code":409,"status":"ABORTED","message":"Another call is running."}}`))
+			return
+		}
+		w.Write([]byte(`{}`))
+	}))
+	defer srv.Close()
+	p := filepath.Join(t.TempDir(), "c.json")
+	os.WriteFile(p, []byte("{}"), 0o600)
+	h := newHarness(t, Config{})
+	h.mustDone(h.add(Spec{URL: srv.URL + "/v1/mediaItems:batchCreate", Type: Call, ContentType: "application/json", Path: p}))
+	if calls.Load() != 2 {
+		t.Fatalf("%d calls", calls.Load())
+	}
+}

@@ -492,3 +492,47 @@ func TestPhotosDailyQuotaStops(t *testing.T) {
 		t.Fatalf("the words: %s", w)
 	}
 }
+
+// Photos' per-minute upload quota answers 400 (not 429): the uploads are
+// paced until the minute passes, none failed, every item made once.
+func TestPhotosPerMinuteQuotaIsPaced(t *testing.T) {
+	env := newPhotosEnv(t)
+	files := pictures(t, 3)
+	env.sb.SetPhotosQuota(sandbox.PhotosQuota{UploadsPerMinute: 1})
+	events := make(chan transfer.Event, 1024)
+	q := env.open(t.TempDir(), events)
+	b, err := q.PhotosUpload(context.Background(), env.photos(), files, PhotosOptions{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paced, done := 0, 0
+	deadline := time.After(60 * time.Second)
+	for done < len(b.Uploads) {
+		select {
+		case e := <-events:
+			switch e.Kind {
+			case transfer.EventRetrying:
+				if !strings.Contains(e.Reason, "slow down") {
+					t.Fatalf("retried for %s", e.Reason)
+				}
+				paced++
+				env.clock.skew.Add(int64(61 * time.Second)) // the minute passes
+			case transfer.EventFailed:
+				t.Fatalf("%s failed: %s", e.Snap.Label, e.Message)
+			case transfer.EventDone:
+				if !isBatchCreate(e.Snap) && e.Snap.Type != transfer.Call {
+					done++
+				}
+			}
+		case <-deadline:
+			t.Fatalf("%d uploads done, %d paced", done, paced)
+		}
+	}
+	if paced == 0 {
+		t.Fatal("no upload was refused by the quota: the test did not test it")
+	}
+	waitDone(t, q, b.Jobs())
+	if n := len(env.items("")); n != 3 {
+		t.Fatalf("%d items for 3 files", n)
+	}
+}
