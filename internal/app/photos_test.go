@@ -298,6 +298,11 @@ func TestPhotosBatchOfSixty(t *testing.T) {
 		t.Fatalf("%d batchCreate calls, want 2", n)
 	}
 	checkBatch(t, env, q, b, files)
+	h, _ := q.History()
+	g, err := GraphOf(h, b.Uploads[0])
+	if err != nil || g.Msg.ID != b.Creates[1] || len(g.Parts) != 60+1+1 {
+		t.Fatalf("the batch's graph from its first file: top %s (want the last call %s), %d parts, %v", g.Msg.ID, b.Creates[1], len(g.Parts), err)
+	}
 	var albums struct{ Albums []struct{ Title string } }
 	env.api("GET", "/v1/albums", nil, &albums)
 	if len(albums.Albums) != 1 || albums.Albums[0].Title != "Trip" {
