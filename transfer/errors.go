@@ -34,6 +34,8 @@ func (e *APIError) Error() string {
 	switch {
 	case e.Code >= 500:
 		fmt.Fprintf(&b, "the server is busy (it answered %d %s)", e.Code, http.StatusText(e.Code))
+	case e.daily():
+		fmt.Fprintf(&b, "the server's quota for the day is used up (it answered %d %s)", e.Code, http.StatusText(e.Code))
 	case e.rateLimited():
 		fmt.Fprintf(&b, "the server asks to slow down (it answered %d %s)", e.Code, http.StatusText(e.Code))
 	default:

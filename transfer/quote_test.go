@@ -78,7 +78,7 @@ func TestDailyQuotaFailsAtOnceWithItsCause(t *testing.T) {
 	calls.Store(0)
 	id := h.add(Spec{URL: srv.URL + "/day", Type: Call, ContentType: "application/json", Path: p})
 	e := h.finish(id)
-	if e.Kind != EventFailed || !errors.Is(e.Err, ErrDailyQuota) {
+	if e.Kind != EventFailed || !errors.Is(e.Err, ErrDailyQuota) || !strings.HasPrefix(e.Message, "the server's quota for the day is used up (it answered 429") {
 		t.Fatalf("got %s, want a failure for the daily quota", e)
 	}
 	if n := calls.Load(); n != 1 {
