@@ -272,7 +272,11 @@ func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p app.Phot
 		t.clear()
 		t.album.SetText("")
 		t.description.SetText("")
-		t.say(fmt.Sprintf("Queued %d files for Google Photos; Transfers shows each one.", len(b.Uploads)), widget.SuccessImportance)
+		files := fmt.Sprintf("%d files", len(b.Uploads))
+		if len(b.Uploads) == 1 {
+			files = "1 file"
+		}
+		t.say("Queued "+files+" for Google Photos; Transfers shows each one.", widget.SuccessImportance)
 		for _, id := range b.Jobs() {
 			t.u.queued(id)
 		}

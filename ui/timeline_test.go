@@ -1,15 +1,21 @@
 package ui
 
 import (
+	"context"
 	"crypto/rand"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
+	"carrier/auth"
+	"carrier/internal/app"
 	"carrier/transfer"
 )
 
@@ -69,5 +75,83 @@ func TestTimelineScreenPostsToPhotos(t *testing.T) {
 	}
 	if !tl.post.Disabled() || len(tl.files) != 0 {
 		t.Fatal("the screen kept the posted files")
+	}
+}
+
+// buttonIn finds the button labelled text in o.
+func buttonIn(o fyne.CanvasObject, text string) *widget.Button {
+	switch w := o.(type) {
+	case *widget.Button:
+		if w.Text == text {
+			return w
+		}
+	case *fyne.Container:
+		for _, c := range w.Objects {
+			if b := buttonIn(c, text); b != nil {
+				return b
+			}
+		}
+	case fyne.Widget:
+		for _, c := range test.WidgetRenderer(w).Objects() {
+			if b := buttonIn(c, text); b != nil {
+				return b
+			}
+		}
+	}
+	return nil
+}
+
+// A sign-in without Photos is asked to allow it (incremental consent)
+// before anything is queued; once allowed, the batch goes.
+func TestTimelineScreenAsksForPhotos(t *testing.T) {
+	var mu sync.Mutex
+	allowed, asked := false, 0
+	h := newHarness(t, func(o *harnessOpts) {
+		o.deps = func(d *Deps) {
+			d.May = func(ctx context.Context, k auth.Kind) error {
+				mu.Lock()
+				defer mu.Unlock()
+				if k == auth.Photos && !allowed {
+					return &app.NotAllowedError{Address: "you@example.com", Endpoint: "https://www.googleapis.com", Kind: k}
+				}
+				return nil
+			}
+			d.Allow = func(ctx context.Context, k auth.Kind) error {
+				mu.Lock()
+				defer mu.Unlock()
+				asked++
+				allowed = k == auth.Photos
+				return nil
+			}
+		}
+	})
+	h.u.Select("Timeline")
+	tl := h.u.timeline
+	b := make([]byte, 4000)
+	rand.Read(b)
+	copy(b, "\x89PNG\r\n\x1a\n")
+	drop(h, writeFile(t, "one.png", b))
+	test.Tap(tl.post)
+	var yes *widget.Button
+	h.until("the question", func() bool {
+		if top := h.w.Canvas().Overlays().Top(); top != nil {
+			yes = buttonIn(top, "Yes")
+		}
+		return yes != nil
+	})
+	if text := labelsIn(h.w.Canvas().Overlays().Top()); !strings.Contains(text, "upload to Google Photos") {
+		t.Fatalf("the question: %q", text)
+	}
+	if h.q != nil {
+		if jobs, _ := h.q.History(); len(jobs) != 0 {
+			t.Fatal("jobs were queued before Photos was allowed")
+		}
+	}
+	test.Tap(yes)
+	h.until("the batch queued", func() bool { return strings.HasPrefix(tl.status.Text, "Queued 1 file for") })
+	mu.Lock()
+	defer mu.Unlock()
+	if asked != 1 {
+		t.Fatalf("Allow was asked %d times", asked)
 	}
 }
