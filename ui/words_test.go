@@ -19,6 +19,7 @@ func TestStateWordsForCausesAndWaiting(t *testing.T) {
 		{transfer.Snapshot{State: transfer.StateFailed, Error: "503", Cause: transfer.ErrGaveUp}, "Failed: 503. Retry goes on where it stopped."},
 		{transfer.Snapshot{State: transfer.StateFailed, Error: "x", Cause: transfer.ErrMaybeSent}, "Retry sends it again"},
 		{transfer.Snapshot{State: transfer.StateFailed, Error: "x", Cause: transfer.ErrSignIn}, "Account screen"},
+		{transfer.Snapshot{State: transfer.StateFailed, Error: "x", Cause: transfer.ErrDailyQuota}, "resets at midnight, Pacific time: Retry after that"},
 		{transfer.Snapshot{State: transfer.StateFailed, Error: "bad request"}, "Failed: bad request"},
 		{transfer.Snapshot{State: transfer.StateWaiting}, "Waiting for the uploads it needs to finish first"},
 		{transfer.Snapshot{State: transfer.StateWaiting, Blocked: `it needs "a.mov", which failed`}, `Waiting: it needs "a.mov", which failed. Retry that upload, or cancel this one.`},
