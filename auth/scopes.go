@@ -17,6 +17,9 @@ const (
 	// it links to from messages. Google counts it as non-sensitive.
 	ScopeDriveFile = "https://www.googleapis.com/auth/drive.file"
 	scopeDrive     = "https://www.googleapis.com/auth/drive"
+	// ScopePhotosAppend lets Carrier upload to Google Photos and make
+	// albums, and nothing else there: it reads no one's photos.
+	ScopePhotosAppend = "https://www.googleapis.com/auth/photoslibrary.appendonly"
 
 	scopeGmailModify = "https://www.googleapis.com/auth/gmail.modify"
 	scopeMailFull    = "https://mail.google.com/"
@@ -31,10 +34,11 @@ const (
 	Insert   Kind = "insert"   // Gmail messages.insert and messages.import
 	Timeline Kind = "timeline" // Mirror timeline items and their attachments
 	Links    Kind = "links"    // Drive: files too large to attach, uploaded and shared as links
+	Photos   Kind = "photos"   // Google Photos: pictures and videos uploaded, albums made
 )
 
 // Kinds lists every kind, in the order they are shown to people.
-var Kinds = []Kind{Send, Drafts, Insert, Timeline, Links}
+var Kinds = []Kind{Send, Drafts, Insert, Timeline, Links, Photos}
 
 // kindScopes maps each kind to the scope asked for first, then to the
 // broader ones Google also accepts for that work (a grant made for another
@@ -45,6 +49,7 @@ var kindScopes = map[Kind][]string{
 	Insert:   {ScopeGmailInsert, scopeGmailModify, scopeMailFull},
 	Timeline: {ScopeTimeline},
 	Links:    {ScopeDriveFile, scopeDrive},
+	Photos:   {ScopePhotosAppend},
 }
 
 // ScopesFor returns the scopes to ask for so that all the kinds of work

@@ -273,6 +273,7 @@ var advice = map[error]string{
 	transfer.ErrMaybeSent:     ". Check the destination; if it is not there, upload the file again",
 	transfer.ErrSignIn:        ". Sign in again (`carrier login`), then run `carrier resume`",
 	transfer.ErrNotVerified:   ". The copy on the server is not the file: remove it there if it is kept, and upload the file again as a new job",
+	transfer.ErrDailyQuota:    ". Google's quota for the day resets at midnight, Pacific time: run `carrier resume` after that",
 }
 
 // serveEmbedded starts the embedded sandbox when jobs name it (origins,

@@ -20,6 +20,10 @@ var (
 	ErrGaveUp = errors.New("the server or the network kept failing")
 	// ErrSignIn: the server refused the credentials.
 	ErrSignIn = errors.New("the server refused the credentials")
+	// ErrDailyQuota: the server's quota of requests for the day is used
+	// up. Retrying before it resets only spends the night: the job fails
+	// at once, and a retry after the reset goes on.
+	ErrDailyQuota = errors.New("the day's quota of requests is used up")
 )
 
 // causes names the failures a front end words specially, as the journal
@@ -30,6 +34,7 @@ var causes = map[string]error{
 	"gave-up":        ErrGaveUp,
 	"sign-in":        ErrSignIn,
 	"not-verified":   ErrNotVerified,
+	"daily-quota":    ErrDailyQuota,
 }
 
 // causeOf is the name of err's kind of failure, "" for any other.
@@ -56,11 +61,17 @@ func classify(err error) class {
 	var ae *APIError
 	if errors.As(err, &ae) {
 		switch {
+		case ae.daily():
+			return classFatal
 		case ae.Code >= 500, ae.Code == http.StatusRequestTimeout:
 			// Google's retry strategy: "HTTP 408, 429, and 5xx", on
 			// any request of an upload.
 			return classRetry
 		case ae.rateLimited():
+			return classRetry
+		case ae.Code == http.StatusConflict && ae.Status == "ABORTED":
+			// Google's "retry the whole request": another call of the
+			// person's was running (Photos' batchCreate, one at a time).
 			return classRetry
 		case ae.Code == http.StatusNotFound || ae.Code == http.StatusGone:
 			return classGone
@@ -163,6 +174,9 @@ func (e *permanent) Unwrap() error { return e.err }
 // the job again later may work.
 func retryable(err error) bool {
 	var perm *permanent
+	if errors.Is(err, ErrDailyQuota) {
+		return true // once the quota resets
+	}
 	return !errors.As(err, &perm) && classify(err) == classRetry
 }
 

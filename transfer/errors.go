@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -33,6 +34,8 @@ func (e *APIError) Error() string {
 	switch {
 	case e.Code >= 500:
 		fmt.Fprintf(&b, "the server is busy (it answered %d %s)", e.Code, http.StatusText(e.Code))
+	case e.daily():
+		fmt.Fprintf(&b, "the server's quota for the day is used up (it answered %d %s)", e.Code, http.StatusText(e.Code))
 	case e.rateLimited():
 		fmt.Fprintf(&b, "the server asks to slow down (it answered %d %s)", e.Code, http.StatusText(e.Code))
 	default:
@@ -46,6 +49,20 @@ func (e *APIError) Error() string {
 	}
 	return b.String()
 }
+
+// daily reports whether the refusal is a quota per day (Google's words:
+// "Quota exceeded for quota metric ... per day", or the reason
+// dailyLimitExceeded): it lasts until the quota resets, hours away.
+func (e *APIError) daily() bool {
+	if slices.Contains(e.Reasons, "dailyLimitExceeded") {
+		return true
+	}
+	return (e.Code == http.StatusTooManyRequests || e.Code == http.StatusForbidden || e.Status == "RESOURCE_EXHAUSTED") &&
+		strings.Contains(strings.ToLower(e.Message), "per day")
+}
+
+// Is makes a quota per day an ErrDailyQuota, so the job's cause says so.
+func (e *APIError) Is(target error) bool { return target == ErrDailyQuota && e.daily() }
 
 // rateLimited reports whether the refusal asks the client to slow down, so
 // it deserves a backoff rather than a failure.

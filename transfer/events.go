@@ -141,6 +141,7 @@ type Snapshot struct {
 	Size        int64
 	SHA256      string
 	Needs       []string
+	Quote       []string // the jobs whose results a call's body carries (Spec.Quote)
 
 	State     State
 	Confirmed int64 // bytes the server said it stores
@@ -194,7 +195,7 @@ func snapshotOf(r *Record) Snapshot {
 	return Snapshot{
 		ID: r.ID, Label: r.Label, Created: r.Created, Updated: r.Updated, URL: r.URL, Method: r.Method,
 		Type: r.Type, Protocol: r.protocol(), ContentType: r.ContentType, Metadata: r.Metadata, Path: r.Path, Size: r.Size,
-		SHA256: r.SHA256, Needs: r.Needs, State: r.State, Confirmed: r.Confirmed, Sent: r.Confirmed, Written: r.Confirmed,
+		SHA256: r.SHA256, Needs: r.Needs, Quote: r.Quote, State: r.State, Confirmed: r.Confirmed, Sent: r.Confirmed, Written: r.Confirmed,
 		Response: r.Response, Error: r.Error, Retryable: r.Retryable, Cause: causes[r.Cause],
 		Verified: r.Verified, Account: r.Account, SignInFor: r.SignInFor,
 	}

@@ -58,6 +58,14 @@ type Spec struct {
 	// (AccountOf) and for Queue.SignedIn; "" is the default account of
 	// the job's server. It must not hold a credential.
 	Account string
+	// Quote (Call jobs only) names jobs among Needs whose results the
+	// call's body carries: the file is then a template in which each NUL
+	// byte (which JSON text never holds raw) stands for the next quoted
+	// job's Response.Body, trimmed of spaces, as a JSON string. A call
+	// between uploads can so name what they produced (an upload token)
+	// although it is recorded before they start. "ID.field" quotes the
+	// string field of job ID's result, a JSON object (an album's "id").
+	Quote []string
 }
 
 // Add records a job and queues it (or lets it wait for the jobs it
@@ -197,11 +205,15 @@ func (q *Queue) newRecord(spec Spec) (*Record, error) {
 		Checksums:   slices.Clone(spec.Checksums),
 		Existing:    spec.Existing,
 		Account:     spec.Account,
+		Quote:       slices.Clone(spec.Quote),
 		State:       StateQueued,
 		Updated:     now,
 	}
 	if len(rec.Needs) == 0 {
 		rec.Needs = nil
+	}
+	if len(rec.Quote) == 0 {
+		rec.Quote = nil
 	}
 	if rec.SHA256 != "" {
 		rec.Hashed = rec.Size

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -42,6 +43,13 @@ func (up *upload) oneShot(ctx context.Context) (*Response, error) {
 		media := up.source(0, rec.Size)
 		var src io.Reader = media
 		length := rec.Size
+		if len(rec.Quote) > 0 {
+			filled, err := up.fill(media)
+			if err != nil {
+				return nil, err
+			}
+			src, length = bytes.NewReader(filled), int64(len(filled))
+		}
 		contentType := rec.ContentType
 		if rec.Type == Multipart {
 			src, length, contentType = multipartBody(rec.Metadata, rec.ContentType, media, rec.Size)
@@ -138,4 +146,47 @@ func multipartBody(meta []byte, mediaType string, media io.Reader, size int64) (
 	tail := "\r\n--" + boundary + "--\r\n"
 	r := io.MultiReader(bytes.NewReader([]byte(head)), media, bytes.NewReader([]byte(tail)))
 	return r, int64(len(head)) + size + int64(len(tail)), "multipart/related; boundary=" + boundary
+}
+
+// maxQuoteTemplate bounds a quoting call's template, read into memory: an
+// API call's body, not a file.
+const maxQuoteTemplate = 4 << 20
+
+// fill reads a quoting call's template and puts each quoted result, as a
+// JSON string, where its NUL stands.
+func (up *upload) fill(tmpl io.Reader) ([]byte, error) {
+	if up.rec.Size > maxQuoteTemplate {
+		return nil, &permanent{fmt.Errorf("the call's body is %d bytes; a call that quotes results takes at most %d", up.rec.Size, maxQuoteTemplate)}
+	}
+	t, err := io.ReadAll(tmpl)
+	if err != nil {
+		return nil, &permanent{fmt.Errorf("cannot read the call's body: %w", err)}
+	}
+	parts := bytes.Split(t, []byte{0})
+	if len(parts) != len(up.quoted)+1 {
+		return nil, &permanent{fmt.Errorf("the call's body has %d places for results but quotes %d jobs", len(parts)-1, len(up.quoted))}
+	}
+	var b bytes.Buffer
+	for i, q := range up.quoted {
+		v := bytes.TrimSpace(q)
+		if _, field := quoteOf(up.rec.Quote[i]); field != "" && len(v) > 0 {
+			var obj map[string]any
+			s, ok := "", json.Unmarshal(v, &obj) == nil
+			if ok {
+				s, ok = obj[field].(string)
+			}
+			if !ok {
+				return nil, &permanent{fmt.Errorf("the result of job %s, which the call quotes, has no string %q", up.rec.Quote[i], field)}
+			}
+			v = []byte(s)
+		}
+		if len(v) == 0 {
+			return nil, &permanent{fmt.Errorf("job %s, whose result the call quotes, has none", up.rec.Quote[i])}
+		}
+		js, _ := json.Marshal(string(v))
+		b.Write(parts[i])
+		b.Write(js)
+	}
+	b.Write(parts[len(parts)-1])
+	return b.Bytes(), nil
 }

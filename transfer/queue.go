@@ -332,7 +332,18 @@ func (q *Queue) work(ctx context.Context, jb *job) {
 	q.mu.Lock()
 	resend := jb.resend
 	q.mu.Unlock()
-	resp, err := q.up.Upload(ctx, Work{Record: jb.record(), Resend: resend, Sink: jobSink{q, jb}})
+	w := Work{Record: jb.record(), Resend: resend, Sink: jobSink{q, jb}}
+	for _, qt := range w.Record.Quote {
+		id, _ := quoteOf(qt)
+		// A job quoted is done (the call needs it), so its record holds
+		// its result; the journal has it even when this process never ran it.
+		var body []byte
+		if r, err := q.journal.Load(id); err == nil && r.Response != nil {
+			body = r.Response.Body
+		}
+		w.Quoted = append(w.Quoted, body)
+	}
+	resp, err := q.up.Upload(ctx, w)
 	if c := context.Cause(ctx); err != nil && c != nil {
 		err = c
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -103,6 +104,9 @@ type Record struct {
 	// "" is the default account of its server, as every record from
 	// before accounts reads.
 	Account string `json:"account,omitempty"`
+	// Quote are the jobs among Needs whose results fill the call's body
+	// (see Spec.Quote).
+	Quote []string `json:"quote,omitempty"`
 
 	State          State     `json:"state"`
 	Session        string    `json:"session,omitempty"` // a credential: never print it
@@ -244,6 +248,10 @@ func (r *Record) validate() error {
 		return bad("summed length %d without the state of every checksum", r.Summed)
 	case r.Verified != "" && r.Verified != SumSHA256 && r.Verified != SumMD5 && r.Verified != SumCRC32C:
 		return bad("verified by an unknown checksum %q", r.Verified)
+	case len(r.Quote) > 0 && r.Type != Call:
+		return bad("only a call quotes the results of other jobs, not a %s upload", r.Type)
+	case slices.ContainsFunc(r.Quote, func(q string) bool { id, _ := quoteOf(q); return !slices.Contains(r.Needs, id) }):
+		return bad("it quotes a job it does not need")
 	case r.ChunkSize <= 0 || r.ChunkSize%ChunkQuantum != 0:
 		return bad("chunk size %d is not a positive multiple of %d", r.ChunkSize, ChunkQuantum)
 	}
@@ -307,4 +315,11 @@ func (r *Record) protocol() Protocol {
 		return ProtocolResumable
 	}
 	return r.Protocol
+}
+
+// quoteOf splits a quote into the job and the field of its result ("" for
+// the whole result). Job ids hold no dot.
+func quoteOf(q string) (id, field string) {
+	id, field, _ = strings.Cut(q, ".")
+	return id, field
 }

@@ -57,6 +57,9 @@ type Work struct {
 	// again although its bytes may have arrived.
 	Resend bool
 	Sink   Sink // nil: nothing is kept or shown
+	// Quoted are the results (Response.Body) of the jobs the record
+	// quotes, in its order; the queue reads them from the journal.
+	Quoted [][]byte
 }
 
 // Sink receives what an upload learns, to keep it and to show it.
@@ -160,6 +163,8 @@ type upload struct {
 	sink Sink
 	f    *os.File
 
+	quoted [][]byte // the results a call's body quotes (Work.Quoted)
+
 	failures  int          // consecutive failures without progress: the n of the backoff
 	restarts  int          // consecutive sessions lost without progress
 	refreshed bool         // the token was refreshed since the last success
@@ -194,7 +199,10 @@ func (u *Uploader) Upload(ctx context.Context, w Work) (*Response, error) {
 	u = u.withDefaults()
 	rec := w.Record
 	ctx = withAccount(ctx, rec.Account)
-	up := &upload{u: u, rec: &rec, sink: w.Sink, quickAt: -1}
+	up := &upload{u: u, rec: &rec, sink: w.Sink, quickAt: -1, quoted: w.Quoted}
+	if len(w.Quoted) != len(rec.Quote) {
+		return nil, &permanent{fmt.Errorf("the call quotes %d jobs' results but was given %d", len(rec.Quote), len(w.Quoted))}
+	}
 	if up.sink == nil {
 		up.sink = nopSink{}
 	}

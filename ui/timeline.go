@@ -2,65 +2,103 @@ package ui
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"carrier/auth"
 	"carrier/compose"
+	"carrier/internal/app"
+	"carrier/transfer"
 )
 
+// The Timeline screen posts pictures and videos to Google Photos, where a
+// person's timeline lives since Google retired the Mirror API (2023): many
+// files at once (picked, or a folder dropped), an optional new album and
+// description, each file's type read from its bytes and checked against
+// Photos' limits before anything is queued. The batch is the app's job
+// graph (app.Queue.PhotosUpload); its rows in Transfers name each file's
+// upload and each step of the batch. The Mirror timeline is no longer
+// offered here (`carrier timeline` still posts to the sandbox's).
+
+// photosOutbox is what the screen asks of Deps.Outbox: the app's Queue
+// has it; an Outbox without it cannot post to Photos.
+type photosOutbox interface {
+	PhotosUpload(ctx context.Context, p app.Photos, paths []string, opts app.PhotosOptions, settings func(*transfer.Spec)) (*app.PhotosBatch, error)
+}
+
 type timelineScreen struct {
-	u       *UI
-	media   *compose.TimelineMedia
-	preview *fyne.Container
-	info    *widget.Label
-	caption *namedEntry
-	notify  *namedCheck
-	post    *widget.Button
-	status  *widget.Label
-	content fyne.CanvasObject
+	u           *UI
+	files       []*compose.PhotosMedia
+	dest        *widget.Label
+	list        *widget.Label
+	info        *widget.Label
+	album       *namedEntry
+	description *namedEntry
+	post        *widget.Button
+	clearFiles  *widget.Button
+	status      *widget.Label
+	content     fyne.CanvasObject
 }
 
 func newTimelineScreen(u *UI) *timelineScreen {
 	t := &timelineScreen{u: u}
-	t.preview = container.NewStack()
+	t.dest = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	t.list = widget.NewLabel("")
+	t.list.Wrapping = fyne.TextWrapWord
 	t.info = widget.NewLabel("")
 	t.info.Wrapping = fyne.TextWrapWord
-	t.caption = newNamedEntry("Caption", true)
-	t.caption.SetPlaceHolder("Caption")
-	t.caption.SetMinRowsVisible(3)
-	t.caption.Wrapping = fyne.TextWrapWord
-	t.notify = newNamedCheck("Notify (the wearer hears a chime)", nil)
-	t.post = widget.NewButtonWithIcon("Post", theme.MailSendIcon(), t.submit)
+	t.album = newNamedEntry("New album", false)
+	t.album.SetPlaceHolder("New album (optional): its name")
+	t.description = newNamedEntry("Description", true)
+	t.description.SetPlaceHolder("Description for every item (optional)")
+	t.description.SetMinRowsVisible(2)
+	t.post = widget.NewButtonWithIcon("Post to Google Photos", theme.UploadIcon(), t.submit)
 	t.post.Importance = widget.HighImportance
+	t.clearFiles = widget.NewButtonWithIcon("Clear", theme.ContentClearIcon(), t.clear)
 	t.status = widget.NewLabel("")
 	t.status.Wrapping = fyne.TextWrapWord
-	pick := widget.NewButtonWithIcon("Choose a picture, video or sound…", theme.FolderOpenIcon(), t.pick)
+	pick := widget.NewButtonWithIcon("Add pictures or videos…", theme.FileImageIcon(), t.pick)
+	folder := widget.NewButtonWithIcon("Add a folder…", theme.FolderOpenIcon(), t.pickFolder)
 	t.content = container.NewPadded(container.NewBorder(
 		container.NewVBox(
-			widget.NewLabelWithStyle("Post to the Mirror timeline", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-			container.NewHBox(pick, widget.NewLabel("or drop a file on the window")),
+			t.dest,
+			container.NewHBox(pick, folder, widget.NewLabel("or drop files or a folder on the window")),
 		),
-		container.NewVBox(t.info, t.caption, t.notify, container.NewHBox(layout.NewSpacer(), t.post), t.status),
-		nil, nil, t.preview))
+		container.NewVBox(t.info, t.album, t.description, container.NewHBox(t.clearFiles, layout.NewSpacer(), t.post), t.status),
+		nil, nil, container.NewVScroll(t.list)))
 	t.clear()
 	return t
 }
 
+// destination names where posts go: the sandbox's Photos, or the
+// signed-in account's.
+func (t *timelineScreen) destination() string {
+	if t.u.deps.Account != nil {
+		if a := t.u.deps.Account(); !a.Sandbox && a.Address != "" {
+			return "Post to Google Photos as " + a.Address
+		}
+	}
+	return "Post to Google Photos (the sandbox's, on this computer)"
+}
+
 func (t *timelineScreen) clear() {
-	t.media = nil
-	t.preview.Objects = []fyne.CanvasObject{container.NewCenter(widget.NewLabelWithStyle("No media chosen", fyne.TextAlignCenter, fyne.TextStyle{Italic: true}))}
-	t.preview.Refresh()
-	t.info.SetText("")
-	t.caption.SetText("")
-	t.notify.SetChecked(false)
+	t.files = nil
+	t.dest.SetText(t.destination())
+	t.list.SetText("No pictures or videos chosen")
+	t.info.SetText(fmt.Sprintf("Pictures up to %s, videos up to %s; the type is read from the file, not its name.", humanSize(compose.PhotosPictureLimit), humanSize(compose.PhotosVideoLimit)))
 	t.post.Disable()
+	t.clearFiles.Disable()
 }
 
 func (t *timelineScreen) pick() {
@@ -69,71 +107,186 @@ func (t *timelineScreen) pick() {
 			return
 		}
 		r.Close()
-		t.setMedia(localPath(r.URI()))
+		t.addFiles(localPath(r.URI()))
 	}, t.u.win)
 }
 
-// setMedia checks a file and shows it: pictures as a thumbnail. Anything
-// but a picture, video or sound is refused with the reason.
-func (t *timelineScreen) setMedia(path string) {
-	m, err := compose.CheckTimelineMedia(path)
-	if err != nil {
-		t.status.SetText(problemText(err))
-		t.status.Importance = widget.DangerImportance
-		t.status.Refresh()
+func (t *timelineScreen) pickFolder() {
+	dialog.ShowFolderOpen(func(l fyne.ListableURI, err error) {
+		if err != nil || l == nil {
+			return
+		}
+		t.addFiles(localPath(l))
+	}, t.u.win)
+}
+
+// addFiles checks each file (a folder: the files directly in it, by name)
+// and adds those Photos takes; the others are named with the reason.
+func (t *timelineScreen) addFiles(paths ...string) {
+	var refused []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			refused = append(refused, problemText(err))
+			continue
+		}
+		each := []string{p}
+		if fi.IsDir() {
+			each = nil
+			entries, err := os.ReadDir(p)
+			if err != nil {
+				refused = append(refused, problemText(err))
+				continue
+			}
+			for _, e := range entries {
+				if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
+					each = append(each, filepath.Join(p, e.Name()))
+				}
+			}
+		}
+		for _, f := range each {
+			m, err := compose.CheckPhotos(f)
+			if err != nil {
+				refused = append(refused, strings.TrimPrefix(err.Error(), compose.ErrNotForPhotos.Error()+": "))
+				continue
+			}
+			if !slices.ContainsFunc(t.files, func(o *compose.PhotosMedia) bool { return o.Path == m.Path }) {
+				t.files = append(t.files, m)
+			}
+		}
+	}
+	t.show()
+	if len(refused) > 0 {
+		words := "Not for Google Photos: " + strings.Join(refused[:min(len(refused), 5)], "; ")
+		if len(refused) > 5 {
+			words += fmt.Sprintf("; and %d more", len(refused)-5)
+		}
+		t.say(app.Printable(words), widget.DangerImportance)
+	} else {
+		t.say("", widget.MediumImportance)
+	}
+}
+
+// show lists the files chosen and what they add up to.
+func (t *timelineScreen) show() {
+	t.dest.SetText(t.destination())
+	if len(t.files) == 0 {
+		t.clear()
 		return
 	}
-	t.status.SetText("")
-	t.status.Importance = widget.MediumImportance
-	t.media = m
-	var shown fyne.CanvasObject
-	if strings.HasPrefix(m.MediaType, "image/") {
-		img := canvas.NewImageFromFile(path)
-		img.FillMode = canvas.ImageFillContain
-		img.SetMinSize(fyne.NewSize(320, 240))
-		shown = img
-	} else {
-		icon := theme.FileVideoIcon()
-		if strings.HasPrefix(m.MediaType, "audio/") {
-			icon = theme.FileAudioIcon()
+	var names []string
+	var total int64
+	videos := 0
+	for _, m := range t.files {
+		total += m.Size
+		if m.Video {
+			videos++
 		}
-		shown = container.NewCenter(container.NewVBox(widget.NewIcon(icon), widget.NewLabel(baseName(path))))
+		if len(names) < 12 {
+			names = append(names, fmt.Sprintf("%s · %s · %s", m.Name, m.MimeType, humanSize(m.Size)))
+		}
 	}
-	t.preview.Objects = []fyne.CanvasObject{shown}
-	t.preview.Refresh()
-	t.info.SetText(baseName(path) + " · " + m.MediaType + " · " + humanSize(m.Size) + " of " + humanSize(compose.LimitTimeline))
+	if len(t.files) > len(names) {
+		names = append(names, fmt.Sprintf("and %d more", len(t.files)-len(names)))
+	}
+	t.list.SetText(strings.Join(names, "\n"))
+	t.info.SetText(fmt.Sprintf("%d files (%d pictures, %d videos) · %s in all · created in Google Photos %d at a time, in this order", len(t.files), len(t.files)-videos, videos, humanSize(total), app.MaxPhotosBatch))
 	t.post.Enable()
+	t.clearFiles.Enable()
+}
+
+func (t *timelineScreen) say(words string, imp widget.Importance) {
+	t.status.SetText(words)
+	t.status.Importance = imp
+	t.status.Refresh()
 }
 
 func (t *timelineScreen) submit() {
-	if t.media == nil {
+	if len(t.files) == 0 {
 		return
 	}
-	item := compose.TimelineItem{Media: t.media.Path, Text: t.caption.Text, Notify: t.notify.Checked}
-	if _, err := item.Metadata(); err != nil {
-		t.status.SetText(problemText(err))
+	out, ok := t.u.deps.Outbox.(photosOutbox)
+	if !ok {
+		t.say("This window cannot post to Google Photos.", widget.DangerImportance)
 		return
 	}
-	m := t.media
-	target := t.u.deps.Target()
+	var paths []string
+	for _, m := range t.files {
+		paths = append(paths, m.Path)
+	}
+	opts := app.PhotosOptions{Album: strings.TrimSpace(t.album.Text), Description: t.description.Text}
+	target := t.u.deps.Endpoint
+	if t.u.deps.Target != nil {
+		target = t.u.deps.Target()
+	}
+	p := app.Photos{Root: app.PhotosRoot(target), Drive: app.Drive{Root: target, Auth: t.u.deps.Auth}}
 	t.post.Disable()
-	t.u.goBackground(func(context.Context) {
-		id, err := t.u.deps.Outbox.PostTimeline(target, m, item)
-		t.u.do(func() {
-			if err != nil {
-				t.status.SetText(windowText(err.Error()))
-				t.post.Enable()
+	t.say("Checking Google storage…", widget.MediumImportance)
+	t.u.goBackground(func(ctx context.Context) {
+		if may := t.u.deps.May; may != nil {
+			var na *app.NotAllowedError
+			if err := may(ctx, auth.Photos); errors.As(err, &na) {
+				t.u.do(func() { t.askAllow(out, p, paths, opts) })
+				return
+			} else if err != nil {
+				t.failed(err)
 				return
 			}
-			t.clear()
-			t.u.queued(id)
-		})
+		}
+		t.queue(ctx, out, p, paths, opts)
 	})
 }
 
-func baseName(p string) string {
-	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
-		return p[i+1:]
+// askAllow says why Photos is needed and what Carrier may do there, and
+// widens the sign-in when the person agrees (incremental consent).
+func (t *timelineScreen) askAllow(out photosOutbox, p app.Photos, paths []string, opts app.PhotosOptions) {
+	t.say("", widget.MediumImportance)
+	dialog.ShowConfirm("Allow Google Photos?",
+		"To post these files Carrier needs your permission to upload to Google Photos and make albums there.\nIt cannot see, change or delete anything else in your library.",
+		func(yes bool) {
+			if !yes || t.u.deps.Allow == nil {
+				t.say("Not posted: Google Photos was not allowed.", widget.MediumImportance)
+				t.post.Enable()
+				return
+			}
+			t.say("Waiting for the browser…", widget.MediumImportance)
+			t.u.goBackground(func(ctx context.Context) {
+				if err := t.u.deps.Allow(ctx, auth.Photos); err != nil {
+					t.failed(err)
+					return
+				}
+				t.queue(ctx, out, p, paths, opts)
+			})
+		}, t.u.win)
+}
+
+// queue records the batch (off the UI thread: it asks Google's storage
+// first) and shows its rows.
+func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p app.Photos, paths []string, opts app.PhotosOptions) {
+	b, err := out.PhotosUpload(ctx, p, paths, opts, nil)
+	if err != nil {
+		t.failed(err)
+		return
 	}
-	return p
+	t.u.do(func() {
+		t.clear()
+		t.album.SetText("")
+		t.description.SetText("")
+		files := fmt.Sprintf("%d files", len(b.Uploads))
+		if len(b.Uploads) == 1 {
+			files = "1 file"
+		}
+		t.say("Queued "+files+" for Google Photos; Transfers shows each one.", widget.SuccessImportance)
+		for _, id := range b.Jobs() {
+			t.u.queued(id)
+		}
+	})
+}
+
+func (t *timelineScreen) failed(err error) {
+	words := windowText(err.Error())
+	t.u.do(func() {
+		t.say(words, widget.DangerImportance)
+		t.post.Enable()
+	})
 }

@@ -525,4 +525,5 @@ var failureAdvice = map[error]string{
 	transfer.ErrMaybeSent:     ". Check the destination; if it is missing, Retry sends it again.",
 	transfer.ErrSignIn:        ". Sign in again on the Account screen, then Retry.",
 	transfer.ErrNotVerified:   ". The copy at the destination is not the file: add the file again.",
+	transfer.ErrDailyQuota:    ". Google's quota for the day resets at midnight, Pacific time: Retry after that.",
 }

@@ -201,7 +201,7 @@ func (u *UI) dropped(_ fyne.Position, uris []fyne.URI) {
 		return
 	}
 	if u.tabs.Selected() == u.timelineTab {
-		u.timeline.setMedia(paths[0])
+		u.timeline.addFiles(paths...)
 		return
 	}
 	u.compose.attach(paths...)

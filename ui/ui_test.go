@@ -303,34 +303,6 @@ func TestTransferRowButtonsAndThrottle(t *testing.T) {
 
 func countDraws(h *harness) int { return h.u.transfers.draws }
 
-func TestTimelineScreen(t *testing.T) {
-	h := newHarness(t)
-	h.u.Select("Timeline")
-	tl := h.u.timeline
-	txt := writeFile(t, "notes.png", []byte("only text in here"))
-	drop(h, txt)
-	if !strings.Contains(tl.status.Text, "pictures, videos and sounds") || !tl.post.Disabled() {
-		t.Fatalf("a text file: %q, post disabled %v", tl.status.Text, tl.post.Disabled())
-	}
-	pic := writeFile(t, "dot.png", pngDot)
-	drop(h, pic)
-	if _, ok := tl.preview.Objects[0].(*canvas.Image); !ok || tl.post.Disabled() || !strings.Contains(tl.info.Text, "image/png") {
-		t.Fatalf("a picture: preview %T, post disabled %v, info %q", tl.preview.Objects[0], tl.post.Disabled(), tl.info.Text)
-	}
-	if len(h.u.compose.attachments) != 0 {
-		t.Fatal("a file dropped on the timeline was attached to the message")
-	}
-	tl.caption.SetText("Sunset")
-	test.Tap(tl.post)
-	var row *transferRow
-	h.until("the timeline post done", func() bool {
-		for _, r := range h.u.transfers.rows {
-			row = r
-		}
-		return row != nil && row.state.Text == "Done"
-	})
-}
-
 func TestMailboxScreen(t *testing.T) {
 	h := newHarness(t)
 	put := func(path, ctype string, body []byte) {

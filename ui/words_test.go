@@ -20,6 +20,7 @@ func TestStateWordsForCausesAndWaiting(t *testing.T) {
 		{transfer.Snapshot{State: transfer.StateFailed, Error: "503", Cause: transfer.ErrGaveUp}, "Failed: 503. Retry goes on where it stopped."},
 		{transfer.Snapshot{State: transfer.StateFailed, Error: "x", Cause: transfer.ErrMaybeSent}, "Retry sends it again"},
 		{transfer.Snapshot{State: transfer.StateFailed, Error: "x", Cause: transfer.ErrSignIn}, "Account screen"},
+		{transfer.Snapshot{State: transfer.StateFailed, Error: "x", Cause: transfer.ErrDailyQuota}, "resets at midnight, Pacific time: Retry after that"},
 		{transfer.Snapshot{State: transfer.StateFailed, Error: "bad request"}, "Failed: bad request"},
 		{transfer.Snapshot{State: transfer.StateSignIn, SignInFor: "zoe@example.com", Error: "a sign-in is needed"}, "Sign in to zoe@example.com again to continue"},
 		{transfer.Snapshot{State: transfer.StateWaiting}, "Waiting for the uploads it needs to finish first"},

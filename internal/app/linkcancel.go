@@ -61,10 +61,20 @@ func GraphOf(jobs []transfer.Snapshot, id string) (Graph, error) {
 		}
 	}
 	g := Graph{Msg: top}
+	// Every job the top one needs, and what those need in turn (a Photos
+	// batch's later call needs the earlier one, which needs its uploads);
+	// for a message with links the same set as its own needs.
 	var parts []transfer.Snapshot
-	for _, n := range top.Needs {
+	inGraph := map[string]bool{top.ID: true}
+	for queue := slices.Clone(top.Needs); len(queue) > 0; queue = queue[1:] {
+		n := queue[0]
+		if inGraph[n] {
+			continue
+		}
+		inGraph[n] = true
 		if p, ok := byID[n]; ok {
 			parts = append(parts, p)
+			queue = append(queue, p.Needs...)
 		} else {
 			parts = append(parts, transfer.Snapshot{ID: n, State: transfer.StateCancelled}) // forgotten: nothing left to stop
 		}
@@ -72,7 +82,7 @@ func GraphOf(jobs []transfer.Snapshot, id string) (Graph, error) {
 	// Each upload, then its shares: the order a person reads them in.
 	placed := map[string]bool{}
 	for _, u := range parts {
-		if len(u.Needs) > 0 && slices.Contains(top.Needs, u.Needs[0]) {
+		if len(u.Needs) > 0 && inGraph[u.Needs[0]] {
 			continue
 		}
 		g.Parts, placed[u.ID] = append(g.Parts, u), true

@@ -127,8 +127,11 @@ func (d Drive) do(ctx context.Context, method, path string, body []byte, v any) 
 		}
 		json.Unmarshal(answer, &ge)
 		err := fmt.Errorf("Google Drive answered %d: %s", resp.StatusCode, Printable(ge.Error.Message))
-		if resp.StatusCode == http.StatusNotFound {
+		switch resp.StatusCode {
+		case http.StatusNotFound:
 			err = fmt.Errorf("%w: %w", errDriveNotFound, err)
+		case http.StatusForbidden:
+			err = fmt.Errorf("%w: %w", errDriveRefused, err)
 		}
 		return err
 	}
@@ -138,6 +141,10 @@ func (d Drive) do(ctx context.Context, method, path string, body []byte, v any) 
 // errDriveNotFound is Drive's 404: no such file, or not one this app may
 // see (drive.file sees only the files Carrier made).
 var errDriveNotFound = errors.New("not on Google Drive")
+
+// errDriveRefused is Drive's 403: the sign-in does not reach it (a grant
+// for Photos alone), or the request is not allowed.
+var errDriveRefused = errors.New("Google Drive refused the request")
 
 // free is what the Drive has left, -1 when it has no limit.
 func (d Drive) free(ctx context.Context) (int64, error) {

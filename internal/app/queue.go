@@ -27,6 +27,12 @@ type Queue struct {
 	done chan struct{}
 	once sync.Once
 
+	// photosMu orders the making again of a batch's expired items
+	// (photos.go), so it is queued once; photosTmpl keeps the bodies of
+	// calls done, whose spool files go.
+	photosMu   sync.Mutex
+	photosTmpl map[string][]byte
+
 	signals error // why the system's sleep and network signals are not heard; nil when they are
 }
 
@@ -57,6 +63,7 @@ func OpenQueue(cfg transfer.Config, spool *Spool) (*Queue, error) {
 		return nil, err
 	}
 	q.Queue = tq
+	q.photosSweep()
 	q.sweep()
 	go q.pump()
 	q.watchSystem()
@@ -146,6 +153,7 @@ func (q *Queue) pump() {
 	for {
 		select {
 		case e := <-q.in:
+			q.photosSettle(e)
 			q.settle(e)
 			q.pass(e, true)
 		case <-q.stop:

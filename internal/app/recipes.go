@@ -180,6 +180,12 @@ func whatAt(escaped, p string) string {
 		}
 	}
 	switch {
+	case strings.HasSuffix(p, "/v1/uploads"):
+		return "Google Photos · upload"
+	case strings.HasSuffix(p, "/v1/mediaItems:batchCreate"):
+		return "Google Photos · media items made"
+	case strings.HasSuffix(p, "/v1/albums"):
+		return "Google Photos · album"
 	case strings.Contains(p, "/mirror/v1/timeline"):
 		return routeTimeline.what
 	case strings.Contains(p, "/storage/v1/b/"):

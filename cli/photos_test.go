@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// runText runs a command against the sandbox and returns its stdout,
+// stderr and exit code.
+func (e *sendEnv) runText(args ...string) (string, string, int) {
+	e.t.Helper()
+	var out, errOut bytes.Buffer
+	args = append(args, "--endpoint", e.url, "--token", "tok", "--state-dir", e.state, "--retry-base", "10ms")
+	code := Main(context.Background(), &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut}, args)
+	return out.String(), errOut.String(), code
+}
+
+func photoFiles(t *testing.T, n int) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var out []string
+	for i := range n {
+		b := make([]byte, 5000)
+		rand.Read(b)
+		copy(b, "\x89PNG\r\n\x1a\n")
+		p := filepath.Join(dir, fmt.Sprintf("shot %d.png", i+1))
+		os.WriteFile(p, b, 0o600)
+		out = append(out, p)
+	}
+	return out
+}
+
+// `carrier photos` prints a line per file with its media item's id and
+// link, progress lines for each step on stderr, and the album holds them.
+func TestPhotosCommandPrintsEachItem(t *testing.T) {
+	e := newSendEnv(t)
+	files := photoFiles(t, 3)
+	args := append([]string{"photos", "--album", "Holiday"}, files[:2]...)
+	args = append(args, "--description", "beach", files[2])
+	out, errs, code := e.runText(args...)
+	if code != 0 {
+		t.Fatalf("photos: %d\n%s\n%s", code, out, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("stdout:\n%s", out)
+	}
+	line := regexp.MustCompile(`^shot (\d)\.png: (AF1Qip\S+) (http\S+/photo/\S+)$`)
+	for i, l := range lines {
+		m := line.FindStringSubmatch(l)
+		if m == nil || m[1] != fmt.Sprint(i+1) {
+			t.Fatalf("line %d: %q", i, l)
+		}
+		if item := e.get("/v1/mediaItems/" + m[2]); item["description"] != "beach" || item["filename"] != fmt.Sprintf("shot %d.png", i+1) {
+			t.Fatalf("item %s: %v", m[2], item)
+		}
+	}
+	for _, want := range []string{"shot 1.png · to Google Photos): done", "(Google Photos · album Holiday): done", "(Google Photos · items 1–3 of 3 into Holiday): done"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	var jobs bytes.Buffer
+	Main(context.Background(), &Env{Stdout: &jobs, Stderr: &jobs}, []string{"jobs", "--all", "--state-dir", e.state})
+	for _, want := range []string{"Google Photos · items 1–3 of 3", "Google Photos · album Holiday", "shot 3.png · to Google Photos"} {
+		if !strings.Contains(jobs.String(), want) {
+			t.Errorf("carrier jobs does not show %q:\n%s", want, jobs.String())
+		}
+	}
+}
+
+// Refused files are named before anything goes: sound, and no files.
+func TestPhotosCommandRefusesBeforeSending(t *testing.T) {
+	e := newSendEnv(t)
+	dir := t.TempDir()
+	song := filepath.Join(dir, "song.jpg")
+	os.WriteFile(song, append([]byte("ID3\x04\x00"), make([]byte, 600)...), 0o600)
+	_, errs, code := e.runText("photos", song)
+	if code == 0 || !strings.Contains(errs, "song.jpg is sound") {
+		t.Fatalf("code %d: %s", code, errs)
+	}
+	_, errs, code = e.runText("photos")
+	if code == 0 || !strings.Contains(errs, "name the pictures and videos") {
+		t.Fatalf("code %d: %s", code, errs)
+	}
+	if recs := e.records(); len(recs) != 0 {
+		t.Fatalf("%d jobs queued", len(recs))
+	}
+}

@@ -1,0 +1,621 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"carrier/compose"
+	"carrier/transfer"
+)
+
+// A batch for Google Photos is one graph of jobs, all in the journal
+// (PROTOCOL.md section 8): the album first when one is asked for (a call
+// to albums.create), each file's upload in the second resumable dialect
+// (its result an upload token), then mediaItems:batchCreate in calls of
+// at most 50 items in the files' order, each needing its files' uploads,
+// the album, and the call before it (Photos takes these calls one at a
+// time per person). A call names the tokens and the album's id by quoting
+// the jobs that produced them (transfer.Spec.Quote), so it is recorded
+// before any byte goes and a kill -9 or a sleep between any two steps
+// resumes where the journal stands. batchCreate is not idempotent in
+// general, but Photos makes identical bytes one media item, and a token
+// may be used again within its day: a call sent again after its answer
+// was lost creates nothing new. A token a day old is refused per item;
+// those files are uploaded again and created in a further call that
+// needs the first (photosAgain), so an expiry is not fatal.
+
+// Photos is the Library API the batch goes to, and the Drive beside it
+// whose about.storageQuota is the account's storage (Photos has none).
+type Photos struct {
+	Root  string // https://photoslibrary.googleapis.com, or the sandbox's root
+	Drive Drive
+}
+
+// PhotosRoot is where the Photos Library API is for the API root of
+// Gmail and Drive: Google's own host, or the sandbox, which serves all.
+func PhotosRoot(root string) string {
+	if u, err := url.Parse(root); err == nil && strings.HasSuffix(strings.ToLower(u.Hostname()), ".googleapis.com") {
+		return "https://photoslibrary.googleapis.com"
+	}
+	return strings.TrimRight(root, "/")
+}
+
+// PhotosOptions are a batch's album and descriptions.
+type PhotosOptions struct {
+	Album       string            // a new album of this title, made by Carrier; "": none
+	Description string            // for every item that has none of its own
+	Describe    map[string]string // a file's own description, by path
+}
+
+// MaxPhotosBatch is how many items one batchCreate call may create.
+const MaxPhotosBatch = 50
+
+// maxPhotosDescription is Photos' limit: a description must be shorter.
+const maxPhotosDescription = 1000
+
+// ErrStorageFull says the files would not fit in the account's storage.
+var ErrStorageFull = errors.New("Google storage has no room for these files")
+
+// PhotosBatch is the jobs of one batch.
+type PhotosBatch struct {
+	Album   string   // the album's creation, "" when none was asked for
+	Uploads []string // one per file, in the files' order
+	Creates []string // the batchCreate calls, in order
+}
+
+// Jobs are all the batch's jobs, in the order they were queued.
+func (b *PhotosBatch) Jobs() []string {
+	var out []string
+	if b.Album != "" {
+		out = append(out, b.Album)
+	}
+	out = append(out, b.Uploads...)
+	return append(out, b.Creates...)
+}
+
+// CheckPhotos checks each file against what Photos takes, reading its type
+// from its bytes, and returns them in order; the error names every file
+// refused.
+func CheckPhotos(paths []string) ([]*compose.PhotosMedia, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("no files given: name the pictures and videos to post")
+	}
+	var out []*compose.PhotosMedia
+	var errs []error
+	seen := map[string]bool{}
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if seen[abs] {
+			continue // the same file twice is one media item anyway
+		}
+		seen[abs] = true
+		m, err := compose.CheckPhotos(abs)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, m)
+	}
+	return out, errors.Join(errs...)
+}
+
+// PhotosUpload queues the files for the person's Google Photos as one
+// batch, after checking each against Photos' limits and the account's
+// storage against their total, so nothing is sent that could not land.
+// settings adds the caller's transfer settings (chunk size) to each upload.
+func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts PhotosOptions, settings func(*transfer.Spec)) (*PhotosBatch, error) {
+	media, err := CheckPhotos(paths)
+	if err != nil {
+		return nil, err
+	}
+	if n := utf8.RuneCountInString(opts.Album); n > 500 {
+		return nil, fmt.Errorf("an album's title has at most 500 characters, not %d", n)
+	}
+	describe := func(m *compose.PhotosMedia) string {
+		if d, ok := opts.Describe[m.Path]; ok {
+			return d
+		}
+		return opts.Description
+	}
+	var need int64
+	for _, m := range media {
+		if n := utf8.RuneCountInString(describe(m)); n >= maxPhotosDescription {
+			return nil, fmt.Errorf("the description of %s has %d characters; Google Photos takes fewer than %d", m.Name, n, maxPhotosDescription)
+		}
+		need += m.Size
+	}
+	free, err := p.Drive.free(ctx)
+	switch {
+	case errors.Is(err, errDriveRefused):
+		// The sign-in reaches Photos but not Drive's about: the storage
+		// cannot be read, and Photos refuses an item that does not fit.
+	case err != nil:
+		return nil, fmt.Errorf("cannot read the account's storage: %w", err)
+	case free >= 0 && need > free:
+		return nil, fmt.Errorf("%w: it has %s free; these %d files need %s. Free some space (Drive, Gmail and Photos share it), or post fewer files", ErrStorageFull, compose.HumanSize(free), len(media), compose.HumanSize(need))
+	}
+	b := &PhotosBatch{}
+	undo := func(err error) (*PhotosBatch, error) {
+		jobs := b.Jobs()
+		for i := len(jobs) - 1; i >= 0; i-- {
+			q.Cancel(context.WithoutCancel(ctx), jobs[i])
+		}
+		return nil, err
+	}
+	root := strings.TrimRight(p.Root, "/")
+	if strings.TrimSpace(opts.Album) != "" {
+		body, _ := json.Marshal(map[string]any{"album": map[string]string{"title": opts.Album}})
+		b.Album, err = q.addCallData(root+"/v1/albums", body, "Google Photos · album "+opts.Album, nil, nil)
+		if err != nil {
+			return undo(err)
+		}
+	}
+	for _, m := range media {
+		id, err := q.addPhotosUpload(root, m.Path, m.MimeType, settings)
+		if err != nil {
+			return undo(err)
+		}
+		b.Uploads = append(b.Uploads, id)
+	}
+	prev := ""
+	for start := 0; start < len(media); start += MaxPhotosBatch {
+		end := min(start+MaxPhotosBatch, len(media))
+		items := make([]photosNewItem, 0, end-start)
+		for _, m := range media[start:end] {
+			items = append(items, photosNewItem{Name: m.Name, Description: describe(m)})
+		}
+		label := fmt.Sprintf("Google Photos · items %d–%d of %d", start+1, end, len(media))
+		if opts.Album != "" {
+			label += " into " + opts.Album
+		}
+		id, err := q.addBatchCreate(root, b.Album, b.Uploads[start:end], items, prev, label)
+		if err != nil {
+			return undo(err)
+		}
+		b.Creates = append(b.Creates, id)
+		prev = id
+	}
+	return b, nil
+}
+
+// addPhotosUpload queues one file's upload in Photos' resumable dialect.
+func (q *Queue) addPhotosUpload(root, path, mimeType string, settings func(*transfer.Spec)) (string, error) {
+	s := transfer.Spec{URL: root + "/v1/uploads", Method: http.MethodPost, Protocol: transfer.ProtocolGoogUpload,
+		ContentType: mimeType, Path: path, Label: filepath.Base(path) + " · to Google Photos"}
+	if settings != nil {
+		settings(&s)
+	}
+	s.Type, s.Metadata, s.Checksums, s.Existing = transfer.Resumable, nil, nil, ""
+	return q.Add(s)
+}
+
+type photosNewItem struct {
+	Name        string
+	Description string
+}
+
+// isBatchCreate tells a batch's creation calls among the journal's jobs.
+func isBatchCreate(s transfer.Snapshot) bool {
+	return s.Type == transfer.Call && strings.HasSuffix(s.URL, "/v1/mediaItems:batchCreate")
+}
+
+// addBatchCreate queues the batchCreate call for uploads (with items'
+// names and descriptions, in order), into the album made by job album if
+// given, after job prev if given.
+func (q *Queue) addBatchCreate(root, album string, uploads []string, items []photosNewItem, prev, label string) (string, error) {
+	// The template's places for results are NULs (transfer.Spec.Quote);
+	// a marker no description can hold stands for them while encoding.
+	var nonce [12]byte
+	rand.Read(nonce[:])
+	mark := "carrier-quote-" + hex.EncodeToString(nonce[:])
+	type simple struct {
+		UploadToken string `json:"uploadToken"`
+		FileName    string `json:"fileName"`
+	}
+	type newItem struct {
+		Description     string `json:"description,omitempty"`
+		SimpleMediaItem simple `json:"simpleMediaItem"`
+	}
+	body := struct {
+		AlbumID       string    `json:"albumId,omitempty"`
+		NewMediaItems []newItem `json:"newMediaItems"`
+	}{}
+	var quote, needs []string
+	if album != "" {
+		body.AlbumID = mark
+		quote = append(quote, album+".id")
+		needs = append(needs, album)
+	}
+	for i, it := range items {
+		body.NewMediaItems = append(body.NewMediaItems, newItem{Description: it.Description, SimpleMediaItem: simple{UploadToken: mark, FileName: it.Name}})
+		quote = append(quote, uploads[i])
+		needs = append(needs, uploads[i])
+	}
+	data, err := json.Marshal(body)
+	if err != nil {
+		return "", err
+	}
+	data = bytes.ReplaceAll(data, []byte(`"`+mark+`"`), []byte{0})
+	if prev != "" {
+		needs = append(needs, prev)
+	}
+	return q.addCallData(root+"/v1/mediaItems:batchCreate", data, label, quote, needs)
+}
+
+// addCallData queues one API call whose body (data) is kept in the spool
+// until the call is done; quote names the jobs whose results fill its
+// template (transfer.Spec.Quote).
+func (q *Queue) addCallData(url string, data []byte, label string, quote, needs []string) (string, error) {
+	if err := os.MkdirAll(q.spool.Dir(), 0o700); err != nil {
+		return "", fmt.Errorf("cannot write the spool: %w", err)
+	}
+	f, err := os.CreateTemp(q.spool.Dir(), "call-*.json")
+	if err != nil {
+		return "", fmt.Errorf("cannot write the spool: %w", err)
+	}
+	path := f.Name()
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(path)
+		return "", fmt.Errorf("cannot write the spool: %w", werr)
+	}
+	id, err := q.Add(transfer.Spec{URL: url, Method: http.MethodPost, Type: transfer.Call, ContentType: "application/json", Path: path, Label: label, Needs: needs, Quote: quote})
+	if err != nil {
+		os.Remove(path)
+		return "", err
+	}
+	return id, nil
+}
+
+// batchCreateAnswer is what Photos says of each item of a call.
+type batchCreateAnswer struct {
+	Results []struct {
+		UploadToken string `json:"uploadToken"`
+		Status      struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"status"`
+		MediaItem *struct {
+			ID         string `json:"id"`
+			ProductURL string `json:"productUrl"`
+			Filename   string `json:"filename"`
+		} `json:"mediaItem"`
+	} `json:"newMediaItemResults"`
+}
+
+// PhotosResult is where one file of a batch stands.
+type PhotosResult struct {
+	Path       string
+	State      transfer.State // of the step it is at
+	Step       string         // "upload", "create", "album"
+	ID         string         // the media item's, once made
+	ProductURL string
+	Error      string // why it is not in Photos, in Photos' or the engine's words
+	Cause      error  // the engine's named cause of a failed step, if any
+}
+
+// PhotosResults reads from the journal where each file of the batch
+// stands, in the files' order: its media item, or the step it waits at,
+// or why it failed (the item's own status when Photos refused it).
+func (q *Queue) PhotosResults(b *PhotosBatch) ([]PhotosResult, error) {
+	recs, err := q.History()
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]transfer.Snapshot{}
+	for _, r := range recs {
+		byID[r.ID] = r
+	}
+	out := make([]PhotosResult, len(b.Uploads))
+	index := map[string]int{} // a file's path to its place
+	for i, u := range b.Uploads {
+		s := byID[u]
+		index[s.Path] = i
+		out[i] = PhotosResult{Path: s.Path, State: s.State, Step: "upload", Error: s.Error, Cause: s.Cause}
+	}
+	var album *transfer.Snapshot
+	if a, ok := byID[b.Album]; ok && b.Album != "" {
+		album = &a
+	}
+	// The calls in order, each followed by the calls that made again what
+	// it could not (photosAgain): a later word on a file stands.
+	var calls []transfer.Snapshot
+	var walk func(id string)
+	walk = func(id string) {
+		s, ok := byID[id]
+		if !ok {
+			return
+		}
+		calls = append(calls, s)
+		for _, r := range recs {
+			if isBatchCreate(r) && again(r, s, byID) {
+				walk(r.ID)
+			}
+		}
+	}
+	for _, c := range b.Creates {
+		walk(c)
+	}
+	for _, c := range calls {
+		uploads := quotedUploads(c)
+		var ans batchCreateAnswer
+		if c.State == transfer.StateDone && c.Response != nil {
+			json.Unmarshal(c.Response.Body, &ans)
+		}
+		for k, u := range uploads {
+			i, ok := index[byID[u].Path]
+			if !ok {
+				continue
+			}
+			r := &out[i]
+			up := byID[u]
+			if up.State != transfer.StateDone {
+				r.State, r.Step, r.Error, r.Cause = up.State, "upload", up.Error, up.Cause
+				continue
+			}
+			switch {
+			case c.State == transfer.StateDone && k < len(ans.Results):
+				res := ans.Results[k]
+				r.State, r.Step, r.Cause = transfer.StateDone, "create", nil
+				if res.Status.Code == 0 && res.MediaItem != nil {
+					r.ID, r.ProductURL, r.Error = res.MediaItem.ID, res.MediaItem.ProductURL, ""
+				} else {
+					r.State = transfer.StateFailed
+					r.Error = fmt.Sprintf("Google Photos did not create the item (status %d): %s", res.Status.Code, Printable(res.Status.Message))
+				}
+			case album != nil && album.State != transfer.StateDone:
+				r.State, r.Step, r.Error, r.Cause = album.State, "album", album.Error, album.Cause
+			default:
+				r.State, r.Step, r.Error, r.Cause = c.State, "create", c.Error, c.Cause
+			}
+		}
+	}
+	return out, nil
+}
+
+// quotedUploads are the uploads a batchCreate call names, in its items'
+// order (the album's id, quoted as "ID.id", is not one).
+func quotedUploads(s transfer.Snapshot) []string {
+	var out []string
+	for _, q := range s.Quote {
+		if !strings.Contains(q, ".") {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// again reports whether call f makes again items of call b: f needs b and
+// names uploads of files b named.
+func again(f, b transfer.Snapshot, byID map[string]transfer.Snapshot) bool {
+	if !slices.Contains(f.Needs, b.ID) {
+		return false
+	}
+	fu := quotedUploads(f)
+	if len(fu) == 0 {
+		return false
+	}
+	paths := map[string]bool{}
+	for _, u := range quotedUploads(b) {
+		paths[byID[u].Path] = true
+	}
+	return paths[byID[fu[0]].Path]
+}
+
+// tokenDay is how long Photos keeps an upload token; one refused at
+// least expiredAfter after its upload ended is taken as expired (the
+// server's clock and this one may differ a little).
+const expiredAfter = 23 * time.Hour
+
+// photosAgain looks at a batchCreate call that is done: the items Photos
+// refused whose upload ended a day or more before the call are uploaded
+// again and created in a call that needs this one, unless one was
+// queued already (the caller holds photosMu). template is the call's body as queued (for the items'
+// descriptions), nil when the spool no longer holds it.
+func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, template []byte) (bool, error) {
+	if !isBatchCreate(c) || c.State != transfer.StateDone || c.Response == nil {
+		return false, nil
+	}
+	byID := map[string]transfer.Snapshot{}
+	for _, r := range recs {
+		byID[r.ID] = r
+	}
+	byID[c.ID] = c
+	for _, r := range recs {
+		if isBatchCreate(r) && again(r, c, byID) {
+			return false, nil // made again already
+		}
+	}
+	var ans batchCreateAnswer
+	if json.Unmarshal(c.Response.Body, &ans) != nil {
+		return false, nil
+	}
+	var tmpl struct {
+		NewMediaItems []struct {
+			Description string `json:"description"`
+		} `json:"newMediaItems"`
+	}
+	if template != nil {
+		json.Unmarshal(bytes.ReplaceAll(template, []byte{0}, []byte(`""`)), &tmpl)
+	}
+	uploads := quotedUploads(c)
+	album := ""
+	for _, qt := range c.Quote {
+		if a, ok := strings.CutSuffix(qt, ".id"); ok {
+			album = a
+		}
+	}
+	var ids []string
+	var items []photosNewItem
+	for k, u := range uploads {
+		up, ok := byID[u]
+		if !ok || k >= len(ans.Results) || ans.Results[k].Status.Code == 0 || c.Updated.Sub(up.Updated) < expiredAfter {
+			continue
+		}
+		id, err := q.addPhotosUpload(upRoot(c.URL), up.Path, up.ContentType, nil)
+		if err != nil {
+			return len(ids) > 0, err
+		}
+		ids = append(ids, id)
+		it := photosNewItem{Name: filepath.Base(up.Path)}
+		if k < len(tmpl.NewMediaItems) {
+			it.Description = tmpl.NewMediaItems[k].Description
+		}
+		items = append(items, it)
+	}
+	if len(ids) == 0 {
+		return false, nil
+	}
+	_, err := q.addBatchCreate(upRoot(c.URL), album, ids, items, c.ID, fmt.Sprintf("Google Photos · again: %d items whose upload expired", len(ids)))
+	return true, err
+}
+
+// upRoot is the Photos root of a batchCreate call's URL.
+func upRoot(callURL string) string {
+	return strings.TrimSuffix(callURL, "/v1/mediaItems:batchCreate")
+}
+
+// photosSweep makes again what done calls of the journal left expired
+// with no call queued for them: the process that saw them done may have
+// died before queueing it.
+func (q *Queue) photosSweep() {
+	q.photosMu.Lock()
+	defer q.photosMu.Unlock()
+	recs, err := q.History()
+	if err != nil {
+		return
+	}
+	for _, r := range recs {
+		if isBatchCreate(r) && r.State == transfer.StateDone {
+			if added, _ := q.photosAgain(r, recs, q.template(r)); added {
+				recs, _ = q.History()
+			}
+		}
+	}
+}
+
+// template is a call's body as queued: kept from its spool file when it
+// was done, or read from the spool while it is there.
+func (q *Queue) template(c transfer.Snapshot) []byte {
+	if t, ok := q.photosTmpl[c.ID]; ok {
+		return t
+	}
+	t, _ := os.ReadFile(c.Path)
+	return t
+}
+
+// photosSettle keeps a call just done's template, which goes with the
+// spool once the event passes, and makes its expired items again from
+// another goroutine, since the queue's events come through here.
+func (q *Queue) photosSettle(e transfer.Event) {
+	if e.Kind != transfer.EventDone || !isBatchCreate(e.Snap) {
+		return
+	}
+	tmpl, _ := os.ReadFile(e.Snap.Path)
+	q.photosMu.Lock()
+	if q.photosTmpl == nil {
+		q.photosTmpl = map[string][]byte{}
+	}
+	q.photosTmpl[e.Snap.ID] = tmpl
+	q.photosMu.Unlock()
+	go func() {
+		q.photosMu.Lock()
+		defer q.photosMu.Unlock()
+		if recs, err := q.History(); err == nil {
+			q.photosAgain(e.Snap, recs, q.template(e.Snap))
+		}
+	}()
+}
+
+// PhotosCalls makes sure the items of the batch's done calls that expired
+// are being made again, and returns every creation call of the batch, in
+// order, those made for expired items included: a front end waits for
+// them all.
+func (q *Queue) PhotosCalls(b *PhotosBatch) ([]string, error) {
+	q.photosMu.Lock()
+	defer q.photosMu.Unlock()
+	for {
+		recs, err := q.History()
+		if err != nil {
+			return nil, err
+		}
+		byID := map[string]transfer.Snapshot{}
+		for _, r := range recs {
+			byID[r.ID] = r
+		}
+		var calls []string
+		added := false
+		var walk func(id string) error
+		walk = func(id string) error {
+			s, ok := byID[id]
+			if !ok {
+				return nil
+			}
+			calls = append(calls, id)
+			if s.State == transfer.StateDone {
+				a, err := q.photosAgain(s, recs, q.template(s))
+				if err != nil {
+					return err
+				}
+				added = added || a
+			}
+			for _, r := range recs {
+				if isBatchCreate(r) && again(r, s, byID) {
+					if err := walk(r.ID); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}
+		for _, c := range b.Creates {
+			if err := walk(c); err != nil {
+				return nil, err
+			}
+		}
+		if !added {
+			return calls, nil
+		}
+	}
+}
+
+// PhotosDailyReset is when Google's daily quotas turn over after t:
+// midnight, Pacific time.
+func PhotosDailyReset(t time.Time) time.Time {
+	loc, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		loc = time.FixedZone("PST", -8*3600)
+	}
+	p := t.In(loc)
+	return time.Date(p.Year(), p.Month(), p.Day()+1, 0, 0, 0, 0, loc)
+}
+
+// PhotosQuotaWords says a daily quota is used up and when it resets, in
+// the person's local time.
+func PhotosQuotaWords(now time.Time) string {
+	r := PhotosDailyReset(now)
+	return fmt.Sprintf("Google Photos' quota for today is used up; it resets at %s (midnight Pacific time), in %s", r.Local().Format("15:04 Mon 2 Jan"), r.Sub(now).Round(time.Minute))
+}

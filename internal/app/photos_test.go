@@ -1,0 +1,543 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"carrier/sandbox"
+	"carrier/transfer"
+)
+
+// skewClock is the system's clock with the wall moved ahead on demand: a
+// sleep of that long, as the queue and the sandbox both see it.
+type skewClock struct {
+	transfer.Clock
+	skew atomic.Int64
+}
+
+func (c *skewClock) Now() time.Time { return c.Clock.Now().Add(time.Duration(c.skew.Load())) }
+
+// photosEnv is a sandbox serving Photos, reached through a proxy whose
+// hook sees each batchCreate call first (to hold it, lose its answer or
+// count it).
+type photosEnv struct {
+	t       *testing.T
+	sb      *sandbox.Sandbox
+	root    string // the proxy's
+	token   string
+	clock   *skewClock
+	creates atomic.Int32 // batchCreate calls that reached the sandbox
+	starts  atomic.Int32 // upload sessions asked for
+	mu      sync.Mutex
+	hook    func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) bool
+}
+
+func newPhotosEnv(t *testing.T) *photosEnv {
+	t.Helper()
+	env := &photosEnv{t: t, token: "photos-test-token", clock: &skewClock{Clock: transfer.SystemClock()}}
+	sb, err := sandbox.Open(sandbox.Options{Dir: t.TempDir(), Token: env.token, Now: env.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.sb = sb
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() { sb.Serve(ctx, ln); close(served) }()
+	target, _ := url.Parse("http://" + ln.Addr().String())
+	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) }}
+	pln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, ":batchCreate") {
+			body, _ := io.ReadAll(r.Body)
+			forward := func(w http.ResponseWriter) {
+				r2 := r.Clone(context.WithoutCancel(r.Context()))
+				r2.Body = io.NopCloser(bytes.NewReader(body))
+				env.creates.Add(1)
+				proxy.ServeHTTP(w, r2)
+			}
+			env.mu.Lock()
+			hook := env.hook
+			env.mu.Unlock()
+			if hook == nil || !hook(w, r, forward) {
+				forward(w)
+			}
+			return
+		}
+		if r.Header.Get("X-Goog-Upload-Command") == "start" {
+			env.starts.Add(1)
+		}
+		proxy.ServeHTTP(w, r)
+	})}
+	go srv.Serve(pln)
+	env.root = "http://" + pln.Addr().String()
+	t.Cleanup(func() {
+		srv.Close()
+		cancel()
+		<-served
+		sb.Close()
+	})
+	return env
+}
+
+func (env *photosEnv) setHook(h func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) bool) {
+	env.mu.Lock()
+	env.hook = h
+	env.mu.Unlock()
+}
+
+func (env *photosEnv) photos() Photos {
+	return Photos{Root: env.root, Drive: Drive{Root: env.root, Auth: transfer.StaticToken(env.token)}}
+}
+
+func (env *photosEnv) open(state string, events chan transfer.Event) *Queue {
+	env.t.Helper()
+	q, err := OpenQueue(transfer.Config{StateDir: state, Auth: transfer.StaticToken(env.token), Events: events, RetryBase: 10 * time.Millisecond, Clock: env.clock}, NewSpool(SpoolDir(state)))
+	if err != nil {
+		env.t.Fatal(err)
+	}
+	env.t.Cleanup(func() { q.Close() })
+	return q
+}
+
+// get asks the sandbox's Photos API (as the app, reading what it made).
+func (env *photosEnv) api(method, path string, body any, v any) {
+	env.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, env.root+path, rd)
+	req.Header.Set("Authorization", "Bearer "+env.token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		env.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		env.t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, data)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		env.t.Fatal(err)
+	}
+}
+
+type listedItem struct {
+	ID       string `json:"id"`
+	Filename string `json:"filename"`
+}
+
+// items lists the media items the app made, or those of an album, in
+// the order Photos keeps them.
+func (env *photosEnv) items(album string) []listedItem {
+	var all []listedItem
+	page := ""
+	for {
+		var out struct {
+			MediaItems    []listedItem `json:"mediaItems"`
+			NextPageToken string       `json:"nextPageToken"`
+		}
+		if album != "" {
+			env.api("POST", "/v1/mediaItems:search", map[string]any{"albumId": album, "pageSize": 100, "pageToken": page}, &out)
+		} else {
+			env.api("GET", "/v1/mediaItems?pageSize=100&pageToken="+url.QueryEscape(page), nil, &out)
+		}
+		all = append(all, out.MediaItems...)
+		if out.NextPageToken == "" {
+			return all
+		}
+		page = out.NextPageToken
+	}
+}
+
+// pictures writes n small JPEG files, each of different bytes.
+func pictures(t *testing.T, n int) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var out []string
+	for i := range n {
+		b := make([]byte, 3000)
+		rand.Read(b)
+		copy(b, "\xff\xd8\xff\xe0")
+		p := filepath.Join(dir, fmt.Sprintf("IMG_%04d.jpg", i+1))
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// waitCreates waits until the batch's calls are done, and the calls
+// queued to make expired items again.
+func waitDone(t *testing.T, q *Queue, ids []string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for _, id := range ids {
+		s, err := q.Wait(ctx, id)
+		if errors.Is(err, transfer.ErrUnknownJob) {
+			s, err = jobOf(t, q, id), nil // done before this queue opened
+		}
+		if err != nil {
+			t.Fatalf("job %s: %v", id, err)
+		}
+		if s.State != transfer.StateDone {
+			t.Fatalf("job %s (%s) ended %s: %s", id, s.Label, s.State, s.Error)
+		}
+	}
+}
+
+// albumID is the album the batch made.
+func albumID(t *testing.T, q *Queue, b *PhotosBatch) string {
+	t.Helper()
+	s := jobOf(t, q, b.Album)
+	if s.Response == nil {
+		t.Fatalf("the album's job has no answer: %s", s.State)
+	}
+	var a struct{ ID string }
+	json.Unmarshal(s.Response.Body, &a)
+	return a.ID
+}
+
+// jobOf reads a job from the journal.
+func jobOf(t *testing.T, q *Queue, id string) transfer.Snapshot {
+	t.Helper()
+	h, err := q.History()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range h {
+		if s.ID == id {
+			return s
+		}
+	}
+	t.Fatalf("no job %s", id)
+	return transfer.Snapshot{}
+}
+
+// checkBatch checks the album holds the files once each, in their order,
+// and that Photos holds no more items than files.
+func checkBatch(t *testing.T, env *photosEnv, q *Queue, b *PhotosBatch, files []string) {
+	t.Helper()
+	items := env.items(albumID(t, q, b))
+	if len(items) != len(files) {
+		t.Fatalf("the album holds %d items, want %d", len(items), len(files))
+	}
+	for i, it := range items {
+		if it.Filename != filepath.Base(files[i]) {
+			t.Fatalf("item %d of the album is %s, want %s", i, it.Filename, filepath.Base(files[i]))
+		}
+	}
+	if all := env.items(""); len(all) != len(files) {
+		t.Fatalf("Photos holds %d items for %d files", len(all), len(files))
+	}
+	res, err := q.PhotosResults(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for i, r := range res {
+		if r.ID == "" || r.ProductURL == "" || seen[r.ID] || r.Path != files[i] {
+			t.Fatalf("file %d: %+v", i, r)
+		}
+		seen[r.ID] = true
+	}
+}
+
+// Sixty files are two batchCreate calls, in the files' order, into one
+// album Carrier made: sixty items, each once.
+func TestPhotosBatchOfSixty(t *testing.T) {
+	env := newPhotosEnv(t)
+	q := env.open(t.TempDir(), nil)
+	files := pictures(t, 60)
+	var sizes []int
+	env.setHook(func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) bool {
+		var body struct{ NewMediaItems []json.RawMessage }
+		b, _ := io.ReadAll(r.Body)
+		json.Unmarshal(b, &body)
+		env.mu.Lock()
+		sizes = append(sizes, len(body.NewMediaItems))
+		env.mu.Unlock()
+		return false
+	})
+	b, err := q.PhotosUpload(context.Background(), env.photos(), files, PhotosOptions{Album: "Trip", Description: "Summer"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Creates) != 2 || len(b.Uploads) != 60 || b.Album == "" {
+		t.Fatalf("the graph: %d calls, %d uploads, album %q", len(b.Creates), len(b.Uploads), b.Album)
+	}
+	waitDone(t, q, b.Jobs())
+	if n := env.creates.Load(); n != 2 {
+		t.Fatalf("%d batchCreate calls, want 2", n)
+	}
+	checkBatch(t, env, q, b, files)
+	h, _ := q.History()
+	g, err := GraphOf(h, b.Uploads[0])
+	if err != nil || g.Msg.ID != b.Creates[1] || len(g.Parts) != 60+1+1 {
+		t.Fatalf("the batch's graph from its first file: top %s (want the last call %s), %d parts, %v", g.Msg.ID, b.Creates[1], len(g.Parts), err)
+	}
+	var albums struct{ Albums []struct{ Title string } }
+	env.api("GET", "/v1/albums", nil, &albums)
+	if len(albums.Albums) != 1 || albums.Albums[0].Title != "Trip" {
+		t.Fatalf("albums: %+v", albums.Albums)
+	}
+}
+
+// A queue closed between the uploads and the first call, and again
+// between the two calls, then opened again on the same folders, creates
+// every item once; so does a call whose answer was lost and that was
+// sent again.
+func TestPhotosBatchResumesBetweenSteps(t *testing.T) {
+	env := newPhotosEnv(t)
+	state := t.TempDir()
+	files := pictures(t, 51)
+	held := make(chan struct{}, 1)
+	release := make(chan struct{})
+	hold := func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) bool {
+		select {
+		case held <- struct{}{}:
+		default:
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return true
+	}
+	env.setHook(hold)
+	q := env.open(state, nil)
+	b, err := q.PhotosUpload(context.Background(), env.photos(), files, PhotosOptions{Album: "Trip"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-held // every upload is done: the first call needs them all
+	q.Close()
+	if env.creates.Load() != 0 {
+		t.Fatal("a call reached the sandbox while held")
+	}
+
+	// The second start lets the first call through, with its answer lost
+	// once, and holds the second.
+	var lost atomic.Bool
+	env.setHook(func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) bool {
+		if env.creates.Load() == 0 {
+			rec := &discard{header: http.Header{}}
+			forward(rec)
+			lost.Store(true)
+			conn, _, _ := http.NewResponseController(w).Hijack()
+			conn.Close()
+			return true
+		}
+		if env.creates.Load() >= 2 { // the first, twice: hold the second
+			return hold(w, r, forward)
+		}
+		return false
+	})
+	q = env.open(state, nil)
+	if _, err := q.ResumeJournal(false); err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, q, []string{b.Creates[0]})
+	<-held
+	q.Close()
+	if !lost.Load() {
+		t.Fatal("the first call's answer was not lost")
+	}
+
+	env.setHook(nil)
+	q = env.open(state, nil)
+	if _, err := q.ResumeJournal(false); err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, q, b.Jobs())
+	if n := env.creates.Load(); n != 3 {
+		t.Fatalf("%d calls reached the sandbox, want 3 (the first twice, its answer lost once)", n)
+	}
+	checkBatch(t, env, q, b, files)
+}
+
+type discard struct{ header http.Header }
+
+func (d *discard) Header() http.Header         { return d.header }
+func (d *discard) Write(b []byte) (int, error) { return len(b), nil }
+func (d *discard) WriteHeader(int)             {}
+
+// Tokens a day old (a sleep between the uploads and the call) are
+// refused per item; those files are uploaded again and created in a
+// further call, into the same album, each once.
+func TestPhotosExpiredTokensAreUploadedAgain(t *testing.T) {
+	env := newPhotosEnv(t)
+	files := pictures(t, 3)
+	first := make(chan struct{})
+	var once sync.Once
+	env.setHook(func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) bool {
+		once.Do(func() {
+			env.clock.skew.Add(int64(25 * time.Hour)) // the laptop slept a day
+			close(first)
+		})
+		return false
+	})
+	events := make(chan transfer.Event, 1024)
+	q := env.open(t.TempDir(), events)
+	b, err := q.PhotosUpload(context.Background(), env.photos(), files, PhotosOptions{Album: "Trip", Description: "kept"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, q, b.Jobs())
+	<-first
+	var again string
+	deadline := time.After(30 * time.Second)
+	for again == "" {
+		select {
+		case e := <-events:
+			if e.Kind == transfer.EventQueued || e.Kind == transfer.EventWaiting {
+				if isBatchCreate(e.Snap) && e.Job != b.Creates[0] {
+					again = e.Job
+				}
+			}
+		case <-deadline:
+			t.Fatal("no call was queued for the expired items")
+		}
+	}
+	s := jobOf(t, q, again)
+	waitDone(t, q, append(quotedUploads(s), again))
+	checkBatch(t, env, q, b, files)
+	if n := env.creates.Load(); n != 2 {
+		t.Fatalf("%d calls, want 2", n)
+	}
+	var item struct{ Description string }
+	res, _ := q.PhotosResults(b)
+	env.api("GET", "/v1/mediaItems/"+res[0].ID, nil, &item)
+	if item.Description != "kept" {
+		t.Fatalf("the item made again lost its description: %q", item.Description)
+	}
+}
+
+// Storage too small for the files is refused before any job is queued.
+func TestPhotosStorageFullRefusedBeforeAnyByte(t *testing.T) {
+	env := newPhotosEnv(t)
+	files := pictures(t, 4)
+	env.sb.SetDriveQuota(sandbox.DriveQuota{Limit: 10000, OtherUsage: 0}) // 4 × 3000 bytes do not fit
+	state := t.TempDir()
+	q := env.open(state, nil)
+	_, err := q.PhotosUpload(context.Background(), env.photos(), files, PhotosOptions{}, nil)
+	if !errors.Is(err, ErrStorageFull) || !strings.Contains(err.Error(), "need 11.7 KiB") {
+		t.Fatalf("got %v", err)
+	}
+	if h, _ := q.History(); len(h) != 0 {
+		t.Fatalf("%d jobs were queued", len(h))
+	}
+}
+
+// The day's quota used up stops the batch at once with its cause, not
+// retried all night; PhotosQuotaWords says when it resets.
+func TestPhotosDailyQuotaStops(t *testing.T) {
+	env := newPhotosEnv(t)
+	files := pictures(t, 2)
+	q := env.open(t.TempDir(), nil)
+	env.sb.SetPhotosQuota(sandbox.PhotosQuota{RequestsPerDay: 1}) // one upload's start
+	b, err := q.PhotosUpload(context.Background(), env.photos(), files, PhotosOptions{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	stopped := -1
+	for i, id := range b.Uploads {
+		s, err := q.Wait(ctx, id)
+		switch {
+		case err != nil:
+			t.Fatal(err)
+		case s.State == transfer.StateFailed && errors.Is(s.Cause, transfer.ErrDailyQuota):
+			stopped = i
+		case s.State != transfer.StateDone:
+			t.Fatalf("upload %s: %s %s", id, s.State, s.Error)
+		}
+	}
+	if stopped < 0 {
+		t.Fatal("no upload was stopped by the day's quota")
+	}
+	if n := env.starts.Load(); n != 2 {
+		t.Fatalf("%d upload starts for 2 files; the refused one was sent again", n)
+	}
+	res, _ := q.PhotosResults(b)
+	if r := res[stopped]; !errors.Is(r.Cause, transfer.ErrDailyQuota) || r.Step != "upload" || !strings.Contains(r.Error, "per day") {
+		t.Fatalf("the file's result: %+v", r)
+	}
+	now := time.Date(2026, 11, 25, 7, 0, 0, 0, time.UTC) // 23:00 the day before, Pacific
+	if w := PhotosQuotaWords(now); !strings.Contains(w, "in 1h0m0s") {
+		t.Fatalf("the words: %s", w)
+	}
+}
+
+// Photos' per-minute upload quota answers 400 (not 429): the uploads are
+// paced until the minute passes, none failed, every item made once.
+func TestPhotosPerMinuteQuotaIsPaced(t *testing.T) {
+	env := newPhotosEnv(t)
+	files := pictures(t, 3)
+	env.sb.SetPhotosQuota(sandbox.PhotosQuota{UploadsPerMinute: 1})
+	events := make(chan transfer.Event, 1024)
+	q := env.open(t.TempDir(), events)
+	b, err := q.PhotosUpload(context.Background(), env.photos(), files, PhotosOptions{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paced, done := 0, 0
+	deadline := time.After(60 * time.Second)
+	for done < len(b.Uploads) {
+		select {
+		case e := <-events:
+			switch e.Kind {
+			case transfer.EventRetrying:
+				if !strings.Contains(e.Reason, "slow down") {
+					t.Fatalf("retried for %s", e.Reason)
+				}
+				paced++
+				env.clock.skew.Add(int64(61 * time.Second)) // the minute passes
+			case transfer.EventFailed:
+				t.Fatalf("%s failed: %s", e.Snap.Label, e.Message)
+			case transfer.EventDone:
+				if !isBatchCreate(e.Snap) && e.Snap.Type != transfer.Call {
+					done++
+				}
+			}
+		case <-deadline:
+			t.Fatalf("%d uploads done, %d paced", done, paced)
+		}
+	}
+	if paced == 0 {
+		t.Fatal("no upload was refused by the quota: the test did not test it")
+	}
+	waitDone(t, q, b.Jobs())
+	if n := len(env.items("")); n != 3 {
+		t.Fatalf("%d items for 3 files", n)
+	}
+}

@@ -1,0 +1,157 @@
+package ui
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"carrier/auth"
+	"carrier/internal/app"
+	"carrier/transfer"
+)
+
+// The Timeline screen takes a dropped folder of pictures, refuses what
+// Photos would (sound, text, whatever the names say) with the reason, and
+// queues one Photos batch into a new album: a row per file's upload and
+// per step, named, all done, the items in the sandbox's Photos.
+func TestTimelineScreenPostsToPhotos(t *testing.T) {
+	h := newHarness(t)
+	h.u.Select("Timeline")
+	tl := h.u.timeline
+	if !strings.Contains(tl.dest.Text, "Google Photos") || !tl.post.Disabled() {
+		t.Fatalf("the screen: %q, post disabled %v", tl.dest.Text, tl.post.Disabled())
+	}
+	dir := t.TempDir()
+	for i := range 3 {
+		b := make([]byte, 4000)
+		rand.Read(b)
+		copy(b, "\xff\xd8\xff\xe0")
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("pic%d.jpg", i+1)), b, 0o600)
+	}
+	os.WriteFile(filepath.Join(dir, "song.png"), append([]byte("ID3\x04"), make([]byte, 100)...), 0o600)
+	os.WriteFile(filepath.Join(dir, "notes.jpg"), []byte("only text"), 0o600)
+	drop(h, dir)
+	if len(tl.files) != 3 || tl.post.Disabled() {
+		t.Fatalf("%d files chosen, post disabled %v", len(tl.files), tl.post.Disabled())
+	}
+	if !strings.Contains(tl.status.Text, "song.png is sound") || !strings.Contains(tl.status.Text, "notes.jpg is no picture or video") {
+		t.Fatalf("the refusals: %q", tl.status.Text)
+	}
+	if !strings.Contains(tl.info.Text, "3 files (3 pictures, 0 videos)") {
+		t.Fatalf("the summary: %q", tl.info.Text)
+	}
+	if len(h.u.compose.attachments) != 0 {
+		t.Fatal("files dropped on the timeline were attached to the message")
+	}
+	test.Type(tl.album, "Summer")
+	test.Tap(tl.post)
+	names := map[string]bool{}
+	h.until("the batch done", func() bool {
+		done := 0
+		for id, r := range h.u.transfers.rows {
+			names[r.name.Text] = true
+			h.u.transfers.mu.Lock()
+			v, ok := h.u.transfers.views[id]
+			if ok && v.snap.State == transfer.StateDone {
+				done++
+			}
+			h.u.transfers.mu.Unlock()
+		}
+		return done == 5 // the album, three uploads, one batchCreate
+	})
+	for _, want := range []string{"pic1.jpg · to Google Photos", "pic3.jpg · to Google Photos", "Google Photos · album Summer", "Google Photos · items 1–3 of 3 into Summer"} {
+		if !names[want] {
+			t.Errorf("no row %q among %v", want, names)
+		}
+	}
+	if !tl.post.Disabled() || len(tl.files) != 0 {
+		t.Fatal("the screen kept the posted files")
+	}
+}
+
+// buttonIn finds the button labelled text in o.
+func buttonIn(o fyne.CanvasObject, text string) *widget.Button {
+	switch w := o.(type) {
+	case *widget.Button:
+		if w.Text == text {
+			return w
+		}
+	case *fyne.Container:
+		for _, c := range w.Objects {
+			if b := buttonIn(c, text); b != nil {
+				return b
+			}
+		}
+	case fyne.Widget:
+		for _, c := range test.WidgetRenderer(w).Objects() {
+			if b := buttonIn(c, text); b != nil {
+				return b
+			}
+		}
+	}
+	return nil
+}
+
+// A sign-in without Photos is asked to allow it (incremental consent)
+// before anything is queued; once allowed, the batch goes.
+func TestTimelineScreenAsksForPhotos(t *testing.T) {
+	var mu sync.Mutex
+	allowed, asked := false, 0
+	h := newHarness(t, func(o *harnessOpts) {
+		o.deps = func(d *Deps) {
+			d.May = func(ctx context.Context, k auth.Kind) error {
+				mu.Lock()
+				defer mu.Unlock()
+				if k == auth.Photos && !allowed {
+					return &app.NotAllowedError{Address: "you@example.com", Endpoint: "https://www.googleapis.com", Kind: k}
+				}
+				return nil
+			}
+			d.Allow = func(ctx context.Context, k auth.Kind) error {
+				mu.Lock()
+				defer mu.Unlock()
+				asked++
+				allowed = k == auth.Photos
+				return nil
+			}
+		}
+	})
+	h.u.Select("Timeline")
+	tl := h.u.timeline
+	b := make([]byte, 4000)
+	rand.Read(b)
+	copy(b, "\x89PNG\r\n\x1a\n")
+	drop(h, writeFile(t, "one.png", b))
+	test.Tap(tl.post)
+	var yes *widget.Button
+	h.until("the question", func() bool {
+		if top := h.w.Canvas().Overlays().Top(); top != nil {
+			yes = buttonIn(top, "Yes")
+		}
+		return yes != nil
+	})
+	if text := labelsIn(h.w.Canvas().Overlays().Top()); !strings.Contains(text, "upload to Google Photos") {
+		t.Fatalf("the question: %q", text)
+	}
+	if h.q != nil {
+		if jobs, _ := h.q.History(); len(jobs) != 0 {
+			t.Fatal("jobs were queued before Photos was allowed")
+		}
+	}
+	test.Tap(yes)
+	h.until("the batch queued", func() bool { return strings.HasPrefix(tl.status.Text, "Queued 1 file for") })
+	mu.Lock()
+	defer mu.Unlock()
+	if asked != 1 {
+		t.Fatalf("Allow was asked %d times", asked)
+	}
+}
