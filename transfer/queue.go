@@ -317,12 +317,13 @@ func (q *Queue) poke() {
 
 // work runs one job on the Uploader and moves it to where the run ended.
 func (q *Queue) work(ctx context.Context, jb *job) {
-	metered := false
+	requeue := false
 	defer func() {
 		q.settle(jb)
-		if metered {
+		if requeue {
 			// Back to the queue only once let go: there another worker
-			// may take it the moment the connection is free again.
+			// may take it at once, and this one's settle must not end
+			// that worker's run.
 			q.transition(jb, MoveStop, StateQueued, nil, Event{})
 		}
 	}()
@@ -360,9 +361,9 @@ func (q *Queue) work(ctx context.Context, jb *job) {
 	case errors.Is(err, errClosed):
 		q.transition(jb, MoveStop, StateQueued, nil, Event{})
 	case errors.Is(err, errMetered):
-		metered = true // the metered rule holds it: it waits in the queue, without a worker
+		requeue = true // the metered rule holds it: it waits in the queue, without a worker
 	case errors.Is(err, ErrSignInNeeded):
-		q.park(jb, err)
+		requeue = q.park(jb, err)
 	default:
 		msg := err.Error()
 		retry := retryable(err)

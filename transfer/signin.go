@@ -16,22 +16,24 @@ import (
 // stands, so no byte goes twice, and a new session starts only when the
 // server says the old one is gone.
 
-// park moves a job its worker let go of to StateSignIn. A sign-in that came
-// while the job ran may be the one it needs: it then goes back to the queue
-// to try with it, and parks only if that fails too.
-func (q *Queue) park(jb *job, err error) {
+// park moves a job its worker holds to StateSignIn. A sign-in that came
+// while the job ran may be the one it needs: then it reports true, and the
+// worker puts the job back in the queue once it lets go, to try with that
+// sign-in (parked only if that fails too). Queued before the worker lets
+// go, another worker could take it and have its run ended by this one's.
+func (q *Queue) park(jb *job, err error) (requeue bool) {
 	q.mu.Lock()
 	again := jb.run != nil && jb.run.signins != q.signins
 	q.mu.Unlock()
 	if again {
-		q.transition(jb, MoveStop, StateQueued, nil, Event{})
-		return
+		return true
 	}
 	msg, who := err.Error(), accountNeeded(err)
 	q.transition(jb, MovePark, StateSignIn, func(r *Record) {
 		r.Error, r.Retryable, r.Cause = msg, false, ""
 		r.SignInFor = cmp.Or(who, r.Account)
 	}, Event{Err: err, Message: msg})
+	return false
 }
 
 // unparked clears what a parked job said.
