@@ -214,31 +214,38 @@ def main():
     if names != [("r\u00e9sum\u00e9 e2e.pdf", os.path.getsize(attachment))]:
         fail("the sandbox's message has attachments %r, want the dragged file" % names)
 
-    # The timeline: a picture dropped while it shows becomes a thumbnail.
+    # The Timeline screen posts to Google Photos (the sandbox's): a picture
+    # dropped while it shows goes into a new album.
     click(165, 21)
     picture = os.path.join(scratch, "carrier icon.png")
     shutil.copy(os.path.join(ROOT, "assets", "icon.png"), picture)
     drag(picture, 550, 300)
-    click(550, 555)  # caption
+    click(550, 557)  # the album's name
     type_text("Posted by the e2e test")
     shot(env, "3-timeline-with-picture")
-    click(1057, 654)  # Post
+    click(1000, 654)  # Post to Google Photos
 
-    def posted():
-        return api(base, token, "/mirror/v1/timeline").get("items")
+    def in_album():
+        albums = [a for a in api(base, token, "/v1/albums").get("albums", []) if a.get("title") == "Posted by the e2e test"]
+        if not albums or albums[0].get("mediaItemsCount") in (None, "0"):
+            return None
+        return albums[0]
 
-    items = wait_for("the timeline item in the sandbox", posted, timeout=60)
-    if items[0].get("text") != "Posted by the e2e test" or items[0]["attachments"][0]["contentType"] != "image/png":
-        fail("timeline item %r" % items[0])
+    album = wait_for("the picture in its Google Photos album in the sandbox", in_album, timeout=60)
+    items = api(base, token, "/v1/mediaItems").get("mediaItems", [])
+    if len(items) != 1 or items[0].get("mimeType") != "image/png" or items[0].get("filename") != "carrier icon.png":
+        fail("Google Photos holds %r, want the dropped picture" % items)
+    if str(album.get("mediaItemsCount")) != "1":
+        fail("album %r" % album)
 
     click(375, 21)  # Mailbox
     time.sleep(1.5)
-    click(200, 130)  # the newest item: the timeline post
+    click(200, 130)  # the newest item: the sent message
     time.sleep(1.5)
-    shot(env, "4-mailbox-timeline-item")
-    click(200, 208)  # the sent message
-    time.sleep(1.5)
-    shot(env, "5-mailbox-message")
+    shot(env, "4-mailbox-message")
+    click(270, 21)  # Transfers: the message and the Photos batch
+    time.sleep(1.0)
+    shot(env, "5-transfers-message-and-photos")
     click(475, 21)
     time.sleep(0.8)
     shot(env, "6-account")
