@@ -223,9 +223,14 @@ func (m *mailboxScreen) openAttachment(a mailAttachment) {
 	})
 }
 
+// storageURL is the file:// URL of path p: file:///C:/... on Windows, where
+// Fyne's file URI reads back with the drive as the URL's host.
 func storageURL(p string) *url.URL {
-	u, _ := url.Parse(storage.NewFileURI(p).String())
-	return u
+	s := filepath.ToSlash(p)
+	if !strings.HasPrefix(s, "/") {
+		s = "/" + s
+	}
+	return &url.URL{Scheme: "file", Path: s}
 }
 
 // saveAttachment fetches the attachment, then asks where to save it
