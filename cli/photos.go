@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"text/tabwriter"
 	"time"
 
 	"carrier/auth"
@@ -16,12 +17,12 @@ import (
 func init() {
 	register(&Command{
 		Name:    "photos",
-		Summary: "post pictures and videos to Google Photos (resumable, in batches, into a new album if asked); prints each file's media item and link",
+		Summary: "post pictures and videos to Google Photos (resumable, in batches, into an album if asked); prints each file's media item and link; `photos albums` lists Carrier's albums",
 		Run:     runPhotos,
 	})
 }
 
-const photosUsage = "[upload] [--album NAME] [--description TEXT] FILE... [--endpoint URL] [transfer flags]"
+const photosUsage = "[upload] [--album NAME] [--description TEXT] FILE... [--endpoint URL] [transfer flags]\n       carrier photos albums [--endpoint URL]"
 
 // parseInterspersed reads flags wherever they stand among the arguments,
 // as people type them after the files.
@@ -45,11 +46,13 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 func runPhotos(ctx context.Context, env *Env, args []string) error {
 	if len(args) > 0 && args[0] == "upload" {
 		args = args[1:]
+	} else if len(args) > 0 && args[0] == "albums" {
+		return runPhotosAlbums(ctx, env, args[1:])
 	}
 	fs := newFlagSet(env, "photos", photosUsage)
 	var uf uploadFlags
 	uf.add(fs, env.dirs())
-	album := fs.String("album", "", "put the items in a new album of this title, made by Carrier")
+	album := fs.String("album", "", "put the items in the album of this title that Carrier made, or in a new one of it")
 	desc := fs.String("description", "", "the description of every item (fewer than 1,000 characters)")
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -84,7 +87,55 @@ func runPhotos(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return finishPhotos(ctx, env, q, b)
+	err = finishPhotos(ctx, env, q, b)
+	if b.AlbumID != "" {
+		// Stdout, not stderr: the progress printer owns stderr until the
+		// queue closes.
+		how := "added to the album Carrier made before"
+		if b.AlbumMade {
+			how = "a new album"
+		}
+		fmt.Fprintf(env.Stdout, "album %s: %s %s (%s)\n", app.Printable(b.AlbumTitle), b.AlbumID, app.Printable(b.AlbumURL), how)
+	}
+	return err
+}
+
+// runPhotosAlbums lists the albums Carrier made: the ones --album can
+// name to add to.
+func runPhotosAlbums(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "photos albums", "[--endpoint URL]")
+	var uf uploadFlags
+	uf.add(fs, env.dirs())
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("carrier photos albums takes no arguments, not %q", fs.Arg(0))
+	}
+	tok, err := uf.givenToken(env)
+	if err != nil {
+		return err
+	}
+	t, err := uf.resolve(ctx, tok, auth.Photos)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	p := app.Photos{Root: app.PhotosRoot(t.base), Drive: app.Drive{Root: t.base, Auth: t.auth}}
+	albums, err := p.Albums(ctx)
+	if err != nil {
+		return err
+	}
+	if len(albums) == 0 {
+		fmt.Fprintln(env.Stderr, "carrier photos: Carrier has made no album in this Google Photos")
+		return nil
+	}
+	w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "TITLE\tITEMS\tLINK")
+	for _, a := range albums {
+		fmt.Fprintf(w, "%s\t%d\t%s\n", app.Printable(a.Title), a.Items, app.Printable(a.ProductURL))
+	}
+	return w.Flush()
 }
 
 // finishPhotos waits for the batch's steps and prints a line per file: its

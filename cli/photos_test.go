@@ -49,9 +49,10 @@ func TestPhotosCommandPrintsEachItem(t *testing.T) {
 		t.Fatalf("photos: %d\n%s\n%s", code, out, errs)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 3 {
+	if len(lines) != 4 || !regexp.MustCompile(`^album Holiday: AF1Qip\S+ http\S+/album/\S+ \(a new album\)$`).MatchString(lines[3]) {
 		t.Fatalf("stdout:\n%s", out)
 	}
+	lines = lines[:3]
 	line := regexp.MustCompile(`^shot (\d)\.png: (AF1Qip\S+) (http\S+/photo/\S+)$`)
 	for i, l := range lines {
 		m := line.FindStringSubmatch(l)
@@ -62,14 +63,14 @@ func TestPhotosCommandPrintsEachItem(t *testing.T) {
 			t.Fatalf("item %s: %v", m[2], item)
 		}
 	}
-	for _, want := range []string{"shot 1.png · to Google Photos): done", "(Google Photos · album Holiday): done", "(Google Photos · items 1–3 of 3 into Holiday): done"} {
+	for _, want := range []string{"shot 1.png · to Google Photos): done", "(Google Photos · items 1–3 of 3 into Holiday): done"} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)
 		}
 	}
 	var jobs bytes.Buffer
 	Main(context.Background(), &Env{Stdout: &jobs, Stderr: &jobs}, []string{"jobs", "--all", "--state-dir", e.state})
-	for _, want := range []string{"Google Photos · items 1–3 of 3", "Google Photos · album Holiday", "shot 3.png · to Google Photos"} {
+	for _, want := range []string{"Google Photos · items 1–3 of 3 into Holiday", "shot 3.png · to Google Photos"} {
 		if !strings.Contains(jobs.String(), want) {
 			t.Errorf("carrier jobs does not show %q:\n%s", want, jobs.String())
 		}
@@ -92,5 +93,24 @@ func TestPhotosCommandRefusesBeforeSending(t *testing.T) {
 	}
 	if recs := e.records(); len(recs) != 0 {
 		t.Fatalf("%d jobs queued", len(recs))
+	}
+}
+
+// `carrier photos albums` lists the albums Carrier made, and --album of
+// one of their titles adds to it rather than making a second.
+func TestPhotosCommandReusesAnAlbum(t *testing.T) {
+	e := newSendEnv(t)
+	files := photoFiles(t, 2)
+	if out, errs, code := e.runText("photos", "--album", "Holiday", files[0]); code != 0 {
+		t.Fatalf("photos: %d\n%s\n%s", code, out, errs)
+	}
+	out, errs, code := e.runText("photos", "--album", "Holiday", files[1])
+	if code != 0 || !strings.Contains(out, "(added to the album Carrier made before)") {
+		t.Fatalf("photos again: %d\n%s\n%s", code, out, errs)
+	}
+	out, errs, code = e.runText("photos", "albums")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 2 || !regexp.MustCompile(`^Holiday\s+2\s+http\S+/album/\S+$`).MatchString(lines[1]) {
+		t.Fatalf("photos albums: %d\n%s\n%s", code, out, errs)
 	}
 }

@@ -44,10 +44,12 @@ type timelineScreen struct {
 	list        *widget.Label
 	info        *widget.Label
 	album       *namedEntry
+	albums      *widget.Button
 	description *namedEntry
 	post        *widget.Button
 	clearFiles  *widget.Button
 	status      *widget.Label
+	albumChoice *widget.Select // the open list of Carrier's albums, for tests
 	content     fyne.CanvasObject
 }
 
@@ -58,8 +60,9 @@ func newTimelineScreen(u *UI) *timelineScreen {
 	t.list.Wrapping = fyne.TextWrapWord
 	t.info = widget.NewLabel("")
 	t.info.Wrapping = fyne.TextWrapWord
-	t.album = newNamedEntry("New album", false)
-	t.album.SetPlaceHolder("New album (optional): its name")
+	t.album = newNamedEntry("Album", false)
+	t.album.SetPlaceHolder("Album (optional): a new one's name, or one Carrier made")
+	t.albums = widget.NewButtonWithIcon("Carrier's albums…", theme.FolderIcon(), t.pickAlbum)
 	t.description = newNamedEntry("Description", true)
 	t.description.SetPlaceHolder("Description for every item (optional)")
 	t.description.SetMinRowsVisible(2)
@@ -75,7 +78,7 @@ func newTimelineScreen(u *UI) *timelineScreen {
 			t.dest,
 			container.NewHBox(pick, folder, widget.NewLabel("or drop files or a folder on the window")),
 		),
-		container.NewVBox(t.info, t.album, t.description, container.NewHBox(t.clearFiles, layout.NewSpacer(), t.post), t.status),
+		container.NewVBox(t.info, container.NewBorder(nil, nil, nil, t.albums, t.album), t.description, container.NewHBox(t.clearFiles, layout.NewSpacer(), t.post), t.status),
 		nil, nil, container.NewVScroll(t.list)))
 	t.clear()
 	return t
@@ -215,11 +218,7 @@ func (t *timelineScreen) submit() {
 		paths = append(paths, m.Path)
 	}
 	opts := app.PhotosOptions{Album: strings.TrimSpace(t.album.Text), Description: t.description.Text}
-	target := t.u.deps.Endpoint
-	if t.u.deps.Target != nil {
-		target = t.u.deps.Target()
-	}
-	p := app.Photos{Root: app.PhotosRoot(target), Drive: app.Drive{Root: target, Auth: t.u.deps.Auth}}
+	p := t.photos()
 	t.post.Disable()
 	t.say("Checking Google storage…", widget.MediumImportance)
 	t.u.goBackground(func(ctx context.Context) {
@@ -235,6 +234,64 @@ func (t *timelineScreen) submit() {
 		}
 		t.queue(ctx, out, p, paths, opts)
 	})
+}
+
+// photos is the Photos API the window posts to.
+func (t *timelineScreen) photos() app.Photos {
+	target := t.u.deps.Endpoint
+	if t.u.deps.Target != nil {
+		target = t.u.deps.Target()
+	}
+	return app.Photos{Root: app.PhotosRoot(target), Drive: app.Drive{Root: target, Auth: t.u.deps.Auth}}
+}
+
+// pickAlbum lists the albums Carrier made (the only ones it may add to)
+// and puts the one chosen in the album's field.
+func (t *timelineScreen) pickAlbum() {
+	p := t.photos()
+	t.albums.Disable()
+	t.say("Reading Carrier's albums in Google Photos…", widget.MediumImportance)
+	t.u.goBackground(func(ctx context.Context) {
+		defer t.u.do(t.albums.Enable)
+		if may := t.u.deps.May; may != nil {
+			var na *app.NotAllowedError
+			if err := may(ctx, auth.Photos); errors.As(err, &na) {
+				t.u.do(func() {
+					t.say("Google Photos is not allowed yet: posting asks for it, and then Carrier's albums can be listed.", widget.MediumImportance)
+				})
+				return
+			}
+		}
+		albums, err := p.Albums(ctx)
+		t.u.do(func() {
+			switch {
+			case err != nil:
+				t.say(windowText(err.Error()), widget.DangerImportance)
+			case len(albums) == 0:
+				t.say("Carrier has made no album in Google Photos yet: type a new one's name.", widget.MediumImportance)
+			default:
+				t.say("", widget.MediumImportance)
+				t.showAlbums(albums)
+			}
+		})
+	})
+}
+
+func (t *timelineScreen) showAlbums(albums []app.PhotosAlbum) {
+	var titles []string
+	for _, a := range albums {
+		if !slices.Contains(titles, a.Title) {
+			titles = append(titles, a.Title)
+		}
+	}
+	choice := widget.NewSelect(titles, nil)
+	choice.PlaceHolder = "Choose an album"
+	t.albumChoice = choice
+	dialog.ShowCustomConfirm("Add to an album Carrier made", "Use", "Cancel", choice, func(ok bool) {
+		if ok && choice.Selected != "" {
+			t.album.SetText(choice.Selected)
+		}
+	}, t.u.win)
 }
 
 // askAllow says why Photos is needed and what Carrier may do there, and
@@ -276,7 +333,14 @@ func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p app.Phot
 		if len(b.Uploads) == 1 {
 			files = "1 file"
 		}
-		t.say("Queued "+files+" for Google Photos; Transfers shows each one.", widget.SuccessImportance)
+		into := ""
+		switch {
+		case b.AlbumID != "" && b.AlbumMade:
+			into = " into the new album " + b.AlbumTitle
+		case b.AlbumID != "":
+			into = " into Carrier's album " + b.AlbumTitle
+		}
+		t.say(app.Printable("Queued "+files+" for Google Photos"+into+"; Transfers shows each one."), widget.SuccessImportance)
 		for _, id := range b.Jobs() {
 			t.u.queued(id)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -66,9 +67,12 @@ func TestTimelineScreenPostsToPhotos(t *testing.T) {
 			}
 			h.u.transfers.mu.Unlock()
 		}
-		return done == 5 // the album, three uploads, one batchCreate
+		return done == 4 // three uploads, one batchCreate
 	})
-	for _, want := range []string{"pic1.jpg · to Google Photos", "pic3.jpg · to Google Photos", "Google Photos · album Summer", "Google Photos · items 1–3 of 3 into Summer"} {
+	if !strings.Contains(tl.status.Text, "into the new album Summer") {
+		t.Errorf("the screen says %q", tl.status.Text)
+	}
+	for _, want := range []string{"pic1.jpg · to Google Photos", "pic3.jpg · to Google Photos", "Google Photos · items 1–3 of 3 into Summer"} {
 		if !names[want] {
 			t.Errorf("no row %q among %v", want, names)
 		}
@@ -76,6 +80,33 @@ func TestTimelineScreenPostsToPhotos(t *testing.T) {
 	if !tl.post.Disabled() || len(tl.files) != 0 {
 		t.Fatal("the screen kept the posted files")
 	}
+
+	// The album made is offered to add to; the next post goes there.
+	test.Tap(tl.albums)
+	h.until("Carrier's albums listed", func() bool {
+		return tl.albumChoice != nil && slices.Contains(tl.albumChoice.Options, "Summer")
+	})
+	var use *widget.Button
+	tl.albumChoice.SetSelected("Summer")
+	if top := h.w.Canvas().Overlays().Top(); top != nil {
+		use = buttonIn(top, "Use")
+	}
+	if use == nil {
+		t.Fatal("no Use button")
+	}
+	test.Tap(use)
+	if tl.album.Text != "Summer" {
+		t.Fatalf("the album's field holds %q", tl.album.Text)
+	}
+	h.u.Select("Timeline") // queueing showed Transfers
+	drop(h, filepath.Join(dir, "pic1.jpg"))
+	if tl.post.Disabled() {
+		t.Fatalf("post disabled: %q", tl.status.Text)
+	}
+	test.Tap(tl.post)
+	h.until("the second post queued: "+tl.status.Text, func() bool {
+		return strings.Contains(tl.status.Text, "into Carrier's album Summer")
+	})
 }
 
 // buttonIn finds the button labelled text in o.
