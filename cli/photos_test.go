@@ -5,11 +5,19 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"carrier/sandbox"
+	"carrier/transfer"
 )
 
 // runText runs a command against the sandbox and returns its stdout,
@@ -112,5 +120,83 @@ func TestPhotosCommandReusesAnAlbum(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || len(lines) != 2 || !regexp.MustCompile(`^Holiday\s+2\s+http\S+/album/\S+$`).MatchString(lines[1]) {
 		t.Fatalf("photos albums: %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// A batch interrupted before its call, resumed a day later: the call
+// finds the uploads' tokens expired, the files go again in a further call
+// queued as it ends, and `carrier resume` waits for that too before it
+// exits, so every file is in the album when it does.
+func TestResumeWaitsForPhotosMadeAgain(t *testing.T) {
+	var skew atomic.Int64
+	sb, err := sandbox.Open(sandbox.Options{Dir: t.TempDir(), Token: "tok", Now: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close() })
+	var mu sync.Mutex
+	var hook func(w http.ResponseWriter, r *http.Request) bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		h := hook
+		mu.Unlock()
+		if strings.HasSuffix(r.URL.Path, ":batchCreate") && h != nil && h(w, r) {
+			return
+		}
+		sb.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	e := &sendEnv{t: t, url: srv.URL, state: t.TempDir()}
+	files := photoFiles(t, 2)
+
+	ctx, stop := context.WithCancel(context.Background())
+	mu.Lock()
+	hook = func(w http.ResponseWriter, r *http.Request) bool {
+		stop() // interrupted with every file up and the call not made
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return true
+	}
+	mu.Unlock()
+	var out, errs bytes.Buffer
+	args := append([]string{"photos", "--album", "Later", "--endpoint", e.url, "--token", "tok", "--state-dir", e.state, "--retry-base", "10ms"}, files...)
+	if code := Main(ctx, &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errs}, args); code == 0 {
+		t.Fatalf("the interrupted batch exited 0:\n%s\n%s", out.String(), errs.String())
+	}
+
+	// A day asleep: the tokens expire at Photos, and the journal's
+	// uploads ended a day before the call will.
+	skew.Store(int64(25 * time.Hour))
+	j, err := transfer.OpenJournal(e.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _ := j.List()
+	for _, r := range recs {
+		if r.Protocol == transfer.ProtocolGoogUpload {
+			r.Updated = r.Updated.Add(-25 * time.Hour)
+			if err := j.Save(r); err != nil {
+				t.Fatal(err)
+			}
+			if err := j.SaveProgress(r); err != nil { // its newer progress would stand
+				t.Fatal(err)
+			}
+		}
+	}
+	var calls atomic.Int32
+	mu.Lock()
+	hook = func(w http.ResponseWriter, r *http.Request) bool { calls.Add(1); return false }
+	mu.Unlock()
+	out.Reset()
+	errs.Reset()
+	if code := Main(context.Background(), &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errs}, []string{"resume", "--endpoint", e.url, "--token", "tok", "--state-dir", e.state, "--retry-base", "10ms"}); code != 0 {
+		t.Fatalf("resume: %d\n%s\n%s", code, out.String(), errs.String())
+	}
+	if calls.Load() != 2 {
+		t.Fatalf("%d batchCreate calls, want 2 (the first, its items expired; then again)\n%s\n%s", calls.Load(), out.String(), errs.String())
+	}
+	albums := e.get("/v1/albums")["albums"].([]any)
+	album := albums[0].(map[string]any)
+	if len(albums) != 1 || album["mediaItemsCount"] != "2" {
+		t.Fatalf("albums when resume exited: %v\n%s", albums, errs.String())
 	}
 }

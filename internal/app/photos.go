@@ -633,3 +633,42 @@ func PhotosQuotaWords(now time.Time) string {
 	r := PhotosDailyReset(now)
 	return fmt.Sprintf("Google Photos' quota for today is used up; it resets at %s (midnight Pacific time), in %s", r.Local().Format("15:04 Mon 2 Jan"), r.Sub(now).Round(time.Minute))
 }
+
+// PhotosMore makes sure the items that job id, a batchCreate call just
+// done, found expired are being made again, and returns the jobs doing it
+// (their uploads, then the call); none for any other job. A front end
+// that waits for a list of jobs, as `carrier resume` does, waits for
+// these too: they are queued after the list was made.
+func (q *Queue) PhotosMore(id string) ([]string, error) {
+	q.photosMu.Lock()
+	defer q.photosMu.Unlock()
+	recs, err := q.History()
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(recs, func(r transfer.Snapshot) bool { return r.ID == id })
+	if i < 0 || !isBatchCreate(recs[i]) || recs[i].State != transfer.StateDone {
+		return nil, nil
+	}
+	c := recs[i]
+	added, err := q.photosAgain(c, recs, q.template(c))
+	if err != nil {
+		return nil, err
+	}
+	if added {
+		if recs, err = q.History(); err != nil {
+			return nil, err
+		}
+	}
+	byID := map[string]transfer.Snapshot{}
+	for _, r := range recs {
+		byID[r.ID] = r
+	}
+	var out []string
+	for _, r := range recs {
+		if isBatchCreate(r) && again(r, c, byID) {
+			out = append(append(out, quotedUploads(r)...), r.ID)
+		}
+	}
+	return out, nil
+}
