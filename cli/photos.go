@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -22,7 +23,7 @@ func init() {
 	})
 }
 
-const photosUsage = "[upload] [--album NAME] [--description TEXT] FILE... [--endpoint URL] [transfer flags]\n       carrier photos albums [--endpoint URL]"
+const photosUsage = "[upload] [--album NAME] [--description TEXT] [--else-drive] FILE... [--endpoint URL] [transfer flags]\n       carrier photos albums [--endpoint URL]"
 
 // parseInterspersed reads flags wherever they stand among the arguments,
 // as people type them after the files.
@@ -54,6 +55,7 @@ func runPhotos(ctx context.Context, env *Env, args []string) error {
 	uf.add(fs, env.dirs())
 	album := fs.String("album", "", "put the items in the album of this title that Carrier made, or in a new one of it")
 	desc := fs.String("description", "", "the description of every item (fewer than 1,000 characters)")
+	elseDrive := fs.Bool("else-drive", false, "send each file Google Photos refuses (sound, another type, too large) to Google Drive instead, not shared")
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -64,30 +66,58 @@ func runPhotos(ctx context.Context, env *Env, args []string) error {
 	if _, err := uf.check(); err != nil {
 		return err
 	}
-	// Refused files are named before any sign-in or byte.
-	if _, err := app.CheckPhotos(files); err != nil {
+	// Refused files are named before any sign-in or byte, unless they
+	// are to go to Drive.
+	var toDrive []string
+	if *elseDrive {
+		var err error
+		if files, toDrive, _, err = app.SplitPhotos(files); err != nil {
+			return err
+		}
+	} else if _, err := app.CheckPhotos(files); err != nil {
 		return err
 	}
 	tok, err := uf.givenToken(env)
 	if err != nil {
 		return err
 	}
-	t, err := uf.resolve(ctx, tok, auth.Photos)
+	kind := auth.Photos
+	if len(files) == 0 {
+		kind = auth.Links
+	}
+	t, err := uf.resolve(ctx, tok, kind)
 	if err != nil {
 		return err
 	}
 	defer t.close()
+	if len(toDrive) > 0 && len(files) > 0 && t.may != nil {
+		if err := t.may(auth.Links); err != nil {
+			return err
+		}
+	}
 	q, done, err := runQueue(ctx, env, &uf.transferFlags, t.auth)
 	if err != nil {
 		return err
 	}
 	defer done()
 	p := app.Photos{Root: app.PhotosRoot(t.base), Drive: app.Drive{Root: t.base, Auth: t.auth}}
-	b, err := q.PhotosUpload(ctx, p, files, app.PhotosOptions{Album: *album, Description: *desc}, func(s *transfer.Spec) { s.ChunkSize = uf.chunkSize })
+	settings := func(s *transfer.Spec) { s.ChunkSize = uf.chunkSize }
+	var driveJobs [][]string
+	for _, f := range toDrive {
+		jobs, err := q.DriveUpload(ctx, p.Drive, f, app.ShareRecipients, nil, 0, settings)
+		if err != nil {
+			return err
+		}
+		driveJobs = append(driveJobs, jobs)
+	}
+	if len(files) == 0 {
+		return finishElseDrive(ctx, env, q, toDrive, driveJobs)
+	}
+	b, err := q.PhotosUpload(ctx, p, files, app.PhotosOptions{Album: *album, Description: *desc}, settings)
 	if err != nil {
 		return err
 	}
-	err = finishPhotos(ctx, env, q, b)
+	err = errors.Join(finishPhotos(ctx, env, q, b), finishElseDrive(ctx, env, q, toDrive, driveJobs))
 	if b.AlbumID != "" {
 		// Stdout, not stderr: the progress printer owns stderr until the
 		// queue closes.
@@ -136,6 +166,36 @@ func runPhotosAlbums(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(w, "%s\t%d\t%s\n", app.Printable(a.Title), a.Items, app.Printable(a.ProductURL))
 	}
 	return w.Flush()
+}
+
+// finishElseDrive waits for the files Photos refused to be in Drive and
+// prints a line for each: its Drive file's id and link.
+func finishElseDrive(ctx context.Context, env *Env, q *app.Queue, paths []string, jobs [][]string) error {
+	var errs []error
+	for i, js := range jobs {
+		name := app.Printable(filepath.Base(paths[i]))
+		s, err := q.Wait(ctx, js[0])
+		if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("interrupted; the uploads are kept in the journal: run `carrier resume` to finish them")
+			}
+			return err
+		}
+		var f struct {
+			ID          string `json:"id"`
+			WebViewLink string `json:"webViewLink"`
+		}
+		if s.State == transfer.StateDone && s.Response != nil {
+			json.Unmarshal(s.Response.Body, &f)
+		}
+		if f.ID == "" {
+			errs = append(errs, fmt.Errorf("%s is not in Google Drive: %s", name, app.Printable(s.Error)))
+			fmt.Fprintf(env.Stdout, "%s: not in Google Drive: %s\n", name, app.Printable(s.Error))
+			continue
+		}
+		fmt.Fprintf(env.Stdout, "%s: not for Google Photos; in Google Drive: %s %s\n", name, f.ID, app.Printable(f.WebViewLink))
+	}
+	return errors.Join(errs...)
 }
 
 // finishPhotos waits for the batch's steps and prints a line per file: its

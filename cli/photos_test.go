@@ -200,3 +200,26 @@ func TestResumeWaitsForPhotosMadeAgain(t *testing.T) {
 		t.Fatalf("albums when resume exited: %v\n%s", albums, errs.String())
 	}
 }
+
+// With --else-drive a file Photos refuses by its type goes to Drive
+// instead, byte for byte, and the pictures to Photos.
+func TestPhotosCommandElseDrive(t *testing.T) {
+	e := newSendEnv(t)
+	files := photoFiles(t, 1)
+	song := filepath.Join(t.TempDir(), "song.mp3")
+	data := append([]byte("ID3\x04\x00"), make([]byte, 6000)...)
+	rand.Read(data[10:])
+	os.WriteFile(song, data, 0o600)
+	out, errs, code := e.runText("photos", "--else-drive", files[0], song)
+	if code != 0 {
+		t.Fatalf("photos --else-drive: %d\n%s\n%s", code, out, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	m := regexp.MustCompile(`^song\.mp3: not for Google Photos; in Google Drive: (\S+) http\S+$`).FindStringSubmatch(lines[len(lines)-1])
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "shot 1.png: AF1Qip") || m == nil {
+		t.Fatalf("stdout:\n%s", out)
+	}
+	if got := e.getBytes("/drive/v3/files/" + m[1] + "?alt=media"); !bytes.Equal(got, data) {
+		t.Fatalf("Drive holds %d bytes for the song, want its %d", len(got), len(data))
+	}
+}

@@ -122,6 +122,40 @@ func CheckPhotos(paths []string) ([]*compose.PhotosMedia, error) {
 	return out, errors.Join(errs...)
 }
 
+// SplitPhotos sorts the files into those Photos takes and those it
+// refuses by their type or size (compose.ErrNotForPhotos: sound, no
+// picture or video, too large, empty), which may go to Drive instead; err
+// names the files that cannot be read at all.
+func SplitPhotos(paths []string) (photos, refused []string, why []error, err error) {
+	if len(paths) == 0 {
+		return nil, nil, nil, errors.New("no files given: name the pictures and videos to post")
+	}
+	var errs []error
+	seen := map[string]bool{}
+	for _, p := range paths {
+		abs, aerr := filepath.Abs(p)
+		if aerr != nil {
+			errs = append(errs, aerr)
+			continue
+		}
+		if seen[abs] {
+			continue
+		}
+		seen[abs] = true
+		_, cerr := compose.CheckPhotos(abs)
+		switch {
+		case cerr == nil:
+			photos = append(photos, abs)
+		case errors.Is(cerr, compose.ErrNotForPhotos):
+			refused = append(refused, abs)
+			why = append(why, cerr)
+		default:
+			errs = append(errs, cerr)
+		}
+	}
+	return photos, refused, why, errors.Join(errs...)
+}
+
 // PhotosUpload queues the files for the person's Google Photos as one
 // batch, after checking each against Photos' limits and the account's
 // storage against their total, so nothing is sent that could not land.
