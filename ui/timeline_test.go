@@ -186,3 +186,39 @@ func TestTimelineScreenAsksForPhotos(t *testing.T) {
 		t.Fatalf("Allow was asked %d times", asked)
 	}
 }
+
+// With the box ticked, a file Photos refuses by its type goes to Drive
+// instead, and the picture beside it to Photos; unticked, it is left out.
+func TestTimelineScreenSendsRefusedToDrive(t *testing.T) {
+	h := newHarness(t)
+	h.u.Select("Timeline")
+	tl := h.u.timeline
+	dir := t.TempDir()
+	b := make([]byte, 4000)
+	rand.Read(b)
+	copy(b, "\xff\xd8\xff\xe0")
+	os.WriteFile(filepath.Join(dir, "pic.jpg"), b, 0o600)
+	os.WriteFile(filepath.Join(dir, "song.png"), append([]byte("ID3\x04"), make([]byte, 100)...), 0o600)
+	drop(h, dir)
+	if len(tl.files) != 1 || len(tl.toDrive()) != 0 {
+		t.Fatalf("unticked: %d for Photos, %d for Drive", len(tl.files), len(tl.toDrive()))
+	}
+	test.Tap(tl.elseDrive)
+	if !strings.Contains(tl.list.Text, "song.png · to Google Drive") || !strings.Contains(tl.info.Text, "1 more to Google Drive") {
+		t.Fatalf("the list %q, the summary %q", tl.list.Text, tl.info.Text)
+	}
+	test.Tap(tl.post)
+	h.until("the song in Drive and the picture in Photos", func() bool {
+		files := h.driveFiles()
+		return len(files) == 1 && files[0].Name == "song.png" && strings.Contains(tl.status.Text, "Queued 1 file for Google Photos")
+	})
+	id := h.driveFiles()[0].ID
+	h.until("the song's bytes in Drive", func() bool {
+		var f struct{ Size string }
+		h.get("/drive/v3/files/"+id+"?fields=size", &f)
+		return f.Size == "104"
+	})
+	if !sameBytes(t, filepath.Join(dir, "song.png"), h.get("/drive/v3/files/"+id+"?alt=media", nil)) {
+		t.Fatal("Drive's song is not the file's bytes")
+	}
+}
