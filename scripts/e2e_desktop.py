@@ -231,7 +231,7 @@ def main():
     with open(picture, "rb") as f, open(second, "wb") as g:
         g.write(f.read() + os.urandom(64))
     drag([picture, second], 550, 300)
-    click(450, 556)  # Album
+    click(450, 517)  # Album
     type_text("E2E holiday")
     time.sleep(0.5)
     shot(env, "3-timeline-photos-two-pictures")
