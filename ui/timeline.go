@@ -43,7 +43,7 @@ type timelineScreen struct {
 	u           *UI
 	files       []*compose.PhotosMedia
 	refused     []string // files Photos refuses by type or size, for Drive if asked
-	elseDrive   *widget.Check
+	elseDrive   *namedCheck
 	dest        *widget.Label
 	list        *widget.Label
 	info        *widget.Label
@@ -70,7 +70,7 @@ func newTimelineScreen(u *UI) *timelineScreen {
 	t.description = newNamedEntry("Description", true)
 	t.description.SetPlaceHolder("Description for every item (optional)")
 	t.description.SetMinRowsVisible(2)
-	t.elseDrive = widget.NewCheck("Send what Google Photos refuses to Google Drive instead", func(bool) { t.show() })
+	t.elseDrive = newNamedCheck("Send what Google Photos refuses to Google Drive instead", func(bool) { t.show() })
 	t.post = widget.NewButtonWithIcon("Post to Google Photos", theme.UploadIcon(), t.submit)
 	t.post.Importance = widget.HighImportance
 	t.clearFiles = widget.NewButtonWithIcon("Clear", theme.ContentClearIcon(), t.clear)
