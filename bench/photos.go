@@ -227,7 +227,7 @@ func (p *photosResult) section() string {
 	w("The same %s video (the test file with an MP4 `ftyp` box first) sent by `carrier photos` to the\n", human(p.size))
 	w("sandbox's Photos in the second resumable dialect (PROTOCOL.md section 8: `X-Goog-Upload-Command`,\n")
 	w("an upload token, then `mediaItems:batchCreate`), and by `carrier upload` to Cloud Storage (the first,\n")
-	w("CRC32C verified), alternating, %d rounds, one sandbox (`--fsync=false`), %s to %s UTC,\n", p.rounds, p.start.UTC().Format("2006-01-02 15:04"), p.end.UTC().Format("15:04"))
+	w("CRC32C verified), alternating, %d round(s), one sandbox (`--fsync=false`), %s to %s UTC,\n", p.rounds, p.start.UTC().Format("2006-01-02 15:04"), p.end.UTC().Format("15:04"))
 	w("load average %.2f before and %.2f after. Each Photos item's bytes were read back and matched the file's.\n\n", p.loadBefore, p.loadAfter)
 	w("| round | Cloud Storage CPU-s/GiB | Photos CPU-s/GiB | Cloud Storage time | Photos time |\n|---|---|---|---|---|\n")
 	for i := range min(len(p.storage), len(p.photos)) {
@@ -247,6 +247,10 @@ func (p *photosResult) section() string {
 		return "**not met**"
 	}
 	w("Photos against Cloud Storage: CPU %+.1f%% (goal: at most +%.0f%%: %s), time %+.1f%% (%s).", 100*dc, 100*photosGoal, verdict(dc), 100*dw, verdict(dw))
+	w(" Photos states no checksum of what it received, so the engine keeps a SHA-256 of the source\n")
+	w("for its resume-time source check (`transfer/source.go`); Cloud Storage's CRC32C serves both ends there, and\n")
+	w("`perf record` of `carrier photos` put about a third of its samples there when this part was added. The protocols cost the\n")
+	w("same (`BenchmarkProtocols` in `transfer/`).")
 	w(" Time on this shared machine moves with the other jobs on it; CPU-seconds, from the kernel's\n")
 	w("accounting of each process, barely do. Run alone: `make bench-photos`, or `go run ./bench -photos-only -out docs`.\n\n%s", photosEnd)
 	return b.String()
