@@ -22,7 +22,7 @@ WIN_OUT   := artifacts/windows
 WIN_ENV   := GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc
 
 .PHONY: all build run test test-desktop test-package test-keyring test-windows deps-run deps-test deps-windows deps-deb vet vet-cross fmt-check bench bench-cpu soak fuzz \
-        package package-windows build-windows clean bench-net
+        package package-windows build-windows clean bench-net bench-photos
 
 all: build
 
@@ -135,6 +135,12 @@ bench-net:
 
 bench-cpu: deps-test
 	GO="$(GO)" $(GO) run ./bench -cpu-only -out docs $(BENCHFLAGS)
+
+# Issue 19's Photos part alone: a 1 GiB video to the sandbox's Google Photos
+# by `carrier photos` beside the same file to Cloud Storage; replaces its
+# section of docs/PERFORMANCE.md.
+bench-photos:
+	GO="$(GO)" $(GO) run ./bench -photos-only -out docs $(BENCHFLAGS)
 
 # The reliability soak of docs/RELIABILITY.md (go run ./soak: uploads under
 # faults, the same through toxiproxy's faults, kill -9 and resume of the

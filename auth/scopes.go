@@ -20,6 +20,10 @@ const (
 	// ScopePhotosAppend lets Carrier upload to Google Photos and make
 	// albums, and nothing else there: it reads no one's photos.
 	ScopePhotosAppend = "https://www.googleapis.com/auth/photoslibrary.appendonly"
+	// ScopePhotosReadAppCreated lets Carrier list the albums it made, so
+	// that it adds to one rather than making a second of the same title;
+	// it reads nothing Carrier did not make.
+	ScopePhotosReadAppCreated = "https://www.googleapis.com/auth/photoslibrary.readonly.appcreateddata"
 
 	scopeGmailModify = "https://www.googleapis.com/auth/gmail.modify"
 	scopeMailFull    = "https://mail.google.com/"
@@ -52,6 +56,12 @@ var kindScopes = map[Kind][]string{
 	Photos:   {ScopePhotosAppend},
 }
 
+// kindAlso are scopes a kind needs besides one of kindScopes': asked
+// for with it, and a grant without them does not cover the kind.
+var kindAlso = map[Kind][]string{
+	Photos: {ScopePhotosReadAppCreated},
+}
+
 // ScopesFor returns the scopes to ask for so that all the kinds of work
 // given can be done, without duplicates, sorted.
 func ScopesFor(kinds ...Kind) ([]string, error) {
@@ -62,6 +72,7 @@ func ScopesFor(kinds ...Kind) ([]string, error) {
 			return nil, fmt.Errorf("unknown kind of work %q: use one of %s", k, kindList())
 		}
 		out = append(out, s[0])
+		out = append(out, kindAlso[k]...)
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil
@@ -96,6 +107,11 @@ func kindList() string {
 
 // covers reports whether granted holds a scope Google accepts for kind.
 func covers(granted []string, kind Kind) bool {
+	for _, s := range kindAlso[kind] {
+		if !slices.Contains(granted, s) {
+			return false
+		}
+	}
 	for _, s := range kindScopes[kind] {
 		if slices.Contains(granted, s) {
 			return true

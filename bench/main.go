@@ -57,6 +57,7 @@ type config struct {
 
 	// The CPU part (cpu.go).
 	cpuOnly       bool
+	photosOnly    bool // the Photos part alone (photos.go)
 	cpuRounds     int
 	composeAttach int64
 	composeReps   int
@@ -137,6 +138,7 @@ func parseFlags(args []string) (*config, error) {
 		return nil
 	})
 	fs.BoolVar(&cfg.cpuOnly, "cpu-only", false, "run only the CPU part (CPU per GiB beside curl and the official client, composing, the app at rest) and replace its section of -out's PERFORMANCE.md")
+	fs.BoolVar(&cfg.photosOnly, "photos-only", false, "run only the Photos part (a video to Google Photos beside the same file to Cloud Storage, -cpu-rounds rounds) and replace its section of -out's PERFORMANCE.md")
 	fs.IntVar(&cfg.cpuRounds, "cpu-rounds", 3, "rounds of the CPU part's uploads; 0 skips the CPU part")
 	composeAttach := fs.String("compose-attach", "25MiB", "size of the attachment of the message the CPU part composes")
 	fs.IntVar(&cfg.composeReps, "compose-reps", 5, "messages composed with the attachment, and as many without")
@@ -157,8 +159,10 @@ func parseFlags(args []string) (*config, error) {
 		return nil, errors.New("-cpu-rounds cannot be negative, -compose-reps and -idle-rounds must be at least 1")
 	case cfg.idleFor < 0 || cfg.idleSettle < 0:
 		return nil, errors.New("-idle-for and -idle-settle cannot be negative")
-	case cfg.cpuOnly && cfg.cpuRounds == 0:
-		return nil, errors.New("-cpu-only with -cpu-rounds 0 measures nothing")
+	case cfg.cpuOnly && cfg.photosOnly:
+		return nil, errors.New("-cpu-only and -photos-only each run one part: give one")
+	case (cfg.cpuOnly || cfg.photosOnly) && cfg.cpuRounds == 0:
+		return nil, errors.New("-cpu-only or -photos-only with -cpu-rounds 0 measures nothing")
 	}
 	if cfg.size, err = parseSize(*size); err != nil || cfg.size < 1<<20 {
 		return nil, fmt.Errorf("-size %q: want at least 1MiB, e.g. 64MiB or 1GiB", *size)
@@ -248,6 +252,9 @@ func run(ctx context.Context, cfg *config) error {
 	if cfg.cpuOnly {
 		return runCPUOnly(ctx, cfg, tf)
 	}
+	if cfg.photosOnly {
+		return runPhotosOnly(ctx, cfg, tf)
+	}
 	small, err := prepareSlice(tf, cfg.work, "small", 256<<10)
 	if err != nil {
 		return err
@@ -277,6 +284,9 @@ func run(ctx context.Context, cfg *config) error {
 	if cfg.cpuRounds > 0 {
 		if rep.cpu, err = runCPU(ctx, cfg, tf); err != nil {
 			return fmt.Errorf("CPU part: %w", err)
+		}
+		if rep.photos, err = runPhotos(ctx, cfg, tf); err != nil {
+			return fmt.Errorf("Photos part: %w", err)
 		}
 	}
 	rep.duration = time.Since(started)

@@ -15,7 +15,8 @@ type report struct {
 	waited   string
 	probes   probes
 	modes    []*modeResult
-	cpu      *cpuResult // nil when -cpu-rounds 0
+	cpu      *cpuResult    // nil when -cpu-rounds 0
+	photos   *photosResult // nil when -cpu-rounds 0
 	duration time.Duration
 }
 
@@ -66,6 +67,9 @@ func (r *report) markdown() string {
 	r.writeGoals(w)
 	if r.cpu != nil {
 		w("%s\n", r.cpu.section(r.cfg))
+	}
+	if r.photos != nil {
+		w("%s\n", r.photos.section())
 	}
 	r.writeMethod(w)
 	r.writeMachine(w)

@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"path/filepath"
+	"text/tabwriter"
 	"time"
 
 	"carrier/auth"
@@ -16,12 +18,12 @@ import (
 func init() {
 	register(&Command{
 		Name:    "photos",
-		Summary: "post pictures and videos to Google Photos (resumable, in batches, into a new album if asked); prints each file's media item and link",
+		Summary: "post pictures and videos to Google Photos (resumable, in batches, into an album if asked); prints each file's media item and link; `photos albums` lists Carrier's albums",
 		Run:     runPhotos,
 	})
 }
 
-const photosUsage = "[upload] [--album NAME] [--description TEXT] FILE... [--endpoint URL] [transfer flags]"
+const photosUsage = "[upload] [--album NAME] [--description TEXT] [--else-drive] FILE... [--endpoint URL] [transfer flags]\n       carrier photos albums [--endpoint URL]"
 
 // parseInterspersed reads flags wherever they stand among the arguments,
 // as people type them after the files.
@@ -45,12 +47,15 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 func runPhotos(ctx context.Context, env *Env, args []string) error {
 	if len(args) > 0 && args[0] == "upload" {
 		args = args[1:]
+	} else if len(args) > 0 && args[0] == "albums" {
+		return runPhotosAlbums(ctx, env, args[1:])
 	}
 	fs := newFlagSet(env, "photos", photosUsage)
 	var uf uploadFlags
 	uf.add(fs, env.dirs())
-	album := fs.String("album", "", "put the items in a new album of this title, made by Carrier")
+	album := fs.String("album", "", "put the items in the album of this title that Carrier made, or in a new one of it")
 	desc := fs.String("description", "", "the description of every item (fewer than 1,000 characters)")
+	elseDrive := fs.Bool("else-drive", false, "send each file Google Photos refuses (sound, another type, too large) to Google Drive instead, not shared")
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -61,9 +66,81 @@ func runPhotos(ctx context.Context, env *Env, args []string) error {
 	if _, err := uf.check(); err != nil {
 		return err
 	}
-	// Refused files are named before any sign-in or byte.
-	if _, err := app.CheckPhotos(files); err != nil {
+	// Refused files are named before any sign-in or byte, unless they
+	// are to go to Drive.
+	var toDrive []string
+	if *elseDrive {
+		var err error
+		if files, toDrive, _, err = app.SplitPhotos(files); err != nil {
+			return err
+		}
+	} else if _, err := app.CheckPhotos(files); err != nil {
 		return err
+	}
+	tok, err := uf.givenToken(env)
+	if err != nil {
+		return err
+	}
+	kind := auth.Photos
+	if len(files) == 0 {
+		kind = auth.Links
+	}
+	t, err := uf.resolve(ctx, tok, kind)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	if len(toDrive) > 0 && len(files) > 0 && t.may != nil {
+		if err := t.may(auth.Links); err != nil {
+			return err
+		}
+	}
+	q, done, err := runQueue(ctx, env, &uf.transferFlags, t.auth)
+	if err != nil {
+		return err
+	}
+	defer done()
+	p := app.Photos{Root: app.PhotosRoot(t.base), Drive: app.Drive{Root: t.base, Auth: t.auth}}
+	settings := func(s *transfer.Spec) { s.ChunkSize = uf.chunkSize }
+	var driveJobs [][]string
+	for _, f := range toDrive {
+		jobs, err := q.DriveUpload(ctx, p.Drive, f, app.ShareRecipients, nil, 0, settings)
+		if err != nil {
+			return err
+		}
+		driveJobs = append(driveJobs, jobs)
+	}
+	if len(files) == 0 {
+		return finishElseDrive(ctx, env, q, toDrive, driveJobs)
+	}
+	b, err := q.PhotosUpload(ctx, p, files, app.PhotosOptions{Album: *album, Description: *desc}, settings)
+	if err != nil {
+		return err
+	}
+	err = errors.Join(finishPhotos(ctx, env, q, b), finishElseDrive(ctx, env, q, toDrive, driveJobs))
+	if b.AlbumID != "" {
+		// Stdout, not stderr: the progress printer owns stderr until the
+		// queue closes.
+		how := "added to the album Carrier made before"
+		if b.AlbumMade {
+			how = "a new album"
+		}
+		fmt.Fprintf(env.Stdout, "album %s: %s %s (%s)\n", app.Printable(b.AlbumTitle), b.AlbumID, app.Printable(b.AlbumURL), how)
+	}
+	return err
+}
+
+// runPhotosAlbums lists the albums Carrier made: the ones --album can
+// name to add to.
+func runPhotosAlbums(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "photos albums", "[--endpoint URL]")
+	var uf uploadFlags
+	uf.add(fs, env.dirs())
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("carrier photos albums takes no arguments, not %q", fs.Arg(0))
 	}
 	tok, err := uf.givenToken(env)
 	if err != nil {
@@ -74,17 +151,51 @@ func runPhotos(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer t.close()
-	q, done, err := runQueue(ctx, env, &uf.transferFlags, t.auth)
-	if err != nil {
-		return err
-	}
-	defer done()
 	p := app.Photos{Root: app.PhotosRoot(t.base), Drive: app.Drive{Root: t.base, Auth: t.auth}}
-	b, err := q.PhotosUpload(ctx, p, files, app.PhotosOptions{Album: *album, Description: *desc}, func(s *transfer.Spec) { s.ChunkSize = uf.chunkSize })
+	albums, err := p.Albums(ctx)
 	if err != nil {
 		return err
 	}
-	return finishPhotos(ctx, env, q, b)
+	if len(albums) == 0 {
+		fmt.Fprintln(env.Stderr, "carrier photos: Carrier has made no album in this Google Photos")
+		return nil
+	}
+	w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "TITLE\tITEMS\tLINK")
+	for _, a := range albums {
+		fmt.Fprintf(w, "%s\t%d\t%s\n", app.Printable(a.Title), a.Items, app.Printable(a.ProductURL))
+	}
+	return w.Flush()
+}
+
+// finishElseDrive waits for the files Photos refused to be in Drive and
+// prints a line for each: its Drive file's id and link.
+func finishElseDrive(ctx context.Context, env *Env, q *app.Queue, paths []string, jobs [][]string) error {
+	var errs []error
+	for i, js := range jobs {
+		name := app.Printable(filepath.Base(paths[i]))
+		s, err := q.Wait(ctx, js[0])
+		if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("interrupted; the uploads are kept in the journal: run `carrier resume` to finish them")
+			}
+			return err
+		}
+		var f struct {
+			ID          string `json:"id"`
+			WebViewLink string `json:"webViewLink"`
+		}
+		if s.State == transfer.StateDone && s.Response != nil {
+			json.Unmarshal(s.Response.Body, &f)
+		}
+		if f.ID == "" {
+			errs = append(errs, fmt.Errorf("%s is not in Google Drive: %s", name, app.Printable(s.Error)))
+			fmt.Fprintf(env.Stdout, "%s: not in Google Drive: %s\n", name, app.Printable(s.Error))
+			continue
+		}
+		fmt.Fprintf(env.Stdout, "%s: not for Google Photos; in Google Drive: %s %s\n", name, f.ID, app.Printable(f.WebViewLink))
+	}
+	return errors.Join(errs...)
 }
 
 // finishPhotos waits for the batch's steps and prints a line per file: its

@@ -58,8 +58,29 @@ func runResume(ctx context.Context, env *Env, args []string) error {
 	}
 	var failed []error
 	var parked signInNeeded
+	// A Photos batch's call may find items whose upload expired (a day
+	// asleep): the uploads and call that make them again are queued as it
+	// ends, and waited for here like the rest.
+	seen := map[string]bool{}
 	for _, id := range ids {
-		if err := finishJob(ctx, env, q, id, false); err != nil {
+		seen[id] = true
+	}
+	for k := 0; k < len(ids); k++ {
+		id := ids[k]
+		err := finishJob(ctx, env, q, id, false)
+		if err == nil {
+			more, merr := q.PhotosMore(id)
+			if merr != nil {
+				failed = append(failed, merr)
+			}
+			for _, m := range more {
+				if !seen[m] {
+					seen[m] = true
+					ids = append(ids, m)
+				}
+			}
+		}
+		if err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("interrupted; unfinished jobs stay in the journal: run `carrier resume` again")
 			}

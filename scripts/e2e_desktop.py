@@ -3,7 +3,9 @@
 
 The real binary starts on a scratch sandbox; a file is dragged from another
 program (a GTK3 drag source) onto the window with xdotool; the message is
-sent; the sandbox must then hold it with that attachment. After a restart
+sent; the sandbox must then hold it with that attachment. Two pictures
+dragged onto the Timeline screen go to the sandbox's Google Photos, into a
+new album. After a restart
 on a NetworkManager that says the connection is metered (python-dbusmock on
 a private bus), a large message waits until "Send anyway", then goes at the
 upload speed chosen, the tray (a mocked tray host) saying so meanwhile;
@@ -79,8 +81,11 @@ def shot(env, name):
     subprocess.run(["import", "-window", "root", os.path.join(SHOTS, name + ".png")], env=env, check=True)
 
 
-def api(base, token, path, method="GET", data=None):
-    req = urllib.request.Request(base + path, headers={"Authorization": "Bearer " + token}, method=method, data=data)
+def api(base, token, path, method="GET", data=None, content_type=None):
+    headers = {"Authorization": "Bearer " + token}
+    if content_type:
+        headers["Content-Type"] = content_type
+    req = urllib.request.Request(base + path, headers=headers, method=method, data=data)
     with urllib.request.urlopen(req, timeout=10) as r:
         body = r.read()
         return json.loads(body) if body.strip().startswith(b"{") else body
@@ -214,38 +219,52 @@ def main():
     if names != [("r\u00e9sum\u00e9 e2e.pdf", os.path.getsize(attachment))]:
         fail("the sandbox's message has attachments %r, want the dragged file" % names)
 
-    # The Timeline screen posts to Google Photos (the sandbox's): a picture
-    # dropped while it shows goes into a new album.
+    # The Timeline screen posts to Google Photos: two pictures dragged on
+    # it at once go into a new album, and the sandbox's Photos then holds
+    # both, byte for byte, in that album.
     click(165, 21)
     picture = os.path.join(scratch, "carrier icon.png")
     shutil.copy(os.path.join(ROOT, "assets", "icon.png"), picture)
-    drag(picture, 550, 300)
-    click(550, 557)  # the album's name
-    type_text("Posted by the e2e test")
-    shot(env, "3-timeline-with-picture")
-    click(1000, 654)  # Post to Google Photos
+    # Identical bytes would be one media item: the second picture differs
+    # after the PNG's end, where no viewer reads.
+    second = os.path.join(scratch, "second picture.png")
+    with open(picture, "rb") as f, open(second, "wb") as g:
+        g.write(f.read() + os.urandom(64))
+    drag([picture, second], 550, 300)
+    click(450, 517)  # Album
+    type_text("E2E holiday")
+    time.sleep(0.5)
+    shot(env, "3-timeline-photos-two-pictures")
+    click(995, 654)  # Post to Google Photos
 
-    def in_album():
-        albums = [a for a in api(base, token, "/v1/albums").get("albums", []) if a.get("title") == "Posted by the e2e test"]
-        if not albums or albums[0].get("mediaItemsCount") in (None, "0"):
-            return None
-        return albums[0]
+    def album():
+        albums = api(base, token, "/v1/albums").get("albums", [])
+        done = [a for a in albums if a.get("title") == "E2E holiday" and a.get("mediaItemsCount") == "2"]
+        return done[0] if done else None
 
-    album = wait_for("the picture in its Google Photos album in the sandbox", in_album, timeout=60)
-    items = api(base, token, "/v1/mediaItems").get("mediaItems", [])
-    if len(items) != 1 or items[0].get("mimeType") != "image/png" or items[0].get("filename") != "carrier icon.png":
-        fail("Google Photos holds %r, want the dropped picture" % items)
-    if str(album.get("mediaItemsCount")) != "1":
-        fail("album %r" % album)
+    made = wait_for("two pictures in the album in the sandbox's Photos", album, timeout=90)
+    if len(api(base, token, "/v1/albums").get("albums", [])) != 1:
+        fail("the sandbox's Photos has more than one album")
+    found = api(base, token, "/v1/mediaItems:search", "POST", json.dumps({"albumId": made["id"]}).encode(),
+                "application/json").get("mediaItems", [])
+    got = {}
+    for it in found:
+        got[it["filename"]] = api(base, token, it["baseUrl"][len(base):] + "=d")
+    want = {}
+    for p in (picture, second):
+        with open(p, "rb") as f:
+            want[os.path.basename(p)] = f.read()
+    if got != want:
+        fail("the album holds %r, want the two pictures' bytes" % sorted(got))
+    click(270, 21)  # Transfers
+    time.sleep(1.0)
+    shot(env, "4-transfers-photos-batch")
 
     click(375, 21)  # Mailbox
     time.sleep(1.5)
-    click(200, 130)  # the newest item: the sent message
+    click(200, 130)  # the sent message
     time.sleep(1.5)
-    shot(env, "4-mailbox-message")
-    click(270, 21)  # Transfers: the message and the Photos batch
-    time.sleep(1.0)
-    shot(env, "5-transfers-message-and-photos")
+    shot(env, "5-mailbox-message")
     click(475, 21)
     time.sleep(0.8)
     shot(env, "6-account")

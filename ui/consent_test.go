@@ -192,8 +192,9 @@ func hasScope(q url.Values, s string) bool {
 	return false
 }
 
-// The window's sign-in asks for sending, drafts and the timeline, and not
-// for Google Drive: the grant it makes does not cover links.
+// The window's sign-in asks for sending and drafts, and not for Google
+// Drive, Google Photos or the retired Mirror timeline: the grant it makes
+// covers neither links nor Photos, which are asked for when first used.
 func TestWindowSignInLeavesDriveForLater(t *testing.T) {
 	h, g, b := googleHarness(t)
 	h.signIn(b)
@@ -201,19 +202,21 @@ func TestWindowSignInLeavesDriveForLater(t *testing.T) {
 	if len(asked) != 1 {
 		t.Fatalf("%d sign-ins", len(asked))
 	}
-	for _, s := range []string{auth.ScopeGmailSend, auth.ScopeGmailCompose, auth.ScopeTimeline} {
+	for _, s := range []string{auth.ScopeGmailSend, auth.ScopeGmailCompose} {
 		if !hasScope(asked[0], s) {
 			t.Errorf("the sign-in does not ask for %s: %v", s, scopeOf(asked[0]))
 		}
 	}
-	if hasScope(asked[0], auth.ScopeDriveFile) {
-		t.Errorf("the sign-in asks for Drive: %v", scopeOf(asked[0]))
+	for _, s := range []string{auth.ScopeDriveFile, auth.ScopeTimeline, auth.ScopePhotosAppend, auth.ScopePhotosReadAppCreated} {
+		if hasScope(asked[0], s) {
+			t.Errorf("the sign-in asks for %s: %v", s, scopeOf(asked[0]))
+		}
 	}
 	acct, err := auth.Load(h.url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if acct.Can(auth.Links) || !acct.Can(auth.Send) || !acct.Can(auth.Drafts) || !acct.Can(auth.Timeline) {
+	if acct.Can(auth.Links) || acct.Can(auth.Photos) || acct.Can(auth.Timeline) || !acct.Can(auth.Send) || !acct.Can(auth.Drafts) {
 		t.Errorf("the grant: %v", acct.Scopes())
 	}
 	var na *app.NotAllowedError
@@ -275,7 +278,7 @@ func TestSendAsksForDriveThenSendsOnceAllowed(t *testing.T) {
 		t.Errorf("after Allow: %v", err)
 	}
 	h.until("the Account screen on Drive", func() bool { return strings.HasPrefix(h.u.account.drive.Text, "Google Drive: allowed") })
-	if acct, err := auth.Load(h.url); err != nil || !acct.Can(auth.Send) || !acct.Can(auth.Timeline) {
+	if acct, err := auth.Load(h.url); err != nil || !acct.Can(auth.Send) || !acct.Can(auth.Drafts) {
 		t.Errorf("the widened sign-in lost what it allowed: %v", err)
 	}
 	files := h.driveFiles()

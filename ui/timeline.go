@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -35,19 +36,24 @@ import (
 // has it; an Outbox without it cannot post to Photos.
 type photosOutbox interface {
 	PhotosUpload(ctx context.Context, p app.Photos, paths []string, opts app.PhotosOptions, settings func(*transfer.Spec)) (*app.PhotosBatch, error)
+	DriveUpload(ctx context.Context, d app.Drive, p string, share app.Share, who []string, expiry time.Duration, settings func(*transfer.Spec)) ([]string, error)
 }
 
 type timelineScreen struct {
 	u           *UI
 	files       []*compose.PhotosMedia
+	refused     []string // files Photos refuses by type or size, for Drive if asked
+	elseDrive   *namedCheck
 	dest        *widget.Label
 	list        *widget.Label
 	info        *widget.Label
 	album       *namedEntry
+	albums      *widget.Button
 	description *namedEntry
 	post        *widget.Button
 	clearFiles  *widget.Button
 	status      *widget.Label
+	albumChoice *widget.Select // the open list of Carrier's albums, for tests
 	content     fyne.CanvasObject
 }
 
@@ -58,11 +64,13 @@ func newTimelineScreen(u *UI) *timelineScreen {
 	t.list.Wrapping = fyne.TextWrapWord
 	t.info = widget.NewLabel("")
 	t.info.Wrapping = fyne.TextWrapWord
-	t.album = newNamedEntry("New album", false)
-	t.album.SetPlaceHolder("New album (optional): its name")
+	t.album = newNamedEntry("Album", false)
+	t.album.SetPlaceHolder("Album (optional): a new one's name, or one Carrier made")
+	t.albums = widget.NewButtonWithIcon("Carrier's albums…", theme.FolderIcon(), t.pickAlbum)
 	t.description = newNamedEntry("Description", true)
 	t.description.SetPlaceHolder("Description for every item (optional)")
 	t.description.SetMinRowsVisible(2)
+	t.elseDrive = newNamedCheck("Send what Google Photos refuses to Google Drive instead", func(bool) { t.show() })
 	t.post = widget.NewButtonWithIcon("Post to Google Photos", theme.UploadIcon(), t.submit)
 	t.post.Importance = widget.HighImportance
 	t.clearFiles = widget.NewButtonWithIcon("Clear", theme.ContentClearIcon(), t.clear)
@@ -75,7 +83,7 @@ func newTimelineScreen(u *UI) *timelineScreen {
 			t.dest,
 			container.NewHBox(pick, folder, widget.NewLabel("or drop files or a folder on the window")),
 		),
-		container.NewVBox(t.info, t.album, t.description, container.NewHBox(t.clearFiles, layout.NewSpacer(), t.post), t.status),
+		container.NewVBox(t.info, container.NewBorder(nil, nil, nil, t.albums, t.album), t.description, t.elseDrive, container.NewHBox(t.clearFiles, layout.NewSpacer(), t.post), t.status),
 		nil, nil, container.NewVScroll(t.list)))
 	t.clear()
 	return t
@@ -93,7 +101,7 @@ func (t *timelineScreen) destination() string {
 }
 
 func (t *timelineScreen) clear() {
-	t.files = nil
+	t.files, t.refused = nil, nil
 	t.dest.SetText(t.destination())
 	t.list.SetText("No pictures or videos chosen")
 	t.info.SetText(fmt.Sprintf("Pictures up to %s, videos up to %s; the type is read from the file, not its name.", humanSize(compose.PhotosPictureLimit), humanSize(compose.PhotosVideoLimit)))
@@ -147,6 +155,9 @@ func (t *timelineScreen) addFiles(paths ...string) {
 		for _, f := range each {
 			m, err := compose.CheckPhotos(f)
 			if err != nil {
+				if errors.Is(err, compose.ErrNotForPhotos) && !slices.Contains(t.refused, f) {
+					t.refused = append(t.refused, f)
+				}
 				refused = append(refused, strings.TrimPrefix(err.Error(), compose.ErrNotForPhotos.Error()+": "))
 				continue
 			}
@@ -170,8 +181,14 @@ func (t *timelineScreen) addFiles(paths ...string) {
 // show lists the files chosen and what they add up to.
 func (t *timelineScreen) show() {
 	t.dest.SetText(t.destination())
-	if len(t.files) == 0 {
+	toDrive := t.toDrive()
+	if len(t.files) == 0 && len(toDrive) == 0 {
+		files, refused := t.files, t.refused
 		t.clear()
+		t.files, t.refused = files, refused
+		if len(refused) > 0 {
+			t.clearFiles.Enable()
+		}
 		return
 	}
 	var names []string
@@ -189,10 +206,27 @@ func (t *timelineScreen) show() {
 	if len(t.files) > len(names) {
 		names = append(names, fmt.Sprintf("and %d more", len(t.files)-len(names)))
 	}
+	for _, p := range toDrive {
+		if len(names) < 14 {
+			names = append(names, filepath.Base(p)+" · to Google Drive")
+		}
+	}
 	t.list.SetText(strings.Join(names, "\n"))
 	t.info.SetText(fmt.Sprintf("%d files (%d pictures, %d videos) · %s in all · created in Google Photos %d at a time, in this order", len(t.files), len(t.files)-videos, videos, humanSize(total), app.MaxPhotosBatch))
+	if len(toDrive) > 0 {
+		t.info.SetText(t.info.Text + fmt.Sprintf(" · %d more to Google Drive", len(toDrive)))
+	}
 	t.post.Enable()
 	t.clearFiles.Enable()
+}
+
+// toDrive are the files Photos refuses that go to Drive: none unless the
+// person ticked the box.
+func (t *timelineScreen) toDrive() []string {
+	if !t.elseDrive.Checked {
+		return nil
+	}
+	return t.refused
 }
 
 func (t *timelineScreen) say(words string, imp widget.Importance) {
@@ -202,7 +236,7 @@ func (t *timelineScreen) say(words string, imp widget.Importance) {
 }
 
 func (t *timelineScreen) submit() {
-	if len(t.files) == 0 {
+	if len(t.files) == 0 && len(t.toDrive()) == 0 {
 		return
 	}
 	out, ok := t.u.deps.Outbox.(photosOutbox)
@@ -215,14 +249,48 @@ func (t *timelineScreen) submit() {
 		paths = append(paths, m.Path)
 	}
 	opts := app.PhotosOptions{Album: strings.TrimSpace(t.album.Text), Description: t.description.Text}
-	target := t.u.deps.Endpoint
-	if t.u.deps.Target != nil {
-		target = t.u.deps.Target()
-	}
-	p := app.Photos{Root: app.PhotosRoot(target), Drive: app.Drive{Root: target, Auth: t.u.deps.Auth}}
+	p := t.photos()
+	toDrive := slices.Clone(t.toDrive())
 	t.post.Disable()
 	t.say("Checking Google storage…", widget.MediumImportance)
 	t.u.goBackground(func(ctx context.Context) {
+		// Ticking the box asked for Drive: its permission is asked for
+		// here, in the browser, when the sign-in lacks it.
+		if may := t.u.deps.May; may != nil && len(toDrive) > 0 {
+			var na *app.NotAllowedError
+			if err := may(ctx, auth.Links); errors.As(err, &na) && t.u.deps.Allow != nil {
+				t.u.do(func() { t.say("Waiting for the browser to allow Google Drive…", widget.MediumImportance) })
+				err = t.u.deps.Allow(ctx, auth.Links)
+			}
+			if err := may(ctx, auth.Links); err != nil {
+				t.failed(err)
+				return
+			}
+		}
+		var driveJobs []string
+		for _, f := range toDrive {
+			jobs, err := out.DriveUpload(ctx, p.Drive, f, app.ShareRecipients, nil, 0, nil)
+			if err != nil {
+				t.failed(err)
+				return
+			}
+			driveJobs = append(driveJobs, jobs...)
+		}
+		if len(paths) == 0 {
+			t.u.do(func() {
+				t.clear()
+				t.say(fmt.Sprintf("Queued %d files for Google Drive; Transfers shows each one.", len(toDrive)), widget.SuccessImportance)
+				for _, id := range driveJobs {
+					t.u.queued(id)
+				}
+			})
+			return
+		}
+		t.u.do(func() {
+			for _, id := range driveJobs {
+				t.u.queued(id)
+			}
+		})
 		if may := t.u.deps.May; may != nil {
 			var na *app.NotAllowedError
 			if err := may(ctx, auth.Photos); errors.As(err, &na) {
@@ -235,6 +303,64 @@ func (t *timelineScreen) submit() {
 		}
 		t.queue(ctx, out, p, paths, opts)
 	})
+}
+
+// photos is the Photos API the window posts to.
+func (t *timelineScreen) photos() app.Photos {
+	target := t.u.deps.Endpoint
+	if t.u.deps.Target != nil {
+		target = t.u.deps.Target()
+	}
+	return app.Photos{Root: app.PhotosRoot(target), Drive: app.Drive{Root: target, Auth: t.u.deps.Auth}}
+}
+
+// pickAlbum lists the albums Carrier made (the only ones it may add to)
+// and puts the one chosen in the album's field.
+func (t *timelineScreen) pickAlbum() {
+	p := t.photos()
+	t.albums.Disable()
+	t.say("Reading Carrier's albums in Google Photos…", widget.MediumImportance)
+	t.u.goBackground(func(ctx context.Context) {
+		defer t.u.do(t.albums.Enable)
+		if may := t.u.deps.May; may != nil {
+			var na *app.NotAllowedError
+			if err := may(ctx, auth.Photos); errors.As(err, &na) {
+				t.u.do(func() {
+					t.say("Google Photos is not allowed yet: posting asks for it, and then Carrier's albums can be listed.", widget.MediumImportance)
+				})
+				return
+			}
+		}
+		albums, err := p.Albums(ctx)
+		t.u.do(func() {
+			switch {
+			case err != nil:
+				t.say(windowText(err.Error()), widget.DangerImportance)
+			case len(albums) == 0:
+				t.say("Carrier has made no album in Google Photos yet: type a new one's name.", widget.MediumImportance)
+			default:
+				t.say("", widget.MediumImportance)
+				t.showAlbums(albums)
+			}
+		})
+	})
+}
+
+func (t *timelineScreen) showAlbums(albums []app.PhotosAlbum) {
+	var titles []string
+	for _, a := range albums {
+		if !slices.Contains(titles, a.Title) {
+			titles = append(titles, a.Title)
+		}
+	}
+	choice := widget.NewSelect(titles, nil)
+	choice.PlaceHolder = "Choose an album"
+	t.albumChoice = choice
+	dialog.ShowCustomConfirm("Add to an album Carrier made", "Use", "Cancel", choice, func(ok bool) {
+		if ok && choice.Selected != "" {
+			t.album.SetText(choice.Selected)
+		}
+	}, t.u.win)
 }
 
 // askAllow says why Photos is needed and what Carrier may do there, and
@@ -276,7 +402,14 @@ func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p app.Phot
 		if len(b.Uploads) == 1 {
 			files = "1 file"
 		}
-		t.say("Queued "+files+" for Google Photos; Transfers shows each one.", widget.SuccessImportance)
+		into := ""
+		switch {
+		case b.AlbumID != "" && b.AlbumMade:
+			into = " into the new album " + b.AlbumTitle
+		case b.AlbumID != "":
+			into = " into Carrier's album " + b.AlbumTitle
+		}
+		t.say(app.Printable("Queued "+files+" for Google Photos"+into+"; Transfers shows each one."), widget.SuccessImportance)
 		for _, id := range b.Jobs() {
 			t.u.queued(id)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -66,9 +67,12 @@ func TestTimelineScreenPostsToPhotos(t *testing.T) {
 			}
 			h.u.transfers.mu.Unlock()
 		}
-		return done == 5 // the album, three uploads, one batchCreate
+		return done == 4 // three uploads, one batchCreate
 	})
-	for _, want := range []string{"pic1.jpg · to Google Photos", "pic3.jpg · to Google Photos", "Google Photos · album Summer", "Google Photos · items 1–3 of 3 into Summer"} {
+	if !strings.Contains(tl.status.Text, "into the new album Summer") {
+		t.Errorf("the screen says %q", tl.status.Text)
+	}
+	for _, want := range []string{"pic1.jpg · to Google Photos", "pic3.jpg · to Google Photos", "Google Photos · items 1–3 of 3 into Summer"} {
 		if !names[want] {
 			t.Errorf("no row %q among %v", want, names)
 		}
@@ -76,6 +80,33 @@ func TestTimelineScreenPostsToPhotos(t *testing.T) {
 	if !tl.post.Disabled() || len(tl.files) != 0 {
 		t.Fatal("the screen kept the posted files")
 	}
+
+	// The album made is offered to add to; the next post goes there.
+	test.Tap(tl.albums)
+	h.until("Carrier's albums listed", func() bool {
+		return tl.albumChoice != nil && slices.Contains(tl.albumChoice.Options, "Summer")
+	})
+	var use *widget.Button
+	tl.albumChoice.SetSelected("Summer")
+	if top := h.w.Canvas().Overlays().Top(); top != nil {
+		use = buttonIn(top, "Use")
+	}
+	if use == nil {
+		t.Fatal("no Use button")
+	}
+	test.Tap(use)
+	if tl.album.Text != "Summer" {
+		t.Fatalf("the album's field holds %q", tl.album.Text)
+	}
+	h.u.Select("Timeline") // queueing showed Transfers
+	drop(h, filepath.Join(dir, "pic1.jpg"))
+	if tl.post.Disabled() {
+		t.Fatalf("post disabled: %q", tl.status.Text)
+	}
+	test.Tap(tl.post)
+	h.until("the second post queued: "+tl.status.Text, func() bool {
+		return strings.Contains(tl.status.Text, "into Carrier's album Summer")
+	})
 }
 
 // buttonIn finds the button labelled text in o.
@@ -153,5 +184,41 @@ func TestTimelineScreenAsksForPhotos(t *testing.T) {
 	defer mu.Unlock()
 	if asked != 1 {
 		t.Fatalf("Allow was asked %d times", asked)
+	}
+}
+
+// With the box ticked, a file Photos refuses by its type goes to Drive
+// instead, and the picture beside it to Photos; unticked, it is left out.
+func TestTimelineScreenSendsRefusedToDrive(t *testing.T) {
+	h := newHarness(t)
+	h.u.Select("Timeline")
+	tl := h.u.timeline
+	dir := t.TempDir()
+	b := make([]byte, 4000)
+	rand.Read(b)
+	copy(b, "\xff\xd8\xff\xe0")
+	os.WriteFile(filepath.Join(dir, "pic.jpg"), b, 0o600)
+	os.WriteFile(filepath.Join(dir, "song.png"), append([]byte("ID3\x04"), make([]byte, 100)...), 0o600)
+	drop(h, dir)
+	if len(tl.files) != 1 || len(tl.toDrive()) != 0 {
+		t.Fatalf("unticked: %d for Photos, %d for Drive", len(tl.files), len(tl.toDrive()))
+	}
+	test.Tap(tl.elseDrive)
+	if !strings.Contains(tl.list.Text, "song.png · to Google Drive") || !strings.Contains(tl.info.Text, "1 more to Google Drive") {
+		t.Fatalf("the list %q, the summary %q", tl.list.Text, tl.info.Text)
+	}
+	test.Tap(tl.post)
+	h.until("the song in Drive and the picture in Photos", func() bool {
+		files := h.driveFiles()
+		return len(files) == 1 && files[0].Name == "song.png" && strings.Contains(tl.status.Text, "Queued 1 file for Google Photos")
+	})
+	id := h.driveFiles()[0].ID
+	h.until("the song's bytes in Drive", func() bool {
+		var f struct{ Size string }
+		h.get("/drive/v3/files/"+id+"?fields=size", &f)
+		return f.Size == "104"
+	})
+	if !sameBytes(t, filepath.Join(dir, "song.png"), h.get("/drive/v3/files/"+id+"?alt=media", nil)) {
+		t.Fatal("Drive's song is not the file's bytes")
 	}
 }

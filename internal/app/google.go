@@ -83,13 +83,16 @@ func (g *Google) Address() string {
 }
 
 // windowKinds are what the window's sign-in asks for. Drive links
-// (auth.Links) are not among them: the person is asked for them when a
-// message first needs them (Allow), as Google's incremental consent
-// intends, so someone who never sends a large file never grants Drive.
-var windowKinds = []auth.Kind{auth.Send, auth.Drafts, auth.Timeline}
+// (auth.Links) and Google Photos (auth.Photos) are not among them: the
+// person is asked for them when a message or a post first needs them
+// (Allow), as Google's incremental consent intends, so someone who never
+// sends a large file never grants Drive. The Mirror timeline
+// (auth.Timeline) is not asked for: Google retired it in 2023 and the
+// window posts pictures to Google Photos.
+var windowKinds = []auth.Kind{auth.Send, auth.Drafts}
 
 // SignIn signs in with the person's OAuth client (the JSON of a "Desktop
-// app" client) for sending, drafts and the timeline.
+// app" client) for sending and drafts.
 func (g *Google) SignIn(ctx context.Context, clientSecret []byte) (string, error) {
 	defer g.resetCreds()
 	cfg, err := g.config(clientSecret)

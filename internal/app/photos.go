@@ -22,13 +22,13 @@ import (
 )
 
 // A batch for Google Photos is one graph of jobs, all in the journal
-// (PROTOCOL.md section 8): the album first when one is asked for (a call
-// to albums.create), each file's upload in the second resumable dialect
+// (PROTOCOL.md section 8), into an album found or made before it is
+// queued (photosalbums.go) when one is asked for: each file's upload in the second resumable dialect
 // (its result an upload token), then mediaItems:batchCreate in calls of
-// at most 50 items in the files' order, each needing its files' uploads,
-// the album, and the call before it (Photos takes these calls one at a
-// time per person). A call names the tokens and the album's id by quoting
-// the jobs that produced them (transfer.Spec.Quote), so it is recorded
+// at most 50 items in the files' order, each needing its files' uploads
+// and the call before it (Photos takes these calls one at a
+// time per person). A call names the tokens by quoting the jobs that
+// produced them (transfer.Spec.Quote), so it is recorded
 // before any byte goes and a kill -9 or a sleep between any two steps
 // resumes where the journal stands. batchCreate is not idempotent in
 // general, but Photos makes identical bytes one media item, and a token
@@ -55,7 +55,7 @@ func PhotosRoot(root string) string {
 
 // PhotosOptions are a batch's album and descriptions.
 type PhotosOptions struct {
-	Album       string            // a new album of this title, made by Carrier; "": none
+	Album       string            // the album Carrier made of this title, made now if there is none; "": none
 	Description string            // for every item that has none of its own
 	Describe    map[string]string // a file's own description, by path
 }
@@ -71,9 +71,15 @@ var ErrStorageFull = errors.New("Google storage has no room for these files")
 
 // PhotosBatch is the jobs of one batch.
 type PhotosBatch struct {
-	Album   string   // the album's creation, "" when none was asked for
-	Uploads []string // one per file, in the files' order
-	Creates []string // the batchCreate calls, in order
+	// Album is the job that made the album in batches queued before
+	// albums were found or made up front; "" in newer ones.
+	Album      string
+	AlbumID    string // the album the items go to, "" when none was asked for
+	AlbumTitle string
+	AlbumURL   string
+	AlbumMade  bool     // this batch made the album (it was not Carrier's already)
+	Uploads    []string // one per file, in the files' order
+	Creates    []string // the batchCreate calls, in order
 }
 
 // Jobs are all the batch's jobs, in the order they were queued.
@@ -114,6 +120,40 @@ func CheckPhotos(paths []string) ([]*compose.PhotosMedia, error) {
 		out = append(out, m)
 	}
 	return out, errors.Join(errs...)
+}
+
+// SplitPhotos sorts the files into those Photos takes and those it
+// refuses by their type or size (compose.ErrNotForPhotos: sound, no
+// picture or video, too large, empty), which may go to Drive instead; err
+// names the files that cannot be read at all.
+func SplitPhotos(paths []string) (photos, refused []string, why []error, err error) {
+	if len(paths) == 0 {
+		return nil, nil, nil, errors.New("no files given: name the pictures and videos to post")
+	}
+	var errs []error
+	seen := map[string]bool{}
+	for _, p := range paths {
+		abs, aerr := filepath.Abs(p)
+		if aerr != nil {
+			errs = append(errs, aerr)
+			continue
+		}
+		if seen[abs] {
+			continue
+		}
+		seen[abs] = true
+		_, cerr := compose.CheckPhotos(abs)
+		switch {
+		case cerr == nil:
+			photos = append(photos, abs)
+		case errors.Is(cerr, compose.ErrNotForPhotos):
+			refused = append(refused, abs)
+			why = append(why, cerr)
+		default:
+			errs = append(errs, cerr)
+		}
+	}
+	return photos, refused, why, errors.Join(errs...)
 }
 
 // PhotosUpload queues the files for the person's Google Photos as one
@@ -161,11 +201,11 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 	}
 	root := strings.TrimRight(p.Root, "/")
 	if strings.TrimSpace(opts.Album) != "" {
-		body, _ := json.Marshal(map[string]any{"album": map[string]string{"title": opts.Album}})
-		b.Album, err = q.addCallData(root+"/v1/albums", body, "Google Photos · album "+opts.Album, nil, nil)
+		a, made, err := p.Album(ctx, opts.Album)
 		if err != nil {
-			return undo(err)
+			return nil, err
 		}
+		b.AlbumID, b.AlbumTitle, b.AlbumURL, b.AlbumMade = a.ID, a.Title, a.ProductURL, made
 	}
 	for _, m := range media {
 		id, err := q.addPhotosUpload(root, m.Path, m.MimeType, settings)
@@ -185,7 +225,7 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 		if opts.Album != "" {
 			label += " into " + opts.Album
 		}
-		id, err := q.addBatchCreate(root, b.Album, b.Uploads[start:end], items, prev, label)
+		id, err := q.addBatchCreate(root, "", b.AlbumID, b.Uploads[start:end], items, prev, label)
 		if err != nil {
 			return undo(err)
 		}
@@ -217,9 +257,9 @@ func isBatchCreate(s transfer.Snapshot) bool {
 }
 
 // addBatchCreate queues the batchCreate call for uploads (with items'
-// names and descriptions, in order), into the album made by job album if
-// given, after job prev if given.
-func (q *Queue) addBatchCreate(root, album string, uploads []string, items []photosNewItem, prev, label string) (string, error) {
+// names and descriptions, in order), into the album albumID or the one
+// made by job album if given, after job prev if given.
+func (q *Queue) addBatchCreate(root, album, albumID string, uploads []string, items []photosNewItem, prev, label string) (string, error) {
 	// The template's places for results are NULs (transfer.Spec.Quote);
 	// a marker no description can hold stands for them while encoding.
 	var nonce [12]byte
@@ -238,10 +278,13 @@ func (q *Queue) addBatchCreate(root, album string, uploads []string, items []pho
 		NewMediaItems []newItem `json:"newMediaItems"`
 	}{}
 	var quote, needs []string
-	if album != "" {
+	switch {
+	case album != "":
 		body.AlbumID = mark
 		quote = append(quote, album+".id")
 		needs = append(needs, album)
+	case albumID != "":
+		body.AlbumID = albumID
 	}
 	for i, it := range items {
 		body.NewMediaItems = append(body.NewMediaItems, newItem{Description: it.Description, SimpleMediaItem: simple{UploadToken: mark, FileName: it.Name}})
@@ -454,6 +497,7 @@ func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, templ
 		return false, nil
 	}
 	var tmpl struct {
+		AlbumID       string `json:"albumId"`
 		NewMediaItems []struct {
 			Description string `json:"description"`
 		} `json:"newMediaItems"`
@@ -489,7 +533,11 @@ func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, templ
 	if len(ids) == 0 {
 		return false, nil
 	}
-	_, err := q.addBatchCreate(upRoot(c.URL), album, ids, items, c.ID, fmt.Sprintf("Google Photos · again: %d items whose upload expired", len(ids)))
+	albumID := ""
+	if album == "" {
+		albumID = tmpl.AlbumID
+	}
+	_, err := q.addBatchCreate(upRoot(c.URL), album, albumID, ids, items, c.ID, fmt.Sprintf("Google Photos · again: %d items whose upload expired", len(ids)))
 	return true, err
 }
 
@@ -618,4 +666,43 @@ func PhotosDailyReset(t time.Time) time.Time {
 func PhotosQuotaWords(now time.Time) string {
 	r := PhotosDailyReset(now)
 	return fmt.Sprintf("Google Photos' quota for today is used up; it resets at %s (midnight Pacific time), in %s", r.Local().Format("15:04 Mon 2 Jan"), r.Sub(now).Round(time.Minute))
+}
+
+// PhotosMore makes sure the items that job id, a batchCreate call just
+// done, found expired are being made again, and returns the jobs doing it
+// (their uploads, then the call); none for any other job. A front end
+// that waits for a list of jobs, as `carrier resume` does, waits for
+// these too: they are queued after the list was made.
+func (q *Queue) PhotosMore(id string) ([]string, error) {
+	q.photosMu.Lock()
+	defer q.photosMu.Unlock()
+	recs, err := q.History()
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(recs, func(r transfer.Snapshot) bool { return r.ID == id })
+	if i < 0 || !isBatchCreate(recs[i]) || recs[i].State != transfer.StateDone {
+		return nil, nil
+	}
+	c := recs[i]
+	added, err := q.photosAgain(c, recs, q.template(c))
+	if err != nil {
+		return nil, err
+	}
+	if added {
+		if recs, err = q.History(); err != nil {
+			return nil, err
+		}
+	}
+	byID := map[string]transfer.Snapshot{}
+	for _, r := range recs {
+		byID[r.ID] = r
+	}
+	var out []string
+	for _, r := range recs {
+		if isBatchCreate(r) && again(r, c, byID) {
+			out = append(append(out, quotedUploads(r)...), r.ID)
+		}
+	}
+	return out, nil
 }

@@ -46,6 +46,9 @@ type photosEnv struct {
 	starts  atomic.Int32 // upload sessions asked for
 	mu      sync.Mutex
 	hook    func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) bool
+	// albumHook sees each albums.create first, as hook sees batchCreate.
+	albumHook  func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) bool
+	albumsMade atomic.Int32 // albums.create calls that reached the sandbox
 }
 
 func newPhotosEnv(t *testing.T) *photosEnv {
@@ -80,6 +83,22 @@ func newPhotosEnv(t *testing.T) *photosEnv {
 			}
 			env.mu.Lock()
 			hook := env.hook
+			env.mu.Unlock()
+			if hook == nil || !hook(w, r, forward) {
+				forward(w)
+			}
+			return
+		}
+		if r.Method == http.MethodPost && r.URL.Path == "/v1/albums" {
+			body, _ := io.ReadAll(r.Body)
+			forward := func(w http.ResponseWriter) {
+				r2 := r.Clone(context.WithoutCancel(r.Context()))
+				r2.Body = io.NopCloser(bytes.NewReader(body))
+				env.albumsMade.Add(1)
+				proxy.ServeHTTP(w, r2)
+			}
+			env.mu.Lock()
+			hook := env.albumHook
 			env.mu.Unlock()
 			if hook == nil || !hook(w, r, forward) {
 				forward(w)
@@ -213,9 +232,12 @@ func waitDone(t *testing.T, q *Queue, ids []string) {
 	}
 }
 
-// albumID is the album the batch made.
+// albumID is the album the batch went into.
 func albumID(t *testing.T, q *Queue, b *PhotosBatch) string {
 	t.Helper()
+	if b.AlbumID != "" {
+		return b.AlbumID
+	}
 	s := jobOf(t, q, b.Album)
 	if s.Response == nil {
 		t.Fatalf("the album's job has no answer: %s", s.State)
@@ -290,8 +312,8 @@ func TestPhotosBatchOfSixty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b.Creates) != 2 || len(b.Uploads) != 60 || b.Album == "" {
-		t.Fatalf("the graph: %d calls, %d uploads, album %q", len(b.Creates), len(b.Uploads), b.Album)
+	if len(b.Creates) != 2 || len(b.Uploads) != 60 || b.AlbumID == "" || !b.AlbumMade {
+		t.Fatalf("the graph: %d calls, %d uploads, album %q", len(b.Creates), len(b.Uploads), b.AlbumID)
 	}
 	waitDone(t, q, b.Jobs())
 	if n := env.creates.Load(); n != 2 {
@@ -300,7 +322,7 @@ func TestPhotosBatchOfSixty(t *testing.T) {
 	checkBatch(t, env, q, b, files)
 	h, _ := q.History()
 	g, err := GraphOf(h, b.Uploads[0])
-	if err != nil || g.Msg.ID != b.Creates[1] || len(g.Parts) != 60+1+1 {
+	if err != nil || g.Msg.ID != b.Creates[1] || len(g.Parts) != 60+1 {
 		t.Fatalf("the batch's graph from its first file: top %s (want the last call %s), %d parts, %v", g.Msg.ID, b.Creates[1], len(g.Parts), err)
 	}
 	var albums struct{ Albums []struct{ Title string } }
@@ -539,5 +561,78 @@ func TestPhotosPerMinuteQuotaIsPaced(t *testing.T) {
 	waitDone(t, q, b.Jobs())
 	if n := len(env.items("")); n != 3 {
 		t.Fatalf("%d items for 3 files", n)
+	}
+}
+
+// An albums.create whose answer is lost after the album was made is not
+// sent again blindly: Carrier lists its albums, finds the one it made and
+// puts the items there; Photos holds one album of the title.
+func TestPhotosAlbumLostAnswerMakesOneAlbum(t *testing.T) {
+	env := newPhotosEnv(t)
+	q := env.open(t.TempDir(), nil)
+	files := pictures(t, 2)
+	env.mu.Lock()
+	env.albumHook = func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) bool {
+		if env.albumsMade.Load() > 0 {
+			return false
+		}
+		forward(&discard{header: http.Header{}})
+		conn, _, _ := http.NewResponseController(w).Hijack()
+		conn.Close()
+		return true
+	}
+	env.mu.Unlock()
+	b, err := q.PhotosUpload(context.Background(), env.photos(), files, PhotosOptions{Album: "Trip"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env.albumsMade.Load() != 1 || b.AlbumID == "" {
+		t.Fatalf("%d albums.create calls, album %q", env.albumsMade.Load(), b.AlbumID)
+	}
+	waitDone(t, q, b.Jobs())
+	checkBatch(t, env, q, b, files)
+	all, err := env.photos().Albums(context.Background())
+	if err != nil || len(all) != 1 || all[0].ID != b.AlbumID || all[0].Items != 2 {
+		t.Fatalf("albums %+v, %v; want one, %s, of 2 items", all, err, b.AlbumID)
+	}
+}
+
+// An album Carrier made before, even one listed on a later page, is added
+// to rather than made again, by a batch of the same title; a batch of
+// another title makes its own.
+func TestPhotosAlbumOfTheTitleIsReused(t *testing.T) {
+	env := newPhotosEnv(t)
+	q := env.open(t.TempDir(), nil)
+	var trip PhotosAlbum
+	env.api("POST", "/v1/albums", map[string]any{"album": map[string]string{"title": "Trip"}}, &trip)
+	for i := range 55 { // newer: they come first, and Trip on the second page
+		var a PhotosAlbum
+		env.api("POST", "/v1/albums", map[string]any{"album": map[string]string{"title": fmt.Sprintf("Other %d", i)}}, &a)
+	}
+	made := env.albumsMade.Load()
+	files := pictures(t, 2)
+	b, err := q.PhotosUpload(context.Background(), env.photos(), files[:1], PhotosOptions{Album: "Trip"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.AlbumID != trip.ID || b.AlbumMade || env.albumsMade.Load() != made {
+		t.Fatalf("album %q (made %v), want %q; %d creates", b.AlbumID, b.AlbumMade, trip.ID, env.albumsMade.Load()-made)
+	}
+	waitDone(t, q, b.Jobs())
+	b2, err := q.PhotosUpload(context.Background(), env.photos(), files[1:], PhotosOptions{Album: "Trip"}, nil)
+	if err != nil || b2.AlbumID != trip.ID {
+		t.Fatalf("the second batch: %+v %v", b2, err)
+	}
+	waitDone(t, q, b2.Jobs())
+	if items := env.items(trip.ID); len(items) != 2 {
+		t.Fatalf("Trip holds %d items, want 2", len(items))
+	}
+	b3, err := q.PhotosUpload(context.Background(), env.photos(), files[:1], PhotosOptions{Album: "trip"}, nil)
+	if err != nil || b3.AlbumID == trip.ID || !b3.AlbumMade {
+		t.Fatalf("another title reused Trip: %+v %v", b3, err)
+	}
+	all, err := env.photos().Albums(context.Background())
+	if err != nil || len(all) != 57 {
+		t.Fatalf("%d albums listed, want 57: %v", len(all), err)
 	}
 }

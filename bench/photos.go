@@ -1,0 +1,312 @@
+package main
+
+// The Photos part (issue 19): a video of the test file's size to the
+// sandbox's Google Photos by `carrier photos` (the second resumable
+// dialect, PROTOCOL.md section 8: upload commands and offsets, an upload
+// token, then mediaItems:batchCreate) beside `carrier upload` of the very
+// same file to Cloud Storage (the first dialect), alternating in each
+// round on one sandbox. The claim it checks is that the second dialect
+// costs the client nothing extra: CPU per GiB and time within 5% of each
+// other. Each upload is checked byte for byte (Photos: the media item's
+// bytes read back; Storage: size and MD5) outside the measured process.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/md5"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+const (
+	photosBegin = "<!-- bench: Photos part, written by -photos-only as well -->\n"
+	photosEnd   = "<!-- bench: end of the Photos part -->\n"
+	// photosGoal is how far apart the two dialects may be, in CPU and time.
+	photosGoal = 0.05
+)
+
+// mp4Head makes the test file a video to Photos, which reads the type
+// from the bytes: an ISO base media "ftyp" box, the rest the test file's.
+var mp4Head = []byte("\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2")
+
+// photosResult is the Photos part of one run.
+type photosResult struct {
+	size       int64
+	rounds     int
+	storage    []sample
+	photos     []sample
+	loadBefore float64
+	loadAfter  float64
+	start, end time.Time
+}
+
+// prepareVideo is the test file with a video's first bytes, the same size,
+// kept beside it for later runs.
+func prepareVideo(tf *testFile) (*testFile, error) {
+	path := strings.TrimSuffix(tf.path, ".bin") + ".mp4"
+	vf := &testFile{path: path, size: tf.size}
+	if fi, err := os.Stat(path); err == nil && fi.Size() == tf.size {
+		if sum, err := os.ReadFile(path + ".md5"); err == nil && len(bytes.TrimSpace(sum)) > 0 {
+			vf.md5 = string(bytes.TrimSpace(sum))
+			return vf, warm(path)
+		}
+	}
+	if tf.size < int64(len(mp4Head)) {
+		return nil, fmt.Errorf("the test file (%d bytes) is too small to be a video", tf.size)
+	}
+	src, err := os.Open(tf.path)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	if _, err := src.Seek(int64(len(mp4Head)), io.SeekStart); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path+".tmp", os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	h := md5.New()
+	w := bufio.NewWriterSize(io.MultiWriter(f, h), 4<<20)
+	w.Write(mp4Head)
+	_, err = io.Copy(w, src)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Rename(path+".tmp", path); err != nil {
+		return nil, err
+	}
+	vf.md5 = base64.StdEncoding.EncodeToString(h.Sum(nil))
+	return vf, os.WriteFile(path+".md5", []byte(vf.md5+"\n"), 0o600)
+}
+
+// runPhotos measures the Photos part against one sandbox with
+// --fsync=false, as the CPU part does.
+func runPhotos(ctx context.Context, cfg *config, tf *testFile) (*photosResult, error) {
+	vf, err := prepareVideo(tf)
+	if err != nil {
+		return nil, fmt.Errorf("the video: %w", err)
+	}
+	dir, err := os.MkdirTemp(cfg.work, "sandbox-photos-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	var tok [16]byte
+	rand.Read(tok[:])
+	sb, err := startSandbox(ctx, cfg.carrierBin, dir, hex.EncodeToString(tok[:]), false)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		client.CloseIdleConnections()
+		sb.stop()
+	}()
+	res := &photosResult{size: vf.size, rounds: cfg.cpuRounds, loadBefore: loadAvg(), start: time.Now()}
+	logf("Photos part: sandbox --fsync=false at %s", sb.base)
+	for r := range cfg.cpuRounds {
+		for i := range 2 {
+			photos := (i+r)%2 == 0
+			var s sample
+			if photos {
+				s, err = photosUpload(ctx, cfg, sb, vf)
+				res.photos = append(res.photos, s)
+			} else {
+				var pr procResult
+				name := fmt.Sprintf("photos-bench-%d", r)
+				pr, err = carrierCPU(ctx, cfg, sb, cpuTargets[0], vf, name, cfg.carrierBin)
+				s = sample{usage: pr.usage}
+				if err == nil {
+					err = verify(ctx, sb, name, vf)
+				}
+				if err == nil {
+					err = dropBlobs(sb)
+				}
+				res.storage = append(res.storage, s)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("round %d, %s: %w", r+1, map[bool]string{true: "Photos", false: "Cloud Storage"}[photos], err)
+			}
+			logf("Photos round %d/%d %-8s %6.2f CPU-s/GiB (user %.2f, sys %.2f)  %6.1f MB/s", r+1, cfg.cpuRounds,
+				map[bool]string{true: "photos", false: "storage"}[photos], perGiB(s.cpu(), vf.size), s.user.Seconds(), s.sys.Seconds(), mbps(vf.size, s.wall))
+		}
+	}
+	res.loadAfter, res.end = loadAvg(), time.Now()
+	return res, nil
+}
+
+var photosLine = regexp.MustCompile(`(?m)^[^\n]*: (\S+) (\S+)$`)
+
+// photosUpload runs `carrier photos` with the video, then reads the media
+// item's bytes back and compares them with the file's.
+func photosUpload(ctx context.Context, cfg *config, sb *sandboxProc, vf *testFile) (sample, error) {
+	state, err := os.MkdirTemp(cfg.work, "state-")
+	if err != nil {
+		return sample{}, err
+	}
+	defer os.RemoveAll(state)
+	res, err := runProc(ctx, cfg.procLimit, []string{"CARRIER_TOKEN=" + sb.token}, cfg.carrierBin,
+		"photos", vf.path, "--endpoint", sb.base, "--state-dir", state)
+	s := sample{usage: res.usage}
+	if err != nil {
+		return s, fmt.Errorf("%w: %s", err, firstLines(res.stderr, 5))
+	}
+	m := photosLine.FindSubmatch(res.stdout)
+	if m == nil {
+		return s, fmt.Errorf("carrier photos printed no media item: %.300s", res.stdout)
+	}
+	var item struct {
+		BaseURL  string `json:"baseUrl"`
+		MimeType string `json:"mimeType"`
+	}
+	if err := sandboxJSON(ctx, sb, http.MethodGet, sb.base+"/v1/mediaItems/"+string(m[1]), &item); err != nil {
+		return s, err
+	}
+	if !strings.HasPrefix(item.MimeType, "video/") {
+		return s, fmt.Errorf("the media item is %q, not a video", item.MimeType)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, item.BaseURL+"=dv", nil)
+	if err != nil {
+		return s, err
+	}
+	req.Header.Set("Authorization", "Bearer "+sb.token)
+	resp, err := (&http.Client{Timeout: 10 * time.Minute}).Do(req)
+	if err != nil {
+		return s, fmt.Errorf("reading the media item back: %w", err)
+	}
+	defer resp.Body.Close()
+	h := md5.New()
+	n, err := io.Copy(h, resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return s, fmt.Errorf("reading the media item back: %s, %v", resp.Status, err)
+	}
+	if got := base64.StdEncoding.EncodeToString(h.Sum(nil)); n != vf.size || got != vf.md5 {
+		return s, fmt.Errorf("the media item has %d bytes, md5 %s; the file %d, md5 %s", n, got, vf.size, vf.md5)
+	}
+	return s, dropBlobs(sb)
+}
+
+func (p *photosResult) cpuPerGiB(ss []sample) float64 {
+	var xs []float64
+	for _, s := range ss {
+		xs = append(xs, perGiB(s.cpu(), p.size))
+	}
+	return median(xs)
+}
+
+func (p *photosResult) wall(ss []sample) time.Duration {
+	var ds []time.Duration
+	for _, s := range ss {
+		ds = append(ds, s.wall)
+	}
+	return medianDur(ds)
+}
+
+// section is the Photos part's section of PERFORMANCE.md.
+func (p *photosResult) section() string {
+	var b strings.Builder
+	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	w("%s## Google Photos beside Cloud Storage (issue 19)\n\n", photosBegin)
+	w("The same %s video (the test file with an MP4 `ftyp` box first) sent by `carrier photos` to the\n", human(p.size))
+	w("sandbox's Photos in the second resumable dialect (PROTOCOL.md section 8: `X-Goog-Upload-Command`,\n")
+	w("an upload token, then `mediaItems:batchCreate`), and by `carrier upload` to Cloud Storage (the first,\n")
+	w("CRC32C verified), alternating, %d round(s), one sandbox (`--fsync=false`), %s to %s UTC,\n", p.rounds, p.start.UTC().Format("2006-01-02 15:04"), p.end.UTC().Format("15:04"))
+	w("load average %.2f before and %.2f after. Each Photos item's bytes were read back and matched the file's.\n\n", p.loadBefore, p.loadAfter)
+	w("| round | Cloud Storage CPU-s/GiB | Photos CPU-s/GiB | Cloud Storage time | Photos time |\n|---|---|---|---|---|\n")
+	for i := range min(len(p.storage), len(p.photos)) {
+		st, ph := p.storage[i], p.photos[i]
+		w("| %d | %.2f (user %.2f, sys %.2f) | %.2f (user %.2f, sys %.2f) | %s (%.0f MB/s) | %s (%.0f MB/s) |\n", i+1,
+			perGiB(st.cpu(), p.size), st.user.Seconds(), st.sys.Seconds(), perGiB(ph.cpu(), p.size), ph.user.Seconds(), ph.sys.Seconds(),
+			st.wall.Round(10*time.Millisecond), mbps(p.size, st.wall), ph.wall.Round(10*time.Millisecond), mbps(p.size, ph.wall))
+	}
+	sc, pc := p.cpuPerGiB(p.storage), p.cpuPerGiB(p.photos)
+	sw, pw := p.wall(p.storage), p.wall(p.photos)
+	dc, dw := pc/sc-1, pw.Seconds()/sw.Seconds()-1
+	w("| **median** | **%.2f** | **%.2f** | **%s** | **%s** |\n\n", sc, pc, sw.Round(10*time.Millisecond), pw.Round(10*time.Millisecond))
+	verdict := func(d float64) string {
+		if d <= photosGoal {
+			return "met"
+		}
+		return "**not met**"
+	}
+	w("Photos against Cloud Storage: CPU %+.1f%% (goal: at most +%.0f%%: %s), time %+.1f%% (%s).", 100*dc, 100*photosGoal, verdict(dc), 100*dw, verdict(dw))
+	w(" Photos states no checksum of what it received, so the engine keeps a SHA-256 of the source\n")
+	w("for its resume-time source check (`transfer/source.go`); Cloud Storage's CRC32C serves both ends there, and\n")
+	w("`perf record` of `carrier photos` put about a third of its samples there when this part was added. The protocols cost the\n")
+	w("same (`BenchmarkProtocols` in `transfer/`).")
+	w(" Time on this shared machine moves with the other jobs on it; CPU-seconds, from the kernel's\n")
+	w("accounting of each process, barely do. Run alone: `make bench-photos`, or `go run ./bench -photos-only -out docs`.\n\n%s", photosEnd)
+	return b.String()
+}
+
+// runPhotosOnly measures the Photos part alone and puts its section into
+// the page the last whole run wrote.
+func runPhotosOnly(ctx context.Context, cfg *config, tf *testFile) error {
+	if waited := waitQuiet(ctx, cfg); waited != "" {
+		logf("%s", waited)
+	}
+	res, err := runPhotos(ctx, cfg, tf)
+	if err != nil {
+		return fmt.Errorf("Photos part: %w", err)
+	}
+	section := res.section()
+	if cfg.out == "" {
+		fmt.Print(section)
+		return nil
+	}
+	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(cfg.out, "PERFORMANCE.md")
+	if err := splicePart(path, section, photosBegin, photosEnd); err != nil {
+		return err
+	}
+	logf("wrote the Photos part's section of %s", path)
+	return nil
+}
+
+// splicePart puts section in place of the part between begin and end in
+// the page at path, or before "## What was measured" when it has none.
+func splicePart(path, section, begin, end string) error {
+	page, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return os.WriteFile(path, []byte(section), 0o644)
+	}
+	if err != nil {
+		return err
+	}
+	var out []byte
+	if i := bytes.Index(page, []byte(begin)); i >= 0 {
+		j := bytes.Index(page[i:], []byte(end))
+		if j < 0 {
+			return fmt.Errorf("%s has a part's first marker but not its last; mend it or run the whole harness", path)
+		}
+		out = append(append(append(out, page[:i]...), section...), page[i+j+len(end):]...)
+	} else if i := bytes.Index(page, []byte("## What was measured")); i >= 0 {
+		out = append(append(append(out, page[:i]...), section+"\n"...), page[i:]...)
+	} else {
+		out = append(append(page, '\n'), section...)
+	}
+	tmp := filepath.Join(filepath.Dir(path), ".PERFORMANCE.md.tmp")
+	if err := os.WriteFile(tmp, out, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
