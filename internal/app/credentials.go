@@ -22,10 +22,10 @@ import (
 type Credentials struct {
 	mu         sync.Mutex
 	ctx        context.Context
-	sandboxDir string                         // the embedded sandbox's, whose token it may use
+	sandboxDir string                          // the embedded sandbox's, whose token it may use
 	by         map[credKey]transfer.Authorizer // credential; nil: none found
 	used       map[credKey]bool
-	out        map[string]bool // accounts signed out here whose jobs were kept: nothing goes as them
+	out        map[string]bool   // accounts signed out here whose jobs were kept: nothing goes as them
 	static     map[string]string // origin -> a token given for it alone (--token, CARRIER_TOKEN)
 	serving    *Embedded         // the sandbox this process serves: its token needs no proof
 	prover     Prover            // asks another process to prove it serves the sandbox's folder
