@@ -79,6 +79,7 @@ func runPhotos(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer done()
+	q.Bind(t.account)
 	p := app.Photos{Root: app.PhotosRoot(t.base), Drive: app.Drive{Root: t.base, Auth: t.auth}}
 	b, err := q.PhotosUpload(ctx, p, files, app.PhotosOptions{Album: *album, Description: *desc}, func(s *transfer.Spec) { s.ChunkSize = uf.chunkSize })
 	if err != nil {

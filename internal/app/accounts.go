@@ -11,16 +11,30 @@ import (
 )
 
 // Add queues spec as transfer.Queue.Add does, binding a job that names no
-// account to the account of the first job it needs: a Drive share, a
+// account to the account of the first job it needs (a Drive share, a
 // Photos batchCreate or a message waiting for its links goes as the
-// account whose uploads it follows, whoever queued it.
+// account whose uploads it follows, whoever queued it), else to the
+// queue's (Bind).
 func (q *Queue) Add(spec transfer.Spec) (string, error) {
 	if spec.Account == "" && len(spec.Needs) > 0 {
 		if s, ok := q.Job(spec.Needs[0]); ok {
 			spec.Account = s.Account
 		}
 	}
+	if spec.Account == "" {
+		q.accountMu.Lock()
+		spec.Account = q.account
+		q.accountMu.Unlock()
+	}
 	return q.Queue.Add(spec)
+}
+
+// Bind makes account the one every job queued from now on without an
+// account goes as: a command sends as one account from start to end.
+func (q *Queue) Bind(account string) {
+	q.accountMu.Lock()
+	q.account = account
+	q.accountMu.Unlock()
 }
 
 // UnfinishedJobs is what signing an account out does with its jobs that

@@ -224,6 +224,12 @@ func (c *Credentials) Authorize(ctx context.Context, req *http.Request) error {
 	if a := c.lookup(credKey{o, account}); a != nil {
 		return a.Authorize(ctx, req)
 	}
+	if account != "" {
+		// Signed out, here or by another Carrier: even a session URI
+		// that needs no token would go on as someone no longer signed
+		// in, so the job waits for the account instead.
+		return &transfer.SignInError{Account: account, Err: fmt.Errorf("%s is not signed in at %s", account, o)}
+	}
 	c.mu.Lock()
 	refused := c.refused[o]
 	c.mu.Unlock()
