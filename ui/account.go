@@ -27,6 +27,7 @@ type accountScreen struct {
 	signIn, signOut *widget.Button
 	chaos           *namedCheck
 	settings        *settingsSection
+	accounts        *accountsSection // nil without deps.Accounts
 	status          *widget.Label
 	content         fyne.CanvasObject
 }
@@ -40,10 +41,15 @@ func newAccountScreen(u *UI) *accountScreen {
 	a.drive = widget.NewLabel("")
 	a.drive.Wrapping = fyne.TextWrapWord
 	a.drive.Hide()
-	a.signIn = widget.NewButtonWithIcon("Sign in with Google…", theme.LoginIcon(), a.doSignIn)
+	a.signIn = widget.NewButtonWithIcon("Sign in with Google…", theme.LoginIcon(), a.openAssistant)
 	a.signOut = widget.NewButtonWithIcon("Sign out", theme.LogoutIcon(), a.doSignOut)
 	a.chaos = newNamedCheck("Chaos mode: the sandbox drops connections, fails, stalls and slows down, so you can watch uploads recover", nil)
 	box := container.NewVBox(a.who, a.drive, container.NewHBox(a.signIn, a.signOut), a.status)
+	if u.deps.Accounts != nil {
+		a.accounts = newAccountsSection(u, a)
+		box.Add(widget.NewSeparator())
+		box.Add(a.accounts.Object)
+	}
 	if u.deps.SetFaults != nil {
 		box.Add(widget.NewSeparator())
 		box.Add(a.chaos)
@@ -81,7 +87,14 @@ func (a *accountScreen) show() {
 	} else {
 		a.signIn.Hide()
 	}
-	if a.u.deps.SignOut == nil || acct.Sandbox {
+	if a.accounts != nil {
+		// Each account signs out from its own row.
+		a.accounts.refresh()
+		a.signOut.Hide()
+		if a.u.compose != nil && a.u.compose.from != nil {
+			a.u.compose.from.refresh()
+		}
+	} else if a.u.deps.SignOut == nil || acct.Sandbox {
 		a.signOut.Hide()
 	} else {
 		a.signOut.Show()

@@ -183,3 +183,30 @@ func (g *Google) For(address string) transfer.Authorizer {
 	}
 	return g.creds.For(address)
 }
+
+// WindowAccounts are g's accounts as the window's Account screen and
+// Compose use them, with the queue whose jobs a sign-out minds.
+type WindowAccounts struct {
+	G *Google
+	Q *Queue
+}
+
+func (w WindowAccounts) List() []string                         { return w.G.Accounts() }
+func (w WindowAccounts) Use(address string) error               { return w.G.Use(address) }
+func (w WindowAccounts) For(address string) transfer.Authorizer { return w.G.For(address) }
+
+func (w WindowAccounts) Add(ctx context.Context, clientSecret []byte, hint string) (string, error) {
+	return w.G.AddAccount(ctx, clientSecret, hint)
+}
+
+func (w WindowAccounts) SignOut(ctx context.Context, address string, jobs UnfinishedJobs) error {
+	_, err := w.G.SignOutAccount(ctx, address, w.Q, jobs)
+	return err
+}
+
+func (w WindowAccounts) Unfinished(address string) int {
+	if w.Q == nil {
+		return 0
+	}
+	return len(AccountJobs(w.Q, address))
+}
