@@ -3,12 +3,9 @@ package ui
 import (
 	"context"
 	"errors"
-	"io"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -28,6 +25,7 @@ type accountScreen struct {
 	chaos           *namedCheck
 	settings        *settingsSection
 	accounts        *accountsSection // nil without deps.Accounts
+	assistant       *setupAssistant  // the last one opened, for tests
 	status          *widget.Label
 	content         fyne.CanvasObject
 }
@@ -126,26 +124,6 @@ func (a *accountScreen) checkDrive() {
 			a.drive.Show()
 		})
 	})
-}
-
-// doSignIn asks for the person's OAuth client file, then runs the browser
-// flow off the UI thread.
-func (a *accountScreen) doSignIn() {
-	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil || r == nil {
-			return
-		}
-		data, err := io.ReadAll(io.LimitReader(r, 1<<20))
-		r.Close()
-		if err != nil {
-			a.status.SetText("Could not read the client file: " + windowText(err.Error()))
-			return
-		}
-		a.signInWith(data)
-	}, a.u.win)
-	d.SetFilter(storage.NewExtensionFileFilter([]string{".json"}))
-	d.Show()
-	a.status.SetText("Choose your OAuth client file (client_secret_….json, a \"Desktop app\" client from Google Cloud Console; the README says how to make one).")
 }
 
 func (a *accountScreen) signInWith(clientSecret []byte) {

@@ -47,6 +47,14 @@ type accountsSection struct {
 	add    *widget.Button
 	status *widget.Label
 	Object fyne.CanvasObject
+	outs   map[string]*widget.Button // each account's Sign out…
+	asked  *signOutQuestion          // the last question asked, for tests
+}
+
+// signOutQuestion is the question asked before an account with unfinished
+// uploads is signed out.
+type signOutQuestion struct {
+	keep, cancel, back *widget.Button
 }
 
 func newAccountsSection(u *UI, a *accountScreen) *accountsSection {
@@ -61,6 +69,7 @@ func newAccountsSection(u *UI, a *accountScreen) *accountsSection {
 
 func (s *accountsSection) refresh() {
 	s.list.RemoveAll()
+	s.outs = map[string]*widget.Button{}
 	accounts := s.u.deps.Accounts.List()
 	if len(accounts) == 0 {
 		s.list.Add(widget.NewLabel("No Google account is signed in: messages stay in the sandbox on this computer."))
@@ -75,6 +84,7 @@ func (s *accountsSection) refresh() {
 		}
 		out := widget.NewButtonWithIcon("Sign out…", theme.LogoutIcon(), func() { s.askSignOut(addr) })
 		out.Importance = widget.LowImportance
+		s.outs[addr] = out
 		s.list.Add(container.NewBorder(nil, nil, nil, out, label))
 	}
 	s.list.Refresh()
@@ -119,6 +129,7 @@ func (s *accountsSection) askSignOut(addr string) {
 	keep.Importance = widget.HighImportance
 	cancel := widget.NewButton("Cancel them", func() { d.Hide(); s.signOut(addr, app.CancelJobs) })
 	back := widget.NewButton("Stay signed in", func() { d.Hide() })
+	s.asked = &signOutQuestion{keep: keep, cancel: cancel, back: back}
 	d = dialog.NewCustomWithoutButtons("Sign out "+app.Printable(addr)+"?", container.NewVBox(text, container.NewHBox(keep, cancel, back)), s.u.win)
 	d.Resize(fyne.NewSize(520, 200))
 	d.Show()
@@ -179,6 +190,7 @@ func (a *accountScreen) openAssistant() {
 		}
 		a.signInWith(data)
 	}}
+	a.assistant = s
 	s.show()
 }
 
