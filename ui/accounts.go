@@ -365,7 +365,12 @@ func (f *fromSelector) refresh() {
 	for i, a := range accounts {
 		names[i] = app.Printable(a)
 	}
-	f.c = newChoices("The message goes as", names, nil)
+	f.c = newChoices("The message goes as", names, func(i int) {
+		// The sender chosen is the default from now on, so what Compose
+		// checks before sending (Drive allowed?) is that account's.
+		accounts, use := f.accounts, f.u.deps.Accounts.Use
+		f.u.goBackground(func(context.Context) { use(accounts[i]) })
+	})
 	if i := indexOf(accounts, chosen); i >= 0 {
 		f.c.set(i) // the person's choice stands while the list changes
 	}
@@ -404,4 +409,19 @@ func (f *fromSelector) bind(auth transfer.Authorizer) (func(*transfer.Spec), tra
 	// the message, which then waits for its sign-in.
 	f.u.deps.Accounts.Use(from)
 	return func(s *transfer.Spec) { s.Account = from }, f.u.deps.Accounts.For(from)
+}
+
+// asDefaultSender binds work queued outside Compose (pictures to Google
+// Photos) to the default sender, the account used last, as bind does for
+// the sender chosen; with no account signed in, nothing changes.
+func (u *UI) asDefaultSender(auth transfer.Authorizer) (func(*transfer.Spec), transfer.Authorizer) {
+	if u.deps.Accounts == nil {
+		return nil, auth
+	}
+	accounts := u.deps.Accounts.List()
+	if len(accounts) == 0 {
+		return nil, auth
+	}
+	from := accounts[0]
+	return func(s *transfer.Spec) { s.Account = from }, u.deps.Accounts.For(from)
 }

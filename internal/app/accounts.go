@@ -11,13 +11,16 @@ import (
 )
 
 // Add queues spec as transfer.Queue.Add does, binding a job that names no
-// account to the account of the first job it needs (a Drive share, a
-// Photos batchCreate or a message waiting for its links goes as the
-// account whose uploads it follows, whoever queued it), else to the
-// queue's (Bind).
+// account to the account of the first job it needs that names one (a
+// Drive share, a Photos batchCreate or a message waiting for its links
+// goes as the account whose uploads it follows, whoever queued it), else
+// to the queue's (Bind).
 func (q *Queue) Add(spec transfer.Spec) (string, error) {
-	if spec.Account == "" && len(spec.Needs) > 0 {
-		if s, ok := q.Job(spec.Needs[0]); ok {
+	for _, n := range spec.Needs {
+		if spec.Account != "" {
+			break
+		}
+		if s, ok := q.Job(n); ok {
 			spec.Account = s.Account
 		}
 	}

@@ -162,7 +162,13 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 	root := strings.TrimRight(p.Root, "/")
 	if strings.TrimSpace(opts.Album) != "" {
 		body, _ := json.Marshal(map[string]any{"album": map[string]string{"title": opts.Album}})
-		b.Album, err = q.addCallData(root+"/v1/albums", body, "Google Photos · album "+opts.Album, nil, nil)
+		// The album needs no job, so it takes its account from the
+		// settings the uploads are bound with.
+		var as transfer.Spec
+		if settings != nil {
+			settings(&as)
+		}
+		b.Album, err = q.addCallDataAs(as.Account, root+"/v1/albums", body, "Google Photos · album "+opts.Album, nil, nil)
 		if err != nil {
 			return undo(err)
 		}
@@ -263,6 +269,12 @@ func (q *Queue) addBatchCreate(root, album string, uploads []string, items []pho
 // until the call is done; quote names the jobs whose results fill its
 // template (transfer.Spec.Quote).
 func (q *Queue) addCallData(url string, data []byte, label string, quote, needs []string) (string, error) {
+	return q.addCallDataAs("", url, data, label, quote, needs)
+}
+
+// addCallDataAs is addCallData for a call that goes as account ("": as
+// the jobs it needs, else the queue's).
+func (q *Queue) addCallDataAs(account, url string, data []byte, label string, quote, needs []string) (string, error) {
 	if err := os.MkdirAll(q.spool.Dir(), 0o700); err != nil {
 		return "", fmt.Errorf("cannot write the spool: %w", err)
 	}
@@ -282,7 +294,7 @@ func (q *Queue) addCallData(url string, data []byte, label string, quote, needs 
 		os.Remove(path)
 		return "", fmt.Errorf("cannot write the spool: %w", werr)
 	}
-	id, err := q.Add(transfer.Spec{URL: url, Method: http.MethodPost, Type: transfer.Call, ContentType: "application/json", Path: path, Label: label, Needs: needs, Quote: quote})
+	id, err := q.Add(transfer.Spec{URL: url, Method: http.MethodPost, Type: transfer.Call, ContentType: "application/json", Path: path, Label: label, Needs: needs, Quote: quote, Account: account})
 	if err != nil {
 		os.Remove(path)
 		return "", err
