@@ -166,6 +166,7 @@ type setupAssistant struct {
 	verdict *widget.Label
 	signIn  *widget.Button
 	checked []byte
+	content *fyne.Container
 	d       *dialog.CustomDialog
 	dropWas func(fyne.Position, []fyne.URI)
 }
@@ -233,19 +234,23 @@ func (s *setupAssistant) show() {
 	}
 	body := container.NewVBox(
 		heading("1. Make a Desktop OAuth client"), intro, console,
-		heading("2. Give Carrier its JSON"), s.paste, choose, s.verdict,
+		heading("2. Give Carrier its JSON"), s.paste, choose,
 		heading("What Carrier asks Google for"), scopes,
 		heading("Avoid being signed out every week"), warning,
 	)
 	scroll := container.NewVScroll(body)
-	scroll.SetMinSize(fyne.NewSize(640, 440))
-	s.d = dialog.NewCustomWithoutButtons("Set up Google sign-in", container.NewBorder(nil, container.NewHBox(s.signIn, closeBtn), nil, nil, scroll), s.u.win)
+	scroll.SetMinSize(fyne.NewSize(640, 400))
+	// The verdict stays in sight beside Sign in, wherever the text is
+	// scrolled.
+	s.content = container.NewBorder(nil, container.NewVBox(s.verdict, container.NewHBox(s.signIn, closeBtn)), nil, nil, scroll)
+	s.d = dialog.NewCustomWithoutButtons("Set up Google sign-in", s.content, s.u.win)
 	if s.u.win != nil {
 		// A file dropped on the window while the assistant is open is
 		// the client file; the window's own drop comes back on close.
 		s.u.win.SetOnDropped(s.dropped)
 	}
 	s.d.Show()
+	s.d.Resize(fyne.NewSize(720, 600))
 }
 
 func (s *setupAssistant) close() {
@@ -285,6 +290,9 @@ func (s *setupAssistant) choose() {
 // judge checks a client file as `carrier login --client-secret` does and
 // says what is wrong with it in words, or that it will do.
 func (s *setupAssistant) judge(data []byte, readErr error) {
+	// A longer verdict takes room from the scrolled text, not from the
+	// buttons under it.
+	defer s.content.Refresh()
 	s.checked = nil
 	s.signIn.Disable()
 	s.verdict.Importance = widget.DangerImportance
