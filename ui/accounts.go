@@ -61,7 +61,7 @@ func newAccountsSection(u *UI, a *accountScreen) *accountsSection {
 	s := &accountsSection{u: u, a: a, list: container.NewVBox()}
 	s.status = widget.NewLabel("")
 	s.status.Wrapping = fyne.TextWrapWord
-	s.add = widget.NewButtonWithIcon("Add another Google account…", theme.ContentAddIcon(), func() { s.addAccount(nil) })
+	s.add = widget.NewButtonWithIcon("Add another Google account…", theme.ContentAddIcon(), func() { s.addAccount(nil, "") })
 	s.Object = container.NewVBox(widget.NewLabelWithStyle("Google accounts", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.list, s.add, s.status)
 	s.refresh()
 	return s
@@ -85,14 +85,18 @@ func (s *accountsSection) refresh() {
 		out := widget.NewButtonWithIcon("Sign out…", theme.LogoutIcon(), func() { s.askSignOut(addr) })
 		out.Importance = widget.LowImportance
 		s.outs[addr] = out
-		s.list.Add(container.NewBorder(nil, nil, nil, out, label))
+		// A sign-in Google ended (a week in "Testing", a password
+		// changed) is mended by signing the same account in again.
+		again := widget.NewButtonWithIcon("Sign in again", theme.LoginIcon(), func() { s.addAccount(nil, addr) })
+		again.Importance = widget.LowImportance
+		s.list.Add(container.NewBorder(nil, nil, nil, container.NewHBox(again, out), label))
 	}
 	s.list.Refresh()
 }
 
 // addAccount signs in another account with the client already used, or,
 // when there is none yet (or it is given), through the set-up assistant.
-func (s *accountsSection) addAccount(clientSecret []byte) {
+func (s *accountsSection) addAccount(clientSecret []byte, hint string) {
 	if clientSecret == nil && len(s.u.deps.Accounts.List()) == 0 {
 		s.a.openAssistant()
 		return
@@ -101,7 +105,7 @@ func (s *accountsSection) addAccount(clientSecret []byte) {
 	s.status.SetText("Finish signing in in your browser…")
 	accounts := s.u.deps.Accounts
 	s.u.goBackground(func(ctx context.Context) {
-		addr, err := accounts.Add(ctx, clientSecret, "")
+		addr, err := accounts.Add(ctx, clientSecret, hint)
 		s.u.do(func() {
 			s.add.Enable()
 			if err != nil {
@@ -186,7 +190,7 @@ const testingWarning = "A project left in \"Testing\" signs you out every 7 days
 func (a *accountScreen) openAssistant() {
 	s := &setupAssistant{u: a.u, onFile: func(data []byte) {
 		if a.u.deps.Accounts != nil && len(a.u.deps.Accounts.List()) > 0 && a.accounts != nil {
-			a.accounts.addAccount(data)
+			a.accounts.addAccount(data, "")
 			return
 		}
 		a.signInWith(data)

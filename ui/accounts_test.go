@@ -7,7 +7,9 @@ import (
 	"sync"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"carrier/internal/app"
 	"carrier/transfer"
@@ -20,6 +22,7 @@ type fakeAccounts struct {
 	unfinished map[string]int
 	used       []string
 	added      [][]byte
+	hints      []string
 	signedOut  []string // "ADDR keep|cancel"
 }
 
@@ -36,10 +39,11 @@ func (f *fakeAccounts) Use(a string) error {
 	return nil
 }
 
-func (f *fakeAccounts) Add(_ context.Context, secret []byte, _ string) (string, error) {
+func (f *fakeAccounts) Add(_ context.Context, secret []byte, hint string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.added = append(f.added, secret)
+	f.hints = append(f.hints, hint)
 	f.list = append([]string{"new@example.com"}, f.list...)
 	return "new@example.com", nil
 }
@@ -154,5 +158,38 @@ func TestSetupAssistantChecksTheClientFile(t *testing.T) {
 	}
 	if !strings.Contains(scopeText(), "gmail.send") || !strings.Contains(testingWarning, "7 days") {
 		t.Error("the assistant does not name the scopes or warn of Testing")
+	}
+}
+
+// Each account's row signs that account in again (a sign-in Google
+// ended), offering it first in the browser.
+func TestSignInAgainOffersThatAccount(t *testing.T) {
+	f := &fakeAccounts{list: []string{"work@example.com", "home@example.com"}}
+	h := newHarness(t, withAccounts(f))
+	s := h.u.account.accounts
+	box := s.outs["home@example.com"]
+	var again *widget.Button
+	for _, r := range s.list.Objects {
+		row, _ := r.(*fyne.Container)
+		if row == nil {
+			continue
+		}
+		for _, o := range row.Objects {
+			if hb, ok := o.(*fyne.Container); ok && slices.Contains(hb.Objects, fyne.CanvasObject(box)) {
+				again = hb.Objects[0].(*widget.Button)
+			}
+		}
+	}
+	if again == nil {
+		t.Fatal("no Sign in again beside home@example.com")
+	}
+	test.Tap(again)
+	h.until("signed in", func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return len(f.hints) == 1
+	})
+	if f.hints[0] != "home@example.com" || f.added[0] != nil {
+		t.Fatalf("signed in with hint %q and client %q", f.hints[0], f.added[0])
 	}
 }
