@@ -82,6 +82,13 @@ func (f *endpointFlags) resolve(ctx context.Context, token string, kind auth.Kin
 		t.close()
 		return nil, err
 	}
+	if account != "" && f.from == "" && sandboxToken != "" {
+		// Unasked for, a sign-in that does not allow the work leaves it
+		// to the sandbox's own token, as it always has.
+		if acct, err := auth.LoadAccount(t.base, account); err != nil || kind != "" && !acct.Can(kind) {
+			account = ""
+		}
+	}
 	var a transfer.Authorizer
 	if account != "" {
 		a, err = app.AccountAuth(ctx, t.base, account, kind)
