@@ -193,3 +193,25 @@ func TestSignInAgainOffersThatAccount(t *testing.T) {
 		t.Fatalf("signed in with hint %q and client %q", f.hints[0], f.added[0])
 	}
 }
+
+// The controls the accounts add (From's choices, each row's Sign in again
+// and Sign out…, Add another account) are named for a screen reader.
+func TestAccountControlsHaveNames(t *testing.T) {
+	f := &fakeAccounts{list: []string{"work@example.com", "home@example.com"}}
+	h := newHarness(t, withAccounts(f))
+	for _, tb := range []*tab{h.u.composeTab, h.u.accountTab} {
+		h.u.tabs.Select(tb)
+		names := map[fyne.CanvasObject]string{}
+		spoken(h.w.Canvas().Content(), names)
+		var cs []fyne.CanvasObject
+		controls(tb.content, &cs)
+		for _, c := range cs {
+			if name, reached := names[c]; !reached || strings.TrimSpace(name) == "" {
+				t.Errorf("%s: a %T is named %q (reached: %v)", tb.Text, c, name, reached)
+			}
+		}
+	}
+	if n := len(h.u.compose.from.c.buttons); n != 2 {
+		t.Fatalf("From offers %d accounts", n)
+	}
+}
