@@ -172,7 +172,6 @@ type setupAssistant struct {
 	checked []byte
 	content *fyne.Container
 	d       *dialog.CustomDialog
-	dropWas func(fyne.Position, []fyne.URI)
 }
 
 const assistantIntro = "Carrier signs in to Google with an OAuth client of your own, so your mail never passes through anyone else's server. " +
@@ -250,19 +249,16 @@ func (s *setupAssistant) show() {
 	s.d = dialog.NewCustomWithoutButtons("Set up Google sign-in", s.content, s.u.win)
 	if s.u.win != nil {
 		// A file dropped on the window while the assistant is open is
-		// the client file; the window's own drop comes back on close.
+		// the client file; the window's own (attach to Compose or the
+		// Timeline) comes back however the assistant closes.
 		s.u.win.SetOnDropped(s.dropped)
+		s.d.SetOnClosed(func() { s.u.win.SetOnDropped(s.u.dropped) })
 	}
 	s.d.Show()
 	s.d.Resize(fyne.NewSize(720, 600))
 }
 
-func (s *setupAssistant) close() {
-	if s.u.win != nil {
-		s.u.win.SetOnDropped(s.dropWas)
-	}
-	s.d.Hide()
-}
+func (s *setupAssistant) close() { s.d.Hide() }
 
 func (s *setupAssistant) dropped(_ fyne.Position, uris []fyne.URI) {
 	if len(uris) == 0 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -142,6 +143,9 @@ func TestSetupAssistantChecksTheClientFile(t *testing.T) {
 			t.Errorf("%s: %q (sign in enabled: %v)", c.json, s.verdict.Text, !s.signIn.Disabled())
 		}
 	}
+	// Dropped on the window, a file is judged the same way.
+	s.dropped(fyne.NewPos(10, 10), []fyne.URI{storage.NewFileURI(writeFile(t, "client_secret_web.json", []byte(`{"web":{"client_id":"x"}}`)))})
+	h.until("the dropped file judged", func() bool { return strings.Contains(s.verdict.Text, `"Web application" client`) })
 	good := `{"installed":{"client_id":"id.apps.googleusercontent.com","auth_uri":"https://accounts.google.com/o/oauth2/auth","token_uri":"https://oauth2.googleapis.com/token","client_secret":"s"}}`
 	s.paste.SetText(good)
 	if s.signIn.Disabled() {
