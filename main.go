@@ -149,6 +149,7 @@ func deps(ctx context.Context, core *app.App, q *app.Queue, events <-chan transf
 			return account(address), nil
 		},
 		SignOut:   func() error { return core.Google.SignOut(ctx) },
+		Accounts:  app.WindowAccounts{G: core.Google, Q: q},
 		May:       core.Google.May,
 		Allow:     core.Google.Allow,
 		SetFaults: core.Sandbox.SetFaults,

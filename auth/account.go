@@ -251,3 +251,23 @@ func httpClient(ctx context.Context) *http.Client {
 	}
 	return http.DefaultClient
 }
+
+// Use makes address, signed in at endpoint, the default account there: the
+// sender last chosen is offered first next time, in the window and the CLI.
+func Use(endpoint, address string) error {
+	_, host, err := canonicalEndpoint(endpoint)
+	if err != nil {
+		return err
+	}
+	ix, err := readIndex(host)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(ix.Accounts, address) {
+		return fmt.Errorf("%w: %s is not signed in at %s; sign it in first", ErrNotSignedIn, address, endpoint)
+	}
+	if ix.Accounts[0] == address {
+		return nil
+	}
+	return writeIndex(host, ix.withFirst(address))
+}

@@ -196,3 +196,58 @@ func TestSeveralAccountsAtOneEndpoint(t *testing.T) {
 		t.Fatalf("after logout of the default: %v %v", err, keysOf(spy.snapshot()))
 	}
 }
+
+// TestSingleSignInOfAnEarlierCarrierIsOneOfSeveral starts from the keychain
+// a one-account Carrier left (its raw entries, as written), adds a second
+// account beside it, and checks the first is still listed, still loads and
+// its secret is untouched.
+func TestSingleSignInOfAnEarlierCarrierIsOneOfSeveral(t *testing.T) {
+	mockKeychain(t)
+	old := `{"v":1,"acct":"old@x","ep":"http://h:1","cid":"c","tu":"http://h:1/token","sc":"s","rt":"r-old","at":"a-old"}`
+	if err := store.Set(Service, "old@x@h:1", old); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Set(Service, "h:1", `{"accounts":["old@x"]}`); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Accounts("http://h:1"); err != nil || strings.Join(got, ",") != "old@x" {
+		t.Fatalf("the earlier sign-in reads as %v %v, want one account", got, err)
+	}
+	if err := save("h:1", &entry{V: 1, Account: "new@x", Endpoint: "http://h:1", ClientID: "c", TokenURL: "http://h:1/token", Refresh: "r-new"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := Accounts("http://h:1"); strings.Join(got, ",") != "new@x,old@x" {
+		t.Fatalf("accounts %v after a second sign-in", got)
+	}
+	if got, _ := store.Get(Service, "old@x@h:1"); got != old {
+		t.Fatalf("the earlier entry changed: %s", got)
+	}
+	a, err := LoadAccount("http://h:1", "old@x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok, err := a.Bearer(context.Background(), false); err != nil || tok != "a-old" {
+		t.Fatalf("the earlier sign-in's token: %q %v", tok, err)
+	}
+}
+
+func TestUseRemembersTheLastSender(t *testing.T) {
+	mockKeychain(t)
+	for _, a := range []string{"one@x", "two@x"} {
+		if err := save("h:1", &entry{V: 1, Account: a, Endpoint: "http://h:1", ClientID: "c", TokenURL: "http://h:1/token", Refresh: "r-" + a}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Use("http://h:1", "one@x"); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := Load("http://h:1"); err != nil || a.Address != "one@x" {
+		t.Fatalf("default after Use: %v %v", a, err)
+	}
+	if got, _ := Accounts("http://h:1"); strings.Join(got, ",") != "one@x,two@x" {
+		t.Fatalf("accounts %v", got)
+	}
+	if err := Use("http://h:1", "nobody@x"); !errors.Is(err, ErrNotSignedIn) {
+		t.Fatalf("Use of an account not signed in: %v", err)
+	}
+}

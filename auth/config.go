@@ -70,9 +70,18 @@ func SandboxConfig(base string) (*Config, error) {
 	}, nil
 }
 
+// DesktopClientHowTo says how to make the OAuth client Carrier signs in
+// with; every complaint about a client file ends with it.
+const DesktopClientHowTo = `make one in Google Cloud Console (` + ConsoleCredentialsURL + `): Create credentials > OAuth client ID > Application type "Desktop app", then Download JSON`
+
+// ConsoleCredentialsURL is the Cloud Console page where OAuth clients are made.
+const ConsoleCredentialsURL = "https://console.cloud.google.com/apis/credentials"
+
 // GoogleConfig reads the OAuth client file a person downloads from the
 // Google Cloud Console (APIs & Services > Credentials > OAuth client ID of
-// type "Desktop app" > Download JSON).
+// type "Desktop app" > Download JSON). Its errors say what is wrong with
+// the file and how to make the right one: the window's set-up assistant
+// and `carrier login --client-secret` show them as they are.
 func GoogleConfig(clientSecretJSON []byte) (*Config, error) {
 	type client struct {
 		ClientID     string `json:"client_id"`
@@ -83,19 +92,26 @@ func GoogleConfig(clientSecretJSON []byte) (*Config, error) {
 	var f struct {
 		Installed *client `json:"installed"`
 		Web       *client `json:"web"`
+		Type      string  `json:"type"`
+	}
+	if len(strings.TrimSpace(string(clientSecretJSON))) == 0 {
+		return nil, errors.New("the client secret file is empty: " + DesktopClientHowTo)
 	}
 	if err := json.Unmarshal(clientSecretJSON, &f); err != nil {
-		return nil, fmt.Errorf("the client secret file is not the JSON Google Cloud Console downloads (%w): download it again from APIs & Services > Credentials", err)
+		return nil, fmt.Errorf("the client secret file is not the JSON Google Cloud Console downloads (%w): %s", err, DesktopClientHowTo)
 	}
 	if f.Installed == nil {
-		if f.Web != nil {
-			return nil, errors.New(`the client secret file is for a "Web application" client; Carrier needs one of type "Desktop app": create it in Google Cloud Console under APIs & Services > Credentials > Create credentials > OAuth client ID`)
+		switch {
+		case f.Web != nil:
+			return nil, errors.New(`the client secret file is for a "Web application" client, whose sign-ins cannot come back to Carrier on this computer; Carrier needs a "Desktop app" client: ` + DesktopClientHowTo)
+		case f.Type == "service_account":
+			return nil, errors.New(`the file is a service account's key, which cannot sign a person in; Carrier needs an OAuth client of type "Desktop app": ` + DesktopClientHowTo)
 		}
-		return nil, errors.New(`the client secret file has no "installed" client: download the JSON of an OAuth client of type "Desktop app" from Google Cloud Console`)
+		return nil, errors.New(`the client secret file has no "installed" client: ` + DesktopClientHowTo)
 	}
 	c := f.Installed
 	if c.ClientID == "" {
-		return nil, errors.New("the client secret file has no client_id: download it again from Google Cloud Console")
+		return nil, errors.New("the client secret file has no client_id: download it again, or " + DesktopClientHowTo)
 	}
 	if c.AuthURI == "" {
 		c.AuthURI = googleAuthURL
@@ -108,7 +124,7 @@ func GoogleConfig(clientSecretJSON []byte) (*Config, error) {
 	// Google's own OAuth hosts are taken, whatever the file says.
 	for _, u := range []string{c.AuthURI, c.TokenURI} {
 		if !isGoogleOAuthURL(u) {
-			return nil, fmt.Errorf("the client secret file names %q as an OAuth server; Carrier signs in to Google only at https://accounts.google.com and https://oauth2.googleapis.com: download the file again from Google Cloud Console", u)
+			return nil, fmt.Errorf("the client secret file names %q as an OAuth server; Carrier signs in to Google only at https://accounts.google.com and https://oauth2.googleapis.com: download the file again, or %s", u, DesktopClientHowTo)
 		}
 	}
 	return &Config{

@@ -101,3 +101,29 @@ func TestScopes(t *testing.T) {
 		t.Error("covers")
 	}
 }
+
+func TestClientFileCheckedInWords(t *testing.T) {
+	good := `{"installed":{"client_id":"id.apps.googleusercontent.com","auth_uri":"https://accounts.google.com/o/oauth2/auth","token_uri":"https://oauth2.googleapis.com/token","client_secret":"s"}}`
+	if _, err := GoogleConfig([]byte(good)); err != nil {
+		t.Fatalf("a Desktop app client refused: %v", err)
+	}
+	bad := []struct{ name, json, want string }{
+		{"web client", `{"web":{"client_id":"x","auth_uri":"https://accounts.google.com/o/oauth2/auth","token_uri":"https://oauth2.googleapis.com/token"}}`, `"Web application" client`},
+		{"wrong token endpoint", `{"installed":{"client_id":"x","auth_uri":"https://accounts.google.com/o/oauth2/auth","token_uri":"https://oauth2.example.com/token"}}`, "oauth2.example.com"},
+		{"wrong auth endpoint", `{"installed":{"client_id":"x","auth_uri":"https://login.example.com/auth"}}`, "login.example.com"},
+		{"garbage", "\x00\x01PK zip?", "not the JSON"},
+		{"empty", "  \n", "is empty"},
+		{"service account", `{"type":"service_account","client_email":"x@y.iam.gserviceaccount.com"}`, "service account"},
+	}
+	for _, b := range bad {
+		_, err := GoogleConfig([]byte(b.json))
+		if err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("%s: %v, want %q", b.name, err, b.want)
+			continue
+		}
+		// Each refusal tells how to make the right client.
+		if !strings.Contains(err.Error(), `"Desktop app"`) || !strings.Contains(err.Error(), ConsoleCredentialsURL) {
+			t.Errorf("%s: %q says not how to make a Desktop client", b.name, err)
+		}
+	}
+}

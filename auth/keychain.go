@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/zalando/go-keyring"
@@ -27,11 +28,31 @@ type keychain interface {
 	Delete(service, user string) error
 }
 
+// osKeychain calls go-keyring one at a time: several accounts are read
+// and written from several goroutines (a sender chosen while uploads
+// refresh their tokens), and go-keyring's mock, which the tests of every
+// package use, is a map without a lock.
 type osKeychain struct{}
 
-func (osKeychain) Set(service, user, secret string) error   { return keyring.Set(service, user, secret) }
-func (osKeychain) Get(service, user string) (string, error) { return keyring.Get(service, user) }
-func (osKeychain) Delete(service, user string) error        { return keyring.Delete(service, user) }
+var keychainMu sync.Mutex
+
+func (osKeychain) Set(service, user, secret string) error {
+	keychainMu.Lock()
+	defer keychainMu.Unlock()
+	return keyring.Set(service, user, secret)
+}
+
+func (osKeychain) Get(service, user string) (string, error) {
+	keychainMu.Lock()
+	defer keychainMu.Unlock()
+	return keyring.Get(service, user)
+}
+
+func (osKeychain) Delete(service, user string) error {
+	keychainMu.Lock()
+	defer keychainMu.Unlock()
+	return keyring.Delete(service, user)
+}
 
 var store keychain = osKeychain{}
 

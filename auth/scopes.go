@@ -119,3 +119,15 @@ func covers(granted []string, kind Kind) bool {
 	}
 	return false
 }
+
+// ScopeWords says, for each scope Carrier may ask for, what it lets
+// Carrier do, in the words the set-up assistant shows before consent.
+var ScopeWords = []struct{ Scope, Allows string }{
+	{ScopeGmailSend, "send mail as you; Carrier cannot read your mail with it"},
+	{ScopeGmailCompose, "make, change and send drafts (asked for when you save a draft)"},
+	{ScopeGmailInsert, "put messages into your mailbox without sending them (carrier send --as insert or import)"},
+	{ScopeDriveFile, "upload files too large to attach to your Drive and share them as links; only the files Carrier made, none of your others"},
+	{ScopePhotosAppend, "add pictures and videos to Google Photos and make albums; it reads none of your photos"},
+	{ScopeTimeline, "post to the Mirror timeline"},
+	{"openid email", "learn your address, to name the account"},
+}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -213,7 +214,7 @@ func runJobs(ctx context.Context, env *Env, args []string) error {
 	}
 	open := func(s transfer.Snapshot) bool { return s.State.Unfinished() || s.State == transfer.StateFailed }
 	tw := tabwriter.NewWriter(env.Stdout, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "JOB\tSTATE\tCONFIRMED\tWHAT")
+	fmt.Fprintln(tw, "JOB\tSTATE\tCONFIRMED\tACCOUNT\tWHAT")
 	n := 0
 	for _, s := range jobs {
 		if part[s.ID] {
@@ -239,7 +240,9 @@ func runJobs(ctx context.Context, env *Env, args []string) error {
 			case s.Error != "":
 				what += " · " + s.Error
 			}
-			fmt.Fprintf(tw, "%s%s\t%s\t%s/%s\t%s\n", indent, s.ID, s.State, compose.HumanSize(s.Confirmed), compose.HumanSize(s.Size), app.Printable(what))
+			// A job of no account goes as the server's default one.
+			account := cmp.Or(s.Account, "(default)")
+			fmt.Fprintf(tw, "%s%s\t%s\t%s/%s\t%s\t%s\n", indent, s.ID, s.State, compose.HumanSize(s.Confirmed), compose.HumanSize(s.Size), app.Printable(account), app.Printable(what))
 		}
 		line("", g.Msg)
 		for _, p := range g.Parts {

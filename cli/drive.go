@@ -81,6 +81,7 @@ func runDrive(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer done()
+	q.Bind(t.account)
 	jobs, err := q.DriveUpload(ctx, app.Drive{Root: t.base, Auth: t.auth}, *file, share, who, lopts.Expiry, func(s *transfer.Spec) { s.ChunkSize = uf.chunkSize })
 	if err != nil {
 		return err

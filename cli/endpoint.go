@@ -20,12 +20,17 @@ type target struct {
 	// may says whether the sign-in used allows another kind of work too
 	// (nil: a token was given, which is taken as allowing anything).
 	may func(auth.Kind) error
+	// account is the signed-in account the work goes as ("" when a token
+	// was given, or nobody is signed in at a sandbox): its jobs are bound
+	// to it, so `carrier resume` finishes them as the same account.
+	account string
 }
 
 // endpointFlags choose the target of send, timeline and friends.
 type endpointFlags struct {
 	endpoint   string
 	sandboxDir string // the embedded sandbox's folder
+	from       string // the account to send as (--from); "" the last used
 }
 
 func (f *endpointFlags) add(fs interface {
@@ -72,7 +77,25 @@ func (f *endpointFlags) resolve(ctx context.Context, token string, kind auth.Kin
 		t.auth = creds
 		return t, nil
 	}
-	a, err := app.ServerAuth(ctx, t.base, kind, sandboxToken)
+	account, err := f.sender(t.base)
+	if err != nil {
+		t.close()
+		return nil, err
+	}
+	if account != "" && f.from == "" && sandboxToken != "" {
+		// Unasked for, a sign-in that does not allow the work leaves it
+		// to the sandbox's own token, as it always has.
+		if acct, err := auth.LoadAccount(t.base, account); err != nil || kind != "" && !acct.Can(kind) {
+			account = ""
+		}
+	}
+	var a transfer.Authorizer
+	if account != "" {
+		a, err = app.AccountAuth(ctx, t.base, account, kind)
+		t.account = account
+	} else {
+		a, err = app.ServerAuth(ctx, t.base, kind, sandboxToken)
+	}
 	if err == nil && a == nil {
 		err = fmt.Errorf("no credentials for %s: run `carrier login --endpoint %s`, or pass a token in CARRIER_TOKEN", t.base, f.endpoint)
 	}
@@ -82,10 +105,34 @@ func (f *endpointFlags) resolve(ctx context.Context, token string, kind auth.Kin
 	}
 	t.auth = a
 	t.may = func(k auth.Kind) error {
+		if account != "" {
+			_, err := app.AccountAuth(ctx, t.base, account, k)
+			return err
+		}
 		_, err := app.ServerAuth(ctx, t.base, k, sandboxToken)
 		return err
 	}
 	return t, nil
+}
+
+// sender is the account the work at base goes as: --from when it names a
+// signed-in account, else the last used; "" when nobody is signed in
+// there (a sandbox's own token then serves, and --from is only the
+// message's From).
+func (f *endpointFlags) sender(base string) (string, error) {
+	signed, err := auth.Accounts(base)
+	if err != nil || len(signed) == 0 {
+		return "", nil
+	}
+	if f.from == "" {
+		return signed[0], nil
+	}
+	for _, a := range signed {
+		if strings.EqualFold(a, f.from) {
+			return a, nil
+		}
+	}
+	return "", usagef("--from %s is not signed in at %s (signed in: %s): run `carrier login --endpoint %s --account %s` first", f.from, base, strings.Join(signed, ", "), base, f.from)
 }
 
 func normalizeEndpoint(s string) (string, error) {

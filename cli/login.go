@@ -57,7 +57,8 @@ func endpointAndToken(ctx context.Context, env *Env, raw string) (string, string
 }
 
 func runLogin(ctx context.Context, env *Env, args []string) error {
-	fs := newFlagSet(env, "login", "[--endpoint URL | --client-secret FILE] [--for send,drafts,insert,timeline] [--no-browser]")
+	fs := newFlagSet(env, "login", "[--endpoint URL | --client-secret FILE] [--account ADDRESS] [--for send,drafts,insert,timeline] [--no-browser]")
+	account := fs.String("account", "", "the account to sign in (offered first in the browser); others stay signed in beside it (carrier accounts lists them)")
 	endpoint := fs.String("endpoint", "", "sign in to the sandbox at this URL (default: the embedded sandbox)")
 	secretFile := fs.String("client-secret", "", "sign in to Google with your own OAuth client: the JSON of a \"Desktop app\" client from Google Cloud Console (see README)")
 	noBrowser := fs.Bool("no-browser", false, "print the sign-in address instead of opening a browser")
@@ -86,7 +87,7 @@ func runLogin(ctx context.Context, env *Env, args []string) error {
 			return fmt.Errorf("cannot read the client secret file: %w (download it from Google Cloud Console, see README)", err)
 		}
 		if cfg, err = auth.GoogleConfig(data); err != nil {
-			return err
+			return fmt.Errorf("--client-secret %s: %w", *secretFile, err)
 		}
 	default:
 		ep, tok, stop, err := endpointAndToken(ctx, env, *endpoint)
@@ -107,7 +108,11 @@ func runLogin(ctx context.Context, env *Env, args []string) error {
 	}
 	// Asking again for what was granted keeps the new sign-in from losing
 	// it: the new tokens replace the old.
-	if prev, err := auth.Load(cfg.Endpoint); err == nil {
+	prev, err := auth.Load(cfg.Endpoint)
+	if *account != "" {
+		prev, err = auth.LoadAccount(cfg.Endpoint, *account)
+	}
+	if err == nil {
 		scopes = slices.Compact(slices.Sorted(slices.Values(append(scopes, prev.Scopes()...))))
 	}
 
@@ -116,7 +121,7 @@ func runLogin(ctx context.Context, env *Env, args []string) error {
 			return map[string]string{sandbox.ProofParam: sandbox.ConsentProof(sandboxToken, challenge, redirect, scope)}
 		}
 	}
-	acct, err := auth.Login(ctx, cfg, auth.LoginOptions{Scopes: scopes, NoBrowser: *noBrowser, Out: env.Stdout, Timeout: *timeout})
+	acct, err := auth.Login(ctx, cfg, auth.LoginOptions{Scopes: scopes, NoBrowser: *noBrowser, Out: env.Stdout, Timeout: *timeout, Hint: *account})
 	if err != nil {
 		if errors.Is(err, auth.ErrTimeout) && !*noBrowser {
 			return fmt.Errorf("%w (with --no-browser, Carrier prints the address for you to open)", err)
@@ -124,6 +129,9 @@ func runLogin(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "Signed in as %s at %s; Carrier may: %s.\n", acct.Address, acct.Endpoint, canList(acct))
+	if *account != "" && !strings.EqualFold(acct.Address, *account) {
+		fmt.Fprintf(env.Stderr, "carrier login: the browser signed in %s, not %s; %s is now the default sender (carrier send --from chooses)\n", acct.Address, *account, acct.Address)
+	}
 	if n := len(parkedIn(env.dirs().State)); n > 0 {
 		fmt.Fprintf(env.Stdout, "%d upload(s) wait for a sign-in: run `carrier resume` to finish them.\n", n)
 	}
@@ -182,23 +190,65 @@ func runWhoami(ctx context.Context, env *Env, args []string) error {
 }
 
 func runLogout(ctx context.Context, env *Env, args []string) error {
-	fs := newFlagSet(env, "logout", "[--endpoint URL] [--account ADDRESS]")
+	fs := newFlagSet(env, "logout", "[ADDRESS] [--endpoint URL] [--jobs keep|cancel]")
 	endpoint := fs.String("endpoint", "", endpointHelp)
-	account := fs.String("account", "", "the account to sign out (default: the one signed in last)")
+	account := fs.String("account", "", "the account to sign out (or give it first; default: the one used last)")
+	jobs := fs.String("jobs", "keep", "what becomes of the account's unfinished uploads: keep (they wait until it signs in again; carrier login --account ADDRESS, then carrier resume) or cancel")
+	var tf transferFlags
+	tf.add(fs, env.dirs())
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		*account, args = args[0], args[1:]
+	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	choice, err := app.ParseUnfinishedJobs(*jobs)
+	if err != nil {
+		return usagef("--jobs %v", err)
 	}
 	ep, stop, err := endpointArg(ctx, env, *endpoint)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	who, err := auth.Logout(ctx, ep, *account)
+	who := *account
+	if who == "" {
+		a, err := auth.Load(ep)
+		if err != nil {
+			return err
+		}
+		who = a.Address
+	}
+	signed, err := auth.Accounts(ep)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(signed, who) {
+		return fmt.Errorf("%s is not signed in at %s (signed in: %s)", who, ep, orNone(signed))
+	}
+	if choice == app.CancelJobs {
+		if err := cancelAccountJobs(ctx, env, &tf, who); err != nil {
+			return fmt.Errorf("%s is still signed in: %w", who, err)
+		}
+	}
+	who, err = auth.Logout(ctx, ep, who)
 	if errors.Is(err, auth.ErrNotRevoked) {
 		fmt.Fprintf(env.Stderr, "carrier logout: %v\n", err)
 	} else if err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "Signed out %s at %s.\n", who, ep)
+	if choice == app.KeepJobs {
+		if n := len(accountRecords(&tf, who)); n > 0 {
+			fmt.Fprintf(env.Stdout, "%d unfinished upload(s) of %s wait for it: carrier login --account %s, then carrier resume.\n", n, who, who)
+		}
+	}
 	return nil
+}
+
+func orNone(l []string) string {
+	if len(l) == 0 {
+		return "nobody"
+	}
+	return strings.Join(l, ", ")
 }

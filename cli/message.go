@@ -27,7 +27,7 @@ func (f *messageFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.cc, "cc", "copy recipient (repeatable)")
 	fs.Var(&f.bcc, "bcc", "blind copy recipient (repeatable; Gmail removes it on delivery)")
 	fs.Var(&f.replyTo, "reply-to", "Reply-To address (repeatable)")
-	fs.StringVar(&f.from, "from", "", "sender (optional: Gmail fills in the account)")
+	fs.StringVar(&f.from, "from", "", "the account to send as, one signed in with carrier login (default: the one used last; carrier accounts lists them); also the message's From")
 	fs.StringVar(&f.subject, "subject", "", "subject")
 	fs.StringVar(&f.body, "body", "", "plain text body")
 	fs.StringVar(&f.bodyFile, "body-file", "", "read the plain text body from this file (- for stdin)")

@@ -100,6 +100,7 @@ func runPhotos(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer done()
+	q.Bind(t.account)
 	p := app.Photos{Root: app.PhotosRoot(t.base), Drive: app.Drive{Root: t.base, Auth: t.auth}}
 	settings := func(s *transfer.Spec) { s.ChunkSize = uf.chunkSize }
 	var driveJobs [][]string
@@ -152,7 +153,7 @@ func runPhotosAlbums(ctx context.Context, env *Env, args []string) error {
 	}
 	defer t.close()
 	p := app.Photos{Root: app.PhotosRoot(t.base), Drive: app.Drive{Root: t.base, Auth: t.auth}}
-	albums, err := p.Albums(ctx)
+	albums, err := p.Albums(transfer.WithAccount(ctx, t.account))
 	if err != nil {
 		return err
 	}

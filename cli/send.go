@@ -56,6 +56,7 @@ func (f *uploadFlags) upload(ctx context.Context, env *Env, t *target, spec tran
 		return nil, err
 	}
 	defer done()
+	q.Bind(t.account)
 	spec.ChunkSize = f.chunkSize
 	if add == nil {
 		add = (*app.Queue).Add
@@ -66,6 +67,10 @@ func (f *uploadFlags) upload(ctx context.Context, env *Env, t *target, spec tran
 	}
 	if err := finishJob(ctx, env, q, id, true); err != nil {
 		return nil, err
+	}
+	if t.account != "" {
+		// The sender used last is offered first next time.
+		auth.Use(t.base, t.account)
 	}
 	rec, _ := q.Job(id)
 	return &rec, nil
@@ -110,6 +115,7 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	uf.from = mf.from
 	t, err := uf.resolve(ctx, tok, kind)
 	if err != nil {
 		return err

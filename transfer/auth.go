@@ -97,3 +97,9 @@ func withAccount(ctx context.Context, account string) context.Context {
 	}
 	return context.WithValue(ctx, accountKey{}, account)
 }
+
+// WithAccount is ctx for requests made as account outside a job (a front
+// end's own calls before it queues the job), read back by AccountOf.
+func WithAccount(ctx context.Context, account string) context.Context {
+	return withAccount(ctx, account)
+}

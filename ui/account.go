@@ -3,12 +3,9 @@ package ui
 import (
 	"context"
 	"errors"
-	"io"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -27,6 +24,8 @@ type accountScreen struct {
 	signIn, signOut *widget.Button
 	chaos           *namedCheck
 	settings        *settingsSection
+	accounts        *accountsSection // nil without deps.Accounts
+	assistant       *setupAssistant  // the last one opened, for tests
 	status          *widget.Label
 	content         fyne.CanvasObject
 }
@@ -40,10 +39,15 @@ func newAccountScreen(u *UI) *accountScreen {
 	a.drive = widget.NewLabel("")
 	a.drive.Wrapping = fyne.TextWrapWord
 	a.drive.Hide()
-	a.signIn = widget.NewButtonWithIcon("Sign in with Google…", theme.LoginIcon(), a.doSignIn)
+	a.signIn = widget.NewButtonWithIcon("Sign in with Google…", theme.LoginIcon(), a.openAssistant)
 	a.signOut = widget.NewButtonWithIcon("Sign out", theme.LogoutIcon(), a.doSignOut)
 	a.chaos = newNamedCheck("Chaos mode: the sandbox drops connections, fails, stalls and slows down, so you can watch uploads recover", nil)
 	box := container.NewVBox(a.who, a.drive, container.NewHBox(a.signIn, a.signOut), a.status)
+	if u.deps.Accounts != nil {
+		a.accounts = newAccountsSection(u, a)
+		box.Add(widget.NewSeparator())
+		box.Add(a.accounts.Object)
+	}
 	if u.deps.SetFaults != nil {
 		box.Add(widget.NewSeparator())
 		box.Add(a.chaos)
@@ -81,7 +85,14 @@ func (a *accountScreen) show() {
 	} else {
 		a.signIn.Hide()
 	}
-	if a.u.deps.SignOut == nil || acct.Sandbox {
+	if a.accounts != nil {
+		// Each account signs out from its own row.
+		a.accounts.refresh()
+		a.signOut.Hide()
+		if a.u.compose != nil && a.u.compose.from != nil {
+			a.u.compose.from.refresh()
+		}
+	} else if a.u.deps.SignOut == nil || acct.Sandbox {
 		a.signOut.Hide()
 	} else {
 		a.signOut.Show()
@@ -113,26 +124,6 @@ func (a *accountScreen) checkDrive() {
 			a.drive.Show()
 		})
 	})
-}
-
-// doSignIn asks for the person's OAuth client file, then runs the browser
-// flow off the UI thread.
-func (a *accountScreen) doSignIn() {
-	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil || r == nil {
-			return
-		}
-		data, err := io.ReadAll(io.LimitReader(r, 1<<20))
-		r.Close()
-		if err != nil {
-			a.status.SetText("Could not read the client file: " + windowText(err.Error()))
-			return
-		}
-		a.signInWith(data)
-	}, a.u.win)
-	d.SetFilter(storage.NewExtensionFileFilter([]string{".json"}))
-	d.Show()
-	a.status.SetText("Choose your OAuth client file (client_secret_….json, a \"Desktop app\" client from Google Cloud Console; the README says how to make one).")
 }
 
 func (a *accountScreen) signInWith(clientSecret []byte) {

@@ -23,6 +23,7 @@ import (
 
 type composeScreen struct {
 	u                    *UI
+	from                 *fromSelector // the sender (accounts.go)
 	to, cc, bcc, subject *namedEntry
 	body                 *namedEntry
 	form                 *fyne.Container
@@ -99,6 +100,10 @@ func newComposeScreen(u *UI) *composeScreen {
 	c.body.SetMinRowsVisible(4)
 	c.body.OnChanged = func(string) { c.updateMeter() }
 	var rows []fyne.CanvasObject
+	c.from = newFromSelector(u)
+	if u.deps.Accounts != nil {
+		rows = append(rows, c.from.label, c.from.Object)
+	}
 	for _, f := range []struct {
 		label string
 		entry *namedEntry
@@ -609,7 +614,8 @@ func (c *composeScreen) submit(method compose.Method) {
 // message's fields (for reopening it) are then on disk. It runs off the
 // UI thread.
 func (c *composeScreen) send(ctx context.Context, method compose.Method, gmail app.GmailOptions, msg *compose.Message, opts app.LinkOptions) {
-	drive := app.Drive{Root: c.u.deps.Target(), Auth: c.u.deps.Auth, Client: c.u.deps.Client}
+	bind, driveAuth := c.from.bind(c.u.deps.Auth)
+	drive := app.Drive{Root: c.u.deps.Target(), Auth: driveAuth, Client: c.u.deps.Client}
 	var ids []string
 	up, err := app.Message(msg, method, gmail)
 	if err == nil && gmail.SendDraft != "" {
@@ -618,7 +624,7 @@ func (c *composeScreen) send(ctx context.Context, method compose.Method, gmail a
 		_, err = drive.ShareLinkedIn(ctx, msg, opts.Share, opts.Expiry)
 	}
 	if err == nil {
-		ids, err = c.u.deps.Outbox.SendWithLinks(ctx, drive, msg, method, up, opts, nil)
+		ids, err = c.u.deps.Outbox.SendWithLinks(ctx, drive, msg, method, up, opts, bind)
 	}
 	c.u.do(func() {
 		if err != nil {

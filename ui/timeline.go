@@ -389,7 +389,9 @@ func (t *timelineScreen) askAllow(out photosOutbox, p app.Photos, paths []string
 // queue records the batch (off the UI thread: it asks Google's storage
 // first) and shows its rows.
 func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p app.Photos, paths []string, opts app.PhotosOptions) {
-	b, err := out.PhotosUpload(ctx, p, paths, opts, nil)
+	bind, as := t.u.asDefaultSender(p.Drive.Auth)
+	p.Drive.Auth = as
+	b, err := out.PhotosUpload(ctx, p, paths, opts, bind)
 	if err != nil {
 		t.failed(err)
 		return

@@ -304,7 +304,7 @@ func (s *transfersScreen) draw(id string) {
 	}
 	snap := v.snap
 	r.name.SetText(app.Printable(jobName(snap)))
-	r.dest.SetText(app.Describe(snap.URL, s.u.deps.Endpoint))
+	r.dest.SetText(app.Describe(snap.URL, s.u.deps.Endpoint) + accountNote(snap))
 	frac := func(n int64) float64 {
 		if snap.Size <= 0 {
 			if snap.State == transfer.StateDone {

@@ -77,6 +77,9 @@ type Deps struct {
 	// (the JSON of a "Desktop app" client); nil: signing in is not offered.
 	SignIn  func(ctx context.Context, clientSecret []byte) (Account, error)
 	SignOut func() error
+	// Accounts are the Google accounts signed in side by side; nil: one
+	// at most, through SignIn and SignOut.
+	Accounts Accounts
 	// Limits takes the person's upload speed and metered-connection
 	// settings (kept in the app's preferences); nil: not offered.
 	Limits Limits

@@ -22,9 +22,10 @@ import (
 type Credentials struct {
 	mu         sync.Mutex
 	ctx        context.Context
-	sandboxDir string                         // the embedded sandbox's, whose token it may use
-	by         map[string]transfer.Authorizer // origin -> credential; nil: none found
-	used       map[string]bool
+	sandboxDir string                          // the embedded sandbox's, whose token it may use
+	by         map[credKey]transfer.Authorizer // credential; nil: none found
+	used       map[credKey]bool
+	out        map[string]bool   // accounts signed out here whose jobs were kept: nothing goes as them
 	static     map[string]string // origin -> a token given for it alone (--token, CARRIER_TOKEN)
 	serving    *Embedded         // the sandbox this process serves: its token needs no proof
 	prover     Prover            // asks another process to prove it serves the sandbox's folder
@@ -35,7 +36,7 @@ type Credentials struct {
 // NewCredentials looks credentials up in the keychain, and in the data
 // folder of the embedded sandbox (sandboxDir), as requests need them.
 func NewCredentials(ctx context.Context, sandboxDir string) *Credentials {
-	return &Credentials{ctx: ctx, sandboxDir: sandboxDir, by: map[string]transfer.Authorizer{}, used: map[string]bool{}, static: map[string]string{}, refused: map[string]error{}, barred: map[string]error{}}
+	return &Credentials{ctx: ctx, sandboxDir: sandboxDir, by: map[credKey]transfer.Authorizer{}, used: map[credKey]bool{}, out: map[string]bool{}, static: map[string]string{}, refused: map[string]error{}, barred: map[string]error{}}
 }
 
 // Static gives a token for one server (an API root or any URL of it): only
@@ -50,7 +51,7 @@ func (c *Credentials) Static(server, token string) (*Credentials, error) {
 	}
 	c.mu.Lock()
 	c.static[origin(u)] = token
-	c.by, c.used = map[string]transfer.Authorizer{}, map[string]bool{}
+	c.by, c.used = map[credKey]transfer.Authorizer{}, map[credKey]bool{}
 	c.mu.Unlock()
 	return c, nil
 }
@@ -59,7 +60,7 @@ func (c *Credentials) Static(server, token string) (*Credentials, error) {
 // sign-out, the next request of each server looks again.
 func (c *Credentials) Reset() {
 	c.mu.Lock()
-	c.by, c.used, c.refused = map[string]transfer.Authorizer{}, map[string]bool{}, map[string]error{}
+	c.by, c.used, c.refused = map[credKey]transfer.Authorizer{}, map[credKey]bool{}, map[string]error{}
 	c.mu.Unlock()
 }
 
@@ -68,7 +69,7 @@ func (c *Credentials) Reset() {
 func (c *Credentials) Serving(e *Embedded) {
 	c.mu.Lock()
 	c.serving = e
-	c.by, c.used, c.refused = map[string]transfer.Authorizer{}, map[string]bool{}, map[string]error{}
+	c.by, c.used, c.refused = map[credKey]transfer.Authorizer{}, map[credKey]bool{}, map[string]error{}
 	c.mu.Unlock()
 }
 
@@ -124,25 +125,76 @@ func Origin(raw string) string {
 	return origin(u)
 }
 
-func (c *Credentials) lookup(o string) transfer.Authorizer {
+// credKey names a credential: a server, and the account a job goes with
+// there ("" its default account).
+type credKey struct{ origin, account string }
+
+func (c *Credentials) lookup(k credKey) transfer.Authorizer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if a, ok := c.by[o]; ok {
-		c.used[o] = a != nil
+	if a, ok := c.by[k]; ok {
+		c.used[k] = a != nil
 		return a
 	}
-	if tok, ok := c.static[o]; ok {
+	if tok, ok := c.static[k.origin]; ok && k.account == "" {
 		a := transfer.StaticToken(tok)
-		c.by[o], c.used[o] = a, true
+		c.by[k], c.used[k] = a, true
 		return a
 	}
-	a, err := ServerAuth(c.ctx, o, "", c.embeddedToken(o))
+	var a transfer.Authorizer
+	var err error
+	if k.account != "" {
+		// A job bound to an account goes as that account or not at all:
+		// the server's other credentials (its default account, a
+		// sandbox's token) would send it as someone else.
+		a, err = AccountAuth(c.ctx, k.origin, k.account, "")
+	} else {
+		a, err = ServerAuth(c.ctx, k.origin, "", c.embeddedToken(k.origin))
+	}
 	if err != nil {
 		a = nil // the request fails for want of one, saying what to do
 	}
-	c.by[o] = a
-	c.used[o] = a != nil
+	c.by[k] = a
+	c.used[k] = a != nil
 	return a
+}
+
+// SignedOut tells c that account was signed out here with its jobs kept:
+// until it signs in again (SignedIn), none of its requests goes out, not
+// even to a session URI that needs no token, so its jobs wait parked.
+func (c *Credentials) SignedOut(account string) {
+	c.mu.Lock()
+	c.out[account] = true
+	c.by, c.used = map[credKey]transfer.Authorizer{}, map[credKey]bool{}
+	c.mu.Unlock()
+}
+
+// SignedIn undoes SignedOut for account and looks every credential up
+// again.
+func (c *Credentials) SignedIn(account string) {
+	c.mu.Lock()
+	delete(c.out, account)
+	c.mu.Unlock()
+	c.Reset()
+}
+
+// For is c for the requests of one account's jobs made outside the queue
+// (Drive's and Photos' own calls before the uploads are queued).
+func (c *Credentials) For(account string) transfer.Authorizer {
+	return accountCreds{c, account}
+}
+
+type accountCreds struct {
+	c       *Credentials
+	account string
+}
+
+func (a accountCreds) Authorize(ctx context.Context, req *http.Request) error {
+	return a.c.Authorize(transfer.WithAccount(ctx, a.account), req)
+}
+
+func (a accountCreds) Refresh(ctx context.Context) error {
+	return a.c.Refresh(transfer.WithAccount(ctx, a.account))
 }
 
 // ErrNoCredentials reaches the engine as a failure of the request that
@@ -162,8 +214,21 @@ func (c *Credentials) Authorize(ctx context.Context, req *http.Request) error {
 	if barred != nil {
 		return barred
 	}
-	if a := c.lookup(o); a != nil {
+	account := transfer.AccountOf(ctx)
+	c.mu.Lock()
+	out := account != "" && c.out[account]
+	c.mu.Unlock()
+	if out {
+		return &transfer.SignInError{Account: account, Err: fmt.Errorf("%s was signed out on this computer", account)}
+	}
+	if a := c.lookup(credKey{o, account}); a != nil {
 		return a.Authorize(ctx, req)
+	}
+	if account != "" {
+		// Signed out, here or by another Carrier: even a session URI
+		// that needs no token would go on as someone no longer signed
+		// in, so the job waits for the account instead.
+		return &transfer.SignInError{Account: account, Err: fmt.Errorf("%s is not signed in at %s", account, o)}
 	}
 	c.mu.Lock()
 	refused := c.refused[o]
@@ -176,17 +241,20 @@ func (c *Credentials) Authorize(ctx context.Context, req *http.Request) error {
 	}
 	// Only a sign-in mends this: the job waits for one (parked), named by
 	// the account it goes with, else by the server.
-	return &transfer.SignInError{Account: cmp.Or(transfer.AccountOf(ctx), o), Err: ErrNoCredentials}
+	return &transfer.SignInError{Account: cmp.Or(account, o), Err: ErrNoCredentials}
 }
 
-// Refresh refreshes every credential in use: the engine does not say for
-// which host, and a token refreshed early costs nothing.
+// Refresh refreshes every credential in use of the account of ctx's job
+// (all of them for a job of no account): the engine does not say for which
+// host, and a token refreshed early costs nothing. Another account's
+// credential refreshed in its place would leave the job's own stale.
 func (c *Credentials) Refresh(ctx context.Context) error {
+	account := transfer.AccountOf(ctx)
 	c.mu.Lock()
 	var as []transfer.Authorizer
-	for o, used := range c.used {
-		if used {
-			as = append(as, c.by[o])
+	for k, used := range c.used {
+		if used && (account == "" || k.account == account) {
+			as = append(as, c.by[k])
 		}
 	}
 	c.mu.Unlock()
@@ -221,6 +289,24 @@ func ServerAuth(ctx context.Context, base string, kind auth.Kind, sandboxToken s
 		return transfer.StaticToken(sandboxToken), nil
 	}
 	return nil, nil
+}
+
+// AccountAuth is one named account signed in at base as the engine's
+// Authorizer, for a kind of work ("" for any). Unlike ServerAuth it never
+// stands in another credential: an account not signed in there is a
+// transfer.SignInError naming it, so its jobs wait for it.
+func AccountAuth(ctx context.Context, base, account string, kind auth.Kind) (transfer.Authorizer, error) {
+	acct, err := auth.LoadAccount(base, account)
+	if errors.Is(err, auth.ErrNotSignedIn) {
+		return nil, &transfer.SignInError{Account: account, Err: err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if kind != "" && !acct.Can(kind) {
+		return nil, &NotAllowedError{Address: acct.Address, Endpoint: base, Kind: kind}
+	}
+	return signInToken(acct), nil
 }
 
 // accountAuth is the account signed in at an endpoint as the engine's

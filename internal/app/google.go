@@ -36,6 +36,9 @@ func (g *Google) OnSignIn(f func(address string)) {
 // tellSignedIn resets the credentials, so the next request looks the new
 // sign-in up, then tells whoever asked.
 func (g *Google) tellSignedIn(address string) {
+	if g.creds != nil {
+		g.creds.SignedIn(address)
+	}
 	g.resetCreds()
 	g.mu.Lock()
 	fs := slices.Clone(g.signedIn)

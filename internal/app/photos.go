@@ -181,6 +181,18 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 		}
 		need += m.Size
 	}
+	// The storage and the album are read as the account the uploads go
+	// with (settings binds them), not as the default one.
+	var as transfer.Spec
+	if settings != nil {
+		settings(&as)
+	}
+	if as.Account == "" {
+		q.accountMu.Lock()
+		as.Account = q.account // Bind's
+		q.accountMu.Unlock()
+	}
+	ctx = transfer.WithAccount(ctx, as.Account)
 	free, err := p.Drive.free(ctx)
 	switch {
 	case errors.Is(err, errDriveRefused):
@@ -306,6 +318,12 @@ func (q *Queue) addBatchCreate(root, album, albumID string, uploads []string, it
 // until the call is done; quote names the jobs whose results fill its
 // template (transfer.Spec.Quote).
 func (q *Queue) addCallData(url string, data []byte, label string, quote, needs []string) (string, error) {
+	return q.addCallDataAs("", url, data, label, quote, needs)
+}
+
+// addCallDataAs is addCallData for a call that goes as account ("": as
+// the jobs it needs, else the queue's).
+func (q *Queue) addCallDataAs(account, url string, data []byte, label string, quote, needs []string) (string, error) {
 	if err := os.MkdirAll(q.spool.Dir(), 0o700); err != nil {
 		return "", fmt.Errorf("cannot write the spool: %w", err)
 	}
@@ -325,7 +343,7 @@ func (q *Queue) addCallData(url string, data []byte, label string, quote, needs 
 		os.Remove(path)
 		return "", fmt.Errorf("cannot write the spool: %w", werr)
 	}
-	id, err := q.Add(transfer.Spec{URL: url, Method: http.MethodPost, Type: transfer.Call, ContentType: "application/json", Path: path, Label: label, Needs: needs, Quote: quote})
+	id, err := q.Add(transfer.Spec{URL: url, Method: http.MethodPost, Type: transfer.Call, ContentType: "application/json", Path: path, Label: label, Needs: needs, Quote: quote, Account: account})
 	if err != nil {
 		os.Remove(path)
 		return "", err

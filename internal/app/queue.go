@@ -33,6 +33,9 @@ type Queue struct {
 	photosMu   sync.Mutex
 	photosTmpl map[string][]byte
 
+	accountMu sync.Mutex
+	account   string // Bind's
+
 	signals error // why the system's sleep and network signals are not heard; nil when they are
 }
 

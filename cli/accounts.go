@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"carrier/auth"
+	"carrier/internal/app"
+	"carrier/transfer"
+)
+
+func init() {
+	register(&Command{Name: "accounts", Summary: "list the accounts signed in at an endpoint, the default sender marked", Run: runAccounts})
+}
+
+func runAccounts(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "accounts", "[--endpoint URL]")
+	endpoint := fs.String("endpoint", "", endpointHelp)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	ep, stop, err := endpointArg(ctx, env, *endpoint)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	signed, err := auth.Accounts(ep)
+	if err != nil {
+		return err
+	}
+	if len(signed) == 0 {
+		return fmt.Errorf("%w: nobody is signed in at %s (carrier login --endpoint %s)", auth.ErrNotSignedIn, ep, ep)
+	}
+	for i, a := range signed {
+		mark := " "
+		if i == 0 {
+			mark = "*"
+		}
+		fmt.Fprintf(env.Stdout, "%s %s\n", mark, a)
+	}
+	fmt.Fprintf(env.Stdout, "(* the default sender, used last; carrier send --from ADDRESS chooses another)\n")
+	return nil
+}
+
+// accountRecords are the journal's unfinished jobs bound to account.
+func accountRecords(tf *transferFlags, account string) []transfer.Snapshot {
+	j, err := transfer.OpenJournal(tf.stateDir)
+	if err != nil {
+		return nil
+	}
+	recs, _ := j.List()
+	var out []transfer.Snapshot
+	for _, s := range snapshots(recs) {
+		if s.State != transfer.StateDone && s.State != transfer.StateCancelled && (s.Account == account || s.Account == "" && s.SignInFor == account) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// cancelAccountJobs cancels every unfinished message or upload of account
+// in the journal, each with its parts, as carrier cancel does; the files
+// already on Google Drive are kept (carrier cancel ID --drive delete
+// removes them).
+func cancelAccountJobs(ctx context.Context, env *Env, tf *transferFlags, account string) error {
+	mine := accountRecords(tf, account)
+	if len(mine) == 0 {
+		return nil
+	}
+	j, err := transfer.OpenJournal(tf.stateDir)
+	if err != nil {
+		return err
+	}
+	recs, _ := j.List()
+	all := snapshots(recs)
+	events := make(chan transfer.Event, 64)
+	cfg, err := tf.config(ctx, env, events, nil)
+	if err != nil {
+		return err
+	}
+	q, err := app.OpenQueue(cfg, app.NewSpool(app.SpoolDir(tf.stateDir)))
+	if err != nil {
+		return err
+	}
+	defer q.Close()
+	go func() { // nothing runs here; the events of the cancels only need room
+		for range events {
+		}
+	}()
+	var done []string
+	var errs []error
+	for _, s := range mine {
+		g, err := app.GraphOf(all, s.ID)
+		if err != nil || slices.Contains(done, g.Msg.ID) {
+			continue
+		}
+		done = append(done, g.Msg.ID)
+		files, err := q.CancelMessage(ctx, g)
+		if errors.Is(err, transfer.ErrBusy) {
+			err = fmt.Errorf("job %s is being worked by another Carrier: cancel it there, or stop that one first", g.Msg.ID)
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fmt.Fprintf(env.Stderr, "carrier logout: cancelled %s (%s)\n", g.Msg.ID, app.Printable(g.Msg.Label))
+		if len(files) > 0 {
+			fmt.Fprintf(env.Stderr, "carrier logout: %d file(s) of it stay on Google Drive (carrier cancel %s --drive delete removes them)\n", len(files), g.Msg.ID)
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,215 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"carrier/auth"
+	"carrier/transfer"
+)
+
+// Add queues spec as transfer.Queue.Add does, binding a job that names no
+// account to the account of the first job it needs that names one (a
+// Drive share, a Photos batchCreate or a message waiting for its links
+// goes as the account whose uploads it follows, whoever queued it), else
+// to the queue's (Bind).
+func (q *Queue) Add(spec transfer.Spec) (string, error) {
+	for _, n := range spec.Needs {
+		if spec.Account != "" {
+			break
+		}
+		if s, ok := q.Job(n); ok {
+			spec.Account = s.Account
+		}
+	}
+	if spec.Account == "" {
+		q.accountMu.Lock()
+		spec.Account = q.account
+		q.accountMu.Unlock()
+	}
+	return q.Queue.Add(spec)
+}
+
+// Bind makes account the one every job queued from now on without an
+// account goes as: a command sends as one account from start to end.
+func (q *Queue) Bind(account string) {
+	q.accountMu.Lock()
+	q.account = account
+	q.accountMu.Unlock()
+}
+
+// UnfinishedJobs is what signing an account out does with its jobs that
+// are not done.
+type UnfinishedJobs int
+
+const (
+	// KeepJobs parks them until the account signs in again; nothing goes
+	// as the account meanwhile.
+	KeepJobs UnfinishedJobs = iota
+	// CancelJobs stops them for good.
+	CancelJobs
+)
+
+// ParseUnfinishedJobs reads "keep" or "cancel".
+func ParseUnfinishedJobs(s string) (UnfinishedJobs, error) {
+	switch s {
+	case "keep":
+		return KeepJobs, nil
+	case "cancel":
+		return CancelJobs, nil
+	}
+	return 0, fmt.Errorf("%q: say keep (they wait for the account to sign in again) or cancel (they stop for good)", s)
+}
+
+// unfinished reports whether a job's work is still to do.
+func unfinished(s transfer.Snapshot) bool {
+	return s.State != transfer.StateDone && s.State != transfer.StateCancelled
+}
+
+// AccountJobs lists the unfinished jobs of the queue bound to account.
+func AccountJobs(q *Queue, account string) []transfer.Snapshot {
+	var out []transfer.Snapshot
+	for _, s := range q.Jobs() {
+		if unfinished(s) && (s.Account == account || s.Account == "" && s.SignInFor == account) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Accounts lists the accounts signed in, the default (last used) first.
+func (g *Google) Accounts() []string {
+	as, _ := auth.Accounts(g.endpoint)
+	return as
+}
+
+// Endpoint is the API the accounts are signed in at.
+func (g *Google) Endpoint() string { return g.endpoint }
+
+// Use makes address the default sender, remembered for the next start.
+func (g *Google) Use(address string) error {
+	if err := auth.Use(g.endpoint, address); err != nil {
+		return err
+	}
+	acct, err := auth.LoadAccount(g.endpoint, address)
+	if err != nil {
+		return err
+	}
+	g.mu.Lock()
+	g.acct = acct
+	g.mu.Unlock()
+	return nil
+}
+
+// AddAccount signs another account in beside those signed in, offering
+// hint first in the browser (login_hint; "" lets the person choose). With
+// no client file, the default account's client is used again.
+func (g *Google) AddAccount(ctx context.Context, clientSecret []byte, hint string) (string, error) {
+	defer g.resetCreds()
+	var cfg *auth.Config
+	var err error
+	g.mu.Lock()
+	acct := g.acct
+	g.mu.Unlock()
+	if clientSecret == nil && acct != nil {
+		cfg, err = acct.Config()
+	} else {
+		cfg, err = g.config(clientSecret)
+	}
+	if err != nil {
+		return "", err
+	}
+	scopes, err := auth.ScopesFor(windowKinds...)
+	if err != nil {
+		return "", err
+	}
+	added, err := g.login(ctx, cfg, auth.LoginOptions{Scopes: scopes, Hint: hint})
+	if err != nil {
+		return "", err
+	}
+	g.mu.Lock()
+	g.acct = added
+	g.mu.Unlock()
+	g.tellSignedIn(added.Address)
+	return added.Address, nil
+}
+
+// SignOutAccount signs address out: its tokens are revoked and leave the
+// keychain; its unfinished jobs in q (nil: none to mind) are cancelled or
+// kept parked for a later sign-in, as jobs says. No other account's jobs
+// or tokens are touched. It returns the jobs it cancelled.
+func (g *Google) SignOutAccount(ctx context.Context, address string, q *Queue, jobs UnfinishedJobs) ([]string, error) {
+	if !slices.Contains(g.Accounts(), address) {
+		return nil, fmt.Errorf("%s is not signed in here", address)
+	}
+	if jobs == KeepJobs && g.creds != nil {
+		// Before the tokens go, so no request slips out between.
+		g.creds.SignedOut(address)
+	}
+	var cancelled []string
+	var errs []error
+	if q != nil && jobs == CancelJobs {
+		for _, s := range AccountJobs(q, address) {
+			if err := q.Cancel(ctx, s.ID); err != nil {
+				errs = append(errs, fmt.Errorf("job %s: %w", s.ID, err))
+				continue
+			}
+			cancelled = append(cancelled, s.ID)
+		}
+	}
+	_, err := auth.Logout(ctx, g.endpoint, address)
+	if errors.Is(err, auth.ErrNotRevoked) {
+		err = nil // signed out here; Google will let the grant lapse
+	}
+	if err != nil {
+		return cancelled, errors.Join(append(errs, err)...)
+	}
+	g.resetCreds()
+	g.mu.Lock()
+	if g.acct != nil && g.acct.Address == address {
+		g.acct = nil
+		if next, err := auth.Load(g.endpoint); err == nil {
+			g.acct = next
+		}
+	}
+	g.mu.Unlock()
+	return cancelled, errors.Join(errs...)
+}
+
+// For is the authorizer of requests made as address outside the queue
+// (Drive's and Photos' own calls): nil when g has no credentials.
+func (g *Google) For(address string) transfer.Authorizer {
+	if g.creds == nil {
+		return nil
+	}
+	return g.creds.For(address)
+}
+
+// WindowAccounts are g's accounts as the window's Account screen and
+// Compose use them, with the queue whose jobs a sign-out minds.
+type WindowAccounts struct {
+	G *Google
+	Q *Queue
+}
+
+func (w WindowAccounts) List() []string                         { return w.G.Accounts() }
+func (w WindowAccounts) Use(address string) error               { return w.G.Use(address) }
+func (w WindowAccounts) For(address string) transfer.Authorizer { return w.G.For(address) }
+
+func (w WindowAccounts) Add(ctx context.Context, clientSecret []byte, hint string) (string, error) {
+	return w.G.AddAccount(ctx, clientSecret, hint)
+}
+
+func (w WindowAccounts) SignOut(ctx context.Context, address string, jobs UnfinishedJobs) error {
+	_, err := w.G.SignOutAccount(ctx, address, w.Q, jobs)
+	return err
+}
+
+func (w WindowAccounts) Unfinished(address string) int {
+	if w.Q == nil {
+		return 0
+	}
+	return len(AccountJobs(w.Q, address))
+}

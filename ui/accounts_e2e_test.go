@@ -1,0 +1,134 @@
+package ui
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+	"github.com/zalando/go-keyring"
+
+	"carrier/internal/app"
+	"carrier/sandbox"
+	"carrier/transfer"
+)
+
+// autoConsent is a browser on a sandbox that consents by itself: it
+// follows the sign-in address to Carrier's listener.
+func autoConsent(u string) error {
+	go func() {
+		if r, err := http.Get(u); err == nil {
+			r.Body.Close()
+		}
+	}()
+	return nil
+}
+
+// The window from no client to two accounts, against a sandbox serving
+// two: the assistant takes the client file and signs the first in, the
+// second is added beside it, and Compose sends as the account chosen,
+// into that account's mailbox alone (the app's own credentials, jobs
+// bound to their account).
+func TestWindowSendsAsEitherOfTwoAccounts(t *testing.T) {
+	keyring.MockInit()
+	const work = "work@example.com"
+	sb, err := sandbox.Open(sandbox.Options{Dir: t.TempDir(), Token: tok, AutoConsent: true, Accounts: []string{work}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(sb.Handler())
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { sb.Close() })
+	creds := app.NewCredentials(context.Background(), t.TempDir())
+	g, err := app.GoogleAt(creds, srv.URL, tok, autoConsent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := make(chan transfer.Event, 1024)
+	state := t.TempDir()
+	q, err := app.OpenQueue(transfer.Config{StateDir: state, Auth: creds, Events: events, RetryBase: 10 * time.Millisecond}, app.NewSpool(app.SpoolDir(state)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.OnSignIn(func(a string) { q.SignedIn(a) })
+	h := newHarness(t, func(o *harnessOpts) {
+		o.uploads, o.events = q, events
+		o.deps = func(d *Deps) {
+			d.Outbox, d.Keeper, d.Endpoint, d.Auth = q, q, srv.URL, creds
+			d.Target = func() string { return srv.URL }
+			d.Account = func() Account { return Account{Address: g.Address()} }
+			d.SignIn = func(ctx context.Context, secret []byte) (Account, error) {
+				a, err := g.SignIn(ctx, secret)
+				return Account{Address: a}, err
+			}
+			d.Accounts = app.WindowAccounts{G: g, Q: q}
+		}
+	})
+	t.Cleanup(func() { q.Close() })
+	h.url, h.sb, h.q, h.state = srv.URL, sb, q, state
+
+	a := h.u.account
+	a.openAssistant()
+	a.assistant.paste.SetText(`{"web":{"client_id":"x"}}`)
+	if !a.assistant.signIn.Disabled() {
+		t.Fatal("a web client may sign in")
+	}
+	a.assistant.paste.SetText(`{"installed":{"client_id":"id.apps.googleusercontent.com","auth_uri":"https://accounts.google.com/o/oauth2/auth","token_uri":"https://oauth2.googleapis.com/token"}}`)
+	test.Tap(a.assistant.signIn)
+	h.until("the first account signed in", func() bool { return a.accounts.outs[sandbox.DefaultAccount] != nil })
+	a.accounts.addAccount(nil, work) // the person picks work in the browser
+	h.until("the second account signed in", func() bool { return a.accounts.outs[work] != nil })
+	if got := g.Accounts(); len(got) != 2 {
+		t.Fatalf("accounts %v", got)
+	}
+
+	c := h.u.compose
+	choose := func(as string) {
+		t.Helper()
+		i := indexOf(c.from.accounts, as)
+		if i < 0 {
+			t.Fatalf("From offers %v, not %s", c.from.accounts, as)
+		}
+		test.Tap(c.from.c.buttons[i])
+		h.until(as+" the default sender", func() bool { return g.Accounts()[0] == as })
+	}
+	sent := func(as, subject string) {
+		t.Helper()
+		h.until(subject+" sent", func() bool {
+			for _, r := range h.u.transfers.rows {
+				if strings.HasPrefix(r.name.Text, subject) && (r.state.Text == "Done" || r.state.Text == "Sent") {
+					return strings.Contains(r.dest.Text, "as "+as)
+				}
+			}
+			return false
+		})
+	}
+	// Work's message waits in the queue while the default sender changes:
+	// it still goes as work, the account it was written from.
+	q.Hold("test")
+	choose(work)
+	h.writeMessage("zoe@example.com", "From work")
+	test.Tap(c.sendBtn)
+	h.until("the message queued", func() bool { return len(q.Jobs()) == 1 })
+	choose(sandbox.DefaultAccount)
+	q.Release("test")
+	sent(work, "From work")
+	h.writeMessage("zoe@example.com", "From home")
+	test.Tap(c.sendBtn)
+	sent(sandbox.DefaultAccount, "From home")
+	// The sandbox's own token reads the default account's mailbox.
+	var subjects []string
+	for _, m := range h.messages() {
+		for _, line := range strings.Split(m.raw, "\r\n") {
+			if strings.HasPrefix(line, "Subject: ") {
+				subjects = append(subjects, strings.TrimPrefix(line, "Subject: "))
+			}
+		}
+	}
+	if strings.Join(subjects, ",") != "From home" {
+		t.Fatalf("%s's mailbox holds %v: want its own message alone", sandbox.DefaultAccount, subjects)
+	}
+}

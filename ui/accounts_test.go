@@ -1,0 +1,221 @@
+package ui
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"carrier/internal/app"
+	"carrier/transfer"
+)
+
+// fakeAccounts plays app.WindowAccounts and records what is asked of it.
+type fakeAccounts struct {
+	mu         sync.Mutex
+	list       []string
+	unfinished map[string]int
+	used       []string
+	added      [][]byte
+	hints      []string
+	signedOut  []string // "ADDR keep|cancel"
+}
+
+func (f *fakeAccounts) List() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.list)
+}
+
+func (f *fakeAccounts) Use(a string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.used = append(f.used, a)
+	return nil
+}
+
+func (f *fakeAccounts) Add(_ context.Context, secret []byte, hint string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.added = append(f.added, secret)
+	f.hints = append(f.hints, hint)
+	f.list = append([]string{"new@example.com"}, f.list...)
+	return "new@example.com", nil
+}
+
+func (f *fakeAccounts) SignOut(_ context.Context, a string, jobs app.UnfinishedJobs) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.signedOut = append(f.signedOut, a+" "+map[app.UnfinishedJobs]string{app.KeepJobs: "keep", app.CancelJobs: "cancel"}[jobs])
+	f.list = slices.DeleteFunc(f.list, func(x string) bool { return x == a })
+	return nil
+}
+
+func (f *fakeAccounts) Unfinished(a string) int { return f.unfinished[a] }
+
+func (f *fakeAccounts) For(string) transfer.Authorizer { return transfer.StaticToken(tok) }
+
+func (f *fakeAccounts) signOuts() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.signedOut)
+}
+
+func withAccounts(f *fakeAccounts) func(*harnessOpts) {
+	return func(o *harnessOpts) { o.deps = func(d *Deps) { d.Accounts = f } }
+}
+
+// Compose sends as the account chosen in From: the message's job is bound
+// to it, its row names it, and it becomes the default sender.
+func TestComposeSendsAsTheChosenAccount(t *testing.T) {
+	f := &fakeAccounts{list: []string{"work@example.com", "home@example.com"}}
+	h := newHarness(t, withAccounts(f))
+	c := h.u.compose
+	if got := c.from.sender(); got != "work@example.com" {
+		t.Fatalf("From starts at %q, want the default sender", got)
+	}
+	test.Tap(c.from.c.buttons[1])
+	h.sendMessage(t)
+	var msg transfer.Snapshot
+	for _, s := range h.q.Jobs() {
+		if strings.HasPrefix(s.Label, "Quarterly report") {
+			msg = s
+		}
+	}
+	if msg.Account != "home@example.com" {
+		t.Fatalf("the message is bound to %q, want home@example.com", msg.Account)
+	}
+	if row := h.u.transfers.rows[msg.ID]; row == nil || !strings.Contains(row.dest.Text, "as home@example.com") {
+		t.Fatalf("the row does not name its account: %+v", row)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.used) == 0 || f.used[len(f.used)-1] != "home@example.com" {
+		t.Errorf("remembered as the last sender: %v", f.used)
+	}
+}
+
+// Signing out an account with unfinished uploads asks what becomes of
+// them, and signs out that account alone, as answered.
+func TestSignOutAsksAboutTheAccountsUploads(t *testing.T) {
+	f := &fakeAccounts{list: []string{"work@example.com", "home@example.com"}, unfinished: map[string]int{"home@example.com": 2}}
+	h := newHarness(t, withAccounts(f))
+	s := h.u.account.accounts
+	test.Tap(s.outs["home@example.com"])
+	if s.asked == nil {
+		t.Fatal("signed out without asking about its 2 unfinished uploads")
+	}
+	test.Tap(s.asked.cancel)
+	h.until("signed out", func() bool { return len(f.signOuts()) == 1 })
+	if got := f.signOuts(); got[0] != "home@example.com cancel" {
+		t.Fatalf("signed out %v", got)
+	}
+	h.until("the list redrawn", func() bool { return s.outs["home@example.com"] == nil && s.outs["work@example.com"] != nil })
+	s.asked = nil
+	test.Tap(s.outs["work@example.com"]) // nothing unfinished: no question
+	h.until("signed out", func() bool { return len(f.signOuts()) == 2 })
+	if s.asked != nil || f.signOuts()[1] != "work@example.com keep" {
+		t.Fatalf("asked %v, signed out %v", s.asked != nil, f.signOuts())
+	}
+}
+
+// The set-up assistant refuses a wrong client file in words and signs in
+// with a right one; it names the scopes and warns of "Testing".
+func TestSetupAssistantChecksTheClientFile(t *testing.T) {
+	f := &fakeAccounts{list: []string{"work@example.com"}}
+	h := newHarness(t, withAccounts(f))
+	a := h.u.account
+	a.openAssistant()
+	s := a.assistant
+	for _, c := range []struct{ json, want string }{
+		{`{"web":{"client_id":"x"}}`, `"Web application" client`},
+		{`{"installed":`, "not the JSON"},
+		{`{"installed":{"client_id":"x","token_uri":"https://evil.example/token"}}`, "evil.example"},
+	} {
+		s.paste.SetText(c.json)
+		if !strings.Contains(s.verdict.Text, c.want) || !strings.Contains(s.verdict.Text, "Desktop app") || !s.signIn.Disabled() {
+			t.Errorf("%s: %q (sign in enabled: %v)", c.json, s.verdict.Text, !s.signIn.Disabled())
+		}
+	}
+	// Dropped on the window, a file is judged the same way.
+	s.dropped(fyne.NewPos(10, 10), []fyne.URI{storage.NewFileURI(writeFile(t, "client_secret_web.json", []byte(`{"web":{"client_id":"x"}}`)))})
+	h.until("the dropped file judged", func() bool { return strings.Contains(s.verdict.Text, `"Web application" client`) })
+	good := `{"installed":{"client_id":"id.apps.googleusercontent.com","auth_uri":"https://accounts.google.com/o/oauth2/auth","token_uri":"https://oauth2.googleapis.com/token","client_secret":"s"}}`
+	s.paste.SetText(good)
+	if s.signIn.Disabled() {
+		t.Fatalf("a Desktop app client refused: %q", s.verdict.Text)
+	}
+	test.Tap(s.signIn)
+	h.until("signed in", func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return len(f.added) == 1
+	})
+	if string(f.added[0]) != good {
+		t.Fatalf("signed in with %q", f.added[0])
+	}
+	if !strings.Contains(scopeText(), "gmail.send") || !strings.Contains(testingWarning, "7 days") {
+		t.Error("the assistant does not name the scopes or warn of Testing")
+	}
+}
+
+// Each account's row signs that account in again (a sign-in Google
+// ended), offering it first in the browser.
+func TestSignInAgainOffersThatAccount(t *testing.T) {
+	f := &fakeAccounts{list: []string{"work@example.com", "home@example.com"}}
+	h := newHarness(t, withAccounts(f))
+	s := h.u.account.accounts
+	box := s.outs["home@example.com"]
+	var again *widget.Button
+	for _, r := range s.list.Objects {
+		row, _ := r.(*fyne.Container)
+		if row == nil {
+			continue
+		}
+		for _, o := range row.Objects {
+			if hb, ok := o.(*fyne.Container); ok && slices.Contains(hb.Objects, fyne.CanvasObject(box)) {
+				again = hb.Objects[0].(*widget.Button)
+			}
+		}
+	}
+	if again == nil {
+		t.Fatal("no Sign in again beside home@example.com")
+	}
+	test.Tap(again)
+	h.until("signed in", func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return len(f.hints) == 1
+	})
+	if f.hints[0] != "home@example.com" || f.added[0] != nil {
+		t.Fatalf("signed in with hint %q and client %q", f.hints[0], f.added[0])
+	}
+}
+
+// The controls the accounts add (From's choices, each row's Sign in again
+// and Sign out…, Add another account) are named for a screen reader.
+func TestAccountControlsHaveNames(t *testing.T) {
+	f := &fakeAccounts{list: []string{"work@example.com", "home@example.com"}}
+	h := newHarness(t, withAccounts(f))
+	for _, tb := range []*tab{h.u.composeTab, h.u.accountTab} {
+		h.u.tabs.Select(tb)
+		names := map[fyne.CanvasObject]string{}
+		spoken(h.w.Canvas().Content(), names)
+		var cs []fyne.CanvasObject
+		controls(tb.content, &cs)
+		for _, c := range cs {
+			if name, reached := names[c]; !reached || strings.TrimSpace(name) == "" || strings.Contains(name, ".svg") || strings.Contains(name, ".png") {
+				t.Errorf("%s: a %T is named %q (reached: %v)", tb.Text, c, name, reached)
+			}
+		}
+	}
+	if n := len(h.u.compose.from.c.buttons); n != 2 {
+		t.Fatalf("From offers %d accounts", n)
+	}
+}
