@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fyne.io/fyne/v2/lang"
 	"io"
 
 	"fyne.io/fyne/v2"
@@ -40,9 +41,9 @@ func newAccountScreen(u *UI) *accountScreen {
 	a.drive = widget.NewLabel("")
 	a.drive.Wrapping = fyne.TextWrapWord
 	a.drive.Hide()
-	a.signIn = widget.NewButtonWithIcon("Sign in with Google…", theme.LoginIcon(), a.doSignIn)
-	a.signOut = widget.NewButtonWithIcon("Sign out", theme.LogoutIcon(), a.doSignOut)
-	a.chaos = newNamedCheck("Chaos mode: the sandbox drops connections, fails, stalls and slows down, so you can watch uploads recover", nil)
+	a.signIn = widget.NewButtonWithIcon(lang.X("account.signin", "Sign in with Google…"), theme.LoginIcon(), a.doSignIn)
+	a.signOut = widget.NewButtonWithIcon(lang.X("account.signout", "Sign out"), theme.LogoutIcon(), a.doSignOut)
+	a.chaos = newNamedCheck(lang.X("account.chaos", "Chaos mode: the sandbox drops connections, fails, stalls and slows down, so you can watch uploads recover"), nil)
 	box := container.NewVBox(a.who, a.drive, container.NewHBox(a.signIn, a.signOut), a.status)
 	if u.deps.SetFaults != nil {
 		box.Add(widget.NewSeparator())
@@ -68,11 +69,11 @@ func (a *accountScreen) show() {
 		acct = a.u.deps.Account()
 	}
 	if acct.Sandbox && acct.Address != "" {
-		a.who.SetText("Sending as " + acct.Address + " on this computer: the sandbox keeps messages here, nothing goes to Google")
+		setLabel(a.who, lang.X("account.sandbox.as", "Sending as {{.Address}} on this computer: the sandbox keeps messages here, nothing goes to Google", w{"Address": acct.Address}))
 	} else if acct.Sandbox {
-		a.who.SetText("Sandbox: messages stay on this computer")
+		setLabel(a.who, lang.X("account.sandbox", "Sandbox: messages stay on this computer"))
 	} else {
-		a.who.SetText("Signed in as " + acct.Address + ": messages go to Google")
+		setLabel(a.who, lang.X("account.google", "Signed in as {{.Address}}: messages go to Google", w{"Address": acct.Address}))
 	}
 	if a.u.deps.SignIn == nil {
 		a.signIn.Hide()
@@ -104,11 +105,11 @@ func (a *accountScreen) checkDrive() {
 			var na *app.NotAllowedError
 			switch {
 			case err == nil:
-				a.drive.SetText("Google Drive: allowed, for files too large to attach. Carrier reaches only the files it makes there.")
+				setLabel(a.drive, lang.X("account.drive.allowed", "Google Drive: allowed, for files too large to attach. Carrier reaches only the files it makes there."))
 			case errors.As(err, &na):
-				a.drive.SetText("Google Drive: not allowed yet. Carrier asks the first time a message sends a file as a Drive link.")
+				setLabel(a.drive, lang.X("account.drive.notyet", "Google Drive: not allowed yet. Carrier asks the first time a message sends a file as a Drive link."))
 			default:
-				a.drive.SetText("Google Drive: could not be checked (" + windowText(err.Error()) + ").")
+				setLabel(a.drive, lang.X("account.drive.unknown", "Google Drive: could not be checked ({{.Error}}).", w{"Error": windowText(err.Error())}))
 			}
 			a.drive.Show()
 		})
@@ -125,25 +126,25 @@ func (a *accountScreen) doSignIn() {
 		data, err := io.ReadAll(io.LimitReader(r, 1<<20))
 		r.Close()
 		if err != nil {
-			a.status.SetText("Could not read the client file: " + windowText(err.Error()))
+			setLabel(a.status, lang.X("account.clientfile.bad", "Could not read the client file: {{.Error}}", w{"Error": windowText(err.Error())}))
 			return
 		}
 		a.signInWith(data)
 	}, a.u.win)
 	d.SetFilter(storage.NewExtensionFileFilter([]string{".json"}))
 	d.Show()
-	a.status.SetText("Choose your OAuth client file (client_secret_….json, a \"Desktop app\" client from Google Cloud Console; the README says how to make one).")
+	setLabel(a.status, lang.X("account.clientfile.choose", "Choose your OAuth client file (client_secret_….json, a \"Desktop app\" client from Google Cloud Console; the README says how to make one)."))
 }
 
 func (a *accountScreen) signInWith(clientSecret []byte) {
 	a.signIn.Disable()
-	a.status.SetText("Finish signing in in your browser…")
+	setLabel(a.status, lang.X("account.browser", "Finish signing in in your browser…"))
 	a.u.goBackground(func(ctx context.Context) {
 		_, err := a.u.deps.SignIn(ctx, clientSecret)
 		a.u.do(func() {
 			a.signIn.Enable()
 			if err != nil {
-				a.status.SetText("Not signed in: " + windowText(err.Error()))
+				setLabel(a.status, lang.X("account.notsignedin", "Not signed in: {{.Error}}", w{"Error": windowText(err.Error())}))
 				return
 			}
 			a.status.SetText("")
@@ -154,10 +155,10 @@ func (a *accountScreen) signInWith(clientSecret []byte) {
 
 func (a *accountScreen) doSignOut() {
 	if err := a.u.deps.SignOut(); err != nil {
-		a.status.SetText("Could not sign out: " + windowText(err.Error()))
+		setLabel(a.status, lang.X("account.signout.failed", "Could not sign out: {{.Error}}", w{"Error": windowText(err.Error())}))
 		return
 	}
-	a.status.SetText("Signed out: messages go to the sandbox on this computer again.")
+	setLabel(a.status, lang.X("account.signedout", "Signed out: messages go to the sandbox on this computer again."))
 	a.show()
 }
 
@@ -167,13 +168,13 @@ func (a *accountScreen) setChaos(on bool) {
 		spec = chaosFaults
 	}
 	if err := a.u.deps.SetFaults(spec); err != nil {
-		a.status.SetText("Could not change the sandbox's faults: " + windowText(err.Error()))
+		setLabel(a.status, lang.X("account.chaos.failed", "Could not change the sandbox's faults: {{.Error}}", w{"Error": windowText(err.Error())}))
 		return
 	}
 	a.u.app.Preferences().SetBool(prefChaos, on)
 	if on {
-		a.status.SetText("Chaos mode is on. Watch the Transfers screen.")
+		setLabel(a.status, lang.X("account.chaos.on", "Chaos mode is on. Watch the Transfers screen."))
 	} else {
-		a.status.SetText("Chaos mode is off.")
+		setLabel(a.status, lang.X("account.chaos.off", "Chaos mode is off."))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"io"
 	"net/url"
 	"os"
@@ -203,7 +204,7 @@ func (m *mailboxScreen) attachmentRows(atts []mailAttachment) []fyne.CanvasObjec
 // the system chooses for its kind.
 func (m *mailboxScreen) openAttachment(a mailAttachment) {
 	if runsCode(a.name) {
-		m.u.showError("Not opened", "%s is a program or a script; Carrier does not run files from messages. Save it, and open it yourself if you trust it.", app.Printable(a.name))
+		m.u.showError(lang.X("attach.notopened.title", "Not opened"), lang.X("attach.notopened", "{{.Name}} is a program or a script; Carrier does not run files from messages. Save it, and open it yourself if you trust it.", w{"Name": app.Printable(a.name)}))
 		return
 	}
 	m.status.SetText("Opening " + app.Printable(a.name) + "…")

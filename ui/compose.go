@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fyne.io/fyne/v2/lang"
 	"os"
 	"path/filepath"
 	"strings"
@@ -285,7 +286,7 @@ func (c *composeScreen) message() *compose.Message {
 // attach adds files, refusing folders and unreadable files with a message.
 func (c *composeScreen) attach(paths ...string) {
 	if c.held {
-		c.u.showError("Not attached", "The message is waiting for Google Drive to be allowed in the browser. Attach files once it has gone, or been stopped.")
+		c.u.showError(lang.X("compose.notattached.title", "Not attached"), lang.X("compose.notattached", "The message is waiting for Google Drive to be allowed in the browser. Attach files once it has gone, or been stopped."))
 		return
 	}
 	var refused []string

@@ -454,7 +454,7 @@ func (m *mailboxScreen) messageView(ctx context.Context, it mailItem) (func() []
 
 // wrapped is a label that wraps at the pane's width.
 func wrapped(text string) *widget.Label {
-	l := widget.NewLabel(text)
+	l := newLabel(text)
 	l.Wrapping = fyne.TextWrapWord
 	return l
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fyne.io/fyne/v2/lang"
 	"image/color"
 	"sort"
 	"strings"
@@ -466,7 +467,7 @@ func (s *transfersScreen) act(id, what string) {
 		}
 		s.u.do(func() {
 			if problem != nil {
-				s.u.showError("Could not do that", "%v", problem)
+				s.u.showError(lang.X("parts.couldnot.title", "Could not do that"), sprintf("%v", problem))
 			}
 			if len(files) > 0 {
 				s.askDrive(id, files)

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fyne.io/fyne/v2/lang"
 	"path/filepath"
 	"strings"
 
@@ -103,7 +104,7 @@ func (s *transfersScreen) reopen(id string) {
 				if errors.Is(err, app.ErrNotKept) {
 					why = app.ErrNotKept.Error() + "."
 				}
-				s.u.showError("Cannot reopen this message", "%s", why)
+				s.u.showError(lang.X("reopen.cannot.title", "Cannot reopen this message"), why)
 				return
 			}
 			s.u.compose.reopen(k, "Reopened")
@@ -116,7 +117,7 @@ func (s *transfersScreen) reopen(id string) {
 // ("Reopened", "Editing the draft").
 func (c *composeScreen) reopen(k *app.Composed, what string) {
 	if c.busy || c.held {
-		c.u.showError("Compose is busy", "Compose is sending a message. Open this one once it has gone.")
+		c.u.showError(lang.X("reopen.busy.title", "Compose is busy"), lang.X("reopen.busy", "Compose is sending a message. Open this one once it has gone."))
 		return
 	}
 	if c.blank() {
