@@ -181,7 +181,7 @@ func (m *mailboxScreen) attachmentRows(atts []mailAttachment) []fyne.CanvasObjec
 	if len(atts) == 0 {
 		return nil
 	}
-	rows := []fyne.CanvasObject{widget.NewSeparator(), widget.NewLabelWithStyle(countOf(len(atts), "attachment", "attachments"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})}
+	rows := []fyne.CanvasObject{widget.NewSeparator(), widget.NewLabelWithStyle(display(attachmentCount(len(atts))), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})}
 	for _, a := range atts {
 		name := app.Printable(a.name)
 		label := widget.NewLabel(name)

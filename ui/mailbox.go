@@ -311,7 +311,7 @@ func (m *mailboxScreen) load(ctx context.Context) ([]mailItem, error) {
 		when, _ := time.Parse(time.RFC3339, fmt.Sprint(it["updated"]))
 		text, _ := it["text"].(string)
 		atts, _ := it["attachments"].([]any)
-		items = append(items, mailItem{Kind: "Timeline", ID: fmt.Sprint(it["id"]), Title: orNone(text), Detail: countOf(len(atts), "attachment", "attachments"), When: when, Item: it})
+		items = append(items, mailItem{Kind: "Timeline", ID: fmt.Sprint(it["id"]), Title: orNone(text), Detail: attachmentCount(len(atts)), When: when, Item: it})
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].When.After(items[j].When) })
 	return items, nil
@@ -496,14 +496,6 @@ func paragraphs(text string) []string {
 		out = []string{"(no text)"}
 	}
 	return out
-}
-
-// countOf says "1 attachment", "3 attachments".
-func countOf(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }
 
 func (m *mailboxScreen) timelineView(ctx context.Context, it mailItem) (func() []fyne.CanvasObject, error) {
