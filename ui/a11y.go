@@ -94,7 +94,7 @@ type namedCheck struct{ widget.Check }
 
 func newNamedCheck(text string, changed func(bool)) *namedCheck {
 	c := &namedCheck{}
-	c.Text, c.OnChanged = text, changed
+	c.Text, c.OnChanged = display(text), changed
 	c.ExtendBaseWidget(c)
 	return c
 }
@@ -218,7 +218,7 @@ type focusButton struct {
 
 func newFocusButton(text string, icon fyne.Resource, tapped func()) *focusButton {
 	b := &focusButton{ring: canvas.NewRectangle(color.Transparent)}
-	b.Text, b.Icon, b.OnTapped = text, icon, tapped
+	b.Text, b.Icon, b.OnTapped = display(text), icon, tapped
 	b.ExtendBaseWidget(b)
 	return b
 }

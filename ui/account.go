@@ -41,8 +41,8 @@ func newAccountScreen(u *UI) *accountScreen {
 	a.drive = widget.NewLabel("")
 	a.drive.Wrapping = fyne.TextWrapWord
 	a.drive.Hide()
-	a.signIn = widget.NewButtonWithIcon(lang.X("account.signin", "Sign in with Google…"), theme.LoginIcon(), a.doSignIn)
-	a.signOut = widget.NewButtonWithIcon(lang.X("account.signout", "Sign out"), theme.LogoutIcon(), a.doSignOut)
+	a.signIn = widget.NewButtonWithIcon(display(lang.X("account.signin", "Sign in with Google…")), theme.LoginIcon(), a.doSignIn)
+	a.signOut = widget.NewButtonWithIcon(display(lang.X("account.signout", "Sign out")), theme.LogoutIcon(), a.doSignOut)
 	a.chaos = newNamedCheck(lang.X("account.chaos", "Chaos mode: the sandbox drops connections, fails, stalls and slows down, so you can watch uploads recover"), nil)
 	box := container.NewVBox(a.who, a.drive, container.NewHBox(a.signIn, a.signOut), a.status)
 	if u.deps.SetFaults != nil {

@@ -9,16 +9,26 @@ import (
 	"golang.org/x/text/unicode/bidi"
 )
 
-// Fyne v2.8.1 draws every line left to right in the order its runes are
-// stored (fyne-io/fyne#90). Persian, Hebrew and Arabic, and any line that
-// mixes them with Latin text, addresses or numbers, would read in the
-// wrong order: `دوست <friend@example.ir>` as `دوست>friend@example.ir<`.
-// So text meant for labels is put into display order here, by the Unicode
-// bidirectional algorithm (x/text resolves the levels, reordering and
-// mirroring are done here since x/text leaves them undone), and a label
-// whose paragraph is right-to-left is aligned to the right. Entries keep
-// logical order: their text is edited, and a reordered copy would be
-// saved as typed.
+// Fyne v2.8.1 lays a line out left to right (fyne-io/fyne#90): its
+// shaper splits the text into runs of one direction and draws a
+// right-to-left run reversed, with its letters joined and its brackets
+// mirrored, but it places the runs in the order they are stored. A
+// Persian, Hebrew or Arabic line, or any line that mixes them with Latin
+// text, addresses or numbers, reads in the wrong order:
+// `دوست <friend@example.ir>` as `دوست>friend@example.ir<`. So text meant
+// for labels is given to Fyne with its runs already in display order, by
+// the Unicode bidirectional algorithm (x/text resolves the levels; rule
+// L2's reordering is done here since x/text leaves it undone), each run
+// still in reading order for Fyne's shaper to reverse and join, and
+// fenced with invisible direction marks (LRM, RLM) so that the shaper
+// sees the same runs in the reordered line. A label whose paragraph is
+// right-to-left is aligned to the right. Entries keep logical order:
+// their text is edited, and a reordered copy would be saved as typed.
+
+const (
+	lrm = '\u200e'
+	rlm = '\u200f'
+)
 
 // visualText is s in display order, line by line, and whether its first
 // line is right-to-left (by its first strong letter, as Unicode's rules
@@ -72,8 +82,8 @@ func paragraphRTL(runes []rune) bool {
 	return false
 }
 
-// visualLine orders one paragraph for display and says whether it is
-// right-to-left.
+// visualLine orders one paragraph's runs for display and says whether it
+// is right-to-left.
 func visualLine(line string) (string, bool) {
 	runes := []rune(line)
 	if len(runes) == 0 {
@@ -84,66 +94,107 @@ func visualLine(line string) (string, bool) {
 	if levels == nil {
 		return line, rtl
 	}
-	// Rule L2: from the highest level down to the lowest odd one, reverse
-	// every stretch at that level or higher.
-	maxLevel, minOdd := 0, 1
+	// Rule L2 on the runes' places: from the highest level down to the
+	// lowest odd one, reverse every stretch at that level or higher.
+	maxLevel := 0
 	for _, l := range levels {
-		if l > maxLevel {
-			maxLevel = l
-		}
+		maxLevel = max(maxLevel, l)
 	}
-	out := append([]rune(nil), runes...)
+	order := make([]int, len(runes))
+	for i := range order {
+		order[i] = i
+	}
 	lv := append([]int(nil), levels...)
-	for level := maxLevel; level >= minOdd; level-- {
-		for i := 0; i < len(out); {
+	for level := maxLevel; level >= 1; level-- {
+		for i := 0; i < len(order); {
 			if lv[i] < level {
 				i++
 				continue
 			}
 			j := i
-			for j < len(out) && lv[j] >= level {
+			for j < len(order) && lv[j] >= level {
 				j++
 			}
-			reverseRunes(out[i:j], lv[i:j])
+			reverseRunes(order[i:j], lv[i:j])
 			i = j
 		}
 	}
-	// Rule L4: brackets and the like drawn right to left show mirrored.
-	for i, r := range out {
-		if lv[i]%2 == 1 {
-			out[i] = mirror(r)
+	// The runs in display order. Fyne's shaper reverses a right-to-left
+	// run, but it also cuts runs where the font changes (Persian letters
+	// and a space or a bracket may come from different fonts) and places
+	// those pieces left to right. So a right-to-left run is handed over
+	// as its words, each in reading order for the shaper to reverse and
+	// join, and the characters between them one by one, already mirrored
+	// and marked left-to-right.
+	var b strings.Builder
+	for i := 0; i < len(order); {
+		if lv[i]%2 == 0 {
+			b.WriteRune(lrm)
+			for ; i < len(order) && lv[i]%2 == 0; i++ {
+				b.WriteRune(runes[order[i]])
+			}
+			b.WriteRune(lrm)
+			continue
 		}
+		if !isWordRune(runes[order[i]]) {
+			b.WriteRune(lrm)
+			b.WriteRune(mirror(runes[order[i]]))
+			b.WriteRune(lrm)
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(order) && lv[j]%2 == 1 && isWordRune(runes[order[j]]) {
+			j++
+		}
+		b.WriteRune(rlm)
+		for k := j - 1; k >= i; k-- {
+			b.WriteRune(runes[order[k]])
+		}
+		b.WriteRune(rlm)
+		i = j
 	}
-	return string(out), rtl
+	return b.String(), rtl
 }
 
-func reverseRunes(r []rune, l []int) {
+func reverseRunes(r []int, l []int) {
 	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
 		r[i], r[j] = r[j], r[i]
 		l[i], l[j] = l[j], l[i]
 	}
 }
 
-// mirror is r's mirror image for a right-to-left run: "(" for ")", "<"
-// for ">".
-func mirror(r rune) rune {
-	p, _ := bidi.LookupRune(r)
-	if !p.IsBracket() {
-		switch r {
-		case '<':
-			return '>'
-		case '>':
-			return '<'
-		case '«':
-			return '»'
-		case '»':
-			return '«'
-		}
-		return r
+// isWordRune is true for the letters of a right-to-left word and what
+// joins or marks them (vowel signs, ZWNJ, ZWJ).
+func isWordRune(r rune) bool {
+	switch bidiClass(r) {
+	case bidi.R, bidi.AL, bidi.NSM:
+		return true
 	}
-	// ReverseString mirrors the brackets of the one-rune string.
-	m, _ := utf8.DecodeRuneInString(bidi.ReverseString(string(r)))
-	return m
+	return r == '\u200c' || r == '\u200d'
+}
+
+// mirror is r as drawn in a right-to-left run: "(" for ")", "<" for ">".
+func mirror(r rune) rune {
+	switch r {
+	case '<':
+		return '>'
+	case '>':
+		return '<'
+	case '«':
+		return '»'
+	case '»':
+		return '«'
+	case '‹':
+		return '›'
+	case '›':
+		return '‹'
+	}
+	if p, _ := bidi.LookupRune(r); p.IsBracket() {
+		m, _ := utf8.DecodeRuneInString(bidi.ReverseString(string(r)))
+		return m
+	}
+	return r
 }
 
 // bidiLevels is each rune's embedding level. x/text's ordering gives

@@ -120,7 +120,7 @@ func newComposeScreen(u *UI) *composeScreen {
 	c.attPaged.compact = true
 	c.attPaged.showPlace()
 	c.attList = c.attPaged.Box
-	c.attachBtn = widget.NewButtonWithIcon(lang.X("compose.attach", "Attach…"), theme.ContentAddIcon(), c.pickFile)
+	c.attachBtn = widget.NewButtonWithIcon(display(lang.X("compose.attach", "Attach…")), theme.ContentAddIcon(), c.pickFile)
 	c.attHeading = widget.NewLabelWithStyle(lang.X("compose.attachments", "Attachments"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	c.share = newChoices(lang.X("compose.share", "Who can open the links"), shareChoices(), func(int) { c.updateMeter() })
 	c.expiry = newChoices(lang.X("compose.expiry", "Access ends"), expiryChoices(), nil)
@@ -135,7 +135,7 @@ func newComposeScreen(u *UI) *composeScreen {
 	c.meterNote.Hide()
 	c.sendBtn = newFocusButton(lang.X("compose.send", "Send"), theme.MailSendIcon(), func() { c.submit(compose.Send) })
 	c.sendBtn.Importance = widget.HighImportance
-	c.draftBtn = widget.NewButtonWithIcon(lang.X("compose.draft", "Save as draft"), theme.DocumentSaveIcon(), func() { c.submit(compose.Draft) })
+	c.draftBtn = widget.NewButtonWithIcon(display(lang.X("compose.draft", "Save as draft")), theme.DocumentSaveIcon(), func() { c.submit(compose.Draft) })
 	c.status = widget.NewLabel("")
 	c.status.Wrapping = fyne.TextWrapWord
 	c.status.Hide()
@@ -464,10 +464,10 @@ func (c *composeScreen) updateMeter() {
 		}
 		name := compose.AttachmentName(p)
 		how, importance := lang.X("compose.how.attached", "Attached"), widget.MediumImportance
-		r.toggle.Text, r.toggle.Icon, r.toggle.name = lang.X("compose.aslink", "Send as link"), theme.UploadIcon(), lang.X("compose.aslink.name", "Send {{.Name}} as a Google Drive link", map[string]any{"Name": name})
+		r.toggle.Text, r.toggle.Icon, r.toggle.name = display(lang.X("compose.aslink", "Send as link")), theme.UploadIcon(), lang.X("compose.aslink.name", "Send {{.Name}} as a Google Drive link", map[string]any{"Name": name})
 		if w.link {
 			how, importance = lang.X("compose.how.link", "Drive link"), widget.HighImportance
-			r.toggle.Text, r.toggle.Icon, r.toggle.name = lang.X("compose.attachinstead", "Attach instead"), theme.MailAttachmentIcon(), lang.X("compose.attachinstead.name", "Attach {{.Name}} to the message instead", map[string]any{"Name": name})
+			r.toggle.Text, r.toggle.Icon, r.toggle.name = display(lang.X("compose.attachinstead", "Attach instead")), theme.MailAttachmentIcon(), lang.X("compose.attachinstead.name", "Attach {{.Name}} to the message instead", map[string]any{"Name": name})
 		}
 		if w.reason != "" {
 			how += " · " + w.reason
@@ -711,7 +711,7 @@ func (c *composeScreen) askDrive(method compose.Method, gmail app.GmailOptions, 
 			c.consent = nil
 		}
 	}
-	a.allow = widget.NewButtonWithIcon(lang.X("consent.allow", "Allow…"), theme.LoginIcon(), func() {
+	a.allow = widget.NewButtonWithIcon(display(lang.X("consent.allow", "Allow…")), theme.LoginIcon(), func() {
 		done()
 		c.hold(true)
 		c.say(lang.X("consent.inbrowser", "Allow Carrier to create files in your Google Drive in the browser window that opened; the message goes once you have."))
@@ -729,13 +729,13 @@ func (c *composeScreen) askDrive(method compose.Method, gmail app.GmailOptions, 
 		})
 	})
 	a.allow.Importance = widget.HighImportance
-	a.cancel = widget.NewButtonWithIcon(lang.X("row.cancel", "Cancel"), theme.CancelIcon(), func() {
+	a.cancel = widget.NewButtonWithIcon(display(lang.X("row.cancel", "Cancel")), theme.CancelIcon(), func() {
 		done()
 		c.notSent(lang.X("compose.notsent", "Not sent. The message is as you left it."))
 	})
 	buttons := container.NewHBox(layout.NewSpacer(), a.cancel)
 	if fits {
-		a.attach = widget.NewButtonWithIcon(lang.X("compose.attachinstead", "Attach instead"), theme.MailAttachmentIcon(), func() {
+		a.attach = widget.NewButtonWithIcon(display(lang.X("compose.attachinstead", "Attach instead")), theme.MailAttachmentIcon(), func() {
 			done()
 			for _, p := range linked {
 				c.choice[p] = false

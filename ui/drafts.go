@@ -32,8 +32,8 @@ func (m *mailboxScreen) draftButtons(it mailItem, open fyne.CanvasObject) fyne.C
 		return open
 	}
 	a := &draftActions{}
-	a.edit = widget.NewButtonWithIcon(lang.X("draft.edit", "Edit"), theme.DocumentCreateIcon(), func() { m.editDraft(it) })
-	a.send = widget.NewButtonWithIcon(lang.X("draft.send", "Send"), theme.MailSendIcon(), func() { m.sendDraft(it, a) })
+	a.edit = widget.NewButtonWithIcon(display(lang.X("draft.edit", "Edit")), theme.DocumentCreateIcon(), func() { m.editDraft(it) })
+	a.send = widget.NewButtonWithIcon(display(lang.X("draft.send", "Send")), theme.MailSendIcon(), func() { m.sendDraft(it, a) })
 	if m.drafts == nil {
 		m.drafts = map[string]*draftActions{}
 	}

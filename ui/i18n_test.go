@@ -13,6 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
 )
 
 var updateEnglish = flag.Bool("update-en", false, "rewrite translations/en.json from the English in the code")
@@ -238,5 +241,54 @@ func writeEnglish(t *testing.T, keys map[string]usedKey) {
 	}
 	if err := os.WriteFile("translations/en.json", []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestScreensInPersian builds the window as Carrier starts with
+// LANGUAGE=fa: its words are Persian, in display order, and the labels
+// whose paragraphs read right to left are aligned to the right.
+func TestScreensInPersian(t *testing.T) {
+	t.Cleanup(func() {
+		if err := LoadTranslations(); err != nil { // the environment is back by now
+			t.Error(err)
+		}
+	})
+	t.Setenv("LC_ALL", "")
+	t.Setenv("LANGUAGE", "fa")
+	if err := LoadTranslations(); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t)
+	fa := readCatalogue(t, "fa")
+	shown := func(key string) string {
+		v, _ := visualText(fa[key].(string))
+		return v
+	}
+	for _, c := range []struct {
+		tab *tab
+		key string
+	}{{h.u.composeTab, "tab.compose"}, {h.u.transfersTab, "tab.transfers"}, {h.u.mailboxTab, "tab.mailbox"}, {h.u.accountTab, "tab.account"}} {
+		if got, want := c.tab.button.Text, shown(c.key); got != want {
+			t.Errorf("tab %s reads %q, want %q", c.key, got, want)
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		label *widget.Label
+		key   string
+	}{
+		{"Transfers' empty list", h.u.transfers.empty, "transfers.empty"},
+		{"Compose's attachments heading", h.u.compose.attHeading, "compose.attachments"},
+		{"Account's sender", h.u.account.who, "account.sandbox"},
+	} {
+		if c.key != "" && c.label.Text != shown(c.key) {
+			t.Errorf("%s reads %q, want %q", c.name, c.label.Text, shown(c.key))
+		}
+		if c.label.Alignment != fyne.TextAlignTrailing {
+			t.Errorf("%s (%q) is aligned %v, want right (trailing)", c.name, c.label.Text, c.label.Alignment)
+		}
+	}
+	if got := TrayStatus(nil); got != fa["tray.none"] {
+		t.Errorf("the tray says %q, want %q", got, fa["tray.none"])
 	}
 }

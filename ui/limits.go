@@ -69,7 +69,7 @@ func newNetworkSettings(u *UI) *networkSettings {
 	n.custom = newNamedEntry(lang.X("limits.entry", "Upload speed limit or timetable"), false)
 	n.custom.SetPlaceHolder("2M, or a timetable: 08:00,1M 19:00,off")
 	n.custom.OnSubmitted = func(string) { n.applyCustom() }
-	n.apply = widget.NewButtonWithIcon(lang.X("limits.apply", "Apply limit"), theme.ConfirmIcon(), n.applyCustom)
+	n.apply = widget.NewButtonWithIcon(display(lang.X("limits.apply", "Apply limit")), theme.ConfirmIcon(), n.applyCustom)
 	n.problem = widget.NewLabel("")
 	n.problem.Wrapping = fyne.TextWrapWord
 	n.problem.Importance = widget.DangerImportance

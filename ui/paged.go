@@ -101,8 +101,8 @@ type pagedList struct {
 func newPagedList(noun string) *pagedList {
 	p := &pagedList{noun: noun, layout: &pageLayout{gap: theme.Padding()}}
 	p.Box = container.New(p.layout)
-	p.earlier = widget.NewButtonWithIcon(lang.X("paged.earlier", "Earlier"), theme.MoveUpIcon(), func() { p.turn(-1) })
-	p.later = widget.NewButtonWithIcon(lang.X("paged.later", "Later"), theme.MoveDownIcon(), func() { p.turn(+1) })
+	p.earlier = widget.NewButtonWithIcon(display(lang.X("paged.earlier", "Earlier")), theme.MoveUpIcon(), func() { p.turn(-1) })
+	p.later = widget.NewButtonWithIcon(display(lang.X("paged.later", "Later")), theme.MoveDownIcon(), func() { p.turn(+1) })
 	p.where = widget.NewLabel("")
 	p.layout.onPage = p.showPlace
 	p.wheel = newPageWheel(p)

@@ -560,9 +560,9 @@ func (s *transfersScreen) askDrive(msg string, files []driveFile) {
 			})
 		})
 	}
-	a.remove = widget.NewButtonWithIcon(lang.X("drive.delete", "Delete from Drive"), theme.DeleteIcon(), func() { settle(true) })
+	a.remove = widget.NewButtonWithIcon(display(lang.X("drive.delete", "Delete from Drive")), theme.DeleteIcon(), func() { settle(true) })
 	a.remove.Importance = widget.DangerImportance
-	a.keep = widget.NewButtonWithIcon(lang.X("drive.keep", "Keep on Drive"), theme.ConfirmIcon(), func() { settle(false) })
+	a.keep = widget.NewButtonWithIcon(display(lang.X("drive.keep", "Keep on Drive")), theme.ConfirmIcon(), func() { settle(false) })
 	content := container.NewVBox(a.text, container.NewHBox(layout.NewSpacer(), a.keep, a.remove))
 	a.d = dialog.NewCustomWithoutButtons(display(lang.X("drive.title", "Files on Google Drive")), content, s.u.win)
 	a.d.Resize(fyne.NewSize(560, 0))

@@ -188,9 +188,9 @@ func (u *UI) askQuit(quit func()) {
 	q.again = newNamedCheck(lang.X("quit.again", "Don't ask again: quit at once next time"), nil)
 	text := newLabel(lang.X("quit.text", "Quit anyway? Unfinished uploads are kept and go on the next time Carrier starts."))
 	text.Wrapping = fyne.TextWrapWord
-	q.keep = widget.NewButton(lang.X("quit.keep", "Keep uploading"), func() { q.d.Hide() })
+	q.keep = widget.NewButton(display(lang.X("quit.keep", "Keep uploading")), func() { q.d.Hide() })
 	q.keep.Importance = widget.HighImportance
-	q.quit = widget.NewButton(lang.X("quit.quit", "Quit"), func() {
+	q.quit = widget.NewButton(display(lang.X("quit.quit", "Quit")), func() {
 		q.d.Hide()
 		if q.again.Checked {
 			u.app.Preferences().SetBool(prefAskQuit, false)

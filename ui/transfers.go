@@ -89,7 +89,7 @@ func newTransfersScreen(u *UI) *transfersScreen {
 	s.box.Add(s.empty)
 	s.status = widget.NewLabel("")
 	s.status.Wrapping = fyne.TextWrapWord
-	s.clear = widget.NewButtonWithIcon(lang.X("transfers.clear", "Clear finished"), theme.DeleteIcon(), s.clearFinished)
+	s.clear = widget.NewButtonWithIcon(display(lang.X("transfers.clear", "Clear finished")), theme.DeleteIcon(), s.clearFinished)
 	top := container.NewVBox(container.NewBorder(nil, nil, nil, s.clear, italic(lang.X("transfers.intro", "Uploads survive lost connections, sleep and restarts: each one resumes where the server says it stands."))))
 	if u.deps.Limits != nil {
 		s.network = newNetworkSettings(u)
@@ -260,13 +260,13 @@ func (s *transfersScreen) ensureRow(id string) {
 	r.state.Wrapping = fyne.TextWrapWord
 	r.amount = widget.NewLabel("")
 	r.bar = newDualBar()
-	r.pause = widget.NewButtonWithIcon(lang.X("row.pause", "Pause"), theme.MediaPauseIcon(), func() { s.act(id, "pause") })
-	r.resume = widget.NewButtonWithIcon(lang.X("row.resume", "Resume"), theme.MediaPlayIcon(), func() { s.act(id, "resume") })
-	r.cancel = widget.NewButtonWithIcon(lang.X("row.cancel", "Cancel"), theme.CancelIcon(), func() { s.askCancel(id) })
-	r.retry = widget.NewButtonWithIcon(lang.X("row.retry", "Retry"), theme.ViewRefreshIcon(), func() { s.act(id, "retry") })
-	r.sendAnyway = widget.NewButtonWithIcon(lang.X("row.sendanyway", "Send anyway"), theme.UploadIcon(), func() { s.act(id, "send anyway") })
+	r.pause = widget.NewButtonWithIcon(display(lang.X("row.pause", "Pause")), theme.MediaPauseIcon(), func() { s.act(id, "pause") })
+	r.resume = widget.NewButtonWithIcon(display(lang.X("row.resume", "Resume")), theme.MediaPlayIcon(), func() { s.act(id, "resume") })
+	r.cancel = widget.NewButtonWithIcon(display(lang.X("row.cancel", "Cancel")), theme.CancelIcon(), func() { s.askCancel(id) })
+	r.retry = widget.NewButtonWithIcon(display(lang.X("row.retry", "Retry")), theme.ViewRefreshIcon(), func() { s.act(id, "retry") })
+	r.sendAnyway = widget.NewButtonWithIcon(display(lang.X("row.sendanyway", "Send anyway")), theme.UploadIcon(), func() { s.act(id, "send anyway") })
 	r.sendAnyway.Hide()
-	r.reopen = widget.NewButtonWithIcon(lang.X("row.reopen", "Reopen in Compose"), theme.MailComposeIcon(), func() { s.reopen(id) })
+	r.reopen = widget.NewButtonWithIcon(display(lang.X("row.reopen", "Reopen in Compose")), theme.MailComposeIcon(), func() { s.reopen(id) })
 	r.reopen.Hide()
 	r.parts = container.NewVBox()
 	r.parts.Hide()
