@@ -2,6 +2,7 @@ package ui
 
 import (
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
@@ -69,8 +70,21 @@ func bidiClass(r rune) bidi.Class {
 	return p.Class()
 }
 
-// paragraphRTL applies rules P2 and P3: the first strong letter decides.
+// paragraphRTL applies rules P2 and P3: the first strong letter decides,
+// as the Unicode algorithm has it (rule HL1 lets a higher protocol choose
+// otherwise). Carrier does, when the window speaks a right-to-left
+// language: a paragraph with any right-to-left letter in it reads right
+// to left, as a Persian sentence that opens with "Carrier" or an address
+// must; one without stays left to right (an English mail body).
 func paragraphRTL(runes []rune) bool {
+	if windowRTL.Load() {
+		for _, r := range runes {
+			if c := bidiClass(r); c == bidi.R || c == bidi.AL {
+				return true
+			}
+		}
+		return false
+	}
 	for _, r := range runes {
 		switch bidiClass(r) {
 		case bidi.L:
@@ -81,6 +95,10 @@ func paragraphRTL(runes []rune) bool {
 	}
 	return false
 }
+
+// windowRTL is whether the window's language reads right to left; set
+// when the catalogues are loaded.
+var windowRTL atomic.Bool
 
 // visualLine orders one paragraph's runs for display and says whether it
 // is right-to-left.

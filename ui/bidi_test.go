@@ -105,3 +105,24 @@ func TestFyneDrawsRunsInStoredOrder(t *testing.T) {
 		t.Errorf("Fyne's model draws %q, want %q", got, want)
 	}
 }
+
+// In a window that speaks a right-to-left language, a paragraph with a
+// right-to-left letter reads right to left even when it opens with a
+// Latin name; one without stays left to right.
+func TestBidiParagraphInRTLWindow(t *testing.T) {
+	windowRTL.Store(true)
+	defer windowRTL.Store(false)
+	for _, c := range []struct {
+		in, want string
+		rtl      bool
+	}{
+		{"Carrier را باز کن", "نک زاب ار Carrier", true},
+		{"Hello, world.", "Hello, world.", false},
+		{"you@carrier.sandbox به نام", "مان هب you@carrier.sandbox", true},
+	} {
+		got, rtl := visualText(c.in)
+		if shown := fyneShows(t, got); shown != c.want || rtl != c.rtl {
+			t.Errorf("visualText(%q) drawn %q, rtl %v; want %q, rtl %v", c.in, shown, rtl, c.want, c.rtl)
+		}
+	}
+}

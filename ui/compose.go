@@ -129,7 +129,7 @@ func newComposeScreen(u *UI) *composeScreen {
 	c.linkOpts = container.NewHBox(c.share.Object, widget.NewSeparator(), c.expiry.Object)
 	c.linkOpts.Hide()
 	c.meter = newSizeMeter()
-	c.meter.TextFormatter = func() string { return c.meterText }
+	c.meter.TextFormatter = func() string { return display(c.meterText) }
 	c.meterNote = widget.NewLabel("")
 	c.meterNote.Wrapping = fyne.TextWrapWord
 	c.meterNote.Hide()

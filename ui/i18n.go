@@ -42,7 +42,12 @@ func init() {
 // language from the system's locale (LANGUAGE, LC_ALL, LC_MESSAGES,
 // LANG). Called again after the environment changes, it picks again.
 func LoadTranslations() error {
-	return lang.AddTranslationsFS(translations, "translations")
+	err := lang.AddTranslationsFS(translations, "translations")
+	// Each catalogue says which way its language reads: "rtl" in Persian,
+	// Hebrew and Arabic. It is not words to translate but the direction
+	// that goes with them.
+	windowRTL.Store(lang.X("meta.direction", "ltr") == "rtl")
+	return err
 }
 
 // UseLanguagePreference makes the language chosen in Settings, if any,

@@ -60,9 +60,9 @@ func newTimelineScreen(u *UI) *timelineScreen {
 	t.info = widget.NewLabel("")
 	t.info.Wrapping = fyne.TextWrapWord
 	t.album = newNamedEntry(lang.X("photos.album", "New album"), false)
-	t.album.SetPlaceHolder(lang.X("photos.album.hint", "New album (optional): its name"))
+	t.album.SetPlaceHolder(display(lang.X("photos.album.hint", "New album (optional): its name")))
 	t.description = newNamedEntry(lang.X("photos.description", "Description"), true)
-	t.description.SetPlaceHolder(lang.X("photos.description.hint", "Description for every item (optional)"))
+	t.description.SetPlaceHolder(display(lang.X("photos.description.hint", "Description for every item (optional)")))
 	t.description.SetMinRowsVisible(2)
 	t.post = widget.NewButtonWithIcon(display(lang.X("photos.post", "Post to Google Photos")), theme.UploadIcon(), t.submit)
 	t.post.Importance = widget.HighImportance
