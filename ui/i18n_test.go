@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -290,5 +292,38 @@ func TestScreensInPersian(t *testing.T) {
 	}
 	if got := TrayStatus(nil); got != fa["tray.none"] {
 		t.Errorf("the tray says %q, want %q", got, fa["tray.none"])
+	}
+}
+
+// TestLanguageSettingAppliesAtNextStart: the Language setting keeps its
+// choice in the preferences and says it waits for the next start; at that
+// start (UseLanguagePreference, then LoadTranslations, as main does) the
+// window speaks the chosen language whatever the system says.
+func TestLanguageSettingAppliesAtNextStart(t *testing.T) {
+	t.Cleanup(func() {
+		if err := LoadTranslations(); err != nil {
+			t.Error(err)
+		}
+	})
+	t.Setenv("LC_ALL", "C") // LANGUAGE alone would be ignored under C
+	t.Setenv("LANGUAGE", "")
+	h := newHarness(t)
+	s := h.u.account.settings
+	test.Tap(choiceNamed(s.lang, display("עברית")))
+	if got := h.u.app.Preferences().String(prefLanguage); got != "he" {
+		t.Fatalf("the preference holds %q, want he", got)
+	}
+	if !s.status.Visible() || !strings.Contains(s.status.Text, "starts again") {
+		t.Errorf("the setting says %q", s.status.Text)
+	}
+	if got := lang.X("tab.account", "Account"); got != "Account" {
+		t.Errorf("the language changed before the next start: %q", got)
+	}
+	UseLanguagePreference(h.u.app)
+	if err := LoadTranslations(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := lang.X("tab.account", "Account"), readCatalogue(t, "he")["tab.account"]; got != want {
+		t.Errorf("after the next start the Account tab is %q, want %q", got, want)
 	}
 }
