@@ -21,7 +21,7 @@ WIN_PKGS  := wine64 gcc-mingw-w64-x86-64 msitools wixl curl xvfb xdotool imagema
 WIN_OUT   := artifacts/windows
 WIN_ENV   := GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc
 
-.PHONY: all build run test test-desktop test-package test-keyring test-windows deps-run deps-test deps-windows deps-deb vet vet-cross fmt-check bench bench-cpu soak fuzz \
+.PHONY: all build run test test-desktop test-desktop-fa test-package test-keyring test-windows deps-run deps-test deps-windows deps-deb vet vet-cross fmt-check bench bench-cpu soak fuzz \
         package package-windows build-windows clean bench-net bench-photos
 
 all: build
@@ -72,6 +72,11 @@ test: deps-test fmt-check vet vet-cross
 # program onto the window is sent; screenshots go to artifacts/screenshots.
 test-desktop: build
 	/usr/bin/python3 scripts/e2e_desktop.py $(BIN)
+
+# The same binary started in Persian (LANGUAGE=fa), both themes: every
+# screen photographed to artifacts/screenshots/fa-*.png, to be looked at.
+test-desktop-fa: build
+	/usr/bin/python3 scripts/e2e_persian.py $(BIN)
 
 # The Debian package around the binary test-desktop built (uncompressed:
 # xz would take most of the time): its desktop entry and metainfo

@@ -57,6 +57,10 @@ func runDesktop(ctx context.Context, dirs app.Dirs, hidden bool) int {
 		return noGraphics(err)
 	}
 	a := fyneapp.NewWithID("app.carrier.desktop")
+	ui.UseLanguagePreference(a)
+	if err := ui.LoadTranslations(); err != nil {
+		logger.Warn("the translations could not be read", "err", err)
+	}
 	ui.UseTheme(a)
 	w := a.NewWindow("Carrier")
 	w.Resize(fyne.NewSize(1100, 720))

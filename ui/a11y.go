@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"image/color"
 
 	"fyne.io/fyne/v2"
@@ -93,7 +94,7 @@ type namedCheck struct{ widget.Check }
 
 func newNamedCheck(text string, changed func(bool)) *namedCheck {
 	c := &namedCheck{}
-	c.Text, c.OnChanged = text, changed
+	c.Text, c.OnChanged = display(text), changed
 	c.ExtendBaseWidget(c)
 	return c
 }
@@ -111,7 +112,7 @@ func (c *namedCheck) AccessibilityRole() fyne.AccessibleRole { return fyne.Acces
 func (b *dualBar) AccessibilityLabel() string {
 	name := b.name
 	if name == "" {
-		name = "Upload progress"
+		name = lang.X("a11y.progress", "Upload progress")
 	}
 	return fmt.Sprintf("%s: %.0f%% confirmed by the server, %.0f%% sent", name, b.confirmed*100, b.sent*100)
 }
@@ -154,10 +155,10 @@ type choiceButton struct {
 
 func newChoices(question string, options []string, changed func(int)) *choices {
 	c := &choices{question: question, changed: changed}
-	objs := []fyne.CanvasObject{widget.NewLabel(question + ":")}
+	objs := []fyne.CanvasObject{newLabel(question + ":")}
 	for i, o := range options {
 		b := &choiceButton{c: c, i: i}
-		b.Text, b.Importance = o, widget.LowImportance
+		b.Text, b.Importance = display(o), widget.LowImportance
 		b.OnTapped = func() { c.choose(i) }
 		b.ExtendBaseWidget(b)
 		c.buttons = append(c.buttons, b)
@@ -217,7 +218,7 @@ type focusButton struct {
 
 func newFocusButton(text string, icon fyne.Resource, tapped func()) *focusButton {
 	b := &focusButton{ring: canvas.NewRectangle(color.Transparent)}
-	b.Text, b.Icon, b.OnTapped = text, icon, tapped
+	b.Text, b.Icon, b.OnTapped = display(text), icon, tapped
 	b.ExtendBaseWidget(b)
 	return b
 }

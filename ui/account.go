@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fyne.io/fyne/v2/lang"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -39,9 +40,9 @@ func newAccountScreen(u *UI) *accountScreen {
 	a.drive = widget.NewLabel("")
 	a.drive.Wrapping = fyne.TextWrapWord
 	a.drive.Hide()
-	a.signIn = widget.NewButtonWithIcon("Sign in with Google…", theme.LoginIcon(), a.openAssistant)
-	a.signOut = widget.NewButtonWithIcon("Sign out", theme.LogoutIcon(), a.doSignOut)
-	a.chaos = newNamedCheck("Chaos mode: the sandbox drops connections, fails, stalls and slows down, so you can watch uploads recover", nil)
+	a.signIn = widget.NewButtonWithIcon(display(lang.X("account.signin", "Sign in with Google…")), theme.LoginIcon(), a.openAssistant)
+	a.signOut = widget.NewButtonWithIcon(display(lang.X("account.signout", "Sign out")), theme.LogoutIcon(), a.doSignOut)
+	a.chaos = newNamedCheck(lang.X("account.chaos", "Chaos mode: the sandbox drops connections, fails, stalls and slows down, so you can watch uploads recover"), nil)
 	box := container.NewVBox(a.who, a.drive, container.NewHBox(a.signIn, a.signOut), a.status)
 	if u.deps.Accounts != nil {
 		a.accounts = newAccountsSection(u, a)
@@ -72,11 +73,11 @@ func (a *accountScreen) show() {
 		acct = a.u.deps.Account()
 	}
 	if acct.Sandbox && acct.Address != "" {
-		a.who.SetText("Sending as " + acct.Address + " on this computer: the sandbox keeps messages here, nothing goes to Google")
+		setLabel(a.who, lang.X("account.sandbox.as", "Sending as {{.Address}} on this computer: the sandbox keeps messages here, nothing goes to Google", w{"Address": acct.Address}))
 	} else if acct.Sandbox {
-		a.who.SetText("Sandbox: messages stay on this computer")
+		setLabel(a.who, lang.X("account.sandbox", "Sandbox: messages stay on this computer"))
 	} else {
-		a.who.SetText("Signed in as " + acct.Address + ": messages go to Google")
+		setLabel(a.who, lang.X("account.google", "Signed in as {{.Address}}: messages go to Google", w{"Address": acct.Address}))
 	}
 	if a.u.deps.SignIn == nil {
 		a.signIn.Hide()
@@ -115,11 +116,11 @@ func (a *accountScreen) checkDrive() {
 			var na *app.NotAllowedError
 			switch {
 			case err == nil:
-				a.drive.SetText("Google Drive: allowed, for files too large to attach. Carrier reaches only the files it makes there.")
+				setLabel(a.drive, lang.X("account.drive.allowed", "Google Drive: allowed, for files too large to attach. Carrier reaches only the files it makes there."))
 			case errors.As(err, &na):
-				a.drive.SetText("Google Drive: not allowed yet. Carrier asks the first time a message sends a file as a Drive link.")
+				setLabel(a.drive, lang.X("account.drive.notyet", "Google Drive: not allowed yet. Carrier asks the first time a message sends a file as a Drive link."))
 			default:
-				a.drive.SetText("Google Drive: could not be checked (" + windowText(err.Error()) + ").")
+				setLabel(a.drive, lang.X("account.drive.unknown", "Google Drive: could not be checked ({{.Error}}).", w{"Error": windowText(err.Error())}))
 			}
 			a.drive.Show()
 		})
@@ -128,13 +129,13 @@ func (a *accountScreen) checkDrive() {
 
 func (a *accountScreen) signInWith(clientSecret []byte) {
 	a.signIn.Disable()
-	a.status.SetText("Finish signing in in your browser…")
+	setLabel(a.status, lang.X("account.browser", "Finish signing in in your browser…"))
 	a.u.goBackground(func(ctx context.Context) {
 		_, err := a.u.deps.SignIn(ctx, clientSecret)
 		a.u.do(func() {
 			a.signIn.Enable()
 			if err != nil {
-				a.status.SetText("Not signed in: " + windowText(err.Error()))
+				setLabel(a.status, lang.X("account.notsignedin", "Not signed in: {{.Error}}", w{"Error": windowText(err.Error())}))
 				return
 			}
 			a.status.SetText("")
@@ -145,10 +146,10 @@ func (a *accountScreen) signInWith(clientSecret []byte) {
 
 func (a *accountScreen) doSignOut() {
 	if err := a.u.deps.SignOut(); err != nil {
-		a.status.SetText("Could not sign out: " + windowText(err.Error()))
+		setLabel(a.status, lang.X("account.signout.failed", "Could not sign out: {{.Error}}", w{"Error": windowText(err.Error())}))
 		return
 	}
-	a.status.SetText("Signed out: messages go to the sandbox on this computer again.")
+	setLabel(a.status, lang.X("account.signedout", "Signed out: messages go to the sandbox on this computer again."))
 	a.show()
 }
 
@@ -158,13 +159,13 @@ func (a *accountScreen) setChaos(on bool) {
 		spec = chaosFaults
 	}
 	if err := a.u.deps.SetFaults(spec); err != nil {
-		a.status.SetText("Could not change the sandbox's faults: " + windowText(err.Error()))
+		setLabel(a.status, lang.X("account.chaos.failed", "Could not change the sandbox's faults: {{.Error}}", w{"Error": windowText(err.Error())}))
 		return
 	}
 	a.u.app.Preferences().SetBool(prefChaos, on)
 	if on {
-		a.status.SetText("Chaos mode is on. Watch the Transfers screen.")
+		setLabel(a.status, lang.X("account.chaos.on", "Chaos mode is on. Watch the Transfers screen."))
 	} else {
-		a.status.SetText("Chaos mode is off.")
+		setLabel(a.status, lang.X("account.chaos.off", "Chaos mode is off."))
 	}
 }

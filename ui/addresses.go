@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"fyne.io/fyne/v2/lang"
 	netmail "net/mail"
 	"strings"
 	"unicode/utf8"
@@ -16,13 +17,13 @@ import (
 // Go's parser's words ("mail: missing '@' or angle-addr") are not theirs.
 func addressProblem(list string) error {
 	if strings.ContainsAny(list, "\r\n") {
-		return errors.New("the addresses must be on one line")
+		return errors.New(lang.X("addr.oneline", "the addresses must be on one line"))
 	}
 	whole, err := netmail.ParseAddressList(list)
 	if err == nil || strings.TrimSpace(list) == "" {
 		for _, a := range whole {
 			if !isASCIIText(a.Address) {
-				return errors.New(quoteAddress(a.Address) + " has letters email cannot carry in an address: write its domain in its xn-- form")
+				return errors.New(lang.X("addr.nonascii", "{{.Address}} has letters email cannot carry in an address: write its domain in its xn-- form", w{"Address": quoteAddress(a.Address)}))
 			}
 		}
 		return nil
@@ -32,12 +33,12 @@ func addressProblem(list string) error {
 			continue
 		}
 		if _, err := netmail.ParseAddress(a); err != nil {
-			return errors.New(quoteAddress(a) + " is not an address: " + whyNotAddress(a))
+			return errors.New(lang.X("addr.bad", "{{.Address}} is not an address: {{.Why}}", w{"Address": quoteAddress(a), "Why": whyNotAddress(a)}))
 		}
 	}
 	// Each part reads alone but the list does not: a quote that never
 	// closes swallows the commas after it.
-	return errors.New("these addresses cannot be read: check the quotes (\") and angle brackets (< >), and put a comma between addresses")
+	return errors.New(lang.X("addr.list", "these addresses cannot be read: check the quotes (\") and angle brackets (< >), and put a comma between addresses"))
 }
 
 // splitAddresses cuts a list at the commas that separate addresses: not
@@ -80,40 +81,40 @@ func whyNotAddress(a string) string {
 	if i := strings.LastIndexByte(a, '<'); i >= 0 {
 		j := strings.IndexByte(a[i:], '>')
 		if j < 0 {
-			return "its < has no closing >"
+			return lang.X("addr.why.noclose", "its < has no closing >")
 		}
 		addr = strings.TrimSpace(a[i+1 : i+j])
 		if rest := strings.TrimSpace(a[i+j+1:]); rest != "" {
-			return "there is text after its >"
+			return lang.X("addr.why.after", "there is text after its >")
 		}
 	} else if strings.Contains(a, ">") {
-		return "its > has no opening <"
+		return lang.X("addr.why.noopen", "its > has no opening <")
 	}
 	local, domain, found := strings.Cut(addr, "@")
 	switch {
 	case addr == "":
-		return "there is no address between < and >"
+		return lang.X("addr.why.empty", "there is no address between < and >")
 	case !found:
 		if strings.ContainsAny(addr, " \t") {
-			return "it has no @ (write a name as Name <name@example.com>)"
+			return lang.X("addr.why.noat.name", "it has no @ (write a name as Name <name@example.com>)")
 		}
-		return "it has no @"
+		return lang.X("addr.why.noat", "it has no @")
 	case strings.Contains(domain, "@"):
-		return "it has more than one @"
+		return lang.X("addr.why.twoat", "it has more than one @")
 	case local == "":
-		return "it has nothing before @"
+		return lang.X("addr.why.nolocal", "it has nothing before @")
 	case domain == "":
-		return "it has nothing after @"
+		return lang.X("addr.why.nodomain", "it has nothing after @")
 	case strings.ContainsAny(addr, " \t"):
-		return "it has a space in it (write a name as Name <name@example.com>)"
+		return lang.X("addr.why.space", "it has a space in it (write a name as Name <name@example.com>)")
 	case strings.HasPrefix(domain, ".") || strings.HasSuffix(domain, ".") || strings.Contains(domain, ".."):
-		return "its part after @ has a dot in the wrong place"
+		return lang.X("addr.why.domaindot", "its part after @ has a dot in the wrong place")
 	case strings.HasPrefix(local, ".") || strings.HasSuffix(local, ".") || strings.Contains(local, ".."):
-		return "its part before @ has a dot in the wrong place"
+		return lang.X("addr.why.localdot", "its part before @ has a dot in the wrong place")
 	case strings.ContainsAny(addr, `()<>[]:;,\"`):
-		return "it has a character addresses cannot have (one of ( ) < > [ ] : ; , \\ \")"
+		return lang.X("addr.why.char", "it has a character addresses cannot have (one of ( ) < > [ ] : ; , \\ \")")
 	}
-	return "write it as name@example.com or Name <name@example.com>"
+	return lang.X("addr.why.form", "write it as name@example.com or Name <name@example.com>")
 }
 
 // quoteAddress is a in quotes, cut short when long, so that the line that

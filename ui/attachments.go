@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"io"
 	"net/url"
 	"os"
@@ -180,19 +181,19 @@ func (m *mailboxScreen) attachmentRows(atts []mailAttachment) []fyne.CanvasObjec
 	if len(atts) == 0 {
 		return nil
 	}
-	rows := []fyne.CanvasObject{widget.NewSeparator(), widget.NewLabelWithStyle(countOf(len(atts), "attachment", "attachments"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})}
+	rows := []fyne.CanvasObject{widget.NewSeparator(), widget.NewLabelWithStyle(display(attachmentCount(len(atts))), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})}
 	for _, a := range atts {
 		name := app.Printable(a.name)
 		label := widget.NewLabel(name)
 		label.Truncation = fyne.TextTruncateEllipsis
-		open := newIconButton("Open "+name, theme.FileIcon(), func() { m.openAttachment(a) })
-		open.Text = "Open"
+		open := newIconButton(lang.X("attach.open.name", "Open {{.Name}}", w{"Name": name}), theme.FileIcon(), func() { m.openAttachment(a) })
+		open.Text = display(lang.X("attach.open", "Open"))
 		if runsCode(a.name) {
-			open.name = "Open " + name + " (a program: save it instead)"
+			open.name = lang.X("attach.open.program", "Open {{.Name}} (a program: save it instead)", w{"Name": name})
 			open.Disable()
 		}
-		save := newIconButton("Save "+name+"…", theme.DocumentSaveIcon(), func() { m.saveAttachment(a) })
-		save.Text = "Save…"
+		save := newIconButton(lang.X("attach.save.name", "Save {{.Name}}…", w{"Name": name}), theme.DocumentSaveIcon(), func() { m.saveAttachment(a) })
+		save.Text = display(lang.X("attach.save", "Save…"))
 		rows = append(rows, container.NewBorder(nil, nil, widget.NewIcon(theme.FileIcon()),
 			container.NewHBox(widget.NewLabel(humanSize(a.size)), open, save), label))
 	}
@@ -203,22 +204,22 @@ func (m *mailboxScreen) attachmentRows(atts []mailAttachment) []fyne.CanvasObjec
 // the system chooses for its kind.
 func (m *mailboxScreen) openAttachment(a mailAttachment) {
 	if runsCode(a.name) {
-		m.u.showError("Not opened", "%s is a program or a script; Carrier does not run files from messages. Save it, and open it yourself if you trust it.", app.Printable(a.name))
+		m.u.showError(lang.X("attach.notopened.title", "Not opened"), lang.X("attach.notopened", "{{.Name}} is a program or a script; Carrier does not run files from messages. Save it, and open it yourself if you trust it.", w{"Name": app.Printable(a.name)}))
 		return
 	}
-	m.status.SetText("Opening " + app.Printable(a.name) + "…")
+	setLabel(m.status, lang.X("attach.opening", "Opening {{.Name}}…", w{"Name": app.Printable(a.name)}))
 	m.u.goBackground(func(ctx context.Context) {
 		p, err := m.copyOf(ctx, a)
 		m.u.do(func() {
 			if err != nil {
-				m.status.SetText("Could not open " + app.Printable(a.name) + ": " + app.Printable(err.Error()))
+				setLabel(m.status, lang.X("attach.open.failed", "Could not open {{.Name}}: {{.Error}}", w{"Name": app.Printable(a.name), "Error": app.Printable(err.Error())}))
 				return
 			}
 			if err := m.openURL(storageURL(p)); err != nil {
-				m.status.SetText("No program opened " + app.Printable(a.name) + ": " + app.Printable(err.Error()))
+				setLabel(m.status, lang.X("attach.noprogram", "No program opened {{.Name}}: {{.Error}}", w{"Name": app.Printable(a.name), "Error": app.Printable(err.Error())}))
 				return
 			}
-			m.status.SetText("Opened " + app.Printable(a.name) + ".")
+			setLabel(m.status, lang.X("attach.opened", "Opened {{.Name}}.", w{"Name": app.Printable(a.name)}))
 		})
 	})
 }
@@ -236,27 +237,27 @@ func storageURL(p string) *url.URL {
 // saveAttachment fetches the attachment, then asks where to save it
 // (the dialog asks before it replaces a file), and writes its bytes there.
 func (m *mailboxScreen) saveAttachment(a mailAttachment) {
-	m.status.SetText("Fetching " + app.Printable(a.name) + "…")
+	setLabel(m.status, lang.X("attach.fetching", "Fetching {{.Name}}…", w{"Name": app.Printable(a.name)}))
 	m.u.goBackground(func(ctx context.Context) {
 		p, err := m.copyOf(ctx, a)
 		m.u.do(func() {
 			if err != nil {
-				m.status.SetText("Could not save " + app.Printable(a.name) + ": " + app.Printable(err.Error()))
+				setLabel(m.status, lang.X("attach.save.failed", "Could not save {{.Name}}: {{.Error}}", w{"Name": app.Printable(a.name), "Error": app.Printable(err.Error())}))
 				return
 			}
 			m.status.SetText("")
-			m.chooseSave(safeFileName(a.name), func(w fyne.URIWriteCloser, err error) {
+			m.chooseSave(safeFileName(a.name), func(dst fyne.URIWriteCloser, err error) {
 				switch {
 				case err != nil:
-					m.status.SetText("Could not save " + app.Printable(a.name) + ": " + app.Printable(err.Error()))
-				case w == nil: // the person cancelled
+					setLabel(m.status, lang.X("attach.save.failed", "Could not save {{.Name}}: {{.Error}}", w{"Name": app.Printable(a.name), "Error": app.Printable(err.Error())}))
+				case dst == nil: // the person cancelled
 				default:
-					where := w.URI()
-					if err := copyInto(w, p); err != nil {
-						m.status.SetText("Could not save " + app.Printable(a.name) + ": " + app.Printable(err.Error()))
+					where := dst.URI()
+					if err := copyInto(dst, p); err != nil {
+						setLabel(m.status, lang.X("attach.save.failed", "Could not save {{.Name}}: {{.Error}}", w{"Name": app.Printable(a.name), "Error": app.Printable(err.Error())}))
 						return
 					}
-					m.status.SetText("Saved " + app.Printable(a.name) + " to " + app.Printable(localPath(where)) + ".")
+					setLabel(m.status, lang.X("attach.saved", "Saved {{.Name}} to {{.Where}}.", w{"Name": app.Printable(a.name), "Where": app.Printable(localPath(where))}))
 				}
 			})
 		})

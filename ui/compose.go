@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fyne.io/fyne/v2/lang"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,10 +62,16 @@ type attachmentRow struct {
 
 // Who can open the linked files, and when recipients' access ends.
 var (
-	shareChoices  = []string{"Recipients", "Anyone with the link"}
-	expiryChoices = []string{"Never", "7 days", "30 days", "1 year"}
-	expiryTimes   = []time.Duration{0, 7 * 24 * time.Hour, 30 * 24 * time.Hour, app.MaxLinkExpiry}
+	expiryTimes = []time.Duration{0, 7 * 24 * time.Hour, 30 * 24 * time.Hour, app.MaxLinkExpiry}
 )
+
+func shareChoices() []string {
+	return []string{lang.X("compose.share.recipients", "Recipients"), lang.X("compose.share.anyone", "Anyone with the link")}
+}
+
+func expiryChoices() []string {
+	return []string{lang.X("compose.expiry.never", "Never"), lang.X("compose.expiry.week", "7 days"), lang.X("compose.expiry.month", "30 days"), lang.X("compose.expiry.year", "1 year")}
+}
 
 // addressValidator names the first bad address of a field's list
 // (addressProblem).
@@ -72,8 +79,8 @@ func addressValidator(string) fyne.StringValidator { return addressProblem }
 
 func newComposeScreen(u *UI) *composeScreen {
 	c := &composeScreen{u: u, attSizes: map[string]int64{}, choice: map[string]bool{}, attRows: map[string]*attachmentRow{}}
-	to, cc, bcc, subject := newNamedEntry("To", false), newNamedEntry("Cc", false), newNamedEntry("Bcc", false), newNamedEntry("Subject", false)
-	body := newNamedEntry("Message", true)
+	to, cc, bcc, subject := newNamedEntry(lang.X("compose.to", "To"), false), newNamedEntry(lang.X("compose.cc", "Cc"), false), newNamedEntry(lang.X("compose.bcc", "Bcc"), false), newNamedEntry(lang.X("compose.subject", "Subject"), false)
+	body := newNamedEntry(lang.X("compose.body", "Message"), true)
 	c.to, c.cc, c.bcc, c.subject, c.body = to, cc, bcc, subject, body
 	c.to.SetPlaceHolder("name@example.com, Name <other@example.com>")
 	for _, e := range []*namedEntry{to, cc, bcc, subject, body} {
@@ -92,7 +99,7 @@ func newComposeScreen(u *UI) *composeScreen {
 	}
 	c.subject.Validator = func(s string) error {
 		if strings.ContainsAny(s, "\r\n") {
-			return errors.New("the subject must be one line")
+			return errors.New(lang.X("compose.subject.oneline", "the subject must be one line"))
 		}
 		return nil
 	}
@@ -108,7 +115,7 @@ func newComposeScreen(u *UI) *composeScreen {
 		label string
 		entry *namedEntry
 		hint  string
-	}{{"To", to, "Recipients, separated by commas"}, {"Cc", cc, ""}, {"Bcc", bcc, "Hidden from the other recipients"}, {"Subject", subject, ""}} {
+	}{{lang.X("compose.to", "To"), to, lang.X("compose.to.hint", "Recipients, separated by commas")}, {lang.X("compose.cc", "Cc"), cc, ""}, {lang.X("compose.bcc", "Bcc"), bcc, lang.X("compose.bcc.hint", "Hidden from the other recipients")}, {lang.X("compose.subject", "Subject"), subject, ""}} {
 		rows = append(rows, formRow(f.label, f.entry, f.hint)...)
 	}
 	c.form = container.New(layout.NewFormLayout(), rows...)
@@ -118,26 +125,26 @@ func newComposeScreen(u *UI) *composeScreen {
 	c.attPaged.compact = true
 	c.attPaged.showPlace()
 	c.attList = c.attPaged.Box
-	c.attachBtn = widget.NewButtonWithIcon("Attach…", theme.ContentAddIcon(), c.pickFile)
-	c.attHeading = widget.NewLabelWithStyle("Attachments", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	c.share = newChoices("Who can open the links", shareChoices, func(int) { c.updateMeter() })
-	c.expiry = newChoices("Access ends", expiryChoices, nil)
+	c.attachBtn = widget.NewButtonWithIcon(display(lang.X("compose.attach", "Attach…")), theme.ContentAddIcon(), c.pickFile)
+	c.attHeading = widget.NewLabelWithStyle(lang.X("compose.attachments", "Attachments"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	c.share = newChoices(lang.X("compose.share", "Who can open the links"), shareChoices(), func(int) { c.updateMeter() })
+	c.expiry = newChoices(lang.X("compose.expiry", "Access ends"), expiryChoices(), nil)
 	keepChoice(u.app.Preferences(), prefLinkShare, c.share)
 	keepChoice(u.app.Preferences(), prefLinkExpiry, c.expiry)
 	c.linkOpts = container.NewHBox(c.share.Object, widget.NewSeparator(), c.expiry.Object)
 	c.linkOpts.Hide()
 	c.meter = newSizeMeter()
-	c.meter.TextFormatter = func() string { return c.meterText }
+	c.meter.TextFormatter = func() string { return display(c.meterText) }
 	c.meterNote = widget.NewLabel("")
 	c.meterNote.Wrapping = fyne.TextWrapWord
 	c.meterNote.Hide()
-	c.sendBtn = newFocusButton("Send", theme.MailSendIcon(), func() { c.submit(compose.Send) })
+	c.sendBtn = newFocusButton(lang.X("compose.send", "Send"), theme.MailSendIcon(), func() { c.submit(compose.Send) })
 	c.sendBtn.Importance = widget.HighImportance
-	c.draftBtn = widget.NewButtonWithIcon("Save as draft", theme.DocumentSaveIcon(), func() { c.submit(compose.Draft) })
+	c.draftBtn = widget.NewButtonWithIcon(display(lang.X("compose.draft", "Save as draft")), theme.DocumentSaveIcon(), func() { c.submit(compose.Draft) })
 	c.status = widget.NewLabel("")
 	c.status.Wrapping = fyne.TextWrapWord
 	c.status.Hide()
-	hint := widget.NewLabelWithStyle("Drop files anywhere on the window to attach them. Ctrl+Enter sends from any field; Tab moves between them.", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
+	hint := italic(lang.X("compose.hint", "Drop files anywhere on the window to attach them. Ctrl+Enter sends from any field; Tab moves between them."))
 	hint.Wrapping = fyne.TextWrapWord
 	l := &composeLayout{
 		top:  container.NewVBox(c.form),
@@ -146,7 +153,7 @@ func newComposeScreen(u *UI) *composeScreen {
 		list: c.attPaged.Object,
 		rest: container.NewVBox(
 			c.linkOpts,
-			container.NewBorder(nil, nil, widget.NewLabel("Size"), nil, c.meter),
+			container.NewBorder(nil, nil, newLabel(lang.X("compose.size", "Size")), nil, c.meter),
 			c.meterNote,
 			container.NewBorder(nil, nil, nil, container.NewHBox(c.draftBtn, c.sendBtn), hint),
 			c.status,
@@ -165,7 +172,7 @@ func newComposeScreen(u *UI) *composeScreen {
 // below, replaced by the entry's problem while it has one), but in plain
 // containers, which a screen reader walks.
 func formRow(label string, e *namedEntry, hint string) []fyne.CanvasObject {
-	note := widget.NewLabel(hint)
+	note := newLabel(hint)
 	note.Wrapping = fyne.TextWrapWord
 	note.SizeName = theme.SizeNameCaptionText
 	if hint == "" {
@@ -178,12 +185,12 @@ func formRow(label string, e *namedEntry, hint string) []fyne.CanvasObject {
 	show := func(err error) {
 		switch {
 		case err != nil && e.Text != "" && (showing || !e.focused):
-			note.SetText(err.Error())
+			setLabel(note, err.Error())
 			note.Importance = widget.DangerImportance
 			note.Show()
 			showing = true
 		case hint != "":
-			note.SetText(hint)
+			setLabel(note, hint)
 			note.Importance = widget.LowImportance
 			note.Show()
 			showing = false
@@ -290,7 +297,7 @@ func (c *composeScreen) message() *compose.Message {
 // attach adds files, refusing folders and unreadable files with a message.
 func (c *composeScreen) attach(paths ...string) {
 	if c.held {
-		c.u.showError("Not attached", "The message is waiting for Google Drive to be allowed in the browser. Attach files once it has gone, or been stopped.")
+		c.u.showError(lang.X("compose.notattached.title", "Not attached"), lang.X("compose.notattached", "The message is waiting for Google Drive to be allowed in the browser. Attach files once it has gone, or been stopped."))
 		return
 	}
 	var refused []string
@@ -298,9 +305,9 @@ func (c *composeScreen) attach(paths ...string) {
 		fi, err := os.Stat(p)
 		switch {
 		case err != nil:
-			refused = append(refused, filepath.Base(p)+": cannot be read")
+			refused = append(refused, lang.X("compose.refused.unreadable", "{{.Name}}: cannot be read", w{"Name": filepath.Base(p)}))
 		case fi.IsDir():
-			refused = append(refused, filepath.Base(p)+": is a folder (attach the files in it, or a zip of it)")
+			refused = append(refused, lang.X("compose.refused.folder", "{{.Name}}: is a folder (attach the files in it, or a zip of it)", w{"Name": filepath.Base(p)}))
 		case c.has(p):
 		default:
 			c.attachments = append(c.attachments, p)
@@ -309,7 +316,7 @@ func (c *composeScreen) attach(paths ...string) {
 	}
 	c.refreshAttachments()
 	if len(refused) > 0 {
-		c.say("Not attached: " + strings.Join(refused, "; "))
+		c.say(lang.X("compose.refused", "Not attached: {{.Files}}", w{"Files": strings.Join(refused, "; ")}))
 	}
 }
 
@@ -335,23 +342,23 @@ func (c *composeScreen) remove(p string) {
 }
 
 func (c *composeScreen) refreshAttachments() {
-	heading := "Attachments"
+	heading := lang.X("compose.attachments", "Attachments")
 	if n := len(c.attachments); n > 0 {
-		heading = countOf(n, "attachment", "attachments")
+		heading = attachmentCount(n)
 	}
-	c.attHeading.SetText(heading)
+	setLabel(c.attHeading, heading)
 	c.attList.RemoveAll()
 	c.attRows = map[string]*attachmentRow{}
 	if len(c.attachments) == 0 {
-		c.attList.Add(widget.NewLabelWithStyle("No attachments", fyne.TextAlignLeading, fyne.TextStyle{Italic: true}))
+		c.attList.Add(italic(lang.X("compose.noattachments", "No attachments")))
 	}
 	for _, p := range c.attachments {
 		r := &attachmentRow{how: widget.NewLabel("")}
-		name := widget.NewLabel(compose.AttachmentName(p))
+		name := newLabel(compose.AttachmentName(p))
 		name.Truncation = fyne.TextTruncateEllipsis
 		r.toggle = newIconButton("", nil, func() { c.flip(p) })
-		r.remove = newIconButton("Remove "+filepath.Base(p), theme.DeleteIcon(), func() { c.remove(p) })
-		r.object = container.NewBorder(nil, nil, widget.NewIcon(theme.FileIcon()), container.NewHBox(widget.NewLabel(humanSize(c.attSizes[p])), r.how, r.toggle, r.remove), name)
+		r.remove = newIconButton(lang.X("compose.remove", "Remove {{.Name}}", w{"Name": filepath.Base(p)}), theme.DeleteIcon(), func() { c.remove(p) })
+		r.object = container.NewBorder(nil, nil, widget.NewIcon(theme.FileIcon()), container.NewHBox(newLabel(humanSize(c.attSizes[p])), r.how, r.toggle, r.remove), name)
 		c.attRows[p] = r
 		c.attList.Add(r.object)
 	}
@@ -401,7 +408,7 @@ func (c *composeScreen) planChoosing(choice map[string]bool) (ways map[string]fi
 	planned, size := compose.PlanFiles(c.message().TextSize(), files, compose.Send, compose.LinksAuto, compose.DefaultLinkThreshold)
 	ways = map[string]fileWay{}
 	for i, p := range c.attachments {
-		ways[p] = fileWay{planned[i].Link, whyText[planned[i].Why]}
+		ways[p] = fileWay{planned[i].Link, whyText(planned[i].Why)}
 	}
 	return ways, size
 }
@@ -419,10 +426,16 @@ func (c *composeScreen) linked() []string {
 }
 
 // whyText says why a file goes the way it does; "" for a file that fits.
-var whyText = map[compose.Why]string{
-	compose.WhyChosen: "your choice",
-	compose.WhyOver:   "over 25 MB",
-	compose.WhyToFit:  "to fit Gmail's 35 MB",
+func whyText(why compose.Why) string {
+	switch why {
+	case compose.WhyChosen:
+		return lang.X("compose.why.chosen", "your choice")
+	case compose.WhyOver:
+		return lang.X("compose.why.over", "over 25 MB")
+	case compose.WhyToFit:
+		return lang.X("compose.why.fit", "to fit Gmail's 35 MB")
+	}
+	return ""
 }
 
 // flip makes a file go the other way than it does now, by the person's
@@ -455,30 +468,26 @@ func (c *composeScreen) updateMeter() {
 			continue
 		}
 		name := compose.AttachmentName(p)
-		how, importance := "Attached", widget.MediumImportance
-		r.toggle.Text, r.toggle.Icon, r.toggle.name = "Send as link", theme.UploadIcon(), "Send "+name+" as a Google Drive link"
+		how, importance := lang.X("compose.how.attached", "Attached"), widget.MediumImportance
+		r.toggle.Text, r.toggle.Icon, r.toggle.name = display(lang.X("compose.aslink", "Send as link")), theme.UploadIcon(), lang.X("compose.aslink.name", "Send {{.Name}} as a Google Drive link", map[string]any{"Name": name})
 		if w.link {
-			how, importance = "Drive link", widget.HighImportance
-			r.toggle.Text, r.toggle.Icon, r.toggle.name = "Attach instead", theme.MailAttachmentIcon(), "Attach "+name+" to the message instead"
+			how, importance = lang.X("compose.how.link", "Drive link"), widget.HighImportance
+			r.toggle.Text, r.toggle.Icon, r.toggle.name = display(lang.X("compose.attachinstead", "Attach instead")), theme.MailAttachmentIcon(), lang.X("compose.attachinstead.name", "Attach {{.Name}} to the message instead", map[string]any{"Name": name})
 		}
 		if w.reason != "" {
 			how += " · " + w.reason
 		}
-		if r.how.Text != how || r.how.Importance != importance {
+		if v, _ := visualText(how); r.how.Text != v || r.how.Importance != importance {
 			r.how.Importance = importance
-			r.how.SetText(how)
+			setLabel(r.how, how)
 		}
 		r.toggle.Refresh()
 	}
 	c.meter.SetValue(min(float64(est)/compose.LimitSend, 1))
 	c.meterText = meterWords(est, compose.LimitSend)
 	c.meter.setOver(est > compose.LimitSend)
-	switch links {
-	case 0:
-	case 1:
-		c.meterText = "1 file goes as a Drive link, " + humanSize(linked) + "; the message itself " + c.meterText
-	default:
-		c.meterText = sprintf("%d files go as Drive links, %s; the message itself %s", links, humanSize(linked), c.meterText)
+	if links > 0 {
+		c.meterText = lang.XN("compose.meter.links", "{{.Count}} files go as Drive links, {{.Linked}}; the message itself {{.Size}}", links, w{"Count": links, "Linked": humanSize(linked), "Size": c.meterText})
 	}
 	c.meter.Refresh()
 	if links > 0 {
@@ -493,7 +502,7 @@ func (c *composeScreen) updateMeter() {
 	}
 	if est > compose.LimitSend {
 		over := est - compose.LimitSend
-		c.meterNote.SetText("Too large to send: " + humanSize(over) + " over the 35 MiB limit once encoded. Remove about " + humanSize(over*3/4) + " of attachments, or send some as Drive links.")
+		setLabel(c.meterNote, lang.X("compose.toolarge", "Too large to send: {{.Over}} over the 35 MiB limit once encoded. Remove about {{.Remove}} of attachments, or send some as Drive links.", w{"Over": humanSize(over), "Remove": humanSize(over * 3 / 4)}))
 		c.meterNote.Importance = widget.DangerImportance
 		c.meterNote.Show()
 	} else {
@@ -550,9 +559,9 @@ func (c *composeScreen) updateButtons() {
 // 35.0 MiB", or by how much it is over.
 func meterWords(size, limit int64) string {
 	if size > limit {
-		return humanSize(size) + ", over the " + humanSize(limit) + " limit by " + humanSize(size-limit)
+		return lang.X("compose.meter.over", "{{.Size}}, over the {{.Limit}} limit by {{.Over}}", w{"Size": humanSize(size), "Limit": humanSize(limit), "Over": humanSize(size - limit)})
 	}
-	return humanSize(size) + " of " + humanSize(limit)
+	return lang.X("row.amount", "{{.Done}} of {{.Size}}", w{"Done": humanSize(size), "Size": humanSize(limit)})
 }
 
 func (c *composeScreen) pickFile() {
@@ -579,7 +588,7 @@ func (c *composeScreen) submit(method compose.Method) {
 	}
 	c.busy = true
 	c.updateButtons()
-	c.say("Preparing the message…")
+	c.say(lang.X("compose.preparing", "Preparing the message…"))
 	opts := c.linkOptions()
 	linked := c.linked()
 	may := c.u.deps.May
@@ -640,7 +649,7 @@ func (c *composeScreen) send(ctx context.Context, method compose.Method, gmail a
 			if gmail.SendDraft != "" {
 				c.draft = "" // sent, the draft is gone: what the form keeps is a new message
 			}
-			c.say("Queued as it was when you pressed the button. The form keeps what you changed since.")
+			c.say(lang.X("compose.queued.asitwas", "Queued as it was when you pressed the button. The form keeps what you changed since."))
 			c.updateButtons()
 		}
 		last := len(ids) - 1
@@ -673,22 +682,22 @@ func (c *composeScreen) askDrive(method compose.Method, gmail app.GmailOptions, 
 	ways, _ := c.plan()
 	bySize := true
 	for _, p := range linked {
-		if r := ways[p].reason; r != whyText[compose.WhyOver] && r != whyText[compose.WhyToFit] {
+		if r := ways[p].reason; r != whyText(compose.WhyOver) && r != whyText(compose.WhyToFit) {
 			bySize = false
 		}
 	}
 	var text string
 	switch {
 	case len(linked) == 1 && bySize:
-		text = sprintf("%s is too large for Gmail and goes through your Google Drive as a link.", compose.AttachmentName(linked[0]))
+		text = lang.X("consent.one.big", "{{.Name}} is too large for Gmail and goes through your Google Drive as a link.", w{"Name": compose.AttachmentName(linked[0])})
 	case len(linked) == 1:
-		text = sprintf("%s goes through your Google Drive as a link.", compose.AttachmentName(linked[0]))
+		text = lang.X("consent.one", "{{.Name}} goes through your Google Drive as a link.", w{"Name": compose.AttachmentName(linked[0])})
 	case bySize:
-		text = sprintf("%d files are too large for Gmail and go through your Google Drive as links.", len(linked))
+		text = lang.XN("consent.many.big", "{{.Count}} files are too large for Gmail and go through your Google Drive as links.", len(linked), w{"Count": len(linked)})
 	default:
-		text = sprintf("%d files go through your Google Drive as links.", len(linked))
+		text = lang.XN("consent.many", "{{.Count}} files go through your Google Drive as links.", len(linked), w{"Count": len(linked)})
 	}
-	text += " Carrier needs your permission (as " + na.Address + ") to create files in your Drive; it can reach only the files it makes."
+	text += " " + lang.X("consent.permission", "Carrier needs your permission (as {{.Address}}) to create files in your Drive; it can reach only the files it makes.", w{"Address": na.Address})
 	attached := map[string]bool{}
 	for _, p := range c.attachments {
 		attached[p] = false
@@ -696,11 +705,11 @@ func (c *composeScreen) askDrive(method compose.Method, gmail app.GmailOptions, 
 	_, whole := c.planChoosing(attached)
 	fits := whole <= method.Limit()
 	if fits {
-		text += " Allow it in your browser, or attach the files to the message instead."
+		text += " " + lang.X("consent.fits", "Allow it in your browser, or attach the files to the message instead.")
 	} else {
-		text += sprintf(" Attached, the files would not fit: the message would be %s, over Gmail's %s. Allow it in your browser, or cancel and send smaller files.", humanSize(whole), humanSize(method.Limit()))
+		text += " " + lang.X("consent.nofit", "Attached, the files would not fit: the message would be {{.Size}}, over Gmail's {{.Limit}}. Allow it in your browser, or cancel and send smaller files.", w{"Size": humanSize(whole), "Limit": humanSize(method.Limit())})
 	}
-	a := &driveConsent{text: widget.NewLabel(app.Printable(text))}
+	a := &driveConsent{text: newLabel(app.Printable(text))}
 	a.text.Wrapping = fyne.TextWrapWord
 	done := func() {
 		a.d.Hide()
@@ -708,10 +717,10 @@ func (c *composeScreen) askDrive(method compose.Method, gmail app.GmailOptions, 
 			c.consent = nil
 		}
 	}
-	a.allow = widget.NewButtonWithIcon("Allow…", theme.LoginIcon(), func() {
+	a.allow = widget.NewButtonWithIcon(display(lang.X("consent.allow", "Allow…")), theme.LoginIcon(), func() {
 		done()
 		c.hold(true)
-		c.say("Allow Carrier to create files in your Google Drive in the browser window that opened; the message goes once you have.")
+		c.say(lang.X("consent.inbrowser", "Allow Carrier to create files in your Google Drive in the browser window that opened; the message goes once you have."))
 		allow := c.u.deps.Allow
 		c.u.goBackground(func(ctx context.Context) {
 			err := allow(ctx, auth.Links)
@@ -726,13 +735,13 @@ func (c *composeScreen) askDrive(method compose.Method, gmail app.GmailOptions, 
 		})
 	})
 	a.allow.Importance = widget.HighImportance
-	a.cancel = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() {
+	a.cancel = widget.NewButtonWithIcon(display(lang.X("row.cancel", "Cancel")), theme.CancelIcon(), func() {
 		done()
-		c.notSent("Not sent. The message is as you left it.")
+		c.notSent(lang.X("compose.notsent", "Not sent. The message is as you left it."))
 	})
 	buttons := container.NewHBox(layout.NewSpacer(), a.cancel)
 	if fits {
-		a.attach = widget.NewButtonWithIcon("Attach instead", theme.MailAttachmentIcon(), func() {
+		a.attach = widget.NewButtonWithIcon(display(lang.X("compose.attachinstead", "Attach instead")), theme.MailAttachmentIcon(), func() {
 			done()
 			for _, p := range linked {
 				c.choice[p] = false
@@ -751,7 +760,7 @@ func (c *composeScreen) askDrive(method compose.Method, gmail app.GmailOptions, 
 		buttons.Add(a.allow)
 	}
 	c.say("")
-	a.d = dialog.NewCustomWithoutButtons("Send large files through Google Drive?", container.NewVBox(a.text, buttons), c.u.win)
+	a.d = dialog.NewCustomWithoutButtons(display(lang.X("consent.title", "Send large files through Google Drive?")), container.NewVBox(a.text, buttons), c.u.win)
 	a.d.Resize(fyne.NewSize(560, 0))
 	c.consent = a
 	a.d.Show()
@@ -789,15 +798,15 @@ func (c *composeScreen) hold(on bool) {
 // allowProblem says, after Allow… failed, that nothing was sent and why.
 func allowProblem(err error) string {
 	if errors.Is(err, auth.ErrDenied) || errors.Is(err, app.ErrNotGranted) {
-		return "Not sent: Carrier was not allowed to create files in your Google Drive. The message is as you left it: press Send to be asked again, or send the files another way."
+		return lang.X("consent.denied", "Not sent: Carrier was not allowed to create files in your Google Drive. The message is as you left it: press Send to be asked again, or send the files another way.")
 	}
-	return "Not sent: Google Drive could not be allowed (" + windowText(err.Error()) + "). The message is as you left it."
+	return lang.X("consent.failed", "Not sent: Google Drive could not be allowed ({{.Error}}). The message is as you left it.", w{"Error": windowText(err.Error())})
 }
 
 // say shows text under the buttons; the line takes no room while empty.
 func (c *composeScreen) say(text string) {
 	c.formProblem = false
-	c.status.SetText(text)
+	setLabel(c.status, text)
 	if text == "" {
 		c.status.Hide()
 	} else {
@@ -836,4 +845,10 @@ func problemText(err error) string {
 		return strings.Join(lines, "\n")
 	}
 	return windowText(err.Error())
+}
+
+// attachmentCount is "1 attachment", "3 attachments" in the window's
+// language.
+func attachmentCount(n int) string {
+	return lang.XN("count.attachments", "{{.Count}} attachments", n, w{"Count": n})
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fyne.io/fyne/v2/lang"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -31,8 +32,8 @@ func (m *mailboxScreen) draftButtons(it mailItem, open fyne.CanvasObject) fyne.C
 		return open
 	}
 	a := &draftActions{}
-	a.edit = widget.NewButtonWithIcon("Edit", theme.DocumentCreateIcon(), func() { m.editDraft(it) })
-	a.send = widget.NewButtonWithIcon("Send", theme.MailSendIcon(), func() { m.sendDraft(it, a) })
+	a.edit = widget.NewButtonWithIcon(display(lang.X("draft.edit", "Edit")), theme.DocumentCreateIcon(), func() { m.editDraft(it) })
+	a.send = widget.NewButtonWithIcon(display(lang.X("draft.send", "Send")), theme.MailSendIcon(), func() { m.sendDraft(it, a) })
 	if m.drafts == nil {
 		m.drafts = map[string]*draftActions{}
 	}
@@ -51,11 +52,11 @@ func (m *mailboxScreen) editDraft(it mailItem) {
 	if m.u.deps.Target() != m.u.deps.Endpoint {
 		// Compose saves where uploads go now (Google's Gmail); this
 		// draft is the sandbox's, unknown there.
-		m.status.SetText("This draft is in the sandbox, and Compose now saves to your Google account: send it with Send here, or copy what you need into a new message.")
+		setLabel(m.status, lang.X("draft.elsewhere", "This draft is in the sandbox, and Compose now saves to your Google account: send it with Send here, or copy what you need into a new message."))
 		return
 	}
 	keeper, d := m.u.deps.Keeper, m.draftsHere()
-	m.status.SetText("Opening the draft…")
+	setLabel(m.status, lang.X("draft.opening", "Opening the draft…"))
 	m.u.goBackground(func(ctx context.Context) {
 		raw, err := d.ReadDraft(ctx, it.ID)
 		var k *app.Composed
@@ -64,11 +65,11 @@ func (m *mailboxScreen) editDraft(it mailItem) {
 		}
 		m.u.do(func() {
 			if err != nil {
-				m.status.SetText("Could not open the draft: " + app.Printable(err.Error()))
+				setLabel(m.status, lang.X("draft.open.failed", "Could not open the draft: {{.Error}}", w{"Error": app.Printable(err.Error())}))
 				return
 			}
 			m.status.SetText("")
-			m.u.compose.reopen(k, "Editing the draft")
+			m.u.compose.reopen(k, lang.X("draft.editing", "Editing the draft"))
 		})
 	})
 }
@@ -78,7 +79,7 @@ func (m *mailboxScreen) sendDraft(it mailItem, a *draftActions) {
 	d, may := m.draftsHere(), m.u.deps.May
 	a.send.Disable()
 	a.edit.Disable()
-	m.status.SetText("Sending the draft '" + app.Printable(it.Title) + "'…")
+	setLabel(m.status, lang.X("draft.sending", "Sending the draft '{{.Title}}'…", w{"Title": app.Printable(it.Title)}))
 	m.u.goBackground(func(ctx context.Context) {
 		var err error
 		if may != nil {
@@ -103,7 +104,7 @@ func (m *mailboxScreen) sendDraft(it mailItem, a *draftActions) {
 			a.send.Enable()
 			a.edit.Enable()
 			if err != nil {
-				m.status.SetText("Could not send the draft: " + app.Printable(err.Error()))
+				setLabel(m.status, lang.X("draft.send.failed", "Could not send the draft: {{.Error}}", w{"Error": app.Printable(err.Error())}))
 				return
 			}
 			m.refresh()

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fyne.io/fyne/v2/lang"
 	"image/color"
 
 	"fyne.io/fyne/v2"
@@ -157,9 +158,9 @@ func (r *sizeMeterRenderer) recolour() {
 // MiB limit by 20.1 MiB".
 func (m *sizeMeter) AccessibilityLabel() string {
 	if m.TextFormatter == nil {
-		return "Message size"
+		return lang.X("meter.name", "Message size")
 	}
-	return "Message size: " + m.TextFormatter()
+	return lang.X("meter.name.value", "Message size: {{.Size}}", w{"Size": m.TextFormatter()})
 }
 
 func (m *sizeMeter) AccessibilityRole() fyne.AccessibleRole { return fyne.AccessibleRoleText }

@@ -2,11 +2,15 @@ package ui
 
 import (
 	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"time"
 
 	"carrier/compose"
 	"carrier/internal/app"
 )
+
+// w holds a translated string's fields: lang.X("key", "{{.Name}} …", w{"Name": n}).
+type w = map[string]any
 
 func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
 
@@ -16,14 +20,14 @@ func humanSize(n int64) string { return compose.HumanSize(n) }
 func humanDuration(d time.Duration) string {
 	switch {
 	case d < time.Second:
-		return "under a second"
+		return lang.X("time.undersecond", "under a second")
 	case d < time.Minute:
-		return fmt.Sprintf("%d s", int(d.Seconds()+0.5))
+		return lang.X("time.seconds", "{{.S}} s", w{"S": int(d.Seconds() + 0.5)})
 	case d < time.Hour:
-		return fmt.Sprintf("%d min", int(d.Minutes()+0.5))
+		return lang.X("time.minutes", "{{.M}} min", w{"M": int(d.Minutes() + 0.5)})
 	}
 	h := int(d.Hours())
-	return fmt.Sprintf("%d h %d min", h, int(d.Minutes())-60*h)
+	return lang.X("time.hours", "{{.H}} h {{.M}} min", w{"H": h, "M": int(d.Minutes()) - 60*h})
 }
 
 func humanRate(bps float64) string {

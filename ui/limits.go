@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fyne.io/fyne/v2/lang"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -35,7 +36,7 @@ const (
 // speedPresets are the limits offered in one press, on the Transfers
 // screen and in the tray; anything else is typed (Custom).
 var speedPresets = []struct{ name, spec string }{
-	{"No limit", "off"},
+	{"", "off"}, // "No limit", in the window's language
 	{"256 KiB/s", "256K"},
 	{"1 MiB/s", "1M"},
 	{"4 MiB/s", "4M"},
@@ -62,18 +63,18 @@ func newNetworkSettings(u *UI) *networkSettings {
 	n := &networkSettings{u: u}
 	names := make([]string, 0, len(speedPresets)+1)
 	for _, p := range speedPresets {
-		names = append(names, p.name)
+		names = append(names, presetName(p.name))
 	}
-	names = append(names, speedCustom)
-	n.custom = newNamedEntry("Upload speed limit or timetable", false)
+	names = append(names, lang.X("limits.custom", "Custom"))
+	n.custom = newNamedEntry(lang.X("limits.entry", "Upload speed limit or timetable"), false)
 	n.custom.SetPlaceHolder("2M, or a timetable: 08:00,1M 19:00,off")
 	n.custom.OnSubmitted = func(string) { n.applyCustom() }
-	n.apply = widget.NewButtonWithIcon("Apply limit", theme.ConfirmIcon(), n.applyCustom)
+	n.apply = widget.NewButtonWithIcon(display(lang.X("limits.apply", "Apply limit")), theme.ConfirmIcon(), n.applyCustom)
 	n.problem = widget.NewLabel("")
 	n.problem.Wrapping = fyne.TextWrapWord
 	n.problem.Importance = widget.DangerImportance
 	n.problem.Hide()
-	n.speed = newChoices("Upload speed", names, func(i int) {
+	n.speed = newChoices(lang.X("limits.speed", "Upload speed"), names, func(i int) {
 		if i < len(speedPresets) {
 			n.set(speedPresets[i].spec)
 			return
@@ -81,7 +82,7 @@ func newNetworkSettings(u *UI) *networkSettings {
 		n.showCustom(true) // typed, then applied
 		n.u.win.Canvas().Focus(n.custom)
 	})
-	n.metered = newChoices("On a metered connection", []string{"Pause large uploads", "Continue"}, func(i int) {
+	n.metered = newChoices(lang.X("limits.metered", "On a metered connection"), []string{lang.X("limits.metered.pause", "Pause large uploads"), lang.X("limits.metered.continue", "Continue")}, func(i int) {
 		pause := i == 0
 		n.u.deps.Limits.SetOnMetered(pause)
 		n.u.app.Preferences().SetString(prefMetered, map[bool]string{true: "pause", false: "continue"}[pause])
@@ -144,7 +145,7 @@ func (e limitError) Error() string { return string(e) }
 const errEmptyLimit = limitError(`Type a limit such as 2M (2 MiB/s), "off", or a timetable such as 08:00,1M 19:00,off`)
 
 func (n *networkSettings) fail(err error) {
-	n.problem.SetText("That limit was not applied: " + app.Printable(err.Error()))
+	setLabel(n.problem, lang.X("limits.failed", "That limit was not applied: {{.Error}}", w{"Error": app.Printable(err.Error())}))
 	n.problem.Show()
 }
 
@@ -201,10 +202,20 @@ func (u *UI) SpeedMenu(refresh func()) *fyne.MenuItem {
 	n.tray = nil
 	for i, p := range speedPresets {
 		spec := p.spec
-		item := fyne.NewMenuItem(p.name, func() { n.set(spec) })
+		item := fyne.NewMenuItem(presetName(p.name), func() { n.set(spec) })
 		item.Checked = i == presetOf(n.spec)
 		n.tray = append(n.tray, item)
 	}
 	n.refresh = refresh
-	return &fyne.MenuItem{Label: "Upload speed", ChildMenu: fyne.NewMenu("Upload speed", n.tray...)}
+	speed := lang.X("limits.speed", "Upload speed")
+	return &fyne.MenuItem{Label: speed, ChildMenu: fyne.NewMenu(speed, n.tray...)}
+}
+
+// presetName is a preset's name as shown; the sizes are the same in every
+// language.
+func presetName(name string) string {
+	if name == "" {
+		return lang.X("limits.none", "No limit")
+	}
+	return name
 }

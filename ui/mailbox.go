@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"io"
 	"net/http"
 	netmail "net/mail"
@@ -69,10 +70,10 @@ func newMailboxScreen(u *UI) *mailboxScreen {
 	m.status.Wrapping = fyne.TextWrapWord
 	m.list = newPagedList("item")
 	m.detail = newPagedList("line")
-	m.show(widget.NewLabel("Choose a message or a timeline item"))
-	refresh := widget.NewButtonWithIcon("Refresh", theme.ViewRefreshIcon(), m.refresh)
+	m.show(newLabel(lang.X("mailbox.choose", "Choose a message or a timeline item")))
+	refresh := widget.NewButtonWithIcon(display(lang.X("mailbox.refresh", "Refresh")), theme.ViewRefreshIcon(), m.refresh)
 	panes := container.NewGridWithColumns(2, m.list.Object, m.detail.Object)
-	m.content = container.NewBorder(container.NewBorder(nil, nil, widget.NewLabel("What the sandbox holds: sent messages, drafts and timeline items, newest first."), refresh), m.status, nil, nil, panes)
+	m.content = container.NewBorder(container.NewBorder(nil, nil, newLabel(lang.X("mailbox.intro", "What the sandbox holds: sent messages, drafts and timeline items, newest first.")), refresh), m.status, nil, nil, panes)
 	return m
 }
 
@@ -80,11 +81,12 @@ func newMailboxScreen(u *UI) *mailboxScreen {
 // button that opens it (named after the item, so a screen reader says
 // which).
 func (m *mailboxScreen) row(i int, it mailItem) fyne.CanvasObject {
-	title := widget.NewLabelWithStyle(it.Kind+" · "+app.Printable(it.Title), fyne.TextAlignLeading, fyne.TextStyle{Bold: i == m.opened})
+	title := newLabel(kindName(it.Kind) + " · " + app.Printable(it.Title))
+	title.TextStyle = fyne.TextStyle{Bold: i == m.opened}
 	title.Truncation = fyne.TextTruncateEllipsis
-	sub := widget.NewLabel(app.Printable(it.Detail) + " · " + it.When.Local().Format("Jan 2 15:04"))
+	sub := newLabel(app.Printable(it.Detail) + " · " + it.When.Local().Format("Jan 2 15:04"))
 	sub.Truncation = fyne.TextTruncateEllipsis
-	open := newIconButton("Open "+it.Kind+" "+app.Printable(it.Title), theme.NavigateNextIcon(), func() { m.choose(i) })
+	open := newIconButton(lang.X("mailbox.open", "Open {{.Kind}} {{.Title}}", w{"Kind": kindName(it.Kind), "Title": app.Printable(it.Title)}), theme.NavigateNextIcon(), func() { m.choose(i) })
 	// The whole row opens the item on a click; the button is there for
 	// the keyboard and the screen reader.
 	return container.NewStack(newTapArea(func() { m.choose(i) }), container.NewBorder(nil, nil, nil, m.draftButtons(it, open), container.NewVBox(title, sub)))
@@ -217,19 +219,19 @@ func (m *mailboxScreen) refresh() {
 		return
 	}
 	m.loading = true
-	m.status.SetText("Loading…")
+	setLabel(m.status, lang.X("mailbox.loading", "Loading…"))
 	m.u.goBackground(func(ctx context.Context) {
 		items, err := m.load(ctx)
 		m.u.do(func() {
 			m.loading = false
 			if err != nil {
-				m.status.SetText("Could not read the mailbox: " + windowText(err.Error()))
+				setLabel(m.status, lang.X("mailbox.failed", "Could not read the mailbox: {{.Error}}", w{"Error": windowText(err.Error())}))
 				return
 			}
 			m.mu.Lock()
 			m.items = items
 			m.mu.Unlock()
-			m.status.SetText(countText(len(items)))
+			setLabel(m.status, countText(len(items)))
 			m.opened = -1
 			m.list.ShowFirst()
 			m.drawList()
@@ -283,7 +285,7 @@ func (m *mailboxScreen) load(ctx context.Context) ([]mailItem, error) {
 		case contains(mm.LabelIDs, "SENT"):
 			kind = "Sent"
 		}
-		items = append(items, mailItem{Kind: kind, ID: mm.ID, Title: orNone(mm.header("Subject")), Detail: "to " + people(mm.header("To")), When: millis(mm.InternalDate)})
+		items = append(items, mailItem{Kind: kind, ID: mm.ID, Title: orNone(mm.header("Subject")), Detail: lang.X("mailbox.to", "to {{.People}}", w{"People": people(mm.header("To"))}), When: millis(mm.InternalDate)})
 	}
 	var drafts struct {
 		Drafts []struct {
@@ -299,7 +301,7 @@ func (m *mailboxScreen) load(ctx context.Context) ([]mailItem, error) {
 		if err := m.api(ctx, "/gmail/v1/users/me/messages/"+d.Message.ID+"?format=metadata&metadataHeaders=Subject&metadataHeaders=To", &mm); err != nil {
 			return nil, err
 		}
-		items = append(items, mailItem{Kind: "Draft", ID: d.ID, MsgID: mm.ID, Title: orNone(mm.header("Subject")), Detail: "to " + people(mm.header("To")), When: millis(mm.InternalDate)})
+		items = append(items, mailItem{Kind: "Draft", ID: d.ID, MsgID: mm.ID, Title: orNone(mm.header("Subject")), Detail: lang.X("mailbox.to", "to {{.People}}", w{"People": people(mm.header("To"))}), When: millis(mm.InternalDate)})
 	}
 	var tl struct {
 		Items []map[string]any `json:"items"`
@@ -311,20 +313,17 @@ func (m *mailboxScreen) load(ctx context.Context) ([]mailItem, error) {
 		when, _ := time.Parse(time.RFC3339, fmt.Sprint(it["updated"]))
 		text, _ := it["text"].(string)
 		atts, _ := it["attachments"].([]any)
-		items = append(items, mailItem{Kind: "Timeline", ID: fmt.Sprint(it["id"]), Title: orNone(text), Detail: countOf(len(atts), "attachment", "attachments"), When: when, Item: it})
+		items = append(items, mailItem{Kind: "Timeline", ID: fmt.Sprint(it["id"]), Title: orNone(text), Detail: attachmentCount(len(atts)), When: when, Item: it})
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].When.After(items[j].When) })
 	return items, nil
 }
 
 func countText(n int) string {
-	switch n {
-	case 0:
-		return "Nothing yet: messages you send and pictures you post show up here."
-	case 1:
-		return "1 item"
+	if n == 0 {
+		return lang.X("mailbox.empty", "Nothing yet: messages you send and pictures you post show up here.")
 	}
-	return fmt.Sprintf("%d items", n)
+	return lang.XN("mailbox.count", "{{.Count}} items", n, w{"Count": n})
 }
 
 // people shows an address header the way people read it: names where
@@ -356,7 +355,7 @@ func contains(list []string, s string) bool {
 
 func orNone(s string) string {
 	if strings.TrimSpace(s) == "" {
-		return "(none)"
+		return lang.X("mailbox.none", "(none)")
 	}
 	return s
 }
@@ -364,7 +363,7 @@ func orNone(s string) string {
 // open shows one item: headers, text and attachment names of a message;
 // the caption and pictures of a timeline item.
 func (m *mailboxScreen) open(it mailItem) {
-	m.show(widget.NewLabel("Loading…"))
+	m.show(newLabel(lang.X("mailbox.loading", "Loading…")))
 	m.u.goBackground(func(ctx context.Context) {
 		var view func() []fyne.CanvasObject
 		var err error
@@ -375,7 +374,7 @@ func (m *mailboxScreen) open(it mailItem) {
 		}
 		m.u.do(func() {
 			if err != nil {
-				l := widget.NewLabel("Could not open it: " + windowText(err.Error()))
+				l := newLabel(lang.X("mailbox.open.failed", "Could not open it: {{.Error}}", w{"Error": windowText(err.Error())}))
 				l.Wrapping = fyne.TextWrapWord
 				m.show(l)
 			} else {
@@ -454,7 +453,7 @@ func (m *mailboxScreen) messageView(ctx context.Context, it mailItem) (func() []
 
 // wrapped is a label that wraps at the pane's width.
 func wrapped(text string) *widget.Label {
-	l := widget.NewLabel(text)
+	l := newLabel(text)
 	l.Wrapping = fyne.TextWrapWord
 	return l
 }
@@ -493,17 +492,9 @@ func paragraphs(text string) []string {
 		flush()
 	}
 	if len(out) == 0 {
-		out = []string{"(no text)"}
+		out = []string{lang.X("mailbox.notext", "(no text)")}
 	}
 	return out
-}
-
-// countOf says "1 attachment", "3 attachments".
-func countOf(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }
 
 func (m *mailboxScreen) timelineView(ctx context.Context, it mailItem) (func() []fyne.CanvasObject, error) {
@@ -521,7 +512,7 @@ func (m *mailboxScreen) timelineView(ctx context.Context, it mailItem) (func() [
 		if strings.HasPrefix(ctype, "image/") && url != "" {
 			data, err := m.fetch(ctx, url)
 			if errors.Is(err, errElsewhere) {
-				s.ctype += " (not shown: it is on another server)"
+				s.ctype = lang.X("mailbox.elsewhere", "{{.Type}} (not shown: it is on another server)", w{"Type": s.ctype})
 			} else if err != nil {
 				return nil, err
 			}
@@ -530,24 +521,40 @@ func (m *mailboxScreen) timelineView(ctx context.Context, it mailItem) (func() [
 		media = append(media, s)
 	}
 	return func() []fyne.CanvasObject {
-		rows := []fyne.CanvasObject{widget.NewLabelWithStyle("Timeline item", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})}
+		rows := []fyne.CanvasObject{widget.NewLabelWithStyle(display(lang.X("mailbox.timelineitem", "Timeline item")), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})}
 		if text, ok := it.Item["text"]; ok {
 			for _, p := range paragraphs(app.PrintableLines(orNone(fmt.Sprint(text)))) {
 				rows = append(rows, wrapped(p))
 			}
 		} else {
-			rows = append(rows, wrapped("(no caption)"))
+			rows = append(rows, wrapped(lang.X("mailbox.nocaption", "(no caption)")))
 		}
 		for _, s := range media {
 			if s.data != nil {
 				img := canvas.NewImageFromReader(bytes.NewReader(s.data), s.name)
 				img.FillMode = canvas.ImageFillContain
 				img.SetMinSize(fyne.NewSize(240, 180))
-				rows = append(rows, img, widget.NewLabel("Picture: "+app.Printable(s.name)+" ("+s.ctype+")"))
+				rows = append(rows, img, newLabel(lang.X("mailbox.picture", "Picture: {{.Name}} ({{.Type}})", w{"Name": app.Printable(s.name), "Type": s.ctype})))
 			} else {
-				rows = append(rows, container.NewHBox(widget.NewIcon(theme.FileIcon()), widget.NewLabel(s.ctype)))
+				rows = append(rows, container.NewHBox(widget.NewIcon(theme.FileIcon()), newLabel(s.ctype)))
 			}
 		}
 		return rows
 	}, nil
+}
+
+// kindName is an item's kind ("Sent", "Draft", "Timeline", "Inbox") in
+// the window's language.
+func kindName(kind string) string {
+	switch kind {
+	case "Inbox":
+		return lang.X("kind.inbox", "Inbox")
+	case "Sent":
+		return lang.X("kind.sent", "Sent")
+	case "Draft":
+		return lang.X("kind.draft", "Draft")
+	case "Timeline":
+		return lang.X("kind.timeline", "Timeline")
+	}
+	return kind
 }

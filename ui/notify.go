@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fyne.io/fyne/v2/lang"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -25,9 +26,9 @@ type NoticeAction struct {
 // or is nil) Fyne's notification says the same without buttons. Any
 // goroutine: the service is called off the caller's.
 func (u *UI) notifyJob(snap transfer.Snapshot) {
-	title, body := "Carrier: sent", jobName(snap)
+	title, body := lang.X("notify.sent", "Carrier: sent"), jobName(snap)
 	if snap.State == transfer.StateFailed {
-		title, body = "Carrier: failed", body+": "+windowText(snap.Error)
+		title, body = lang.X("notify.failed", "Carrier: failed"), lang.X("notify.failed.body", "{{.Name}}: {{.Error}}", w{"Name": body, "Error": windowText(snap.Error)})
 	}
 	body = app.Printable(body)
 	fallback := func() { u.fyneNotify(fyne.NewNotification(title, body)) }
@@ -35,19 +36,19 @@ func (u *UI) notifyJob(snap transfer.Snapshot) {
 		fallback()
 		return
 	}
-	show := NoticeAction{Key: "show", Label: "Show", Do: func() { u.bringBack(u.transfersTab) }}
+	show := NoticeAction{Key: "show", Label: lang.X("notify.show", "Show"), Do: func() { u.bringBack(u.transfersTab) }}
 	var actions []NoticeAction
 	if snap.State == transfer.StateFailed {
 		id := snap.ID
-		actions = append(actions, NoticeAction{Key: "retry", Label: "Retry", Do: func() {
+		actions = append(actions, NoticeAction{Key: "retry", Label: lang.X("notify.retry", "Retry"), Do: func() {
 			u.goBackground(func(ctx context.Context) { u.deps.Uploads.Retry(ctx, id) })
 		}}, show)
 	} else if u.inMailbox(snap) {
-		actions = append(actions, NoticeAction{Key: "mailbox", Label: "Open in Mailbox", Do: func() { u.bringBack(u.mailboxTab) }})
+		actions = append(actions, NoticeAction{Key: "mailbox", Label: lang.X("notify.mailbox", "Open in Mailbox"), Do: func() { u.bringBack(u.mailboxTab) }})
 	} else {
 		actions = append(actions, show)
 	}
-	actions = append(actions, NoticeAction{Key: "default", Label: "Show", Do: show.Do})
+	actions = append(actions, NoticeAction{Key: "default", Label: lang.X("notify.show", "Show"), Do: show.Do})
 	u.goBackground(func(context.Context) {
 		if err := u.deps.Notify(title, body, actions); err != nil {
 			fallback()

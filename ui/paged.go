@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"fyne.io/fyne/v2/lang"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -100,8 +101,8 @@ type pagedList struct {
 func newPagedList(noun string) *pagedList {
 	p := &pagedList{noun: noun, layout: &pageLayout{gap: theme.Padding()}}
 	p.Box = container.New(p.layout)
-	p.earlier = widget.NewButtonWithIcon("Earlier", theme.MoveUpIcon(), func() { p.turn(-1) })
-	p.later = widget.NewButtonWithIcon("Later", theme.MoveDownIcon(), func() { p.turn(+1) })
+	p.earlier = widget.NewButtonWithIcon(display(lang.X("paged.earlier", "Earlier")), theme.MoveUpIcon(), func() { p.turn(-1) })
+	p.later = widget.NewButtonWithIcon(display(lang.X("paged.later", "Later")), theme.MoveDownIcon(), func() { p.turn(+1) })
 	p.where = widget.NewLabel("")
 	p.layout.onPage = p.showPlace
 	p.wheel = newPageWheel(p)
@@ -138,7 +139,7 @@ func (p *pagedList) showPlace() {
 	total, first, shown := len(p.Box.Objects), p.layout.first, p.layout.shown
 	text := ""
 	if total > shown && shown > 0 {
-		text = fmt.Sprintf("%d–%d of %d %ss", first+1, first+shown, total, p.noun)
+		text = placeWords(p.noun, first+1, first+shown, total)
 	}
 	if p.where.Text != text {
 		p.where.SetText(text)
@@ -208,4 +209,21 @@ func (w *pageWheel) Scrolled(e *fyne.ScrollEvent) {
 
 func (w *pageWheel) CreateRenderer() fyne.WidgetRenderer {
 	return widget.NewSimpleRenderer(container.NewWithoutLayout())
+}
+
+// placeWords is "3–10 of 25 uploads" in the window's language; the count
+// decides the plural form.
+func placeWords(noun string, first, last, total int) string {
+	f := w{"First": first, "Last": last, "Total": total}
+	switch noun {
+	case "attachment":
+		return lang.XN("paged.attachments", "{{.First}}–{{.Last}} of {{.Total}} attachments", total, f)
+	case "item":
+		return lang.XN("paged.items", "{{.First}}–{{.Last}} of {{.Total}} items", total, f)
+	case "line":
+		return lang.XN("paged.lines", "{{.First}}–{{.Last}} of {{.Total}} lines", total, f)
+	case "upload":
+		return lang.XN("paged.uploads", "{{.First}}–{{.Last}} of {{.Total}} uploads", total, f)
+	}
+	return fmt.Sprintf("%d–%d of %d %ss", first, last, total, noun)
 }

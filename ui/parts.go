@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fyne.io/fyne/v2/lang"
 	"image/color"
 	"sort"
 	"strings"
@@ -146,8 +147,8 @@ func (s *transfersScreen) drawGroup(r *transferRow, v jobView) {
 		return float64(n) / float64(total)
 	}
 	r.bar.Set(frac(confirmed), frac(sent))
-	r.bar.name = "Progress of the message and its files"
-	r.state.SetText(s.groupWords(g))
+	r.bar.name = lang.X("parts.bar", "Progress of the message and its files")
+	setLabel(r.state, s.groupWords(g))
 	r.state.Importance = widget.MediumImportance
 	switch {
 	case msg.State == transfer.StateDone:
@@ -156,11 +157,11 @@ func (s *transfersScreen) drawGroup(r *transferRow, v jobView) {
 		r.state.Importance = widget.DangerImportance
 	}
 	r.state.Refresh()
-	amount := humanSize(confirmed) + " of " + humanSize(total)
+	amount := lang.X("row.amount", "{{.Done}} of {{.Size}}", w{"Done": humanSize(confirmed), "Size": humanSize(total)})
 	if sent > confirmed {
-		amount += " (" + humanSize(sent-confirmed) + " sent, not yet confirmed)"
+		amount = lang.X("row.amount.unconfirmed", "{{.Done}} of {{.Size}} ({{.Sent}} sent, not yet confirmed)", w{"Done": humanSize(confirmed), "Size": humanSize(total), "Sent": humanSize(sent - confirmed)})
 	}
-	r.amount.SetText(amount)
+	setLabel(r.amount, amount)
 
 	if len(r.partRows) != len(g.uploads) {
 		r.parts.RemoveAll()
@@ -230,15 +231,15 @@ func newPartRow() *partRow {
 // drawPart shows one Drive upload and what became of its shares.
 func (s *transfersScreen) drawPart(p *partRow, u jobView, shares []jobView, draft bool) {
 	snap := u.snap
-	p.name.SetText(app.Printable(jobName(snap)))
-	p.bar.name = "Upload of " + app.Printable(jobName(snap))
+	setLabel(p.name, app.Printable(jobName(snap)))
+	p.bar.name = lang.X("parts.bar.file", "Upload of {{.Name}}", w{"Name": app.Printable(jobName(snap))})
 	if snap.Size > 0 {
 		p.bar.Set(float64(snap.Confirmed)/float64(snap.Size), float64(max(snap.Sent, snap.Confirmed))/float64(snap.Size))
 	} else if snap.State == transfer.StateDone {
 		p.bar.Set(1, 1)
 	}
-	p.amount.SetText(humanSize(snap.Confirmed) + " of " + humanSize(snap.Size))
-	p.state.SetText(s.partWords(u, shares, draft))
+	setLabel(p.amount, lang.X("row.amount", "{{.Done}} of {{.Size}}", w{"Done": humanSize(snap.Confirmed), "Size": humanSize(snap.Size)}))
+	setLabel(p.state, s.partWords(u, shares, draft))
 	p.state.Importance = widget.MediumImportance
 	if snap.State == transfer.StateFailed || anyState(snapsOf(shares), transfer.StateFailed) {
 		p.state.Importance = widget.DangerImportance
@@ -259,9 +260,9 @@ func (s *transfersScreen) partWords(u jobView, shares []jobView, draft bool) str
 	}
 	if gone, ok := s.deleted[u.snap.ID]; ok {
 		if gone {
-			return "Deleted from Google Drive"
+			return lang.X("part.deleted", "Deleted from Google Drive")
 		}
-		return "On Google Drive (kept)"
+		return lang.X("part.kept", "On Google Drive (kept)")
 	}
 	var with []string
 	for _, sh := range shares {
@@ -270,37 +271,31 @@ func (s *transfersScreen) partWords(u jobView, shares []jobView, draft bool) str
 			_, who, _ := strings.Cut(jobName(sh.snap), " · shared with ")
 			with = append(with, who)
 		case transfer.StateFailed:
-			return "On Google Drive · sharing failed: " + windowText(sh.snap.Error) + failureAdvice[sh.snap.Cause]
+			return lang.X("part.share.failed", "On Google Drive · sharing failed: {{.Error}}", w{"Error": windowText(sh.snap.Error)}) + failureAdvice(sh.snap.Cause)
 		case transfer.StateCancelled:
-			return "On Google Drive · not shared (cancelled)"
+			return lang.X("part.share.cancelled", "On Google Drive · not shared (cancelled)")
 		default:
-			return "On Google Drive · sharing"
+			return lang.X("part.sharing", "On Google Drive · sharing")
 		}
 	}
 	if len(with) == 0 {
 		if draft {
-			return "On Google Drive · shared with nobody until the draft is sent"
+			return lang.X("part.draft", "On Google Drive · shared with nobody until the draft is sent")
 		}
-		return "On Google Drive"
+		return lang.X("part.ondrive", "On Google Drive")
 	}
-	return "On Google Drive · shared with " + app.Printable(strings.Join(with, ", "))
+	return lang.X("part.shared", "On Google Drive · shared with {{.Who}}", w{"Who": app.Printable(strings.Join(with, ", "))})
 }
 
 // groupWords say where the whole message stands.
 func (s *transfersScreen) groupWords(g group) string {
 	msg, now := g.msg, s.now()
-	files := func(n int) string {
-		if n == 1 {
-			return "the file"
-		}
-		return "the files"
-	}
 	switch msg.snap.State {
 	case transfer.StateDone:
 		if strings.Contains(msg.snap.URL, "/send") {
-			return "Sent"
+			return lang.X("group.sent", "Sent")
 		}
-		return "Done"
+		return lang.X("state.done", "Done")
 	case transfer.StateCancelled:
 		deleted, kept := 0, 0
 		for _, u := range g.uploads {
@@ -312,25 +307,25 @@ func (s *transfersScreen) groupWords(g group) string {
 		}
 		switch {
 		case deleted > 0:
-			return "Cancelled · " + files(deleted) + " deleted from Google Drive"
+			return lang.XN("group.cancelled.deleted", "Cancelled · the files deleted from Google Drive", deleted)
 		case kept > 0:
-			return "Cancelled · " + files(kept) + " kept on Google Drive"
+			return lang.XN("group.cancelled.kept", "Cancelled · the files kept on Google Drive", kept)
 		}
-		return "Cancelled"
+		return lang.X("state.cancelled", "Cancelled")
 	case transfer.StateFailed, transfer.StateSignIn:
 		return stateWords(msg, now)
 	case transfer.StatePaused:
-		return "Paused"
+		return lang.X("state.paused", "Paused")
 	}
 	if n := heldFiles(g); n > 0 {
-		return sprintf("%s: %s wait%s. Send anyway sends them now", transfer.HeldMetered, map[bool]string{true: "a large file", false: sprintf("%d large files", n)}[n == 1], map[bool]string{true: "s", false: ""}[n == 1])
+		return lang.XN("group.held", "{{.Held}}: {{.Count}} large files wait. Send anyway sends them now", n, w{"Held": transfer.HeldMetered, "Count": n})
 	}
 	for _, p := range g.all[1:] {
 		switch p.State {
 		case transfer.StateFailed:
-			return "Waiting: " + app.Printable(jobName(p)) + " failed: " + windowText(p.Error) + failureAdvice[p.Cause]
+			return lang.X("group.part.failed", "Waiting: {{.Name}} failed: {{.Error}}", w{"Name": app.Printable(jobName(p)), "Error": windowText(p.Error)}) + failureAdvice(p.Cause)
 		case transfer.StateCancelled:
-			return "Waiting: " + app.Printable(jobName(p)) + " was cancelled. Cancel this message."
+			return lang.X("group.part.cancelled", "Waiting: {{.Name}} was cancelled. Cancel this message.", w{"Name": app.Printable(jobName(p))})
 		case transfer.StateSignIn:
 			return signInWords(p)
 		}
@@ -356,14 +351,14 @@ func (s *transfersScreen) groupWords(g group) string {
 	left += msg.snap.Size - msg.snap.Confirmed
 	if done < len(g.uploads) {
 		if active < 0 && paused {
-			return "Paused"
+			return lang.X("state.paused", "Paused")
 		}
 		if active < 0 && done == 0 {
-			return sprintf("Queued: %s to Google Drive first, then the message", map[bool]string{true: "1 file goes", false: sprintf("%d files go", len(g.uploads))}[len(g.uploads) == 1])
+			return lang.XN("group.queued.drive", "Queued: {{.Count}} files go to Google Drive first, then the message", len(g.uploads), w{"Count": len(g.uploads)})
 		}
-		words := "Uploading the file to Google Drive"
+		words := lang.X("group.uploading.one", "Uploading the file to Google Drive")
 		if len(g.uploads) > 1 {
-			words = sprintf("Uploading %d of %d files to Google Drive", done+1, len(g.uploads))
+			words = lang.XN("group.uploading", "Uploading {{.N}} of {{.Count}} files to Google Drive", len(g.uploads), w{"N": done + 1, "Count": len(g.uploads)})
 		}
 		if active >= 0 && g.uploads[active].snap.State == transfer.StateRetrying {
 			return words + " · " + stateWords(g.uploads[active], now)
@@ -373,17 +368,17 @@ func (s *transfersScreen) groupWords(g group) string {
 	for _, sh := range g.shares {
 		for _, j := range sh {
 			if j.snap.State != transfer.StateDone {
-				return "Sharing " + files(len(g.uploads)) + " on Google Drive"
+				return lang.XN("group.sharing", "Sharing the files on Google Drive", len(g.uploads))
 			}
 		}
 	}
 	switch msg.snap.State {
 	case transfer.StateRunning:
-		return "Sending" + pace(msg.snap.Rate, left)
+		return lang.X("group.sending", "Sending") + pace(msg.snap.Rate, left)
 	case transfer.StateRetrying:
 		return stateWords(msg, now)
 	}
-	return "Queued to send"
+	return lang.X("group.queued", "Queued to send")
 }
 
 // pace is " · 5.0 MiB/s · 2 min left", or "" before a rate is known.
@@ -394,7 +389,7 @@ func pace(rate float64, left int64) string {
 	}
 	words := " · " + r
 	if left > 0 {
-		words += " · " + humanDuration(time.Duration(float64(left)/rate*float64(time.Second))) + " left"
+		words += " · " + lang.X("tray.left", "{{.Time}} left", w{"Time": humanDuration(time.Duration(float64(left) / rate * float64(time.Second)))})
 	}
 	return words
 }
@@ -466,7 +461,7 @@ func (s *transfersScreen) act(id, what string) {
 		}
 		s.u.do(func() {
 			if problem != nil {
-				s.u.showError("Could not do that", "%v", problem)
+				s.u.showError(lang.X("parts.couldnot.title", "Could not do that"), sprintf("%v", problem))
 			}
 			if len(files) > 0 {
 				s.askDrive(id, files)
@@ -524,11 +519,11 @@ func (s *transfersScreen) askDrive(msg string, files []driveFile) {
 	for _, f := range files {
 		names = append(names, f.Name)
 	}
-	text := sprintf("The message is cancelled. %s is already on your Google Drive, where the recipients may open it. Delete it from Drive, or keep it there?", app.Printable(names[0]))
+	text := lang.X("drive.ask.one", "The message is cancelled. {{.Name}} is already on your Google Drive, where the recipients may open it. Delete it from Drive, or keep it there?", w{"Name": app.Printable(names[0])})
 	if len(files) > 1 {
-		text = sprintf("The message is cancelled. %d of its files are already on your Google Drive (%s), where the recipients may open them. Delete them from Drive, or keep them there?", len(files), app.Printable(strings.Join(names, ", ")))
+		text = lang.XN("drive.ask", "The message is cancelled. {{.Count}} of its files are already on your Google Drive ({{.Names}}), where the recipients may open them. Delete them from Drive, or keep them there?", len(files), w{"Count": len(files), "Names": app.Printable(strings.Join(names, ", "))})
 	}
-	a := &driveAsk{text: widget.NewLabel(text)}
+	a := &driveAsk{text: newLabel(text)}
 	a.text.Wrapping = fyne.TextWrapWord
 	settle := func(gone bool) {
 		a.d.Hide()
@@ -542,7 +537,7 @@ func (s *transfersScreen) askDrive(msg string, files []driveFile) {
 			s.draw(msg)
 			return
 		}
-		s.status.SetText("Deleting from Google Drive…")
+		setLabel(s.status, lang.X("drive.deleting", "Deleting from Google Drive…"))
 		s.u.goBackground(func(ctx context.Context) {
 			var failed []string
 			var ok []driveFile
@@ -559,17 +554,17 @@ func (s *transfersScreen) askDrive(msg string, files []driveFile) {
 				}
 				s.status.SetText("")
 				if len(failed) > 0 {
-					s.status.SetText("Could not delete from Google Drive: " + app.Printable(strings.Join(failed, "; ")))
+					setLabel(s.status, lang.X("drive.delete.failed", "Could not delete from Google Drive: {{.Error}}", w{"Error": app.Printable(strings.Join(failed, "; "))}))
 				}
 				s.draw(msg)
 			})
 		})
 	}
-	a.remove = widget.NewButtonWithIcon("Delete from Drive", theme.DeleteIcon(), func() { settle(true) })
+	a.remove = widget.NewButtonWithIcon(display(lang.X("drive.delete", "Delete from Drive")), theme.DeleteIcon(), func() { settle(true) })
 	a.remove.Importance = widget.DangerImportance
-	a.keep = widget.NewButtonWithIcon("Keep on Drive", theme.ConfirmIcon(), func() { settle(false) })
+	a.keep = widget.NewButtonWithIcon(display(lang.X("drive.keep", "Keep on Drive")), theme.ConfirmIcon(), func() { settle(false) })
 	content := container.NewVBox(a.text, container.NewHBox(layout.NewSpacer(), a.keep, a.remove))
-	a.d = dialog.NewCustomWithoutButtons("Files on Google Drive", content, s.u.win)
+	a.d = dialog.NewCustomWithoutButtons(display(lang.X("drive.title", "Files on Google Drive")), content, s.u.win)
 	a.d.Resize(fyne.NewSize(560, 0))
 	s.ask = a
 	a.d.Show()

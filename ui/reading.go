@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fyne.io/fyne/v2/lang"
 	netmail "net/mail"
 	"strings"
 	"time"
@@ -42,16 +43,16 @@ func readingHeaders(hs []headerField, me string, received time.Time, loc *time.L
 	if !ok || strings.TrimSpace(from) == "" {
 		from = me
 	}
-	rows = append(rows, addressRow("From", from))
+	rows = append(rows, addressRow(lang.X("read.from", "From"), from))
 	for _, name := range []string{"To", "Cc", "Bcc"} {
 		if v, ok := get(name); ok && strings.TrimSpace(v) != "" {
-			rows = append(rows, addressRow(name, v))
+			rows = append(rows, addressRow(headerName(name), v))
 		}
 	}
 	date, _ := get("Date")
-	rows = append(rows, wrapped("Date: "+readableDate(date, received, loc)))
+	rows = append(rows, wrapped(lang.X("read.date", "Date: {{.Date}}", w{"Date": readableDate(date, received, loc)})))
 	subject, _ := get("Subject")
-	rows = append(rows, wrapped("Subject: "+app.Printable(orNone(subject))))
+	rows = append(rows, wrapped(lang.X("read.subject", "Subject: {{.Subject}}", w{"Subject": app.Printable(orNone(subject))})))
 	return rows
 }
 
@@ -60,7 +61,7 @@ func readingHeaders(hs []headerField, me string, received time.Time, loc *time.L
 // that does not parse is shown as it is.
 func addressRow(name, value string) fyne.CanvasObject {
 	names, addresses := displayNames(value)
-	main := wrapped(name + ": " + app.Printable(names))
+	main := wrapped(lang.X("read.header", "{{.Name}}: {{.Value}}", w{"Name": name, "Value": app.Printable(names)}))
 	if addresses == "" {
 		return main
 	}
@@ -114,4 +115,17 @@ func readableDate(header string, received time.Time, loc *time.Location) string 
 		return app.Printable(header)
 	}
 	return t.In(loc).Format(readLayout)
+}
+
+// headerName is an address header's name in the window's language.
+func headerName(name string) string {
+	switch name {
+	case "To":
+		return lang.X("read.to", "To")
+	case "Cc":
+		return lang.X("read.cc", "Cc")
+	case "Bcc":
+		return lang.X("read.bcc", "Bcc")
+	}
+	return name
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fyne.io/fyne/v2/lang"
 	"path/filepath"
 	"strings"
 
@@ -46,16 +47,16 @@ type cancelAsk struct {
 func cancelQuestion(snap transfer.Snapshot) string {
 	name := jobName(snap)
 	if !isMessage(snap) {
-		return "Cancel '" + app.Printable(name) + "'? Its upload stops."
+		return lang.X("cancel.upload", "Cancel '{{.Name}}'? Its upload stops.", w{"Name": app.Printable(name)})
 	}
 	subject, to, ok := strings.Cut(name, " · to ")
-	q := "Cancel '" + app.Printable(subject) + "'"
 	if ok && strings.TrimSpace(to) != "" {
-		q += " to " + app.Printable(to)
-	} else if !ok {
-		q = "Cancel '" + app.Printable(name) + "'"
+		return lang.X("cancel.message.to", "Cancel '{{.Subject}}' to {{.To}}? Its upload stops; you can reopen it in Compose.", w{"Subject": app.Printable(subject), "To": app.Printable(to)})
 	}
-	return q + "? Its upload stops; you can reopen it in Compose."
+	if !ok {
+		subject = name
+	}
+	return lang.X("cancel.message", "Cancel '{{.Subject}}'? Its upload stops; you can reopen it in Compose.", w{"Subject": app.Printable(subject)})
 }
 
 // askCancel asks before cancelling job id (the row's message, with its
@@ -67,7 +68,7 @@ func (s *transfersScreen) askCancel(id string) {
 		snap = v.snap
 	}
 	s.mu.Unlock()
-	a := &cancelAsk{text: widget.NewLabel(cancelQuestion(snap))}
+	a := &cancelAsk{text: newLabel(cancelQuestion(snap))}
 	a.text.Wrapping = fyne.TextWrapWord
 	done := func() {
 		a.d.Hide()
@@ -75,14 +76,14 @@ func (s *transfersScreen) askCancel(id string) {
 			s.cancelling = nil
 		}
 	}
-	a.keep = widget.NewButtonWithIcon("Keep uploading", theme.ConfirmIcon(), done)
+	a.keep = widget.NewButtonWithIcon(display(lang.X("quit.keep", "Keep uploading")), theme.ConfirmIcon(), done)
 	a.keep.Importance = widget.HighImportance
-	a.stop = widget.NewButtonWithIcon("Cancel upload", theme.CancelIcon(), func() {
+	a.stop = widget.NewButtonWithIcon(display(lang.X("cancel.stop", "Cancel upload")), theme.CancelIcon(), func() {
 		done()
 		s.act(id, "cancel")
 	})
 	a.stop.Importance = widget.DangerImportance
-	a.d = dialog.NewCustomWithoutButtons("Cancel this upload?", container.NewVBox(a.text, container.NewHBox(layout.NewSpacer(), a.stop, a.keep)), s.u.win)
+	a.d = dialog.NewCustomWithoutButtons(display(lang.X("cancel.title", "Cancel this upload?")), container.NewVBox(a.text, container.NewHBox(layout.NewSpacer(), a.stop, a.keep)), s.u.win)
 	a.d.Resize(fyne.NewSize(520, 0))
 	s.cancelling = a
 	a.d.Show()
@@ -103,10 +104,10 @@ func (s *transfersScreen) reopen(id string) {
 				if errors.Is(err, app.ErrNotKept) {
 					why = app.ErrNotKept.Error() + "."
 				}
-				s.u.showError("Cannot reopen this message", "%s", why)
+				s.u.showError(lang.X("reopen.cannot.title", "Cannot reopen this message"), why)
 				return
 			}
-			s.u.compose.reopen(k, "Reopened")
+			s.u.compose.reopen(k, lang.X("reopen.reopened", "Reopened"))
 		})
 	})
 }
@@ -116,15 +117,15 @@ func (s *transfersScreen) reopen(id string) {
 // ("Reopened", "Editing the draft").
 func (c *composeScreen) reopen(k *app.Composed, what string) {
 	if c.busy || c.held {
-		c.u.showError("Compose is busy", "Compose is sending a message. Open this one once it has gone.")
+		c.u.showError(lang.X("reopen.busy.title", "Compose is busy"), lang.X("reopen.busy", "Compose is sending a message. Open this one once it has gone."))
 		return
 	}
 	if c.blank() {
 		c.load(k, what)
 		return
 	}
-	dialog.ShowConfirm("Replace the message in Compose?",
-		"Compose holds a message that has not been sent. Replace it with '"+app.Printable(orNone(k.Subject))+"'? What Compose holds now is lost.",
+	dialog.ShowConfirm(display(lang.X("reopen.replace.title", "Replace the message in Compose?")),
+		display(lang.X("reopen.replace", "Compose holds a message that has not been sent. Replace it with '{{.Subject}}'? What Compose holds now is lost.", w{"Subject": app.Printable(orNone(k.Subject))})),
 		func(ok bool) {
 			if ok {
 				c.load(k, what)
@@ -180,19 +181,19 @@ func (c *composeScreen) load(k *app.Composed, what string) {
 		}
 	}
 	c.draft = k.DraftID
-	words := what + ": '" + app.Printable(orNone(k.Subject)) + "'."
+	words := lang.X("reopen.what", "{{.What}}: '{{.Subject}}'.", w{"What": what, "Subject": app.Printable(orNone(k.Subject))})
 	if c.draft != "" {
-		words += " Save as draft updates the draft; Send sends it."
+		words += " " + lang.X("reopen.draft", "Save as draft updates the draft; Send sends it.")
 	}
 	if len(missing) > 0 {
 		var names []string
 		for _, p := range missing {
-			names = append(names, app.Printable(filepath.Base(p))+" (was in "+app.Printable(filepath.Dir(p))+")")
+			names = append(names, lang.X("reopen.wasin", "{{.Name}} (was in {{.Dir}})", w{"Name": app.Printable(filepath.Base(p)), "Dir": app.Printable(filepath.Dir(p))}))
 		}
 		if len(missing) == 1 {
-			words += " Not attached: " + names[0] + " is no longer there. Attach it again if you still have it."
+			words += " " + lang.X("reopen.missing.one", "Not attached: {{.Name}} is no longer there. Attach it again if you still have it.", w{"Name": names[0]})
 		} else {
-			words += sprintf(" Not attached: %d files are no longer where they were: %s. Attach them again if you still have them.", len(missing), strings.Join(names, "; "))
+			words += " " + lang.XN("reopen.missing", "Not attached: {{.Count}} files are no longer where they were: {{.Names}}. Attach them again if you still have them.", len(missing), w{"Count": len(missing), "Names": strings.Join(names, "; ")})
 		}
 	}
 	c.updateMeter()

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fyne.io/fyne/v2/lang"
 	"image/color"
 
 	"fyne.io/fyne/v2"
@@ -23,7 +24,10 @@ const (
 	prefLinkExpiry = "link-expiry" // expiryChoices' index
 )
 
-var themeChoices = []string{"As the system", "Light", "Dark"}
+// themeChoices are the Theme setting's answers, in the window's language.
+func themeChoices() []string {
+	return []string{lang.X("settings.system", "As the system"), lang.X("settings.theme.light", "Light"), lang.X("settings.theme.dark", "Dark")}
+}
 
 // settingsSection is the Account screen's part that is about Carrier
 // itself rather than the account: theme, start at login, the question
@@ -31,6 +35,7 @@ var themeChoices = []string{"As the system", "Light", "Dark"}
 type settingsSection struct {
 	u       *UI
 	theme   *choices
+	lang    *choices
 	login   *namedCheck // nil when the system's login start is not offered
 	askQuit *namedCheck
 	status  *widget.Label
@@ -43,25 +48,28 @@ func newSettingsSection(u *UI) *settingsSection {
 	s.status = widget.NewLabel("")
 	s.status.Wrapping = fyne.TextWrapWord
 	s.status.Hide()
-	s.theme = newChoices("Theme", themeChoices, func(i int) {
+	s.theme = newChoices(lang.X("settings.theme", "Theme"), themeChoices(), func(i int) {
 		prefs.SetInt(prefTheme, i)
 		u.applyTheme(i)
 	})
-	if i := prefs.IntWithFallback(prefTheme, 0); i >= 0 && i < len(themeChoices) {
+	if i := prefs.IntWithFallback(prefTheme, 0); i >= 0 && i < len(themeChoices()) {
 		s.theme.set(i)
 		u.applyTheme(i)
 	}
-	s.askQuit = newNamedCheck("Ask before quitting while uploads run (without a tray icon, closing the window quits)", nil)
+	s.lang = s.languageChoice()
+	s.askQuit = newNamedCheck(lang.X("settings.askquit", "Ask before quitting while uploads run (without a tray icon, closing the window quits)"), nil)
 	s.askQuit.SetChecked(prefs.BoolWithFallback(prefAskQuit, true))
 	s.askQuit.OnChanged = func(on bool) { prefs.SetBool(prefAskQuit, on) }
-	box := container.NewVBox(widget.NewLabelWithStyle("Settings", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.theme.Object)
+	heading := newLabel(lang.X("settings.heading", "Settings"))
+	heading.TextStyle = fyne.TextStyle{Bold: true}
+	box := container.NewVBox(heading, s.theme.Object, s.lang.Object)
 	if u.deps.StartAtLogin != nil && u.deps.StartsAtLogin != nil {
-		s.login = newNamedCheck("Start Carrier when I log in, in the tray, so unfinished uploads go on after a restart", nil)
+		s.login = newNamedCheck(lang.X("settings.login", "Start Carrier when I log in, in the tray, so unfinished uploads go on after a restart"), nil)
 		// The system's entry is the truth: the person may have removed it
 		// in their desktop's settings since.
 		on, err := u.deps.StartsAtLogin()
 		if err != nil {
-			s.say("Could not read whether Carrier starts at login: " + app.Printable(err.Error()))
+			s.say(lang.X("settings.login.unknown", "Could not read whether Carrier starts at login: {{.Error}}", w{"Error": app.Printable(err.Error())}))
 		}
 		s.login.SetChecked(on)
 		s.login.OnChanged = s.setLogin
@@ -73,8 +81,30 @@ func newSettingsSection(u *UI) *settingsSection {
 	return s
 }
 
+// languageChoice is the Language setting. Fyne's words are picked once,
+// as Carrier starts, so a new choice is kept for the next start.
+func (s *settingsSection) languageChoice() *choices {
+	prefs := s.u.app.Preferences()
+	names := append([]string{lang.X("settings.system", "As the system")}, languageNames[1:]...)
+	c := newChoices(lang.X("settings.language", "Language"), names, nil)
+	chosen := prefs.String(prefLanguage)
+	for i, code := range languageCodes {
+		if code == chosen {
+			c.set(i)
+		}
+	}
+	c.changed = func(i int) {
+		if languageCodes[i] == prefs.String(prefLanguage) {
+			return
+		}
+		prefs.SetString(prefLanguage, languageCodes[i])
+		s.say(lang.X("settings.language.later", "The language takes effect when Carrier starts again."))
+	}
+	return c
+}
+
 func (s *settingsSection) say(text string) {
-	s.status.SetText(text)
+	setLabel(s.status, text)
 	s.status.Show()
 }
 
@@ -88,9 +118,9 @@ func (s *settingsSection) setLogin(on bool) {
 		return
 	}
 	if on {
-		s.say("Carrier will start in the tray when you log in.")
+		s.say(lang.X("settings.login.on", "Carrier will start in the tray when you log in."))
 	} else {
-		s.say("Carrier will not start when you log in.")
+		s.say(lang.X("settings.login.off", "Carrier will not start when you log in."))
 	}
 }
 
@@ -155,12 +185,12 @@ type quitQuestion struct {
 // that never closes is no answer to remember.
 func (u *UI) askQuit(quit func()) {
 	q := &quitQuestion{}
-	q.again = newNamedCheck("Don't ask again: quit at once next time", nil)
-	text := widget.NewLabel("Quit anyway? Unfinished uploads are kept and go on the next time Carrier starts.")
+	q.again = newNamedCheck(lang.X("quit.again", "Don't ask again: quit at once next time"), nil)
+	text := newLabel(lang.X("quit.text", "Quit anyway? Unfinished uploads are kept and go on the next time Carrier starts."))
 	text.Wrapping = fyne.TextWrapWord
-	q.keep = widget.NewButton("Keep uploading", func() { q.d.Hide() })
+	q.keep = widget.NewButton(display(lang.X("quit.keep", "Keep uploading")), func() { q.d.Hide() })
 	q.keep.Importance = widget.HighImportance
-	q.quit = widget.NewButton("Quit", func() {
+	q.quit = widget.NewButton(display(lang.X("quit.quit", "Quit")), func() {
 		q.d.Hide()
 		if q.again.Checked {
 			u.app.Preferences().SetBool(prefAskQuit, false)
@@ -168,7 +198,7 @@ func (u *UI) askQuit(quit func()) {
 		}
 		quit()
 	})
-	q.d = dialog.NewCustomWithoutButtons("Uploads are still running", container.NewVBox(text, q.again), u.win)
+	q.d = dialog.NewCustomWithoutButtons(display(lang.X("quit.title", "Uploads are still running")), container.NewVBox(text, q.again), u.win)
 	q.d.SetButtons([]fyne.CanvasObject{q.quit, q.keep})
 	q.d.Resize(fyne.NewSize(480, 0))
 	q.d.Show()

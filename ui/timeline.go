@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"os"
 	"path/filepath"
 	"slices"
@@ -64,24 +65,24 @@ func newTimelineScreen(u *UI) *timelineScreen {
 	t.list.Wrapping = fyne.TextWrapWord
 	t.info = widget.NewLabel("")
 	t.info.Wrapping = fyne.TextWrapWord
-	t.album = newNamedEntry("Album", false)
-	t.album.SetPlaceHolder("Album (optional): a new one's name, or one Carrier made")
-	t.albums = widget.NewButtonWithIcon("Carrier's albums…", theme.FolderIcon(), t.pickAlbum)
-	t.description = newNamedEntry("Description", true)
-	t.description.SetPlaceHolder("Description for every item (optional)")
+	t.album = newNamedEntry(lang.X("photos.album", "Album"), false)
+	t.album.SetPlaceHolder(display(lang.X("photos.album.hint", "Album (optional): a new one's name, or one Carrier made")))
+	t.albums = widget.NewButtonWithIcon(display(lang.X("photos.albums", "Carrier's albums…")), theme.FolderIcon(), t.pickAlbum)
+	t.description = newNamedEntry(lang.X("photos.description", "Description"), true)
+	t.description.SetPlaceHolder(display(lang.X("photos.description.hint", "Description for every item (optional)")))
 	t.description.SetMinRowsVisible(2)
-	t.elseDrive = newNamedCheck("Send what Google Photos refuses to Google Drive instead", func(bool) { t.show() })
-	t.post = widget.NewButtonWithIcon("Post to Google Photos", theme.UploadIcon(), t.submit)
+	t.elseDrive = newNamedCheck(lang.X("photos.elsedrive", "Send what Google Photos refuses to Google Drive instead"), func(bool) { t.show() })
+	t.post = widget.NewButtonWithIcon(display(lang.X("photos.post", "Post to Google Photos")), theme.UploadIcon(), t.submit)
 	t.post.Importance = widget.HighImportance
-	t.clearFiles = widget.NewButtonWithIcon("Clear", theme.ContentClearIcon(), t.clear)
+	t.clearFiles = widget.NewButtonWithIcon(display(lang.X("photos.clear", "Clear")), theme.ContentClearIcon(), t.clear)
 	t.status = widget.NewLabel("")
 	t.status.Wrapping = fyne.TextWrapWord
-	pick := widget.NewButtonWithIcon("Add pictures or videos…", theme.FileImageIcon(), t.pick)
-	folder := widget.NewButtonWithIcon("Add a folder…", theme.FolderOpenIcon(), t.pickFolder)
+	pick := widget.NewButtonWithIcon(display(lang.X("photos.add", "Add pictures or videos…")), theme.FileImageIcon(), t.pick)
+	folder := widget.NewButtonWithIcon(display(lang.X("photos.addfolder", "Add a folder…")), theme.FolderOpenIcon(), t.pickFolder)
 	t.content = container.NewPadded(container.NewBorder(
 		container.NewVBox(
 			t.dest,
-			container.NewHBox(pick, folder, widget.NewLabel("or drop files or a folder on the window")),
+			container.NewHBox(pick, folder, newLabel(lang.X("photos.drop", "or drop files or a folder on the window"))),
 		),
 		container.NewVBox(t.info, container.NewBorder(nil, nil, nil, t.albums, t.album), t.description, t.elseDrive, container.NewHBox(t.clearFiles, layout.NewSpacer(), t.post), t.status),
 		nil, nil, container.NewVScroll(t.list)))
@@ -94,17 +95,17 @@ func newTimelineScreen(u *UI) *timelineScreen {
 func (t *timelineScreen) destination() string {
 	if t.u.deps.Account != nil {
 		if a := t.u.deps.Account(); !a.Sandbox && a.Address != "" {
-			return "Post to Google Photos as " + a.Address
+			return lang.X("photos.dest.account", "Post to Google Photos as {{.Address}}", w{"Address": a.Address})
 		}
 	}
-	return "Post to Google Photos (the sandbox's, on this computer)"
+	return lang.X("photos.dest.sandbox", "Post to Google Photos (the sandbox's, on this computer)")
 }
 
 func (t *timelineScreen) clear() {
 	t.files, t.refused = nil, nil
-	t.dest.SetText(t.destination())
-	t.list.SetText("No pictures or videos chosen")
-	t.info.SetText(fmt.Sprintf("Pictures up to %s, videos up to %s; the type is read from the file, not its name.", humanSize(compose.PhotosPictureLimit), humanSize(compose.PhotosVideoLimit)))
+	setLabel(t.dest, t.destination())
+	setLabel(t.list, lang.X("photos.none", "No pictures or videos chosen"))
+	setLabel(t.info, lang.X("photos.limits", "Pictures up to {{.Pictures}}, videos up to {{.Videos}}; the type is read from the file, not its name.", w{"Pictures": humanSize(compose.PhotosPictureLimit), "Videos": humanSize(compose.PhotosVideoLimit)}))
 	t.post.Disable()
 	t.clearFiles.Disable()
 }
@@ -168,10 +169,11 @@ func (t *timelineScreen) addFiles(paths ...string) {
 	}
 	t.show()
 	if len(refused) > 0 {
-		words := "Not for Google Photos: " + strings.Join(refused[:min(len(refused), 5)], "; ")
+		list := strings.Join(refused[:min(len(refused), 5)], "; ")
 		if len(refused) > 5 {
-			words += fmt.Sprintf("; and %d more", len(refused)-5)
+			list += "; " + lang.X("photos.more", "and {{.Count}} more", w{"Count": len(refused) - 5})
 		}
+		words := lang.X("photos.refused", "Not for Google Photos: {{.Files}}", w{"Files": list})
 		t.say(app.Printable(words), widget.DangerImportance)
 	} else {
 		t.say("", widget.MediumImportance)
@@ -180,7 +182,7 @@ func (t *timelineScreen) addFiles(paths ...string) {
 
 // show lists the files chosen and what they add up to.
 func (t *timelineScreen) show() {
-	t.dest.SetText(t.destination())
+	setLabel(t.dest, t.destination())
 	toDrive := t.toDrive()
 	if len(t.files) == 0 && len(toDrive) == 0 {
 		files, refused := t.files, t.refused
@@ -204,18 +206,19 @@ func (t *timelineScreen) show() {
 		}
 	}
 	if len(t.files) > len(names) {
-		names = append(names, fmt.Sprintf("and %d more", len(t.files)-len(names)))
+		names = append(names, lang.X("photos.more", "and {{.Count}} more", w{"Count": len(t.files) - len(names)}))
 	}
 	for _, p := range toDrive {
 		if len(names) < 14 {
-			names = append(names, filepath.Base(p)+" · to Google Drive")
+			names = append(names, lang.X("photos.todrive", "{{.Name}} · to Google Drive", w{"Name": filepath.Base(p)}))
 		}
 	}
-	t.list.SetText(strings.Join(names, "\n"))
-	t.info.SetText(fmt.Sprintf("%d files (%d pictures, %d videos) · %s in all · created in Google Photos %d at a time, in this order", len(t.files), len(t.files)-videos, videos, humanSize(total), app.MaxPhotosBatch))
+	setLabel(t.list, strings.Join(names, "\n"))
+	info := lang.XN("photos.summary", "{{.Count}} files ({{.Pictures}} pictures, {{.Videos}} videos) · {{.Total}} in all · created in Google Photos {{.Batch}} at a time, in this order", len(t.files), w{"Count": len(t.files), "Pictures": len(t.files) - videos, "Videos": videos, "Total": humanSize(total), "Batch": app.MaxPhotosBatch})
 	if len(toDrive) > 0 {
-		t.info.SetText(t.info.Text + fmt.Sprintf(" · %d more to Google Drive", len(toDrive)))
+		info += " · " + lang.XN("photos.summary.drive", "{{.Count}} more to Google Drive", len(toDrive), w{"Count": len(toDrive)})
 	}
+	setLabel(t.info, info)
 	t.post.Enable()
 	t.clearFiles.Enable()
 }
@@ -230,7 +233,7 @@ func (t *timelineScreen) toDrive() []string {
 }
 
 func (t *timelineScreen) say(words string, imp widget.Importance) {
-	t.status.SetText(words)
+	setLabel(t.status, words)
 	t.status.Importance = imp
 	t.status.Refresh()
 }
@@ -241,7 +244,7 @@ func (t *timelineScreen) submit() {
 	}
 	out, ok := t.u.deps.Outbox.(photosOutbox)
 	if !ok {
-		t.say("This window cannot post to Google Photos.", widget.DangerImportance)
+		t.say(lang.X("photos.cannot", "This window cannot post to Google Photos."), widget.DangerImportance)
 		return
 	}
 	var paths []string
@@ -252,7 +255,7 @@ func (t *timelineScreen) submit() {
 	p := t.photos()
 	toDrive := slices.Clone(t.toDrive())
 	t.post.Disable()
-	t.say("Checking Google storage…", widget.MediumImportance)
+	t.say(lang.X("photos.checking", "Checking Google storage…"), widget.MediumImportance)
 	t.u.goBackground(func(ctx context.Context) {
 		// Ticking the box asked for Drive: its permission is asked for
 		// here, in the browser, when the sign-in lacks it.
@@ -367,15 +370,15 @@ func (t *timelineScreen) showAlbums(albums []app.PhotosAlbum) {
 // widens the sign-in when the person agrees (incremental consent).
 func (t *timelineScreen) askAllow(out photosOutbox, p app.Photos, paths []string, opts app.PhotosOptions) {
 	t.say("", widget.MediumImportance)
-	dialog.ShowConfirm("Allow Google Photos?",
-		"To post these files Carrier needs your permission to upload to Google Photos and make albums there.\nIt cannot see, change or delete anything else in your library.",
+	dialog.ShowConfirm(display(lang.X("photos.allow.title", "Allow Google Photos?")),
+		display(lang.X("photos.allow", "To post these files Carrier needs your permission to upload to Google Photos and make albums there.\nIt cannot see, change or delete anything else in your library.")),
 		func(yes bool) {
 			if !yes || t.u.deps.Allow == nil {
-				t.say("Not posted: Google Photos was not allowed.", widget.MediumImportance)
+				t.say(lang.X("photos.denied", "Not posted: Google Photos was not allowed."), widget.MediumImportance)
 				t.post.Enable()
 				return
 			}
-			t.say("Waiting for the browser…", widget.MediumImportance)
+			t.say(lang.X("photos.browser", "Waiting for the browser…"), widget.MediumImportance)
 			t.u.goBackground(func(ctx context.Context) {
 				if err := t.u.deps.Allow(ctx, auth.Photos); err != nil {
 					t.failed(err)
@@ -400,18 +403,14 @@ func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p app.Phot
 		t.clear()
 		t.album.SetText("")
 		t.description.SetText("")
-		files := fmt.Sprintf("%d files", len(b.Uploads))
-		if len(b.Uploads) == 1 {
-			files = "1 file"
-		}
-		into := ""
+		msg := lang.XN("photos.queued", "Queued {{.Count}} files for Google Photos; Transfers shows each one.", len(b.Uploads), w{"Count": len(b.Uploads)})
 		switch {
 		case b.AlbumID != "" && b.AlbumMade:
-			into = " into the new album " + b.AlbumTitle
+			msg += " " + lang.X("photos.queued.newalbum", "They go into the new album {{.Album}}.", w{"Album": app.Printable(b.AlbumTitle)})
 		case b.AlbumID != "":
-			into = " into Carrier's album " + b.AlbumTitle
+			msg += " " + lang.X("photos.queued.album", "They go into Carrier's album {{.Album}}.", w{"Album": app.Printable(b.AlbumTitle)})
 		}
-		t.say(app.Printable("Queued "+files+" for Google Photos"+into+"; Transfers shows each one."), widget.SuccessImportance)
+		t.say(msg, widget.SuccessImportance)
 		for _, id := range b.Jobs() {
 			t.u.queued(id)
 		}

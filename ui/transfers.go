@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fyne.io/fyne/v2/lang"
 	"net"
 	"net/http"
 	"net/url"
@@ -84,12 +85,12 @@ func newTransfersScreen(u *UI) *transfersScreen {
 		parent: map[string]string{}, children: map[string][]string{}, deleted: map[string]bool{}}
 	s.paged = newPagedList("upload")
 	s.box = s.paged.Box
-	s.empty = widget.NewLabel("No uploads yet. Messages you send and pictures you post appear here.")
+	s.empty = newLabel(lang.X("transfers.empty", "No uploads yet. Messages you send and pictures you post appear here."))
 	s.box.Add(s.empty)
 	s.status = widget.NewLabel("")
 	s.status.Wrapping = fyne.TextWrapWord
-	s.clear = widget.NewButtonWithIcon("Clear finished", theme.DeleteIcon(), s.clearFinished)
-	top := container.NewVBox(container.NewBorder(nil, nil, nil, s.clear, widget.NewLabelWithStyle("Uploads survive lost connections, sleep and restarts: each one resumes where the server says it stands.", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})))
+	s.clear = widget.NewButtonWithIcon(display(lang.X("transfers.clear", "Clear finished")), theme.DeleteIcon(), s.clearFinished)
+	top := container.NewVBox(container.NewBorder(nil, nil, nil, s.clear, italic(lang.X("transfers.intro", "Uploads survive lost connections, sleep and restarts: each one resumes where the server says it stands."))))
 	if u.deps.Limits != nil {
 		s.network = newNetworkSettings(u)
 		top.Add(s.network.Object)
@@ -102,7 +103,7 @@ func newTransfersScreen(u *UI) *transfersScreen {
 func (s *transfersScreen) start() {
 	snaps, err := s.u.deps.Uploads.History()
 	if err != nil {
-		s.status.SetText("Some uploads of the journal could not be read: " + windowText(err.Error()))
+		setLabel(s.status, lang.X("transfers.journal.bad", "Some uploads of the journal could not be read: {{.Error}}", w{"Error": windowText(err.Error())}))
 	}
 	sort.Slice(snaps, func(i, j int) bool { return snaps[i].Created.Before(snaps[j].Created) })
 	for _, r := range snaps {
@@ -259,13 +260,13 @@ func (s *transfersScreen) ensureRow(id string) {
 	r.state.Wrapping = fyne.TextWrapWord
 	r.amount = widget.NewLabel("")
 	r.bar = newDualBar()
-	r.pause = widget.NewButtonWithIcon("Pause", theme.MediaPauseIcon(), func() { s.act(id, "pause") })
-	r.resume = widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), func() { s.act(id, "resume") })
-	r.cancel = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { s.askCancel(id) })
-	r.retry = widget.NewButtonWithIcon("Retry", theme.ViewRefreshIcon(), func() { s.act(id, "retry") })
-	r.sendAnyway = widget.NewButtonWithIcon("Send anyway", theme.UploadIcon(), func() { s.act(id, "send anyway") })
+	r.pause = widget.NewButtonWithIcon(display(lang.X("row.pause", "Pause")), theme.MediaPauseIcon(), func() { s.act(id, "pause") })
+	r.resume = widget.NewButtonWithIcon(display(lang.X("row.resume", "Resume")), theme.MediaPlayIcon(), func() { s.act(id, "resume") })
+	r.cancel = widget.NewButtonWithIcon(display(lang.X("row.cancel", "Cancel")), theme.CancelIcon(), func() { s.askCancel(id) })
+	r.retry = widget.NewButtonWithIcon(display(lang.X("row.retry", "Retry")), theme.ViewRefreshIcon(), func() { s.act(id, "retry") })
+	r.sendAnyway = widget.NewButtonWithIcon(display(lang.X("row.sendanyway", "Send anyway")), theme.UploadIcon(), func() { s.act(id, "send anyway") })
 	r.sendAnyway.Hide()
-	r.reopen = widget.NewButtonWithIcon("Reopen in Compose", theme.MailComposeIcon(), func() { s.reopen(id) })
+	r.reopen = widget.NewButtonWithIcon(display(lang.X("row.reopen", "Reopen in Compose")), theme.MailComposeIcon(), func() { s.reopen(id) })
 	r.reopen.Hide()
 	r.parts = container.NewVBox()
 	r.parts.Hide()
@@ -303,8 +304,8 @@ func (s *transfersScreen) draw(id string) {
 		return
 	}
 	snap := v.snap
-	r.name.SetText(app.Printable(jobName(snap)))
-	r.dest.SetText(app.Describe(snap.URL, s.u.deps.Endpoint) + accountNote(snap))
+	setLabel(r.name, app.Printable(jobName(snap)))
+	setLabel(r.dest, app.Describe(snap.URL, s.u.deps.Endpoint)+accountNote(snap))
 	frac := func(n int64) float64 {
 		if snap.Size <= 0 {
 			if snap.State == transfer.StateDone {
@@ -315,7 +316,7 @@ func (s *transfersScreen) draw(id string) {
 		return float64(n) / float64(snap.Size)
 	}
 	r.bar.Set(frac(snap.Confirmed), frac(snap.Sent))
-	r.state.SetText(stateWords(v, s.now()))
+	setLabel(r.state, stateWords(v, s.now()))
 	r.state.Importance = widget.MediumImportance
 	switch snap.State {
 	case transfer.StateFailed:
@@ -324,11 +325,11 @@ func (s *transfersScreen) draw(id string) {
 		r.state.Importance = widget.SuccessImportance
 	}
 	r.state.Refresh()
-	amount := humanSize(snap.Confirmed) + " of " + humanSize(snap.Size)
+	amount := lang.X("row.amount", "{{.Done}} of {{.Size}}", w{"Done": humanSize(snap.Confirmed), "Size": humanSize(snap.Size)})
 	if snap.Sent > snap.Confirmed {
-		amount += " (" + humanSize(snap.Sent-snap.Confirmed) + " sent, not yet confirmed)"
+		amount = lang.X("row.amount.unconfirmed", "{{.Done}} of {{.Size}} ({{.Sent}} sent, not yet confirmed)", w{"Done": humanSize(snap.Confirmed), "Size": humanSize(snap.Size), "Sent": humanSize(snap.Sent - snap.Confirmed)})
 	}
-	r.amount.SetText(amount)
+	setLabel(r.amount, amount)
 	show := func(b *widget.Button, on bool) {
 		if on {
 			b.Show()
@@ -373,7 +374,7 @@ func (s *transfersScreen) clearFinished() {
 		cleared := true
 		for _, j := range append([]string{id}, s.children[id]...) {
 			if err := s.u.deps.Uploads.Forget(j); err != nil {
-				s.status.SetText("Could not clear " + j + ": " + windowText(err.Error()))
+				setLabel(s.status, lang.X("transfers.clear.failed", "Could not clear {{.Name}}: {{.Error}}", w{"Name": j, "Error": windowText(err.Error())}))
 				cleared = false
 				break
 			}
@@ -405,9 +406,9 @@ func (s *transfersScreen) clearFinished() {
 func signInWords(snap transfer.Snapshot) string {
 	who := snap.SignInFor
 	if who == "" {
-		who = "your Google account"
+		return lang.X("state.signin.google", "Sign in to your Google account again to continue")
 	}
-	return "Sign in to " + app.Printable(who) + " again to continue"
+	return lang.X("state.signin", "Sign in to {{.Who}} again to continue", w{"Who": app.Printable(who)})
 }
 
 // stateWords says what a job is doing, as a person would want to hear it.
@@ -418,43 +419,43 @@ func stateWords(v jobView, now time.Time) string {
 	}
 	switch snap.State {
 	case transfer.StatePaused:
-		return "Paused"
+		return lang.X("state.paused", "Paused")
 	case transfer.StateDone:
 		if snap.Verified != "" {
-			return "Done · verified (" + snap.Verified + ")"
+			return lang.X("state.done.verified", "Done · verified ({{.How}})", w{"How": snap.Verified})
 		}
-		return "Done"
+		return lang.X("state.done", "Done")
 	case transfer.StateCancelled:
-		return "Cancelled"
+		return lang.X("state.cancelled", "Cancelled")
 	case transfer.StateFailed:
-		return "Failed: " + windowText(snap.Error) + failureAdvice[snap.Cause]
+		return lang.X("state.failed", "Failed: {{.Error}}", w{"Error": windowText(snap.Error)}) + failureAdvice(snap.Cause)
 	case transfer.StateQueued:
-		return "Queued"
+		return lang.X("state.queued", "Queued")
 	case transfer.StateSignIn:
 		return signInWords(snap)
 	case transfer.StateWaiting:
 		if snap.Blocked != "" {
-			return "Waiting: " + snap.Blocked + ". Retry that upload, or cancel this one."
+			return lang.X("state.blocked", "Waiting: {{.Blocked}}. Retry that upload, or cancel this one.", w{"Blocked": snap.Blocked})
 		}
-		return "Waiting for the uploads it needs to finish first"
+		return lang.X("state.waiting", "Waiting for the uploads it needs to finish first")
 	case transfer.StateRetrying:
 		if v.held {
 			return v.retryReason // the app's words: "Offline: waiting for the network"
 		}
 		if v.woke {
-			return "Resuming after sleep: asking the server where the upload stands"
+			return lang.X("state.woke", "Resuming after sleep: asking the server where the upload stands")
 		}
-		when := "trying again now"
+		when := lang.X("state.retry.now", "trying again now")
 		if left := v.retryAt.Sub(now); left > 0 {
-			when = "retrying in " + humanDuration(left.Round(time.Second))
+			when = lang.X("state.retry.in", "retrying in {{.Time}}", w{"Time": humanDuration(left.Round(time.Second))})
 		}
-		return retryCause(v) + "; " + when
+		return lang.X("state.retrying", "{{.Cause}}; {{.When}}", w{"Cause": retryCause(v), "When": when})
 	}
-	words := "Uploading"
+	words := lang.X("state.uploading", "Uploading")
 	if r := humanRate(snap.Rate); r != "" {
 		words += " · " + r
 		if left := snap.Size - snap.Confirmed; left > 0 && snap.Rate > 0 {
-			words += " · " + humanDuration(time.Duration(float64(left)/snap.Rate*float64(time.Second))) + " left"
+			words += " · " + lang.X("tray.left", "{{.Time}} left", w{"Time": humanDuration(time.Duration(float64(left) / snap.Rate * float64(time.Second)))})
 		}
 	}
 	return words
@@ -467,13 +468,13 @@ func retryCause(v jobView) string {
 	server := serverName(v.snap.URL)
 	switch s := v.retryStatus; {
 	case s >= 500:
-		return sprintf("%s had a problem (%d)", server, s)
+		return lang.X("retry.5xx", "{{.Server}} had a problem ({{.Status}})", w{"Server": server, "Status": s})
 	case s == http.StatusTooManyRequests || s == http.StatusForbidden: // a 403 is retried only when it asks to slow down
-		return sprintf("%s asked Carrier to slow down (%d)", server, s)
+		return lang.X("retry.slowdown", "{{.Server}} asked Carrier to slow down ({{.Status}})", w{"Server": server, "Status": s})
 	case s == http.StatusRequestTimeout:
-		return sprintf("%s gave up waiting for the upload (%d)", server, s)
+		return lang.X("retry.timeout", "{{.Server}} gave up waiting for the upload ({{.Status}})", w{"Server": server, "Status": s})
 	case s != 0:
-		return sprintf("%s answered %d", server, s)
+		return lang.X("retry.status", "{{.Server}} answered {{.Status}}", w{"Server": server, "Status": s})
 	}
 	// No answer: the engine's words say what became of the connection
 	// ("the connection dropped", "could not reach the server").
@@ -492,16 +493,16 @@ func upperFirst(s string) string {
 func serverName(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Hostname() == "" {
-		return "The server"
+		return lang.X("server.unknown", "The server")
 	}
 	host := strings.ToLower(u.Hostname())
 	switch {
 	case host == "google.com" || strings.HasSuffix(host, ".google.com") || host == "googleapis.com" || strings.HasSuffix(host, ".googleapis.com"):
-		return "Google's server"
+		return lang.X("server.google", "Google's server")
 	case host == "localhost" || net.ParseIP(host).IsLoopback():
-		return "The sandbox"
+		return lang.X("server.sandbox", "The sandbox")
 	}
-	return "The server at " + app.Printable(host)
+	return lang.X("server.host", "The server at {{.Host}}", w{"Host": app.Printable(host)})
 }
 
 func jobName(r transfer.Snapshot) string {
@@ -519,11 +520,27 @@ func jobName(r transfer.Snapshot) string {
 }
 
 // failureAdvice says what the person can do about a failed job, here.
-var failureAdvice = map[error]string{
-	transfer.ErrGaveUp:        ". Retry goes on where it stopped.",
-	transfer.ErrSourceChanged: ". Add the file again if its new content is what you want.",
-	transfer.ErrMaybeSent:     ". Check the destination; if it is missing, Retry sends it again.",
-	transfer.ErrSignIn:        ". Sign in again on the Account screen, then Retry.",
-	transfer.ErrNotVerified:   ". The copy at the destination is not the file: add the file again.",
-	transfer.ErrDailyQuota:    ". Google's quota for the day resets at midnight, Pacific time: Retry after that.",
+func failureAdvice(cause error) string {
+	switch cause {
+	case transfer.ErrGaveUp:
+		return lang.X("advice.gaveup", ". Retry goes on where it stopped.")
+	case transfer.ErrSourceChanged:
+		return lang.X("advice.changed", ". Add the file again if its new content is what you want.")
+	case transfer.ErrMaybeSent:
+		return lang.X("advice.maybesent", ". Check the destination; if it is missing, Retry sends it again.")
+	case transfer.ErrSignIn:
+		return lang.X("advice.signin", ". Sign in again on the Account screen, then Retry.")
+	case transfer.ErrNotVerified:
+		return lang.X("advice.notverified", ". The copy at the destination is not the file: add the file again.")
+	case transfer.ErrDailyQuota:
+		return lang.X("advice.quota", ". Google's quota for the day resets at midnight, Pacific time: Retry after that.")
+	}
+	return ""
+}
+
+// italic is a label in italics, in display order.
+func italic(text string) *widget.Label {
+	l := newLabel(text)
+	l.TextStyle = fyne.TextStyle{Italic: true}
+	return l
 }

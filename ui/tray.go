@@ -2,7 +2,7 @@ package ui
 
 import (
 	"context"
-	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"sync"
 	"time"
 
@@ -48,20 +48,18 @@ func TrayStatus(snaps []transfer.Snapshot) string {
 		}
 	}
 	if count == 0 {
-		return "No uploads"
+		return lang.X("tray.none", "No uploads")
 	}
-	words := fmt.Sprintf("%d uploads", count)
-	if count == 1 {
-		words = "1 upload"
-	}
+	words := lang.XN("tray.uploads", "{{.Count}} uploads", count, w{"Count": count})
 	if paused == count {
-		words += " paused"
+		words = lang.XN("tray.uploads.paused", "{{.Count}} uploads paused", count, w{"Count": count})
 	}
 	if size > 0 {
-		words += fmt.Sprintf(" · %d%%", confirmed*100/size) // floored: 100 only when all arrived
+		// floored: 100 only when all arrived
+		words += " · " + lang.X("tray.percent", "{{.Percent}}%", w{"Percent": confirmed * 100 / size})
 	}
 	if rate > 0 && left > 0 {
-		words += " · " + humanDuration(time.Duration(float64(left)/rate*float64(time.Second))) + " left"
+		words += " · " + lang.X("tray.left", "{{.Time}} left", w{"Time": humanDuration(time.Duration(float64(left) / rate * float64(time.Second)))})
 	}
 	return words
 }
@@ -94,17 +92,17 @@ type tray struct {
 // the tooltip following the uploads. Call it once, after New.
 func (u *UI) TrayMenu(h TrayHooks) *fyne.Menu {
 	t := &tray{u: u, hooks: h}
-	t.status = fyne.NewMenuItem("No uploads", func() {
+	t.status = fyne.NewMenuItem(lang.X("tray.none", "No uploads"), func() {
 		h.Show()
 		u.ShowTransfers()
 	})
-	t.pause = fyne.NewMenuItem("Pause all", u.PauseAll)
-	t.resume = fyne.NewMenuItem("Resume all", u.ResumeAll)
-	items := []*fyne.MenuItem{t.status, fyne.NewMenuItemSeparator(), fyne.NewMenuItem("Show Carrier", h.Show), t.pause, t.resume}
+	t.pause = fyne.NewMenuItem(lang.X("tray.pauseall", "Pause all"), u.PauseAll)
+	t.resume = fyne.NewMenuItem(lang.X("tray.resumeall", "Resume all"), u.ResumeAll)
+	items := []*fyne.MenuItem{t.status, fyne.NewMenuItemSeparator(), fyne.NewMenuItem(lang.X("tray.show", "Show Carrier"), h.Show), t.pause, t.resume}
 	if speed := u.SpeedMenu(t.refresh); speed != nil {
 		items = append(items, speed)
 	}
-	items = append(items, fyne.NewMenuItemSeparator(), fyne.NewMenuItem("Quit", h.Quit))
+	items = append(items, fyne.NewMenuItemSeparator(), fyne.NewMenuItem(lang.X("tray.quit", "Quit"), h.Quit))
 	t.menu = fyne.NewMenu("Carrier", items...)
 	u.tray.Store(t)
 	t.update(true)
@@ -145,7 +143,7 @@ func (t *tray) update(force bool) {
 		t.resume.Disabled = !paused
 		t.refresh()
 		if t.hooks.Tooltip != nil {
-			t.hooks.Tooltip("Carrier: " + text)
+			t.hooks.Tooltip(lang.X("tray.tooltip", "Carrier: {{.Status}}", w{"Status": text}))
 		}
 	})
 }

@@ -13,6 +13,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 
 	"carrier/auth"
@@ -154,11 +155,11 @@ func New(a fyne.App, w fyne.Window, d Deps) *UI {
 	u.transfers = newTransfersScreen(u)
 	u.mailbox = newMailboxScreen(u)
 	u.account = newAccountScreen(u)
-	u.composeTab = newTab("Compose", theme.MailComposeIcon(), u.compose.content)
-	u.timelineTab = newTab("Timeline", theme.MediaPhotoIcon(), u.timeline.content)
-	u.transfersTab = newTab("Transfers", theme.UploadIcon(), u.transfers.content)
-	u.mailboxTab = newTab("Mailbox", theme.StorageIcon(), u.mailbox.content)
-	u.accountTab = newTab("Account", theme.AccountIcon(), u.account.content)
+	u.composeTab = newTab(lang.X("tab.compose", "Compose"), theme.MailComposeIcon(), u.compose.content)
+	u.timelineTab = newTab(lang.X("tab.timeline", "Timeline"), theme.MediaPhotoIcon(), u.timeline.content)
+	u.transfersTab = newTab(lang.X("tab.transfers", "Transfers"), theme.UploadIcon(), u.transfers.content)
+	u.mailboxTab = newTab(lang.X("tab.mailbox", "Mailbox"), theme.StorageIcon(), u.mailbox.content)
+	u.accountTab = newTab(lang.X("tab.account", "Account"), theme.AccountIcon(), u.account.content)
 	u.tabs = newTabs(u.composeTab, u.timelineTab, u.transfersTab, u.mailboxTab, u.accountTab)
 	u.tabs.OnSelected = func(t *tab) {
 		if t == u.mailboxTab {
@@ -195,7 +196,7 @@ func (u *UI) dropped(_ fyne.Position, uris []fyne.URI) {
 	var paths []string
 	for _, uri := range uris {
 		if uri.Scheme() != "file" {
-			u.showError("Only files can be dropped here", "%s is not a file on this computer.", uri.String())
+			u.showError(lang.X("drop.notfile.title", "Only files can be dropped here"), lang.X("drop.notfile", "{{.Name}} is not a file on this computer.", w{"Name": uri.String()}))
 			continue
 		}
 		paths = append(paths, localPath(uri))
@@ -229,8 +230,8 @@ func (u *UI) Select(name string) {
 	}
 }
 
-func (u *UI) showError(title, format string, a ...any) {
-	d := dialog.NewInformation(title, app.PrintableLines(sprintf(format, a...)), u.win)
+func (u *UI) showError(title, text string) {
+	d := dialog.NewInformation(display(title), display(app.PrintableLines(text)), u.win)
 	d.Show()
 }
 
@@ -253,7 +254,7 @@ func (u *UI) CloseRequested(tray bool, quit, hide func()) {
 		quit()
 	case tray:
 		hide()
-		u.app.SendNotification(fyne.NewNotification("Carrier keeps uploading", "Uploads go on in the background. Quit from the tray icon."))
+		u.app.SendNotification(fyne.NewNotification(lang.X("background.title", "Carrier keeps uploading"), lang.X("background.body", "Uploads go on in the background. Quit from the tray icon.")))
 	case !u.app.Preferences().BoolWithFallback(prefAskQuit, true):
 		quit()
 	default:

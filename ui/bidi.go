@@ -1,0 +1,315 @@
+package ui
+
+import (
+	"strings"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
+	"golang.org/x/text/unicode/bidi"
+)
+
+// Fyne v2.8.1 lays a line out left to right (fyne-io/fyne#90): its
+// shaper splits the text into runs of one direction and draws a
+// right-to-left run reversed, with its letters joined and its brackets
+// mirrored, but it places the runs in the order they are stored. A
+// Persian, Hebrew or Arabic line, or any line that mixes them with Latin
+// text, addresses or numbers, reads in the wrong order:
+// `دوست <friend@example.ir>` as `دوست>friend@example.ir<`. So text meant
+// for labels is given to Fyne with its runs already in display order, by
+// the Unicode bidirectional algorithm (x/text resolves the levels; rule
+// L2's reordering is done here since x/text leaves it undone), each run
+// still in reading order for Fyne's shaper to reverse and join, and
+// fenced with invisible direction marks (LRM, RLM) so that the shaper
+// sees the same runs in the reordered line. A label whose paragraph is
+// right-to-left is aligned to the right. Entries keep logical order:
+// their text is edited, and a reordered copy would be saved as typed.
+
+const (
+	lrm = '\u200e'
+	rlm = '\u200f'
+)
+
+// visualText is s in display order, line by line, and whether its first
+// line is right-to-left (by its first strong letter, as Unicode's rules
+// P2 and P3 say).
+func visualText(s string) (string, bool) {
+	if !needsBidi(s) {
+		return s, false
+	}
+	lines := strings.Split(s, "\n")
+	rtl := false
+	for i, line := range lines {
+		v, r := visualLine(line)
+		lines[i] = v
+		if i == 0 {
+			rtl = r
+		}
+	}
+	return strings.Join(lines, "\n"), rtl
+}
+
+// needsBidi is false for text without a right-to-left letter, which is
+// shown as stored: most of what Carrier says in English.
+func needsBidi(s string) bool {
+	for _, r := range s {
+		if r < 0x0590 {
+			continue
+		}
+		switch bidiClass(r) {
+		case bidi.R, bidi.AL, bidi.AN:
+			return true
+		}
+	}
+	return false
+}
+
+func bidiClass(r rune) bidi.Class {
+	p, _ := bidi.LookupRune(r)
+	return p.Class()
+}
+
+// paragraphRTL applies rules P2 and P3: the first strong letter decides,
+// as the Unicode algorithm has it (rule HL1 lets a higher protocol choose
+// otherwise). Carrier does, when the window speaks a right-to-left
+// language: a paragraph with any right-to-left letter in it reads right
+// to left, as a Persian sentence that opens with "Carrier" or an address
+// must; one without stays left to right (an English mail body).
+func paragraphRTL(runes []rune) bool {
+	if windowRTL.Load() {
+		for _, r := range runes {
+			if c := bidiClass(r); c == bidi.R || c == bidi.AL {
+				return true
+			}
+		}
+		return false
+	}
+	for _, r := range runes {
+		switch bidiClass(r) {
+		case bidi.L:
+			return false
+		case bidi.R, bidi.AL:
+			return true
+		}
+	}
+	return false
+}
+
+// windowRTL is whether the window's language reads right to left; set
+// when the catalogues are loaded.
+var windowRTL atomic.Bool
+
+// visualLine orders one paragraph's runs for display and says whether it
+// is right-to-left.
+func visualLine(line string) (string, bool) {
+	runes := []rune(line)
+	if len(runes) == 0 {
+		return line, false
+	}
+	rtl := paragraphRTL(runes)
+	levels := bidiLevels(line, runes, rtl)
+	if levels == nil {
+		return line, rtl
+	}
+	// Rule L2 on the runes' places: from the highest level down to the
+	// lowest odd one, reverse every stretch at that level or higher.
+	maxLevel := 0
+	for _, l := range levels {
+		maxLevel = max(maxLevel, l)
+	}
+	order := make([]int, len(runes))
+	for i := range order {
+		order[i] = i
+	}
+	lv := append([]int(nil), levels...)
+	for level := maxLevel; level >= 1; level-- {
+		for i := 0; i < len(order); {
+			if lv[i] < level {
+				i++
+				continue
+			}
+			j := i
+			for j < len(order) && lv[j] >= level {
+				j++
+			}
+			reverseRunes(order[i:j], lv[i:j])
+			i = j
+		}
+	}
+	// The runs in display order. Fyne's shaper reverses a right-to-left
+	// run, but it also cuts runs where the font changes (Persian letters
+	// and a space or a bracket may come from different fonts) and places
+	// those pieces left to right. So a right-to-left run is handed over
+	// as its words, each in reading order for the shaper to reverse and
+	// join, and the characters between them one by one, already mirrored
+	// and marked left-to-right.
+	var b strings.Builder
+	for i := 0; i < len(order); {
+		if lv[i]%2 == 0 {
+			b.WriteRune(lrm)
+			for ; i < len(order) && lv[i]%2 == 0; i++ {
+				b.WriteRune(runes[order[i]])
+			}
+			b.WriteRune(lrm)
+			continue
+		}
+		if !isWordRune(runes[order[i]]) {
+			b.WriteRune(lrm)
+			b.WriteRune(mirror(runes[order[i]]))
+			b.WriteRune(lrm)
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(order) && lv[j]%2 == 1 && isWordRune(runes[order[j]]) {
+			j++
+		}
+		b.WriteRune(rlm)
+		for k := j - 1; k >= i; k-- {
+			b.WriteRune(runes[order[k]])
+		}
+		b.WriteRune(rlm)
+		i = j
+	}
+	return b.String(), rtl
+}
+
+func reverseRunes(r []int, l []int) {
+	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+		r[i], r[j] = r[j], r[i]
+		l[i], l[j] = l[j], l[i]
+	}
+}
+
+// isWordRune is true for the letters of a right-to-left word and what
+// joins or marks them (vowel signs, ZWNJ, ZWJ).
+func isWordRune(r rune) bool {
+	switch bidiClass(r) {
+	case bidi.R, bidi.AL, bidi.NSM:
+		return true
+	}
+	return r == '\u200c' || r == '\u200d'
+}
+
+// mirror is r as drawn in a right-to-left run: "(" for ")", "<" for ">".
+func mirror(r rune) rune {
+	switch r {
+	case '<':
+		return '>'
+	case '>':
+		return '<'
+	case '«':
+		return '»'
+	case '»':
+		return '«'
+	case '‹':
+		return '›'
+	case '›':
+		return '‹'
+	}
+	if p, _ := bidi.LookupRune(r); p.IsBracket() {
+		m, _ := utf8.DecodeRuneInString(bidi.ReverseString(string(r)))
+		return m
+	}
+	return r
+}
+
+// bidiLevels is each rune's embedding level. x/text's ordering gives
+// runs only as left-to-right or right-to-left; the levels follow from
+// them. In a right-to-left paragraph the levels are 1 and 2 only. In a
+// left-to-right one, digits after right-to-left letters sit at level 2
+// (rule I1) inside a run marked left-to-right, and are told apart here so
+// that `سلام 123` keeps its number on the left of the word.
+func bidiLevels(line string, runes []rune, rtl bool) []int {
+	var p bidi.Paragraph
+	dir := bidi.LeftToRight
+	if rtl {
+		dir = bidi.RightToLeft
+	}
+	if _, err := p.SetString(line, bidi.DefaultDirection(dir)); err != nil {
+		return nil
+	}
+	o, err := p.Order()
+	if err != nil {
+		return nil
+	}
+	levels := make([]int, 0, len(runes))
+	prevRTL := false
+	for i := 0; i < o.NumRuns(); i++ {
+		run := o.Run(i)
+		n := utf8.RuneCountInString(run.String())
+		switch {
+		case run.Direction() == bidi.RightToLeft:
+			for k := 0; k < n; k++ {
+				levels = append(levels, 1)
+			}
+			prevRTL = true
+			continue
+		case rtl:
+			for k := 0; k < n; k++ {
+				levels = append(levels, 2)
+			}
+		default:
+			start := len(levels)
+			for k := 0; k < n; k++ {
+				levels = append(levels, 0)
+			}
+			if prevRTL {
+				markNumbers(runes[start:start+n], levels[start:start+n])
+			}
+		}
+		prevRTL = false
+	}
+	if len(levels) != len(runes) {
+		return nil
+	}
+	return levels
+}
+
+// markNumbers raises to level 2 the number that opens a left-to-right run
+// following right-to-left letters: it has no Latin letter before it, up
+// to its last digit.
+func markNumbers(runes []rune, levels []int) {
+	end := 0
+	for i, r := range runes {
+		c := bidiClass(r)
+		if c == bidi.L {
+			break
+		}
+		if c == bidi.EN || c == bidi.AN {
+			end = i + 1
+		}
+	}
+	for i := 0; i < end; i++ {
+		levels[i] = 2
+	}
+}
+
+// setLabel shows text on l in display order, aligned to the right when it
+// reads right to left.
+func setLabel(l *widget.Label, text string) {
+	v, rtl := visualText(text)
+	align := fyne.TextAlignLeading
+	if rtl {
+		align = fyne.TextAlignTrailing
+	}
+	if l.Alignment != align && (l.Alignment != fyne.TextAlignCenter || rtl) {
+		l.Alignment = align
+	}
+	l.SetText(v)
+}
+
+// newLabel is a label showing text as setLabel does.
+func newLabel(text string) *widget.Label {
+	l := widget.NewLabel("")
+	setLabel(l, text)
+	return l
+}
+
+// display is text in display order, for widgets that take a string
+// without an alignment (buttons, check boxes, dialog titles).
+func display(text string) string {
+	v, _ := visualText(text)
+	return v
+}
