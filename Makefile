@@ -64,6 +64,7 @@ vet-cross:
 test: deps-test fmt-check vet vet-cross
 	$(GO) test -race -timeout 15m ./...
 	@$(MAKE) --no-print-directory test-desktop
+	@$(MAKE) --no-print-directory test-desktop-fa
 	@$(MAKE) --no-print-directory test-package
 	@$(MAKE) --no-print-directory test-keyring
 	@$(MAKE) --no-print-directory test-windows

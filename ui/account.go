@@ -79,8 +79,8 @@ func (a *accountScreen) show() {
 	} else {
 		setLabel(a.who, lang.X("account.google", "Signed in as {{.Address}}: messages go to Google", w{"Address": acct.Address}))
 	}
-	if a.u.deps.SignIn == nil {
-		a.signIn.Hide()
+	if a.u.deps.SignIn == nil || a.accounts != nil {
+		a.signIn.Hide() // the accounts' list has its own "Set up Google sign-in…"
 	} else if acct.Sandbox {
 		a.signIn.Show()
 	} else {
