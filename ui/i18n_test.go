@@ -251,12 +251,14 @@ func writeEnglish(t *testing.T, keys map[string]usedKey) {
 // whose paragraphs read right to left are aligned to the right.
 func TestScreensInPersian(t *testing.T) {
 	t.Cleanup(func() {
-		if err := LoadTranslations(); err != nil { // the environment is back by now
+		useLanguage("")
+		if err := LoadTranslations(); err != nil {
 			t.Error(err)
 		}
 	})
-	t.Setenv("LC_ALL", "")
-	t.Setenv("LANGUAGE", "fa")
+	// Chosen, not from the environment: Windows and macOS read the
+	// person's UI languages from the system, not LANGUAGE.
+	useLanguage("fa")
 	if err := LoadTranslations(); err != nil {
 		t.Fatal(err)
 	}
@@ -301,6 +303,7 @@ func TestScreensInPersian(t *testing.T) {
 // window speaks the chosen language whatever the system says.
 func TestLanguageSettingAppliesAtNextStart(t *testing.T) {
 	t.Cleanup(func() {
+		useLanguage("")
 		if err := LoadTranslations(); err != nil {
 			t.Error(err)
 		}
