@@ -727,3 +727,69 @@ func TestGoogUploadKilledMidChunk(t *testing.T) {
 		t.Errorf("after the kill: %q; want a query, then bytes from the server's %d", after, 5*Q)
 	}
 }
+
+// The second dialect's server verifies nothing, so the source check is a
+// CRC32C, not a SHA-256: the record keeps its state with the offset, a
+// resume refuses a file whose sent bytes changed (with no change time to
+// tell, only the prefix can), and an unchanged one finishes with no
+// SHA-256 computed.
+func TestGoogUploadSourceCheckedByCRC32C(t *testing.T) {
+	const Q = ChunkQuantum
+	for _, changed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("changed=%v", changed), func(t *testing.T) {
+			f := newGoogFake(t)
+			held := make(chan struct{})
+			f.hook = func(cmd string, n int, w http.ResponseWriter, r *http.Request, s *googSession) bool {
+				if cmd == "upload" && n == 3 {
+					close(held)
+					f.hold(r)
+					return true
+				}
+				return false
+			}
+			state := t.TempDir()
+			path, data := writeFile(t, 6*Q+5)
+			h1 := newHarness(t, Config{StateDir: state})
+			id := h1.add(googSpec(f, path, Q))
+			waitChan(t, held)
+			h1.q.Close()
+			j, _ := OpenJournal(state)
+			rec, err := j.Load(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.SourceSum != SumCRC32C || rec.Hashed < Q || len(rec.HashState) == 0 || rec.SHA256 != "" {
+				t.Fatalf("mid-upload the record holds source sum %q over %d bytes (%d bytes of state), sha %q", rec.SourceSum, rec.Hashed, len(rec.HashState), rec.SHA256)
+			}
+			rec.ChangeTime = time.Time{}
+			if err := j.Save(rec); err != nil {
+				t.Fatal(err)
+			}
+			f.mu.Lock()
+			f.hook = nil
+			f.mu.Unlock()
+			if changed {
+				fi, _ := os.Stat(path)
+				data[0] ^= 0xff
+				os.WriteFile(path, data, 0o600)
+				os.Chtimes(path, fi.ModTime(), fi.ModTime())
+			}
+			h2 := newHarness(t, Config{StateDir: state})
+			h2.q.ResumeJournal(false)
+			e := h2.finish(id)
+			if changed {
+				if e.Kind != EventFailed || !errors.Is(e.Err, ErrSourceChanged) {
+					t.Fatalf("got %s; a file whose sent bytes changed must be refused", e)
+				}
+				return
+			}
+			if e.Kind != EventDone {
+				t.Fatalf("got %s", e)
+			}
+			checkGoogDone(t, f, e.Response, "SECRET-g1", data)
+			if rec, _ := j.Load(id); rec.SHA256 != "" {
+				t.Errorf("a SHA-256 was computed: %q", rec.SHA256)
+			}
+		})
+	}
+}

@@ -218,6 +218,9 @@ func (q *Queue) newRecord(spec Spec) (*Record, error) {
 	if rec.SHA256 != "" {
 		rec.Hashed = rec.Size
 	}
+	if rec.googUpload() && rec.SHA256 == "" {
+		rec.SourceSum = SumCRC32C // its server verifies nothing: see Record.SourceSum
+	}
 	if err := rec.validate(); err != nil {
 		return nil, err
 	}

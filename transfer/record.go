@@ -85,6 +85,12 @@ type Record struct {
 	SHA256    string `json:"sha256,omitempty"`
 	Hashed    int64  `json:"hashed,omitempty"`
 	HashState []byte `json:"hashState,omitempty"`
+	// SourceSum is the sum Hashed and HashState keep when it is not the
+	// SHA-256: SumCRC32C for a protocol whose server verifies nothing
+	// (Google's second dialect), where the SHA-256 would cost more than
+	// moving the bytes for a check against accidental change alone. ""
+	// is the SHA-256, as every earlier record reads.
+	SourceSum string `json:"sourceSum,omitempty"`
 	// Checksums are the sums (not the SHA-256) that the target checks and
 	// reports (SumCRC32C, SumMD5; see Spec.Checksums). Like the SHA-256
 	// they are computed as the bytes go out: SumState holds their states
@@ -242,6 +248,8 @@ func (r *Record) validate() error {
 		return bad("hashed %d bytes but holds no hash state", r.Hashed)
 	case r.Existing != "" && checkHTTPURL(r.Existing) != nil:
 		return bad("the existing resource's URI is unusable")
+	case r.SourceSum != "" && r.SourceSum != SumCRC32C:
+		return bad("unknown source sum %q", r.SourceSum)
 	case !validSums(r.Checksums):
 		return bad("unknown or repeated checksums %q", r.Checksums)
 	case r.Summed < 0 || r.Summed > r.Size || r.Summed > 0 && len(r.SumState) != len(r.Checksums):
@@ -322,4 +330,12 @@ func (r *Record) protocol() Protocol {
 func quoteOf(q string) (id, field string) {
 	id, field, _ = strings.Cut(q, ".")
 	return id, field
+}
+
+// sourceSum is the name of the sum Hashed and HashState keep.
+func (r *Record) sourceSum() string {
+	if r.SourceSum == "" {
+		return SumSHA256
+	}
+	return r.SourceSum
 }

@@ -60,8 +60,8 @@ func (up *upload) checkHashed(ctx context.Context, f *os.File) error {
 			return changedError(rec.Path, "its content (SHA-256) differs")
 		}
 	case rec.Hashed > 0:
-		want := newSumGroup([]string{SumSHA256})
-		if err := want.restore(map[string][]byte{SumSHA256: rec.HashState}, rec.Hashed); err != nil {
+		want := newSumGroup([]string{rec.sourceSum()})
+		if err := want.restore(map[string][]byte{rec.sourceSum(): rec.HashState}, rec.Hashed); err != nil {
 			return &permanent{err}
 		}
 		if err := checkPrefix(ctx, f, want); err != nil {
@@ -69,7 +69,7 @@ func (up *upload) checkHashed(ctx context.Context, f *os.File) error {
 		}
 		up.sha = want
 	case len(rec.Checksums) == 0:
-		up.sha = newSumGroup([]string{SumSHA256})
+		up.sha = newSumGroup([]string{rec.sourceSum()})
 	}
 	if len(rec.Checksums) == 0 {
 		return nil
@@ -246,7 +246,7 @@ func (up *upload) sumState(c *Cursor) {
 	up.hashMu.Lock()
 	defer up.hashMu.Unlock()
 	if up.sha != nil {
-		c.Hashed, c.HashState = up.sha.at, up.sha.states()[SumSHA256]
+		c.Hashed, c.HashState = up.sha.at, up.sha.states()[up.sha.names[0]]
 	}
 	if up.extra != nil {
 		c.Summed, c.SumState = up.extra.at, up.extra.states()

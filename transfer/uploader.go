@@ -185,9 +185,10 @@ type upload struct {
 	quickAt   int64         // best when the session was last asked at once after a cut; -1: never
 
 	// The running sums of the file's bytes as they go out (checksum.go):
-	// its SHA-256 (nil when the caller gave it) and the sums the target
-	// checks (nil when none). The transport's goroutine feeds them, hence
-	// the lock.
+	// the source check's (sha: the SHA-256, or Record.SourceSum's; nil
+	// when the caller gave the SHA-256 or the target's sums stand for it)
+	// and the sums the target checks (nil when none). The transport's
+	// goroutine feeds them, hence the lock.
 	hashMu sync.Mutex
 	sha    *sumGroup
 	extra  *sumGroup
