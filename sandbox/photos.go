@@ -215,6 +215,13 @@ func (s *Sandbox) countRequest(upload bool) *apiError {
 func (s *Sandbox) counted(upload bool, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if e := s.countRequest(upload && r.Header.Get("X-Goog-Upload-Command") != "query"); e != nil {
+			// A body read to its end lets the client read the answer: cut
+			// off while it still writes, it sees a reset (Windows does)
+			// and not the quota's words. A large one is cut off.
+			if r.ContentLength != 0 && s.drain(w, r) {
+				writeError(w, e)
+				return
+			}
 			s.refuse(w, r, e)
 			return
 		}
