@@ -320,31 +320,7 @@ func (q *Queue) addCall(url string, body any, label string, needs ...string) (st
 	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(q.spool.Dir(), 0o700); err != nil {
-		return "", fmt.Errorf("cannot write the spool: %w", err)
-	}
-	f, err := os.CreateTemp(q.spool.Dir(), "call-*.json")
-	if err != nil {
-		return "", fmt.Errorf("cannot write the spool: %w", err)
-	}
-	path := f.Name()
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		os.Remove(path)
-		return "", fmt.Errorf("cannot write the spool: %w", werr)
-	}
-	id, err := q.Add(transfer.Spec{URL: url, Method: http.MethodPost, Type: transfer.Call, ContentType: "application/json", Path: path, Label: label, Needs: needs})
-	if err != nil {
-		os.Remove(path)
-		return "", err
-	}
-	return id, nil
+	return q.addCallData(url, data, label, nil, needs)
 }
 
 // addDriveFile queues the upload of the file at p to Drive under id,

@@ -39,26 +39,7 @@ func enableAutostart(exe string) error {
 </dict>
 </plist>
 `
-	path := autostartPath()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("starting at login: %w", err)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(plist), 0o644); err != nil {
-		return fmt.Errorf("starting at login: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("starting at login: %w", err)
-	}
-	return nil
-}
-
-func disableAutostart() error {
-	if err := os.Remove(autostartPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("not starting at login: %w", err)
-	}
-	return nil
+	return writeAutostartFile(autostartPath(), []byte(plist), 0o755)
 }
 
 func autostartEnabled() (bool, error) {

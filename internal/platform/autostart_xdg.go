@@ -37,28 +37,7 @@ func enableAutostart(exe string) error {
 		"X-GNOME-Autostart-enabled=true",
 		"",
 	}, "\n")
-	path := autostartPath()
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("starting at login: %w", err)
-	}
-	// Written whole and renamed over: a session manager reading the
-	// folder at that moment sees the old entry or the new one.
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(entry), 0o644); err != nil {
-		return fmt.Errorf("starting at login: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("starting at login: %w", err)
-	}
-	return nil
-}
-
-func disableAutostart() error {
-	if err := os.Remove(autostartPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("not starting at login: %w", err)
-	}
-	return nil
+	return writeAutostartFile(autostartPath(), []byte(entry), 0o700)
 }
 
 // autostartEnabled reads the entry as a session manager does: present,
