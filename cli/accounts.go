@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"slices"
 
@@ -111,4 +112,20 @@ func cancelAccountJobs(ctx context.Context, env *Env, tf *transferFlags, account
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// addFrom gives a command that uploads as an account its --from, as
+// `carrier send` has it (there it is also the message's From): what says
+// what the upload does as the account, e.g. "upload to the Google Drive of".
+func (f *uploadFlags) addFrom(fs *flag.FlagSet, what string) {
+	fs.StringVar(&f.from, "from", "", what+" this account, one signed in with carrier login (default: the one used last; carrier accounts lists them)")
+}
+
+// remember makes the account the work went as the default sender, so the
+// next command without --from goes as it too (the last used), as Compose
+// offers the sender used last.
+func (t *target) remember() {
+	if t.account != "" {
+		auth.Use(t.base, t.account)
+	}
 }
