@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"fyne.io/fyne/v2/lang"
 	"strings"
 
@@ -44,7 +45,13 @@ func (u *UI) notifyJob(snap transfer.Snapshot) {
 			u.goBackground(func(ctx context.Context) { u.deps.Uploads.Retry(ctx, id) })
 		}}, show)
 	} else if u.inMailbox(snap) {
-		actions = append(actions, NoticeAction{Key: "mailbox", Label: lang.X("notify.mailbox", "Open in Mailbox"), Do: func() { u.bringBack(u.mailboxTab) }})
+		id := gmailID(snap)
+		actions = append(actions, NoticeAction{Key: "mailbox", Label: lang.X("notify.mailbox", "Open in Mailbox"), Do: func() {
+			u.bringBack(u.mailboxTab)
+			if id != "" {
+				u.do(func() { u.mailbox.openMessage(id) })
+			}
+		}})
 	} else {
 		actions = append(actions, show)
 	}
@@ -60,6 +67,29 @@ func (u *UI) notifyJob(snap transfer.Snapshot) {
 // mail, shows the message a job sent.
 func (u *UI) inMailbox(snap transfer.Snapshot) bool {
 	return strings.Contains(snap.URL, "/gmail/") && strings.HasPrefix(snap.URL, u.deps.Endpoint+"/")
+}
+
+// gmailID is the id of the message a job sent, from Gmail's answer: a
+// Message ({"id":…}) for messages.send, insert and import, a Draft
+// ({"id":…,"message":{"id":…}}) for drafts, whose message the Mailbox
+// lists under the draft. "" when the answer says none.
+func gmailID(snap transfer.Snapshot) string {
+	if snap.Response == nil {
+		return ""
+	}
+	var r struct {
+		ID      string `json:"id"`
+		Message struct {
+			ID string `json:"id"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(snap.Response.Body, &r) != nil {
+		return ""
+	}
+	if r.Message.ID != "" {
+		return r.Message.ID
+	}
+	return r.ID
 }
 
 // bringBack shows the window (hidden in the tray, or behind others) on

@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -135,4 +136,48 @@ func TestNotificationsWithActions(t *testing.T) {
 		defer mu.Unlock()
 		return len(fyneSent) == 1 && fyneSent[0].Title == "Carrier: failed" && fyneSent[0].Content == "cat.jpg: gone"
 	})
+}
+
+// A message's notification opens that message in the Mailbox, whatever
+// the Mailbox showed before and wherever the message stands in its list,
+// by the Gmail id of Gmail's answer.
+func TestOpenInMailboxOpensThatMessage(t *testing.T) {
+	var mu sync.Mutex
+	var sent []notice
+	h := newHarness(t, func(o *harnessOpts) {
+		o.deps = func(d *Deps) {
+			d.Notify = func(title, body string, actions []NoticeAction) error {
+				mu.Lock()
+				defer mu.Unlock()
+				sent = append(sent, notice{title, body, actions})
+				return nil
+			}
+		}
+	})
+	h.sendMessage(t)
+	var open func()
+	h.until("the sent message's notification", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, n := range sent {
+			for _, a := range n.actions {
+				if a.Key == "mailbox" {
+					open = a.Do
+				}
+			}
+		}
+		return open != nil
+	})
+	for _, s := range []string{"Newer one", "Newest one"} {
+		h.putMail("To: max@example.com\r\nSubject: " + s + "\r\n\r\nhello\r\n")
+	}
+	m := h.openMail("Newest one")
+	h.u.Select("Compose")
+	open()
+	h.until("the Mailbox to show the message sent", func() bool {
+		return h.u.tabs.Selected() == h.u.mailboxTab && !m.loading && strings.Contains(labelsIn(m.detail.Box), "Subject: Quarterly report")
+	})
+	if m.opened < 0 || m.items[m.opened].Title != "Quarterly report" {
+		t.Fatalf("the list marks item %d as opened", m.opened)
+	}
 }
