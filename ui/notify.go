@@ -1,10 +1,13 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fyne.io/fyne/v2/lang"
+	"slices"
 	"strings"
+	"sync"
 
 	"fyne.io/fyne/v2"
 
@@ -99,5 +102,101 @@ func (u *UI) bringBack(t *tab) {
 		u.win.Show()
 		u.win.RequestFocus()
 		u.tabs.Select(t)
+	})
+}
+
+// parkedNotices are the accounts whose parked jobs the person was told
+// of: one notification an account while any of its jobs waits for it, not
+// one a job nor one an event.
+type parkedNotices struct {
+	mu   sync.Mutex
+	told map[string]bool
+}
+
+// signInWho is whom a parked job waits for: the account it goes as, or
+// the server it needs a credential for.
+func signInWho(s transfer.Snapshot) string { return cmp.Or(s.SignInFor, s.Account) }
+
+// parkedByAccount are the jobs waiting for a sign-in, one for each
+// account, in the order of the accounts' names.
+func parkedByAccount(snaps []transfer.Snapshot) []transfer.Snapshot {
+	var out []transfer.Snapshot
+	for _, s := range snaps {
+		if s.State == transfer.StateSignIn && !slices.ContainsFunc(out, func(o transfer.Snapshot) bool { return signInWho(o) == signInWho(s) }) {
+			out = append(out, s)
+		}
+	}
+	slices.SortFunc(out, func(a, b transfer.Snapshot) int { return cmp.Compare(signInWho(a), signInWho(b)) })
+	return out
+}
+
+// parkedChanged tells the person of each account that has jobs newly
+// waiting for its sign-in, once; an account whose jobs all went on may
+// be told again when one waits anew. Any goroutine.
+func (u *UI) parkedChanged(snaps []transfer.Snapshot) {
+	parked := parkedByAccount(snaps)
+	p := &u.parked
+	p.mu.Lock()
+	if p.told == nil {
+		p.told = map[string]bool{}
+	}
+	var tell []transfer.Snapshot
+	for _, s := range parked {
+		if !p.told[signInWho(s)] {
+			p.told[signInWho(s)] = true
+			tell = append(tell, s)
+		}
+	}
+	for who := range p.told {
+		if !slices.ContainsFunc(parked, func(s transfer.Snapshot) bool { return signInWho(s) == who }) {
+			delete(p.told, who)
+		}
+	}
+	p.mu.Unlock()
+	for _, s := range tell {
+		u.notifyParked(s)
+	}
+}
+
+// notifyParked says that an account's uploads wait for it to sign in
+// again, with a Sign in button that starts that sign-in.
+func (u *UI) notifyParked(snap transfer.Snapshot) {
+	title, body := lang.X("notify.signin", "Carrier: sign in again"), app.Printable(signInWords(snap))
+	if u.deps.Notify == nil {
+		u.fyneNotify(fyne.NewNotification(title, body))
+		return
+	}
+	who := signInWho(snap)
+	actions := []NoticeAction{
+		{Key: "signin", Label: lang.X("notify.signin.action", "Sign in"), Do: func() { u.signInAgain(who) }},
+		{Key: "default", Label: lang.X("notify.show", "Show"), Do: func() { u.bringBack(u.transfersTab) }},
+	}
+	u.goBackground(func(context.Context) {
+		if err := u.deps.Notify(title, body, actions); err != nil {
+			u.fyneNotify(fyne.NewNotification(title, body))
+		}
+	})
+}
+
+// signInAgain brings the window back on the Account screen and starts
+// the sign-in of who there, as its "Sign in again" does: the browser
+// offers that account first, with the client it signed in with; with
+// none known yet, the set-up assistant opens. Jobs parked for who go on
+// once it is signed in (app.Google.OnSignIn). Any goroutine.
+func (u *UI) signInAgain(who string) {
+	hint := who
+	if !strings.Contains(who, "@") || strings.Contains(who, "://") {
+		hint = "" // a server, not an account: the person chooses in the browser
+	}
+	u.do(func() {
+		u.win.Show()
+		u.win.RequestFocus()
+		u.tabs.Select(u.accountTab)
+		switch {
+		case u.account.accounts != nil:
+			u.account.accounts.addAccount(nil, hint)
+		case u.deps.SignIn != nil:
+			u.account.openAssistant()
+		}
 	})
 }

@@ -181,3 +181,105 @@ func TestOpenInMailboxOpensThatMessage(t *testing.T) {
 		t.Fatalf("the list marks item %d as opened", m.opened)
 	}
 }
+
+// Jobs parked for a sign-in tell the person once an account, not once a
+// job nor once an event, with a Sign in button that starts that account's
+// sign-in on the Account screen; the tray has a Sign in item for each
+// account whose jobs wait, only while they wait.
+func TestParkedJobsNotifyOnceAnAccount(t *testing.T) {
+	const work, home = "work@example.com", "home@example.com"
+	fu := &fakeUploads{recs: map[string]transfer.Snapshot{
+		"a1": {ID: "a1", Label: "One · to zoe@example.com", URL: gmailSend, Size: 100, State: transfer.StateRunning, Account: work, Created: time.Now()},
+		"a2": {ID: "a2", Label: "Two · to zoe@example.com", URL: gmailSend, Size: 100, State: transfer.StateRunning, Account: work, Created: time.Now()},
+		"b1": {ID: "b1", Label: "Three · to zoe@example.com", URL: gmailSend, Size: 100, State: transfer.StateRunning, Account: home, Created: time.Now()},
+	}}
+	fa := &fakeAccounts{list: []string{work, home}}
+	events := make(chan transfer.Event, 64)
+	var mu sync.Mutex
+	var sent []notice
+	h := newHarness(t, func(o *harnessOpts) {
+		o.uploads, o.events = fu, events
+		o.deps = func(d *Deps) {
+			d.Accounts = fa
+			d.Notify = func(title, body string, actions []NoticeAction) error {
+				mu.Lock()
+				defer mu.Unlock()
+				sent = append(sent, notice{title, body, actions})
+				return nil
+			}
+		}
+	})
+	menu := h.u.TrayMenu(TrayHooks{Show: func() {}, Quit: func() {}})
+	trayItems := func() []string {
+		var l []string
+		for _, it := range menu.Items {
+			if strings.HasPrefix(it.Label, "Sign in") {
+				l = append(l, it.Label)
+			}
+		}
+		return l
+	}
+	told := func() []notice {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(sent)
+	}
+	park := func(id, who string) {
+		events <- fu.event(transfer.EventSignIn, id, func(s *transfer.Snapshot) { s.State, s.SignInFor = transfer.StateSignIn, who })
+	}
+	if l := trayItems(); len(l) != 0 {
+		t.Fatalf("the tray offers a sign-in while nothing waits: %v", l)
+	}
+
+	park("a1", work)
+	h.until("work's notification", func() bool { return len(told()) == 1 })
+	n := told()[0]
+	if n.title != "Carrier: sign in again" || n.body != "Sign in to "+work+" again to continue" || len(n.actions) != 2 || n.actions[0].Key != "signin" || n.actions[0].Label != "Sign in" {
+		t.Fatalf("work's notification: %q %q %v", n.title, n.body, n.actions)
+	}
+	park("a2", work) // the same account: no second notification
+	events <- fu.event(transfer.EventProgress, "b1", func(s *transfer.Snapshot) { s.Confirmed = 50 })
+	park("b1", home)
+	h.until("home's notification and both in the tray", func() bool {
+		return len(told()) >= 2 && slices.Equal(trayItems(), []string{"Sign in to " + home + " again to continue", "Sign in to " + work + " again to continue"})
+	})
+
+	// Sign in starts work's sign-in, as the Account screen's Sign in again.
+	h.u.tabs.Select(h.u.composeTab)
+	n.actions[0].Do()
+	h.until("the sign-in of work to start on the Account screen", func() bool {
+		fa.mu.Lock()
+		defer fa.mu.Unlock()
+		return h.u.tabs.Selected() == h.u.accountTab && slices.Equal(fa.hints, []string{work}) && len(fa.added) == 1 && fa.added[0] == nil
+	})
+	// work signed in: its jobs go on; its tray item goes, home's stays.
+	for _, id := range []string{"a1", "a2"} {
+		events <- fu.event(transfer.EventQueued, id, func(s *transfer.Snapshot) { s.State, s.SignInFor = transfer.StateQueued, "" })
+	}
+	h.until("work's tray item to go", func() bool {
+		return slices.Equal(trayItems(), []string{"Sign in to " + home + " again to continue"})
+	})
+	for _, it := range menu.Items {
+		if strings.Contains(it.Label, home) {
+			it.Action()
+		}
+	}
+	h.until("the tray's Sign in to start home's sign-in", func() bool {
+		fa.mu.Lock()
+		defer fa.mu.Unlock()
+		return slices.Equal(fa.hints, []string{work, home})
+	})
+	events <- fu.event(transfer.EventQueued, "b1", func(s *transfer.Snapshot) { s.State, s.SignInFor = transfer.StateQueued, "" })
+	h.until("no sign-in left in the tray", func() bool { return len(trayItems()) == 0 })
+	if l := told(); len(l) != 2 || l[1].body != "Sign in to "+home+" again to continue" {
+		var bodies []string
+		for _, n := range l {
+			bodies = append(bodies, n.body)
+		}
+		t.Fatalf("notifications: %q, want one for work and one for home", bodies)
+	}
+	// Parked anew after its jobs went on: told again, once.
+	park("a1", work)
+	park("a2", work)
+	h.until("work's second notification", func() bool { return len(told()) == 3 })
+}
