@@ -129,3 +129,17 @@ func (t *target) remember() {
 		auth.Use(t.base, t.account)
 	}
 }
+
+// noteAccount tells a Carrier window running on the same data folder that
+// address signed in or out at endpoint (app.NoteSignIn): it sends the jobs
+// it parked for the account on, and lists the accounts again. A note that
+// cannot be written is said, not fatal: the sign-in itself is done.
+func noteAccount(env *Env, endpoint, address string, in bool) {
+	note := app.NoteSignOut
+	if in {
+		note = app.NoteSignIn
+	}
+	if err := note(env.dirs().Data, endpoint, address); err != nil {
+		fmt.Fprintf(env.Stderr, "carrier: %v; a Carrier window open now sees it when it starts again\n", err)
+	}
+}

@@ -1,15 +1,19 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"carrier/auth"
+	"carrier/internal/app"
 	"carrier/sandbox"
 	"carrier/transfer"
 )
@@ -247,5 +251,65 @@ func TestDriveAndPhotosFrom(t *testing.T) {
 	}
 	if n := accountsOf(); !maps.Equal(n, before) {
 		t.Fatalf("a refused --from queued jobs: %v, was %v", n, before)
+	}
+}
+
+// carrier login and carrier logout tell a Carrier window on the same data
+// folder (its app.Google watching the folder): the sign-in reaches its
+// OnSignIn (its queue sends the jobs parked for the account on), and both
+// reach its screens.
+func TestLoginAndLogoutReachAWindow(t *testing.T) {
+	mockKeyring(t)
+	home := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	base, token, stop := startSandbox(t, "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--auto-consent")
+	defer stop()
+	dataDir := app.DataDir()
+	if err := app.PrivateDir(dataDir); err != nil { // as the window's start makes it
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	g, err := app.GoogleAt(app.NewCredentials(ctx, t.TempDir()), base, token, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Watch(ctx, dataDir)
+	in := make(chan string, 4)
+	g.OnSignIn(func(a string) { in <- a })
+	changed := make(chan []string, 4)
+	g.OnAccountsChanged(func() { changed <- g.Accounts() })
+	wait := func(what string, c <-chan []string) []string {
+		t.Helper()
+		select {
+		case l := <-c:
+			return l
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the window did not hear %s", what)
+		}
+		return nil
+	}
+
+	t.Setenv("CARRIER_TOKEN", token)
+	if code, out, errOut := runLoginCLI(t, "--endpoint", base); code != 0 {
+		t.Fatalf("login: %d\n%s\n%s", code, out, errOut)
+	}
+	select {
+	case a := <-in:
+		if a != sandbox.DefaultAccount {
+			t.Fatalf("the window was told %s signed in, want %s", a, sandbox.DefaultAccount)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the window did not hear carrier login")
+	}
+	if l := wait("carrier login", changed); !slices.Equal(l, []string{sandbox.DefaultAccount}) {
+		t.Fatalf("the window lists %v after carrier login", l)
+	}
+	if code, out, errOut := runCmd("logout", "--endpoint", base); code != 0 {
+		t.Fatalf("logout: %d\n%s\n%s", code, out, errOut)
+	}
+	if l := wait("carrier logout", changed); len(l) != 0 || g.Address() != "" {
+		t.Fatalf("the window lists %v, sends as %q after carrier logout", l, g.Address())
 	}
 }

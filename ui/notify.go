@@ -200,3 +200,22 @@ func (u *UI) signInAgain(who string) {
 		}
 	})
 }
+
+// accountsWatch is what Deps.Accounts offers when it hears of sign-ins and
+// sign-outs made outside the window (app.WindowAccounts: `carrier login`
+// in a terminal).
+type accountsWatch interface {
+	OnChange(f func())
+}
+
+// whenAccountsChange has f run on the UI thread each time an account
+// signs in or out outside the window; nothing where that is not heard.
+func (u *UI) whenAccountsChange(f func()) {
+	if wa, ok := u.deps.Accounts.(accountsWatch); ok {
+		wa.OnChange(func() {
+			if u.ctx.Err() == nil { // the window is still there
+				u.do(f)
+			}
+		})
+	}
+}

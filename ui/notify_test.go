@@ -283,3 +283,56 @@ func TestParkedJobsNotifyOnceAnAccount(t *testing.T) {
 	park("a2", work)
 	h.until("work's second notification", func() bool { return len(told()) == 3 })
 }
+
+// watchedAccounts are fakeAccounts that tell of changes made outside the
+// window, as app.WindowAccounts does.
+type watchedAccounts struct {
+	*fakeAccounts
+	hooks []func()
+}
+
+func (w *watchedAccounts) OnChange(f func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.hooks = append(w.hooks, f)
+}
+
+// changedElsewhere signs list in, as `carrier login` in a terminal does,
+// and tells the window.
+func (w *watchedAccounts) changedElsewhere(list ...string) {
+	w.mu.Lock()
+	w.list = list
+	hooks := slices.Clone(w.hooks)
+	w.mu.Unlock()
+	for _, f := range hooks {
+		f()
+	}
+}
+
+// A sign-in or sign-out made outside the window (carrier login or logout
+// in a terminal) shows at once on the Account screen and in Compose's
+// From.
+func TestAccountsChangedElsewhereShow(t *testing.T) {
+	const work, home = "work@example.com", "home@example.com"
+	fa := &watchedAccounts{fakeAccounts: &fakeAccounts{list: []string{work}}}
+	h := newHarness(t, func(o *harnessOpts) { o.deps = func(d *Deps) { d.Accounts = fa } })
+	shown := func() []string {
+		var l []string
+		for a := range h.u.account.accounts.outs {
+			l = append(l, a)
+		}
+		slices.Sort(l)
+		return l
+	}
+	if l := shown(); !slices.Equal(l, []string{work}) {
+		t.Fatalf("the Account screen lists %v", l)
+	}
+	fa.changedElsewhere(home, work)
+	h.until("the Account screen and From to list the account signed in elsewhere", func() bool {
+		return slices.Equal(shown(), []string{home, work}) && slices.Equal(h.u.compose.from.accounts, []string{home, work})
+	})
+	fa.changedElsewhere(home)
+	h.until("the account signed out elsewhere to go", func() bool {
+		return slices.Equal(shown(), []string{home}) && slices.Equal(h.u.compose.from.accounts, []string{home})
+	})
+}
