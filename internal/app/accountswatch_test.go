@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -201,5 +202,52 @@ func TestAccountsStampNeedsTheFolder(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Fatalf("the folder was made: %v", err)
+	}
+}
+
+// How long a window takes to hear a sign-in noted by another process:
+// the note written, the folder's event, the stamp read, the accounts read
+// again from the keychain, the hooks told.
+func BenchmarkSignInHeard(b *testing.B) {
+	keyring.MockInit()
+	g, err := GoogleAt(nil, "http://127.0.0.1:1", "", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	g.Watch(ctx, dir)
+	heard := make(chan struct{}, 1)
+	g.OnAccountsChanged(func() {
+		select {
+		case heard <- struct{}{}:
+		default:
+		}
+	})
+	b.ResetTimer()
+	for range b.N {
+		if err := NoteSignIn(dir, "http://127.0.0.1:1", "a@example.com"); err != nil {
+			b.Fatal(err)
+		}
+		<-heard
+	}
+}
+
+// What one reading of the stamp costs when nothing changed (each event
+// in the data folder, or each tick where it is not watched).
+func BenchmarkStampUnchanged(b *testing.B) {
+	g, err := GoogleAt(nil, "http://127.0.0.1:1", "", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	for i := range 5 {
+		NoteSignIn(dir, "http://127.0.0.1:1", fmt.Sprintf("a%d@example.com", i))
+	}
+	g.useStamp(dir)
+	b.ResetTimer()
+	for range b.N {
+		g.stampChanged()
 	}
 }
