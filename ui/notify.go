@@ -106,11 +106,14 @@ func (u *UI) bringBack(t *tab) {
 }
 
 // parkedNotices are the accounts whose parked jobs the person was told
-// of: one notification an account while any of its jobs waits for it, not
-// one a job nor one an event.
+// of: one notification an account while its jobs wait for it, not one a
+// job nor one an event. An account is told again only once its jobs went
+// on after it (they confirmed more bytes than when it was told) or ended:
+// a job that is only tried and parks again (at a start, or after a
+// sign-in as someone else) tells nobody twice.
 type parkedNotices struct {
 	mu   sync.Mutex
-	told map[string]bool
+	told map[string]int64 // account -> the bytes its jobs had confirmed when told
 }
 
 // signInWho is whom a parked job waits for: the account it goes as, or
@@ -130,26 +133,43 @@ func parkedByAccount(snaps []transfer.Snapshot) []transfer.Snapshot {
 	return out
 }
 
+// confirmedFor is how many bytes the jobs of who have had confirmed.
+func confirmedFor(snaps []transfer.Snapshot, who string) int64 {
+	var n int64
+	for _, s := range snaps {
+		if s.Account == who || signInWho(s) == who {
+			n += s.Confirmed
+		}
+	}
+	return n
+}
+
+// unfinishedFor reports whether who has a job not done yet.
+func unfinishedFor(snaps []transfer.Snapshot, who string) bool {
+	return slices.ContainsFunc(snaps, func(s transfer.Snapshot) bool {
+		return (s.Account == who || signInWho(s) == who) && s.State.Unfinished()
+	})
+}
+
 // parkedChanged tells the person of each account that has jobs newly
-// waiting for its sign-in, once; an account whose jobs all went on may
-// be told again when one waits anew. Any goroutine.
+// waiting for its sign-in, once. Any goroutine.
 func (u *UI) parkedChanged(snaps []transfer.Snapshot) {
 	parked := parkedByAccount(snaps)
 	p := &u.parked
 	p.mu.Lock()
 	if p.told == nil {
-		p.told = map[string]bool{}
+		p.told = map[string]int64{}
+	}
+	for who, mark := range p.told {
+		if !slices.ContainsFunc(parked, func(s transfer.Snapshot) bool { return signInWho(s) == who }) && (confirmedFor(snaps, who) > mark || !unfinishedFor(snaps, who)) {
+			delete(p.told, who)
+		}
 	}
 	var tell []transfer.Snapshot
 	for _, s := range parked {
-		if !p.told[signInWho(s)] {
-			p.told[signInWho(s)] = true
+		if _, ok := p.told[signInWho(s)]; !ok {
+			p.told[signInWho(s)] = confirmedFor(snaps, signInWho(s))
 			tell = append(tell, s)
-		}
-	}
-	for who := range p.told {
-		if !slices.ContainsFunc(parked, func(s transfer.Snapshot) bool { return signInWho(s) == who }) {
-			delete(p.told, who)
 		}
 	}
 	p.mu.Unlock()

@@ -278,10 +278,33 @@ func TestParkedJobsNotifyOnceAnAccount(t *testing.T) {
 		}
 		t.Fatalf("notifications: %q, want one for work and one for home", bodies)
 	}
+	// Tried and parked again without going on (a start, a sign-in as
+	// someone else): nobody is told twice.
+	park("a1", work)
+	park("b1", home)
+	h.until("both in the tray again", func() bool { return len(trayItems()) == 2 })
 	// Parked anew after its jobs went on: told again, once.
+	events <- fu.event(transfer.EventQueued, "a1", func(s *transfer.Snapshot) { s.State, s.SignInFor = transfer.StateQueued, "" })
+	events <- fu.event(transfer.EventStarted, "a1", func(s *transfer.Snapshot) { s.State = transfer.StateRunning })
+	events <- fu.event(transfer.EventProgress, "a1", func(s *transfer.Snapshot) { s.Confirmed = 60 })
+	events <- fu.event(transfer.EventRetrying, "a1", func(s *transfer.Snapshot) { s.State = transfer.StateRetrying })
 	park("a1", work)
 	park("a2", work)
-	h.until("work's second notification", func() bool { return len(told()) == 3 })
+	h.until("work's second notification", func() bool { return len(told()) >= 3 })
+	if l := told(); len(l) != 3 || l[2].body != "Sign in to "+work+" again to continue" {
+		var bodies []string
+		for _, n := range l {
+			bodies = append(bodies, n.body)
+		}
+		t.Fatalf("notifications: %q, want work, home, then work again", bodies)
+	}
+	// home's job cancelled, then a new one of home parks: told again.
+	events <- fu.event(transfer.EventCancelled, "b1", func(s *transfer.Snapshot) { s.State, s.SignInFor = transfer.StateCancelled, "" })
+	events <- fu.event(transfer.EventQueued, "b2", func(s *transfer.Snapshot) {
+		s.ID, s.URL, s.Size, s.State, s.Account = "b2", gmailSend, 100, transfer.StateQueued, home
+	})
+	park("b2", home)
+	h.until("home's second notification", func() bool { return len(told()) == 4 })
 }
 
 // watchedAccounts are fakeAccounts that tell of changes made outside the
