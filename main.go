@@ -76,6 +76,11 @@ func runDesktop(ctx context.Context, dirs app.Dirs, hidden bool) int {
 		return fatalWindow(a, w, err)
 	}
 	defer q.Close()
+	// A sign-in made with `carrier login` while the window runs sends the
+	// jobs parked for it on, and shows in the Account screen.
+	watch, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	core.Google.Watch(watch, dirs.Data)
 
 	d := deps(ctx, core, q, events)
 	// Buttons on notifications (Retry, Open in Mailbox) need the desktop's

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"slices"
 
@@ -111,4 +112,34 @@ func cancelAccountJobs(ctx context.Context, env *Env, tf *transferFlags, account
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// addFrom gives a command that uploads as an account its --from, as
+// `carrier send` has it (there it is also the message's From): what says
+// what the upload does as the account, e.g. "upload to the Google Drive of".
+func (f *uploadFlags) addFrom(fs *flag.FlagSet, what string) {
+	fs.StringVar(&f.from, "from", "", what+" this account, one signed in with carrier login (default: the one used last; carrier accounts lists them)")
+}
+
+// remember makes the account the work went as the default sender, so the
+// next command without --from goes as it too (the last used), as Compose
+// offers the sender used last.
+func (t *target) remember() {
+	if t.account != "" {
+		auth.Use(t.base, t.account)
+	}
+}
+
+// noteAccount tells a Carrier window running on the same data folder that
+// address signed in or out at endpoint (app.NoteSignIn): it sends the jobs
+// it parked for the account on, and lists the accounts again. A note that
+// cannot be written is said, not fatal: the sign-in itself is done.
+func noteAccount(env *Env, endpoint, address string, in bool) {
+	note := app.NoteSignOut
+	if in {
+		note = app.NoteSignIn
+	}
+	if err := note(env.dirs().Data, endpoint, address); err != nil {
+		fmt.Fprintf(env.Stderr, "carrier: %v; a Carrier window open now sees it when it starts again\n", err)
+	}
 }

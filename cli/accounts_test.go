@@ -1,14 +1,19 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"carrier/auth"
+	"carrier/internal/app"
 	"carrier/sandbox"
 	"carrier/transfer"
 )
@@ -172,5 +177,139 @@ func TestLoginRefusesAWrongClientFileInWords(t *testing.T) {
 		if code == 0 || !strings.Contains(errOut, c.want) || !strings.Contains(errOut, `"Desktop app"`) || !strings.Contains(errOut, p) {
 			t.Errorf("%s: %d %s", c.name, code, errOut)
 		}
+	}
+}
+
+// carrier drive upload and carrier photos choose the account as carrier
+// send does: --from names one signed in (each job bound to it in the
+// journal), one not signed in is refused before anything is sent, and the
+// account used last is the default of the next command.
+func TestDriveAndPhotosFrom(t *testing.T) {
+	mockKeyring(t)
+	home := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	const work = "work@example.com"
+	base, token, stop := startSandbox(t, "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--auto-consent", "--account", work)
+	defer stop()
+	t.Setenv("CARRIER_TOKEN", token)
+	for _, a := range []string{sandbox.DefaultAccount, work} {
+		if code, out, errOut := runLoginCLI(t, "--endpoint", base, "--account", a, "--for", "send,links,photos"); code != 0 {
+			t.Fatalf("login %s: %d\n%s\n%s", a, code, out, errOut)
+		}
+	}
+	t.Setenv("CARRIER_TOKEN", "")
+	state := filepath.Join(home, "state", "carrier")
+	accountsOf := func() map[string]int {
+		j, err := transfer.OpenJournal(state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, _ := j.List()
+		n := map[string]int{}
+		for _, r := range recs {
+			n[r.Account]++
+		}
+		return n
+	}
+	defaultIs := func(want string) {
+		t.Helper()
+		if code, out, _ := runCmd("accounts", "--endpoint", base); code != 0 || !strings.HasPrefix(out, "* "+want+"\n") {
+			t.Fatalf("the default sender is not %s:\n%s", want, out)
+		}
+	}
+	file, _ := namedRandomFile(t, "report.pdf", 300<<10)
+	if code, _, errOut := runCmd("drive", "upload", "--file", file, "--endpoint", base, "--from", sandbox.DefaultAccount); code != 0 {
+		t.Fatalf("drive upload --from %s: %d %s", sandbox.DefaultAccount, code, errOut)
+	}
+	if n := accountsOf(); n[sandbox.DefaultAccount] != 1 || len(n) != 1 {
+		t.Fatalf("the journal's jobs by account after drive upload: %v", n)
+	}
+	defaultIs(sandbox.DefaultAccount)
+	if code, _, errOut := runCmd("photos", "--endpoint", base, "--from", work, photoFiles(t, 1)[0]); code != 0 {
+		t.Fatalf("photos --from %s: %d %s", work, code, errOut)
+	}
+	if n := accountsOf(); n[work] == 0 || n[""] != 0 {
+		t.Fatalf("the journal's jobs by account after photos: %v", n)
+	}
+	defaultIs(work)
+	// Without --from: the last used.
+	if code, _, errOut := runCmd("drive", "upload", "--file", file, "--endpoint", base); code != 0 {
+		t.Fatalf("drive upload: %d %s", code, errOut)
+	}
+	if n := accountsOf(); n[sandbox.DefaultAccount] != 1 {
+		t.Fatalf("drive upload without --from did not go as the last used (%s): %v", work, n)
+	}
+	before := accountsOf()
+	for _, args := range [][]string{
+		{"drive", "upload", "--file", file, "--endpoint", base, "--from", "nobody@example.com"},
+		{"photos", "--endpoint", base, "--from", "nobody@example.com", photoFiles(t, 1)[0]},
+	} {
+		if code, _, errOut := runCmd(args...); code != 2 || !strings.Contains(errOut, "--from nobody@example.com is not signed in") || !strings.Contains(errOut, work) {
+			t.Errorf("%s --from an account not signed in: %d %s", args[0], code, errOut)
+		}
+	}
+	if n := accountsOf(); !maps.Equal(n, before) {
+		t.Fatalf("a refused --from queued jobs: %v, was %v", n, before)
+	}
+}
+
+// carrier login and carrier logout tell a Carrier window on the same data
+// folder (its app.Google watching the folder): the sign-in reaches its
+// OnSignIn (its queue sends the jobs parked for the account on), and both
+// reach its screens.
+func TestLoginAndLogoutReachAWindow(t *testing.T) {
+	mockKeyring(t)
+	home := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	base, token, stop := startSandbox(t, "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--auto-consent")
+	defer stop()
+	dataDir := app.DataDir()
+	if err := app.PrivateDir(dataDir); err != nil { // as the window's start makes it
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	g, err := app.GoogleAt(app.NewCredentials(ctx, t.TempDir()), base, token, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Watch(ctx, dataDir)
+	in := make(chan string, 4)
+	g.OnSignIn(func(a string) { in <- a })
+	changed := make(chan []string, 4)
+	g.OnAccountsChanged(func() { changed <- g.Accounts() })
+	wait := func(what string, c <-chan []string) []string {
+		t.Helper()
+		select {
+		case l := <-c:
+			return l
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the window did not hear %s", what)
+		}
+		return nil
+	}
+
+	t.Setenv("CARRIER_TOKEN", token)
+	if code, out, errOut := runLoginCLI(t, "--endpoint", base); code != 0 {
+		t.Fatalf("login: %d\n%s\n%s", code, out, errOut)
+	}
+	select {
+	case a := <-in:
+		if a != sandbox.DefaultAccount {
+			t.Fatalf("the window was told %s signed in, want %s", a, sandbox.DefaultAccount)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the window did not hear carrier login")
+	}
+	if l := wait("carrier login", changed); !slices.Equal(l, []string{sandbox.DefaultAccount}) {
+		t.Fatalf("the window lists %v after carrier login", l)
+	}
+	if code, out, errOut := runCmd("logout", "--endpoint", base); code != 0 {
+		t.Fatalf("logout: %d\n%s\n%s", code, out, errOut)
+	}
+	if l := wait("carrier logout", changed); len(l) != 0 || g.Address() != "" {
+		t.Fatalf("the window lists %v, sends as %q after carrier logout", l, g.Address())
 	}
 }

@@ -19,11 +19,12 @@ func init() {
 
 func runDrive(ctx context.Context, env *Env, args []string) error {
 	if len(args) == 0 || args[0] != "upload" {
-		return usagef("usage: carrier drive upload --file F [--share-with ADDR]... [--anyone] [--link-expiry 30d] [--endpoint URL] [transfer flags]")
+		return usagef("usage: carrier drive upload --file F [--share-with ADDR]... [--anyone] [--link-expiry 30d] [--from ADDRESS] [--endpoint URL] [transfer flags]")
 	}
-	fs := newFlagSet(env, "drive upload", "--file F [--share-with ADDR]... [--anyone] [--link-expiry 30d] [--endpoint URL] [transfer flags]")
+	fs := newFlagSet(env, "drive upload", "--file F [--share-with ADDR]... [--anyone] [--link-expiry 30d] [--from ADDRESS] [--endpoint URL] [transfer flags]")
 	var uf uploadFlags
 	uf.add(fs, env.dirs())
+	uf.addFrom(fs, "upload to the Google Drive of")
 	file := fs.String("file", "", "the file to upload; it must not change until the upload ends")
 	var with stringList
 	fs.Var(&with, "share-with", "give this address read access, without a notification email (repeatable; also comma-separated)")
@@ -91,5 +92,9 @@ func runDrive(ctx context.Context, env *Env, args []string) error {
 			return finishJob(ctx, env, q, id, true)
 		}
 	}
-	return finishJob(ctx, env, q, jobs[0], true) // the File, with its webViewLink
+	if err := finishJob(ctx, env, q, jobs[0], true); err != nil { // the File, with its webViewLink
+		return err
+	}
+	t.remember()
+	return nil
 }

@@ -129,6 +129,7 @@ func runLogin(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "Signed in as %s at %s; Carrier may: %s.\n", acct.Address, acct.Endpoint, canList(acct))
+	noteAccount(env, acct.Endpoint, acct.Address, true)
 	if *account != "" && !strings.EqualFold(acct.Address, *account) {
 		fmt.Fprintf(env.Stderr, "carrier login: the browser signed in %s, not %s; %s is now the default sender (carrier send --from chooses)\n", acct.Address, *account, acct.Address)
 	}
@@ -238,6 +239,7 @@ func runLogout(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "Signed out %s at %s.\n", who, ep)
+	noteAccount(env, ep, who, false)
 	if choice == app.KeepJobs {
 		if n := len(accountRecords(&tf, who)); n > 0 {
 			fmt.Fprintf(env.Stdout, "%d unfinished upload(s) of %s wait for it: carrier login --account %s, then carrier resume.\n", n, who, who)

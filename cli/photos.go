@@ -23,7 +23,7 @@ func init() {
 	})
 }
 
-const photosUsage = "[upload] [--album NAME] [--description TEXT] [--else-drive] FILE... [--endpoint URL] [transfer flags]\n       carrier photos albums [--endpoint URL]"
+const photosUsage = "[upload] [--album NAME] [--description TEXT] [--else-drive] [--from ADDRESS] FILE... [--endpoint URL] [transfer flags]\n       carrier photos albums [--endpoint URL]"
 
 // parseInterspersed reads flags wherever they stand among the arguments,
 // as people type them after the files.
@@ -53,6 +53,7 @@ func runPhotos(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "photos", photosUsage)
 	var uf uploadFlags
 	uf.add(fs, env.dirs())
+	uf.addFrom(fs, "post to the Google Photos library of")
 	album := fs.String("album", "", "put the items in the album of this title that Carrier made, or in a new one of it")
 	desc := fs.String("description", "", "the description of every item (fewer than 1,000 characters)")
 	elseDrive := fs.Bool("else-drive", false, "send each file Google Photos refuses (sound, another type, too large) to Google Drive instead, not shared")
@@ -112,13 +113,20 @@ func runPhotos(ctx context.Context, env *Env, args []string) error {
 		driveJobs = append(driveJobs, jobs)
 	}
 	if len(files) == 0 {
-		return finishElseDrive(ctx, env, q, toDrive, driveJobs)
+		if err := finishElseDrive(ctx, env, q, toDrive, driveJobs); err != nil {
+			return err
+		}
+		t.remember()
+		return nil
 	}
 	b, err := q.PhotosUpload(ctx, p, files, app.PhotosOptions{Album: *album, Description: *desc}, settings)
 	if err != nil {
 		return err
 	}
 	err = errors.Join(finishPhotos(ctx, env, q, b), finishElseDrive(ctx, env, q, toDrive, driveJobs))
+	if err == nil {
+		t.remember()
+	}
 	if b.AlbumID != "" {
 		// Stdout, not stderr: the progress printer owns stderr until the
 		// queue closes.

@@ -68,10 +68,7 @@ func (f *uploadFlags) upload(ctx context.Context, env *Env, t *target, spec tran
 	if err := finishJob(ctx, env, q, id, true); err != nil {
 		return nil, err
 	}
-	if t.account != "" {
-		// The sender used last is offered first next time.
-		auth.Use(t.base, t.account)
-	}
+	t.remember()
 	rec, _ := q.Job(id)
 	return &rec, nil
 }

@@ -63,6 +63,7 @@ func newAccountsSection(u *UI, a *accountScreen) *accountsSection {
 	s.status.Wrapping = fyne.TextWrapWord
 	s.add = widget.NewButtonWithIcon("Add another Google account…", theme.ContentAddIcon(), func() { s.addAccount(nil, "") })
 	s.Object = container.NewVBox(widget.NewLabelWithStyle("Google accounts", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.list, s.add, s.status)
+	u.whenAccountsChange(a.show) // a sign-in or sign-out in a terminal shows here too
 	s.refresh()
 	return s
 }

@@ -52,6 +52,7 @@ type mailboxScreen struct {
 	status  *widget.Label
 	content fyne.CanvasObject
 	loading bool
+	want    string                   // a Gmail message or draft id to open once the list is read (openMessage)
 	drafts  map[string]*draftActions // each draft's Edit and Send, by draft id (drafts.go)
 
 	files      attachmentFiles      // private copies of attachments opened or saved
@@ -235,8 +236,35 @@ func (m *mailboxScreen) refresh() {
 			m.opened = -1
 			m.list.ShowFirst()
 			m.drawList()
+			m.openWanted()
 		})
 	})
+}
+
+// openMessage reads the list again and opens the message (or draft) of
+// Gmail id id in it: a notification's Open in Mailbox. UI thread.
+func (m *mailboxScreen) openMessage(id string) {
+	m.want = id
+	m.refresh() // a read under way opens it when it ends
+}
+
+// openWanted opens what openMessage asked for: its row when the list
+// has it, else the message alone, read by its id (a list read before it
+// was sent). UI thread.
+func (m *mailboxScreen) openWanted() {
+	id := m.want
+	m.want = ""
+	if id == "" {
+		return
+	}
+	m.mu.Lock()
+	i := slices.IndexFunc(m.items, func(it mailItem) bool { return it.ID == id || it.MsgID == id })
+	m.mu.Unlock()
+	if i >= 0 {
+		m.choose(i)
+		return
+	}
+	m.open(mailItem{Kind: "Sent", ID: id})
 }
 
 type msgMeta struct {

@@ -2,12 +2,14 @@ package ui
 
 import (
 	"context"
-	"fyne.io/fyne/v2/lang"
+	"slices"
 	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/lang"
 
+	"carrier/internal/app"
 	"carrier/transfer"
 )
 
@@ -80,11 +82,13 @@ type tray struct {
 	menu          *fyne.Menu
 	status        *fyne.MenuItem
 	pause, resume *fyne.MenuItem
+	rest          []*fyne.MenuItem // the items under the status line and the sign-ins
 
 	mu     sync.Mutex // guards what was shown last, read off the UI thread
 	shown  string
-	paused bool // Resume all was enabled
-	active bool // Pause all was enabled
+	paused bool     // Resume all was enabled
+	active bool     // Pause all was enabled
+	signIn []string // the sign-in items' words, one for each account whose uploads wait for it
 	at     time.Time
 }
 
@@ -103,6 +107,7 @@ func (u *UI) TrayMenu(h TrayHooks) *fyne.Menu {
 		items = append(items, speed)
 	}
 	items = append(items, fyne.NewMenuItemSeparator(), fyne.NewMenuItem(lang.X("tray.quit", "Quit"), h.Quit))
+	t.rest = items[1:]
 	t.menu = fyne.NewMenu("Carrier", items...)
 	u.tray.Store(t)
 	t.update(true)
@@ -121,6 +126,11 @@ func (t *tray) refresh() {
 func (t *tray) update(force bool) {
 	snaps := t.u.transfers.snapshots()
 	text := TrayStatus(snaps)
+	parked := parkedByAccount(snaps)
+	signIn := make([]string, len(parked))
+	for i, s := range parked {
+		signIn[i] = app.Printable(signInWords(s))
+	}
 	var active, paused bool
 	for _, s := range snaps {
 		if s.State == transfer.StatePaused {
@@ -131,19 +141,31 @@ func (t *tray) update(force bool) {
 	}
 	now := time.Now()
 	t.mu.Lock()
-	if text == t.shown && active == t.active && paused == t.paused || !force && now.Sub(t.at) < trayEvery {
+	if text == t.shown && active == t.active && paused == t.paused && slices.Equal(signIn, t.signIn) || !force && now.Sub(t.at) < trayEvery {
 		t.mu.Unlock()
 		return
 	}
-	t.shown, t.active, t.paused, t.at = text, active, paused, now
+	t.shown, t.active, t.paused, t.signIn, t.at = text, active, paused, signIn, now
 	t.mu.Unlock()
 	t.u.do(func() {
 		t.status.Label = text
 		t.pause.Disabled = !active
 		t.resume.Disabled = !paused
+		// A "Sign in to ADDRESS again to continue" item for each account
+		// whose uploads wait, there only while they wait.
+		items := []*fyne.MenuItem{t.status}
+		for i, s := range parked {
+			who := signInWho(s)
+			items = append(items, fyne.NewMenuItem(signIn[i], func() { t.u.signInAgain(who) }))
+		}
+		t.menu.Items = append(items, t.rest...)
 		t.refresh()
 		if t.hooks.Tooltip != nil {
-			t.hooks.Tooltip(lang.X("tray.tooltip", "Carrier: {{.Status}}", w{"Status": text}))
+			tip := lang.X("tray.tooltip", "Carrier: {{.Status}}", w{"Status": text})
+			for _, words := range signIn {
+				tip += "\n" + words
+			}
+			t.hooks.Tooltip(tip)
 		}
 	})
 }
@@ -160,9 +182,12 @@ func (s *transfersScreen) snapshots() []transfer.Snapshot {
 	return out
 }
 
-// trayChanged tells the tray, if there is one, that jobs changed. Any
-// goroutine.
+// trayChanged tells the tray, if there is one, that jobs changed, and the
+// person of accounts whose uploads newly wait for them. Any goroutine.
 func (s *transfersScreen) trayChanged(force bool) {
+	if force { // a state changed: a job may wait for a sign-in, or no longer
+		s.u.parkedChanged(s.snapshots())
+	}
 	if t := s.u.tray.Load(); t != nil {
 		t.update(force)
 	}

@@ -126,6 +126,7 @@ type UI struct {
 	mailbox   *mailboxScreen
 	account   *accountScreen
 	tray      atomic.Pointer[tray] // nil without a system tray
+	parked    parkedNotices        // the accounts told their uploads wait for them
 	quitAsked *quitQuestion        // the last quit question, for tests
 	// fyneNotify sends Fyne's notification, where the desktop's service
 	// cannot be reached; a test's own sees what it sends.

@@ -132,6 +132,7 @@ func (g *Google) AddAccount(ctx context.Context, clientSecret []byte, hint strin
 	g.mu.Lock()
 	g.acct = added
 	g.mu.Unlock()
+	g.noteAccount(added.Address, true)
 	g.tellSignedIn(added.Address)
 	return added.Address, nil
 }
@@ -167,6 +168,7 @@ func (g *Google) SignOutAccount(ctx context.Context, address string, q *Queue, j
 		return cancelled, errors.Join(append(errs, err)...)
 	}
 	g.resetCreds()
+	g.noteAccount(address, false)
 	g.mu.Lock()
 	if g.acct != nil && g.acct.Address == address {
 		g.acct = nil
@@ -206,6 +208,11 @@ func (w WindowAccounts) SignOut(ctx context.Context, address string, jobs Unfini
 	_, err := w.G.SignOutAccount(ctx, address, w.Q, jobs)
 	return err
 }
+
+// OnChange has f told when an account signed in or out elsewhere
+// (Google.OnAccountsChanged): the screens that list accounts read them
+// again.
+func (w WindowAccounts) OnChange(f func()) { w.G.OnAccountsChanged(f) }
 
 func (w WindowAccounts) Unfinished(address string) int {
 	if w.Q == nil {

@@ -22,6 +22,14 @@ type Google struct {
 	proof    string                                          // a sandbox's token, which its sign-ins must prove; "" for Google
 	browser  func(url string) error                          // nil: the system's browser
 	signedIn []func(address string)                          // told after each sign-in, once the credentials are reset
+
+	// The accounts stamp (accountswatch.go): where g notes its sign-ins
+	// and sign-outs and hears other Carriers' ("" before Watch), what it
+	// saw there last, and who is told of a change made elsewhere.
+	stampMu  sync.Mutex // one note or one reading of the stamp at a time
+	stampDir string
+	seen     map[string]stampTimes
+	changed  []func()
 }
 
 // OnSignIn has f told the address of every account that signs in from here
@@ -113,6 +121,7 @@ func (g *Google) SignIn(ctx context.Context, clientSecret []byte) (string, error
 	g.mu.Lock()
 	g.acct = acct
 	g.mu.Unlock()
+	g.noteAccount(acct.Address, true)
 	g.tellSignedIn(acct.Address)
 	return acct.Address, nil
 }
@@ -173,6 +182,7 @@ func (g *Google) Allow(ctx context.Context, kind auth.Kind) error {
 	g.mu.Lock()
 	g.acct = wider
 	g.mu.Unlock()
+	g.noteAccount(wider.Address, true)
 	g.tellSignedIn(wider.Address)
 	if wider.Address != acct.Address {
 		// Login made the account chosen in the browser the default one:
@@ -203,6 +213,7 @@ func (g *Google) SignOut(ctx context.Context) error {
 		g.mu.Lock()
 		g.acct = nil
 		g.mu.Unlock()
+		g.noteAccount(acct.Address, false)
 	}
 	return err
 }
