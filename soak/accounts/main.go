@@ -45,7 +45,7 @@ type config struct {
 func main() {
 	var c config
 	flag.StringVar(&c.bin, "bin", "bin/carrier", "the carrier binary (go build -o bin/carrier .)")
-	flag.StringVar(&c.rows, "rows", "off,on,kill", "rows to run, comma-separated: off and on (the session-needs-token switch), kill (two accounts, kill -9 of the resume holding the parked job)")
+	flag.StringVar(&c.rows, "rows", "off,on,expiry,kill", "rows to run, comma-separated: off and on (revoked; the session-needs-token switch), expiry (the refresh token's lifetime ends, \"Testing\" mode), kill (two accounts, kill -9 of the resume holding the parked job)")
 	flag.Int64Var(&c.size, "size", 2<<30, "size of the file whose sign-in dies, bytes")
 	flag.Int64Var(&c.otherSize, "other-size", 768<<20, "size of the other account's file in the kill row, bytes")
 	flag.Float64Var(&c.revokeAt, "revoke-at", 0.4, "revoke the refresh token once the journal shows this share of the file confirmed")
@@ -97,12 +97,12 @@ func run(ctx context.Context, c *config) int {
 		}
 		start := time.Now()
 		switch name {
-		case "off", "on":
-			r, err = runOne(ctx, c, dir, name == "on")
+		case "off", "on", "expiry":
+			r, err = runOne(ctx, c, dir, name)
 		case "kill":
 			r, err = runKill(ctx, c, dir)
 		default:
-			err = fmt.Errorf("unknown row %q (off, on, kill)", name)
+			err = fmt.Errorf("unknown row %q (off, on, expiry, kill)", name)
 		}
 		if r != nil {
 			r.Seconds = time.Since(start).Seconds()

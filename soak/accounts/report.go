@@ -27,8 +27,8 @@ func mark(ok bool) string {
 // print writes the results as Markdown, ready for docs/RELIABILITY.md.
 func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "- machine: %s\n- command: `%s`\n- wall time %s, started %s\n\n", r.Machine, r.Command, r.Elapsed, r.Started.UTC().Format(time.RFC3339))
-	fmt.Fprintf(w, "| row | file | parked at (journal) | state, cause | exit | names the account | retries spent | killed -9 while parked | login says it waits | resume exit | sessions | same session | on the wire / file | Drive's SHA-256 and size match | time |\n")
-	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| row | file | parked at (journal) | state, cause | exit | names the account | retries spent | killed -9 while parked | login says it waits | resume exit | sessions | same session | to its session / file | all bytes into the sandbox / files | Drive's SHA-256 and size match | time |\n")
+	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, x := range r.Rows {
 		cause := x.ParkedCause
 		if cause == "" {
@@ -38,9 +38,9 @@ func (r *report) print(w io.Writer) {
 		if x.Other != nil {
 			killed = mark(x.KilledWhileParked)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s, %s | %d | %s | %d | %s | %s | %d | %d | %s | %.4fx (%d B) | %s | %.0f s |\n",
+		fmt.Fprintf(w, "| %s | %s | %s | %s, %s | %d | %s | %d | %s | %s | %d | %d | %s | %.4fx (%d B) | %.4fx | %s | %.0f s |\n",
 			x.Name, mib(x.Size), mib(x.ParkedAt), x.ParkedState, cause, x.ExitAtPark, mark(x.NamesAccount), x.Retries, killed,
-			mark(x.LoginSays), x.ResumeExit, x.Sessions, mark(x.SameSession), x.ratio(), x.WireBytes, mark(x.Identical), x.Seconds)
+			mark(x.LoginSays), x.ResumeExit, x.Sessions, mark(x.SameSession), x.ratio(), x.WireBytes, x.tcpRatio(), mark(x.Identical), x.Seconds)
 	}
 	fmt.Fprintln(w)
 	for _, x := range r.Rows {

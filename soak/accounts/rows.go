@@ -32,6 +32,7 @@ type row struct {
 	Sessions          int64 // sessions the sandbox started for the file
 	SameSession       bool  // the journal's session at the end is the one it parked with
 	WireBytes         int64 // body bytes the sandbox read for the file's session
+	TCPBytes          int64 // every byte into the sandbox from the first upload on (the kill row: both files')
 	Identical         bool  // Drive's size and SHA-256 are the file's
 	Other             *other
 	Seconds           float64
@@ -49,15 +50,35 @@ type other struct {
 
 func (r *row) ratio() float64 { return float64(r.WireBytes) / float64(r.Size) }
 
-// runOne: one account, the 2 GiB file, its refresh token revoked at
-// revokeAt; sign-in again, resume.
-func runOne(ctx context.Context, c *config, dir string, needsToken bool) (*row, error) {
-	name := "off"
-	if needsToken {
-		name = "on"
+// tcpRatio is every byte into the sandbox over the files' bytes.
+func (r *row) tcpRatio() float64 {
+	size := r.Size
+	if r.Other != nil {
+		size += r.Other.Size
 	}
-	r := &row{Name: "revoked mid-upload, session-needs-token " + name, SessionNeedsToken: needsToken, Size: c.size}
-	b, err := openBox(filepath.Join(dir, "sandbox"), needsToken, c.tokenTTL, nil)
+	return float64(r.TCPBytes) / float64(size)
+}
+
+// expiryTTL is the refresh tokens' lifetime in the expiry row, and
+// expiryJump how far the sandbox's clock moves mid-upload: past the
+// token's end, within the session's week.
+const (
+	expiryTTL  = 24 * time.Hour
+	expiryJump = 25 * time.Hour
+)
+
+// runOne: one account, the 2 GiB file; at revokeAt its refresh token is
+// revoked, or in the expiry row ("Testing" mode with a short lifetime) the
+// sandbox's clock jumps past the token's end. Sign-in again, resume.
+func runOne(ctx context.Context, c *config, dir string, mode string) (*row, error) {
+	needsToken, refreshTTL := mode == "on", time.Duration(0)
+	name := "revoked mid-upload, session-needs-token " + mode
+	if mode == "expiry" {
+		refreshTTL = expiryTTL
+		name = fmt.Sprintf("refresh token expired mid-upload (lifetime %s, clock moved %s), session-needs-token off", expiryTTL, expiryJump)
+	}
+	r := &row{Name: name, SessionNeedsToken: needsToken, Size: c.size}
+	b, err := openBox(filepath.Join(dir, "sandbox"), needsToken, c.tokenTTL, refreshTTL, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +94,7 @@ func runOne(ctx context.Context, c *config, dir string, needsToken bool) (*row, 
 	if err != nil {
 		return r, err
 	}
-	before := b.sb.Stats()
+	before, tcp := b.sb.Stats(), b.tcp.Load()
 	up, err := me.start("drive", "upload", "--endpoint", b.base, "--file", path)
 	if err != nil {
 		return r, err
@@ -83,11 +104,13 @@ func runOne(ctx context.Context, c *config, dir string, needsToken bool) (*row, 
 		up.kill()
 		return r, err
 	}
-	if err := b.revoke(refresh); err != nil {
+	if mode == "expiry" {
+		b.skew.Store(int64(expiryJump))
+	} else if err := b.revoke(refresh); err != nil {
 		up.kill()
 		return r, err
 	}
-	logf("%s: revoked the refresh token at %d bytes confirmed", r.Name, at)
+	logf("%s: the sign-in ended at %d bytes confirmed", r.Name, at)
 	code, err := up.wait(ctx, 2*time.Minute)
 	if err != nil {
 		return r, fmt.Errorf("carrier drive upload after the revocation: %w", err)
@@ -118,6 +141,7 @@ func runOne(ctx context.Context, c *config, dir string, needsToken bool) (*row, 
 		return r, err
 	}
 	after := b.sb.Stats()
+	r.TCPBytes = b.tcp.Load() - tcp
 	r.Sessions = after.SessionsCreated - before.SessionsCreated
 	r.SameSession = final.Session == parked.Session && parked.Session != ""
 	r.WireBytes = b.sessionBytes(final.Session)
@@ -157,7 +181,7 @@ func (r *row) check(final *transfer.Record) error {
 	add(r.ResumeExit == 0 && final.State == transfer.StateDone, fmt.Sprintf("resume exited %d, the job is %s", r.ResumeExit, final.State))
 	add(r.Sessions == 1 && r.SameSession, fmt.Sprintf("%d sessions, same session %v", r.Sessions, r.SameSession))
 	add(r.Identical, "Drive's copy is not the file (size or SHA-256)")
-	add(r.ratio() <= 1.01, fmt.Sprintf("%.4fx the file on the wire", r.ratio()))
+	add(r.ratio() <= 1.01 && r.tcpRatio() <= 1.01, fmt.Sprintf("%.4fx the file's bytes to its session, %.4fx in all into the sandbox", r.ratio(), r.tcpRatio()))
 	if len(miss) > 0 {
 		return errors.New(strings.Join(miss, "; "))
 	}
@@ -172,7 +196,7 @@ func (r *row) check(final *transfer.Record) error {
 // `carrier login` and `carrier resume` finish both.
 func runKill(ctx context.Context, c *config, dir string) (*row, error) {
 	r := &row{Name: "revoked, then kill -9 of the resume holding it parked (two accounts, session-needs-token on)", SessionNeedsToken: true, Size: c.size, Other: &other{Size: c.otherSize}}
-	b, err := openBox(filepath.Join(dir, "sandbox"), true, c.tokenTTL, []string{work})
+	b, err := openBox(filepath.Join(dir, "sandbox"), true, c.tokenTTL, 0, []string{work})
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +216,7 @@ func runKill(ctx context.Context, c *config, dir string) (*row, error) {
 	if _, err := sparseFile(otherPath, c.otherSize, 21); err != nil {
 		return r, err
 	}
-	before := b.sb.Stats()
+	before, tcp := b.sb.Stats(), b.tcp.Load()
 	up, err := me.start("drive", "upload", "--endpoint", b.base, "--file", path)
 	if err != nil {
 		return r, err
@@ -306,6 +330,7 @@ func runKill(ctx context.Context, c *config, dir string) (*row, error) {
 		return r, err
 	}
 	after := b.sb.Stats()
+	r.TCPBytes = b.tcp.Load() - tcp
 	r.Sessions = after.SessionsCreated - before.SessionsCreated - 1 // the other file's session
 	r.SameSession = final.Session == parked.Session && parked.Session != ""
 	r.WireBytes = b.sessionBytes(final.Session)

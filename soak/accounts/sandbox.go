@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"carrier/sandbox"
@@ -26,6 +28,8 @@ type box struct {
 	base  string
 	token string // the sandbox's static token: only `carrier login` gets it, for the consent proof
 	srv   *http.Server
+	tcp   atomic.Int64 // every byte read from the sandbox's connections, headers and all
+	skew  atomic.Int64 // how far the sandbox's clock is ahead of the real one
 
 	mu       sync.Mutex
 	bySess   map[string]int64 // upload_id -> body bytes read by the sandbox
@@ -33,12 +37,13 @@ type box struct {
 	requests int
 }
 
-func openBox(dir string, needsToken bool, tokenTTL time.Duration, accounts []string) (*box, error) {
+func openBox(dir string, needsToken bool, tokenTTL, refreshTTL time.Duration, accounts []string) (*box, error) {
 	var tb [16]byte
 	rand.Read(tb[:])
 	b := &box{token: hex.EncodeToString(tb[:]), bySess: map[string]int64{}}
-	sb, err := sandbox.Open(sandbox.Options{Dir: dir, Token: b.token, AutoConsent: true, TokenTTL: tokenTTL,
-		SessionNeedsToken: needsToken, Accounts: accounts, NoSync: true, DriveQuota: -1})
+	now := func() time.Time { return time.Now().Add(time.Duration(b.skew.Load())) }
+	sb, err := sandbox.Open(sandbox.Options{Dir: dir, Token: b.token, AutoConsent: true, TokenTTL: tokenTTL, RefreshTokenTTL: refreshTTL,
+		SessionNeedsToken: needsToken, Accounts: accounts, NoSync: true, DriveQuota: -1, Now: now})
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +54,7 @@ func openBox(dir string, needsToken bool, tokenTTL time.Duration, accounts []str
 	}
 	b.sb, b.base = sb, sandbox.URL(ln)
 	b.srv = &http.Server{Handler: b.handler(sb.Handler()), ReadHeaderTimeout: 10 * time.Second}
-	go b.srv.Serve(ln)
+	go b.srv.Serve(countingListener{ln, &b.tcp})
 	return b, nil
 }
 
@@ -59,6 +64,32 @@ func (b *box) close() {
 	b.srv.Shutdown(ctx)
 	b.srv.Close()
 	b.sb.Close()
+}
+
+// countingListener counts what arrives on its connections, as a counting
+// proxy in front of the sandbox would.
+type countingListener struct {
+	net.Listener
+	n *atomic.Int64
+}
+
+func (l countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return countingConn{c, l.n}, nil
+}
+
+type countingConn struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (c countingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 type countingBody struct {
