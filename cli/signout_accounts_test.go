@@ -267,7 +267,9 @@ func mailboxFroms(t *testing.T, base, account string) []mailed {
 	var out []mailed
 	for i := len(l.Messages) - 1; i >= 0; i-- { // the list is newest first
 		var full struct {
-			Payload struct{ Headers []struct{ Name, Value string } }
+			Payload struct {
+				Headers []struct{ Name, Value string }
+			}
 		}
 		get("/gmail/v1/users/me/messages/"+l.Messages[i].ID+"?format=metadata", &full)
 		var m mailed
