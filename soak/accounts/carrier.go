@@ -91,24 +91,31 @@ func (p *person) login(ctx context.Context, account string) (string, error) {
 	}
 	var all strings.Builder
 	browsed := make(chan error, 1)
+	opened := false
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
 		line := sc.Text()
 		all.WriteString(line + "\n")
-		if strings.HasPrefix(line, "http") {
+		if strings.HasPrefix(line, "http") && !opened {
+			opened = true
 			go func() { browsed <- visit(line) }()
 		}
 	}
 	if err := cmd.Wait(); err != nil {
 		return all.String(), fmt.Errorf("carrier login --account %s: %v; %s", account, err, lastLines(errOut.String(), 3))
 	}
+	if !opened {
+		return all.String(), errors.New("carrier login printed no address to open")
+	}
+	// The browser may still be reading the page Carrier's listener
+	// answered when login ends.
 	select {
 	case err := <-browsed:
 		if err != nil {
 			return all.String(), fmt.Errorf("the browser: %w", err)
 		}
-	default:
-		return all.String(), errors.New("carrier login printed no address to open")
+	case <-ctx.Done():
+		return all.String(), errors.New("the browser did not come back")
 	}
 	if !strings.Contains(all.String(), "Signed in as "+account) {
 		return all.String(), fmt.Errorf("carrier login did not sign in %s: %s", account, lastLines(all.String(), 3))

@@ -122,6 +122,9 @@ func runOne(ctx context.Context, c *config, dir string, mode string) (*row, erro
 	r.ExitAtPark, r.ParkedAt, r.ParkedState, r.ParkedCause = code, parked.Confirmed, string(parked.State), parked.Cause
 	r.NamesAccount = strings.Contains(up.errOut.String(), "Sign in to "+home+" again to continue: run `carrier login --endpoint "+b.base+"`")
 	r.Retries = up.retries()
+	if parked.State != transfer.StateSignIn {
+		return r, fmt.Errorf("the job is %s (exit %d), not parked: %s", parked.State, code, lastLines(up.errOut.String(), 2))
+	}
 	out, err := me.login(ctx, home)
 	if err != nil {
 		return r, err
@@ -244,6 +247,9 @@ func runKill(ctx context.Context, c *config, dir string) (*row, error) {
 	r.ParkedAt, r.ParkedState, r.ParkedCause = parked.Confirmed, string(parked.State), parked.Cause
 	r.NamesAccount = strings.Contains(up.errOut.String(), "Sign in to "+home+" again to continue")
 	r.Retries = up.retries()
+	if parked.State != transfer.StateSignIn {
+		return r, fmt.Errorf("the job is %s (exit %d), not parked: %s", parked.State, r.ExitAtPark, lastLines(up.errOut.String(), 2))
+	}
 
 	// The second account signs in (and so becomes the default sender) and
 	// queues its file; that process is killed once some of it is confirmed.
