@@ -80,7 +80,7 @@ func signInEndsMidMessage(t *testing.T, end string, needsToken bool) {
 			if err := sb.SetAuthConfig(cfg); err != nil {
 				t.Error(err)
 			}
-			signInElsewhere(t, srv.URL, token, address)
+			signInAgainAt(t, srv.URL, token, address)
 		}
 	}
 	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -184,9 +184,9 @@ func signInEndsMidMessage(t *testing.T, end string, needsToken bool) {
 	}
 }
 
-// signInElsewhere signs account in with the sandbox's consent and code
+// signInAgainAt signs account in with the sandbox's consent and code
 // exchange, as Carrier on another computer would, keeping nothing here.
-func signInElsewhere(t *testing.T, base, token, account string) {
+func signInAgainAt(t *testing.T, base, token, account string) {
 	t.Helper()
 	const redirect = "http://127.0.0.1:9/"
 	verifier := strings.Repeat("v", 43)
