@@ -152,12 +152,13 @@ func deps(ctx context.Context, core *app.App, q *app.Queue, events <-chan transf
 			}
 			return account(address), nil
 		},
-		SignOut:   func() error { return core.Google.SignOut(ctx) },
-		Accounts:  app.WindowAccounts{G: core.Google, Q: q},
-		May:       core.Google.May,
-		Allow:     core.Google.Allow,
-		SetFaults: core.Sandbox.SetFaults,
-		Limits:    q,
+		SignOut:     func() error { return core.Google.SignOut(ctx) },
+		CheckClient: core.Google.CheckClient,
+		Accounts:    app.WindowAccounts{G: core.Google, Q: q},
+		May:         core.Google.May,
+		Allow:       core.Google.Allow,
+		SetFaults:   core.Sandbox.SetFaults,
+		Limits:      q,
 		StartAtLogin: func(on bool) error {
 			exe, err := os.Executable()
 			if err == nil {

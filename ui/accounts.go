@@ -223,6 +223,9 @@ func (s *setupAssistant) show() {
 	choose := widget.NewButtonWithIcon("Choose the file…", theme.FolderOpenIcon(), s.choose)
 	s.verdict = widget.NewLabel("No client file yet.")
 	s.verdict.Wrapping = fyne.TextWrapWord
+	// Selectable, so a refusal can be copied into a search or a question
+	// for help (and the desktop test reads it so).
+	s.verdict.Selectable = true
 	s.signIn = widget.NewButtonWithIcon("Sign in with Google", theme.LoginIcon(), func() {
 		data := s.checked
 		s.close()
@@ -305,14 +308,14 @@ func (s *setupAssistant) judge(data []byte, readErr error) {
 		s.verdict.SetText("No client file yet.")
 		return
 	}
-	cfg, err := auth.GoogleConfig(data)
+	clientID, err := s.u.deps.CheckClient(data)
 	if err != nil {
 		s.verdict.SetText("Not this file: " + windowText(err.Error()))
 		return
 	}
 	s.checked = data
 	s.verdict.Importance = widget.SuccessImportance
-	s.verdict.SetText("A Desktop app client (" + app.Printable(cfg.OAuth.ClientID) + ") with Google's own sign-in addresses: press Sign in with Google.")
+	s.verdict.SetText("A Desktop app client (" + app.Printable(clientID) + ") with Google's own sign-in addresses: press Sign in with Google.")
 	s.signIn.Enable()
 }
 
