@@ -21,6 +21,7 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/systray"
 
+	"carrier/auth"
 	"carrier/cli"
 	"carrier/internal/app"
 	"carrier/internal/platform"
@@ -133,6 +134,11 @@ func deps(ctx context.Context, core *app.App, q *app.Queue, events <-chan transf
 	account := func(address string) ui.Account {
 		if address == "" {
 			return ui.Account{Sandbox: true, Address: sandbox.DefaultAccount}
+		}
+		if core.Google.Endpoint() != auth.GoogleEndpoint {
+			// Signed in to the sandbox standing in for Google
+			// (app.SandboxSignInEnv): still nothing leaves the computer.
+			return ui.Account{Sandbox: true, Address: address}
 		}
 		return ui.Account{Address: address}
 	}

@@ -27,13 +27,14 @@ import time
 import urllib.parse
 import urllib.request
 
+SCRATCH = tempfile.mkdtemp(prefix="carrier-e2e-accounts-")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from e2e_desktop import SHOTS, fail, free_display, geometry, procs, shot, start, wait_for, window, xdo  # noqa: E402
+from e2e_desktop import SHOTS, fail, geometry, procs, shot, start, wait_for, window, xdo  # noqa: E402
 
 # Where things are in the 1100x720 window (looked up on the screenshots).
 ACCOUNT_TAB = (475, 21)
-SET_UP = (550, 236)         # Set up Google sign-in…
+SET_UP = (550, 201)         # Set up Google sign-in…
 PASTE = (550, 457)          # the assistant's paste box
 VERDICT_END = (885, 586)    # the verdict's last line, right end
 VERDICT_LEFT = 209          # in the verdict's left padding: its first character
@@ -69,8 +70,7 @@ else:
 
 def main():
     binary = os.path.abspath(sys.argv[1])
-    scratch = tempfile.mkdtemp(prefix="carrier-e2e-accounts-")
-    n = free_display()
+    scratch = SCRATCH
     bindir = os.path.join(scratch, "bin")
     runtime = os.path.join(scratch, "run")
     for d in (bindir, runtime):
@@ -89,11 +89,16 @@ def main():
         "XDG_CONFIG_HOME": os.path.join(scratch, "config"),
         "XDG_CACHE_HOME": os.path.join(scratch, "cache"),
         "XDG_RUNTIME_DIR": runtime,
-        "DISPLAY": ":%d" % n,
         "LANG": "C.UTF-8",
     }
-    start(["Xvfb", ":%d" % n, "-screen", "0", "1280x800x24", "-nolisten", "tcp"], env, stderr=subprocess.DEVNULL)
-    wait_for("the X server", lambda: os.path.exists("/tmp/.X11-unix/X%d" % n))
+    # The X server picks a free display itself and says which once it
+    # listens: others' servers come and go on this machine.
+    xvfb = start(["Xvfb", "-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"], env,
+                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    display = xvfb.stdout.readline().strip()
+    if not display.isdigit():
+        fail("the X server did not start")
+    env["DISPLAY"] = ":" + display
     # A keychain of its own: a private session bus with an unlocked
     # gnome-keyring, so no one's own keychain is touched.
     bus = start(["dbus-daemon", "--session", "--nofork", "--print-address"], env,
@@ -292,3 +297,4 @@ if __name__ == "__main__":
                 p.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 p.kill()
+        shutil.rmtree(SCRATCH, ignore_errors=True)

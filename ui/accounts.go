@@ -62,7 +62,7 @@ func newAccountsSection(u *UI, a *accountScreen) *accountsSection {
 	s.status = widget.NewLabel("")
 	s.status.Wrapping = fyne.TextWrapWord
 	s.add = widget.NewButtonWithIcon("Add another Google account…", theme.ContentAddIcon(), func() { s.addAccount(nil, "") })
-	s.Object = container.NewVBox(widget.NewLabelWithStyle("Google accounts", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.list, s.add, s.status)
+	s.Object = container.NewVBox(widget.NewLabelWithStyle("Google accounts", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.list, s.add, whenSaid(s.status))
 	s.refresh()
 	return s
 }
@@ -92,6 +92,27 @@ func (s *accountsSection) refresh() {
 		s.list.Add(container.NewBorder(nil, nil, nil, container.NewHBox(again, out), label))
 	}
 	s.list.Refresh()
+}
+
+// whenSaid holds a status line that takes no room while it says nothing:
+// an empty label keeps a line's height, which left a blank band under the
+// buttons of the Account screen until something went wrong.
+func whenSaid(l *widget.Label) *fyne.Container {
+	return container.New(saidLayout{l}, l)
+}
+
+type saidLayout struct{ l *widget.Label }
+
+func (s saidLayout) MinSize([]fyne.CanvasObject) fyne.Size {
+	if s.l.Text == "" {
+		return fyne.Size{}
+	}
+	return s.l.MinSize()
+}
+
+func (s saidLayout) Layout(_ []fyne.CanvasObject, size fyne.Size) {
+	s.l.Move(fyne.Position{})
+	s.l.Resize(size)
 }
 
 // addAccount signs in another account with the client already used, or,
