@@ -30,7 +30,7 @@ import urllib.request
 SCRATCH = tempfile.mkdtemp(prefix="carrier-e2e-accounts-")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from e2e_desktop import SHOTS, fail, geometry, procs, shot, start, wait_for, window, xdo  # noqa: E402
+from e2e_desktop import SHOTS, fail, geometry, procs, shot, start, wait_for, window, xdo, xvfb  # noqa: E402
 
 # Where things are in the 1100x720 window (looked up on the screenshots).
 ACCOUNT_TAB = (475, 21)
@@ -91,14 +91,7 @@ def main():
         "XDG_RUNTIME_DIR": runtime,
         "LANG": "C.UTF-8",
     }
-    # The X server picks a free display itself and says which once it
-    # listens: others' servers come and go on this machine.
-    xvfb = start(["Xvfb", "-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"], env,
-                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    display = xvfb.stdout.readline().strip()
-    if not display.isdigit():
-        fail("the X server did not start")
-    env["DISPLAY"] = ":" + display
+    xvfb(env)
     # A keychain of its own: a private session bus with an unlocked
     # gnome-keyring, so no one's own keychain is touched.
     bus = start(["dbus-daemon", "--session", "--nofork", "--print-address"], env,
