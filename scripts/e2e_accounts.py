@@ -30,7 +30,7 @@ import urllib.request
 SCRATCH = tempfile.mkdtemp(prefix="carrier-e2e-accounts-")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from e2e_desktop import SHOTS, fail, geometry, procs, shot, start, wait_for, window, xdo, xvfb  # noqa: E402
+from e2e_desktop import SHOTS, fail, geometry, pixel, procs, shot, start, wait_for, window, xdo, xvfb  # noqa: E402
 
 # Where things are in the 1100x720 window (looked up on the screenshots).
 ACCOUNT_TAB = (475, 21)
@@ -196,12 +196,18 @@ def main():
             time.sleep(0.2)
         fail("%s: the assistant says %r, want a refusal naming %r" % (what, said[0] if said else "", words))
 
+    def differ(a, b):
+        return pixel(env, wx + a[0], wy + a[1]) != pixel(env, wx + b[0], wy + b[1])
+
     time.sleep(1.5)
     click(*ACCOUNT_TAB)
-    time.sleep(0.8)
+    # A chosen tab is filled with the theme's primary colour.
+    wait_for("the Account screen", lambda: differ((ACCOUNT_TAB[0] - 45, 8), (600, 8)), timeout=20)
     shot(env, "accounts-1-no-account")
     click(*SET_UP)
-    time.sleep(1)
+    # The dialog's face differs from the dimmed window around it.
+    wait_for("the assistant", lambda: differ((250, 650), (100, 650)), timeout=20)
+    time.sleep(0.5)
     shot(env, "accounts-2-assistant")
 
     # A broken file (a download cut short), dropped from another program.
