@@ -21,6 +21,7 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/systray"
 
+	"carrier/auth"
 	"carrier/cli"
 	"carrier/internal/app"
 	"carrier/internal/platform"
@@ -139,6 +140,11 @@ func deps(ctx context.Context, core *app.App, q *app.Queue, events <-chan transf
 		if address == "" {
 			return ui.Account{Sandbox: true, Address: sandbox.DefaultAccount}
 		}
+		if core.Google.Endpoint() != auth.GoogleEndpoint {
+			// Signed in to the sandbox standing in for Google
+			// (app.SandboxSignInEnv): still nothing leaves the computer.
+			return ui.Account{Sandbox: true, Address: address}
+		}
 		return ui.Account{Address: address}
 	}
 	return ui.Deps{
@@ -157,12 +163,13 @@ func deps(ctx context.Context, core *app.App, q *app.Queue, events <-chan transf
 			}
 			return account(address), nil
 		},
-		SignOut:   func() error { return core.Google.SignOut(ctx) },
-		Accounts:  app.WindowAccounts{G: core.Google, Q: q},
-		May:       core.Google.May,
-		Allow:     core.Google.Allow,
-		SetFaults: core.Sandbox.SetFaults,
-		Limits:    q,
+		SignOut:     func() error { return core.Google.SignOut(ctx) },
+		CheckClient: core.Google.CheckClient,
+		Accounts:    app.WindowAccounts{G: core.Google, Q: q},
+		May:         core.Google.May,
+		Allow:       core.Google.Allow,
+		SetFaults:   core.Sandbox.SetFaults,
+		Limits:      q,
 		StartAtLogin: func(on bool) error {
 			exe, err := os.Executable()
 			if err == nil {

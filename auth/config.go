@@ -83,35 +83,9 @@ const ConsoleCredentialsURL = "https://console.cloud.google.com/apis/credentials
 // the file and how to make the right one: the window's set-up assistant
 // and `carrier login --client-secret` show them as they are.
 func GoogleConfig(clientSecretJSON []byte) (*Config, error) {
-	type client struct {
-		ClientID     string `json:"client_id"`
-		ClientSecret string `json:"client_secret"`
-		AuthURI      string `json:"auth_uri"`
-		TokenURI     string `json:"token_uri"`
-	}
-	var f struct {
-		Installed *client `json:"installed"`
-		Web       *client `json:"web"`
-		Type      string  `json:"type"`
-	}
-	if len(strings.TrimSpace(string(clientSecretJSON))) == 0 {
-		return nil, errors.New("the client secret file is empty: " + DesktopClientHowTo)
-	}
-	if err := json.Unmarshal(clientSecretJSON, &f); err != nil {
-		return nil, fmt.Errorf("the client secret file is not the JSON Google Cloud Console downloads (%w): %s", err, DesktopClientHowTo)
-	}
-	if f.Installed == nil {
-		switch {
-		case f.Web != nil:
-			return nil, errors.New(`the client secret file is for a "Web application" client, whose sign-ins cannot come back to Carrier on this computer; Carrier needs a "Desktop app" client: ` + DesktopClientHowTo)
-		case f.Type == "service_account":
-			return nil, errors.New(`the file is a service account's key, which cannot sign a person in; Carrier needs an OAuth client of type "Desktop app": ` + DesktopClientHowTo)
-		}
-		return nil, errors.New(`the client secret file has no "installed" client: ` + DesktopClientHowTo)
-	}
-	c := f.Installed
-	if c.ClientID == "" {
-		return nil, errors.New("the client secret file has no client_id: download it again, or " + DesktopClientHowTo)
+	c, err := readInstalledClient(clientSecretJSON)
+	if err != nil {
+		return nil, err
 	}
 	if c.AuthURI == "" {
 		c.AuthURI = googleAuthURL
@@ -137,6 +111,69 @@ func GoogleConfig(clientSecretJSON []byte) (*Config, error) {
 		RevokeURL:      googleRevokeURL,
 		IdentityScopes: googleIdentityScopes,
 	}, nil
+}
+
+// installedClient is the "installed" part of a client file.
+type installedClient struct {
+	ClientID     string `json:"client_id"`
+	ClientSecret string `json:"client_secret"`
+	AuthURI      string `json:"auth_uri"`
+	TokenURI     string `json:"token_uri"`
+}
+
+// readInstalledClient reads a client file down to its "Desktop app"
+// client, or says in words what else the file is.
+func readInstalledClient(clientSecretJSON []byte) (*installedClient, error) {
+	var f struct {
+		Installed *installedClient `json:"installed"`
+		Web       *installedClient `json:"web"`
+		Type      string           `json:"type"`
+	}
+	if len(strings.TrimSpace(string(clientSecretJSON))) == 0 {
+		return nil, errors.New("the client secret file is empty: " + DesktopClientHowTo)
+	}
+	if err := json.Unmarshal(clientSecretJSON, &f); err != nil {
+		return nil, fmt.Errorf("the client secret file is not the JSON Google Cloud Console downloads (%w): %s", err, DesktopClientHowTo)
+	}
+	if f.Installed == nil {
+		switch {
+		case f.Web != nil:
+			return nil, errors.New(`the client secret file is for a "Web application" client, whose sign-ins cannot come back to Carrier on this computer; Carrier needs a "Desktop app" client: ` + DesktopClientHowTo)
+		case f.Type == "service_account":
+			return nil, errors.New(`the file is a service account's key, which cannot sign a person in; Carrier needs an OAuth client of type "Desktop app": ` + DesktopClientHowTo)
+		}
+		return nil, errors.New(`the client secret file has no "installed" client: ` + DesktopClientHowTo)
+	}
+	if f.Installed.ClientID == "" {
+		return nil, errors.New("the client secret file has no client_id: download it again, or " + DesktopClientHowTo)
+	}
+	return f.Installed, nil
+}
+
+// StandInConfig reads a client file for a sandbox standing in for Google
+// at base (the window's sign-in walked end to end without Google: see
+// app.SandboxSignInEnv). The file is checked as GoogleConfig checks
+// Google's, with the same words, except that its OAuth addresses must be
+// the sandbox's own and its client the sandbox's: the code and verifier
+// still go nowhere but the server the sign-in is for.
+func StandInConfig(clientSecretJSON []byte, base string) (*Config, error) {
+	c, err := readInstalledClient(clientSecretJSON)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := SandboxConfig(base)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range [][2]string{{c.AuthURI, cfg.OAuth.Endpoint.AuthURL}, {c.TokenURI, cfg.OAuth.Endpoint.TokenURL}} {
+		if u[0] != u[1] {
+			return nil, fmt.Errorf("the client secret file names %q as an OAuth server; the sandbox standing in for Google signs in at %s and %s only", u[0], cfg.OAuth.Endpoint.AuthURL, cfg.OAuth.Endpoint.TokenURL)
+		}
+	}
+	if c.ClientID != SandboxClientID {
+		return nil, fmt.Errorf("the client secret file's client %q is not the sandbox's, %q", c.ClientID, SandboxClientID)
+	}
+	return cfg, nil
 }
 
 // Config is the sign-in configuration of the client a was signed in with,

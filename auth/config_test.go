@@ -127,3 +127,34 @@ func TestClientFileCheckedInWords(t *testing.T) {
 		}
 	}
 }
+
+// A sandbox standing in for Google takes its own client file only, and
+// refuses the rest in GoogleConfig's words: a Google client's file would
+// otherwise hand the sandbox a code meant for Google, and a file naming
+// a third server would hand it that.
+func TestStandInConfig(t *testing.T) {
+	const base = "http://127.0.0.1:8089"
+	c, err := StandInConfig([]byte(`{"installed":{"client_id":"carrier-sandbox","auth_uri":"http://127.0.0.1:8089/o/oauth2/v2/auth","token_uri":"http://127.0.0.1:8089/token"}}`), base+"/")
+	if err != nil || c.Endpoint != base || c.OAuth.ClientID != SandboxClientID || c.OAuth.Endpoint.TokenURL != base+"/token" {
+		t.Fatalf("%+v %v", c, err)
+	}
+	bad := []struct{ json, want string }{
+		{`{"web":{"client_id":"x"}}`, `"Web application" client`},
+		{`{"installed":{"client_id":"carrier-sandbox","auth_uri":"http://127.0.0.1:8089/o/oauth2/v2/auth"`, "not the JSON Google Cloud Console downloads"},
+		{`{"type":"service_account"}`, "service account"},
+		{`{"installed":{"client_id":"id.apps.googleusercontent.com","auth_uri":"https://accounts.google.com/o/oauth2/auth","token_uri":"https://oauth2.googleapis.com/token"}}`, `names "https://accounts.google.com/o/oauth2/auth"`},
+		{`{"installed":{"client_id":"carrier-sandbox","auth_uri":"http://127.0.0.1:8089/o/oauth2/v2/auth","token_uri":"http://127.0.0.1:9999/token"}}`, `names "http://127.0.0.1:9999/token"`},
+		{`{"installed":{"client_id":"carrier-sandbox","auth_uri":"http://127.0.0.1:8089/o/oauth2/v2/auth"}}`, `names ""`},
+		{`{"installed":{"client_id":"other","auth_uri":"http://127.0.0.1:8089/o/oauth2/v2/auth","token_uri":"http://127.0.0.1:8089/token"}}`, `client "other" is not the sandbox's`},
+	}
+	for _, b := range bad {
+		_, err := StandInConfig([]byte(b.json), base)
+		if err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("%s: %v, want %q", b.json, err, b.want)
+		}
+		// Google's check says the same of a file wrong for both.
+		if _, gerr := GoogleConfig([]byte(b.json)); strings.Contains(b.want, "Web") && (gerr == nil || gerr.Error() != err.Error()) {
+			t.Errorf("%s: the stand-in says %v, Google's check %v", b.json, err, gerr)
+		}
+	}
+}

@@ -11,7 +11,11 @@ a private bus), a large message waits until "Send anyway", then goes at the
 upload speed chosen, the tray (a mocked tray host) saying so meanwhile;
 its notification (a mocked notification service on the session bus)
 offers Open in Mailbox, which, invoked, shows the
-Mailbox. Screenshots of every screen are kept in artifacts/screenshots/.
+Mailbox. Ten files dropped at once leave the window its size, and a
+message goes from the keyboard alone. A draft saved with an attachment is
+reopened from the Mailbox with Edit, edited and sent: the sandbox holds
+the message with the edit and the attachment, and no draft. Screenshots
+of every screen are kept in artifacts/screenshots/.
 
 Usage: e2e_desktop.py BINARY
 """
@@ -24,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -63,6 +68,20 @@ def free_display():
     fail("no free X display number")
 
 
+def xvfb(env):
+    """Starts a virtual X server on a display it finds free itself (a
+    number chosen beforehand may be taken meanwhile by someone else's) and
+    points env's DISPLAY at it once it listens. Keys repeat only after a
+    minute held: on a loaded machine xdotool's key could be held long
+    enough to repeat ("zoe@example.comm")."""
+    x = start(["Xvfb", "-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-ardelay", "60000"], env,
+              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    display = x.stdout.readline().strip()
+    if not display.isdigit():
+        fail("the X server did not start")
+    env["DISPLAY"] = ":" + display
+
+
 def window(env, name):
     out = xdo(env, "search", "--onlyvisible", "--name", name)
     return out.splitlines()[0] if out else None
@@ -91,6 +110,142 @@ def api(base, token, path, method="GET", data=None, content_type=None):
         return json.loads(body) if body.strip().startswith(b"{") else body
 
 
+# Compose's Save as draft; Send while Compose edits a draft (its note
+# under the buttons lifts them); a draft's Edit in the Mailbox's first row
+# (the newest item), in a 1100x720 window.
+SAVE_DRAFT = (948, 693)
+SEND_EDITED_DRAFT = (1054, 655)
+EDIT_FIRST_DRAFT = (392, 130)
+
+
+def pixel(env, x, y):
+    """The colour of the screen at (x, y)."""
+    return subprocess.run(["import", "-window", "root", "-crop", "1x1+%d+%d" % (x, y), "-depth", "8", "rgb:-"],
+                          env=env, capture_output=True, check=True).stdout
+
+
+def headers(msg):
+    return {h["name"]: h["value"] for h in msg["payload"]["headers"]}
+
+
+def plain_text(msg):
+    """The text/plain parts of a message read with format=full."""
+    texts = []
+
+    def walk(p):
+        if p.get("mimeType") == "text/plain" and p["body"].get("data"):
+            texts.append(base64.urlsafe_b64decode(p["body"]["data"] + "=" * (-len(p["body"]["data"]) % 4)).decode())
+        for c in p.get("parts", []):
+            walk(c)
+
+    walk(msg["payload"])
+    return texts
+
+
+def draft_reopened_and_sent(env, click, type_text, drag, base, token, scratch, origin, first_shot, suffix=""):
+    """A draft saved from Compose with an attachment, reopened from the
+    Mailbox with Edit, edited, and sent: the sandbox then holds one sent
+    message with the edit and the attachment, and the draft is gone
+    (issue 14: drafts that open, edit (drafts.update) and send
+    (drafts.send) from the Mailbox)."""
+    def drafts():
+        return api(base, token, "/gmail/v1/users/me/drafts").get("drafts", [])
+
+    def sent_ids():
+        return {m["id"] for m in api(base, token, "/gmail/v1/users/me/messages?labelIds=SENT").get("messages", [])}
+
+    if drafts():
+        fail("the sandbox holds drafts before the test saved one: %r" % drafts())
+    sent_before = sent_ids()
+    click(60, 21)  # Compose
+    click(585, 65)  # To
+    type_text("zoe@example.com")
+    click(585, 258)  # Subject
+    type_text("Minutes, first go")
+    click(550, 330)  # body
+    type_text("First words.")
+    agenda = os.path.join(scratch, "agenda.pdf")
+    with open(agenda, "wb") as f:
+        f.write(b"%PDF-1.4\n" + os.urandom(50_000))
+    drag(agenda, 550, 330)
+    click(*SAVE_DRAFT)
+    saved = wait_for("the draft in the sandbox", drafts, timeout=60)
+    if len(saved) != 1:
+        fail("one draft saved, the sandbox holds %r" % saved)
+    draft_id = saved[0]["id"]
+    first = api(base, token, "/gmail/v1/users/me/drafts/%s?format=full" % draft_id)["message"]
+    if headers(first).get("Subject") != "Minutes, first go" or [t.strip() for t in plain_text(first)] != ["First words."]:
+        fail("the draft saved reads %r %r" % (headers(first).get("Subject"), plain_text(first)))
+
+    # The Mailbox lists the draft first, with Edit: opened, its attachment
+    # comes back as a file of the state folder's "opened", and Compose
+    # holds the draft.
+    click(375, 21)  # Mailbox
+    # Its row's buttons stand where a message's row has none.
+    ox, oy = origin
+    wait_for("the draft's Edit in the Mailbox", lambda: pixel(env, ox + EDIT_FIRST_DRAFT[0] - 25, oy + EDIT_FIRST_DRAFT[1] - 30)
+             != pixel(env, ox + EDIT_FIRST_DRAFT[0] - 25, oy + 600), timeout=20)
+    shot(env, "%d-mailbox-draft%s" % (first_shot + 0, suffix))
+    click(*EDIT_FIRST_DRAFT)
+    opened = os.path.join(env["XDG_STATE_HOME"], "carrier", "opened")
+
+    def reopened():
+        for d in os.listdir(opened) if os.path.isdir(opened) else []:
+            p = os.path.join(opened, d, "agenda.pdf")
+            if os.path.exists(p) and os.path.getsize(p) == os.path.getsize(agenda):
+                return p
+        return None
+
+    wait_for("the draft's attachment opened for Compose", reopened, timeout=20)
+    time.sleep(0.5)
+    shot(env, "%d-compose-draft-reopened%s" % (first_shot + 1, suffix))
+    # Edited: the subject replaced, words added after the body's own.
+    click(585, 258)  # Subject
+    xdo(env, "key", "ctrl+a")
+    type_text("Minutes, final")
+    click(550, 330)  # body
+    xdo(env, "key", "ctrl+End")
+    type_text(" Finished in Carrier.")
+    time.sleep(0.3)
+    shot(env, "%d-compose-draft-edited%s" % (first_shot + 2, suffix))
+    click(*SEND_EDITED_DRAFT)
+
+    def sent():
+        new = sent_ids() - sent_before
+        return new if new and not drafts() else None
+
+    new = wait_for("the edited draft sent and gone from the drafts", sent, timeout=60)
+    if len(new) != 1:
+        fail("the draft went as %d messages" % len(new))
+    msg = api(base, token, "/gmail/v1/users/me/messages/%s?format=full" % new.pop())
+    h = headers(msg)
+    text = [t.strip() for t in plain_text(msg)]
+    files = []
+
+    def walk(p):
+        if p.get("filename"):
+            files.append((p["filename"], p["body"]["size"]))
+        for c in p.get("parts", []):
+            walk(c)
+
+    walk(msg["payload"])
+    if (h.get("Subject") != "Minutes, final" or text != ["First words. Finished in Carrier."]
+            or "zoe@example.com" not in h.get("To", "") or files != [("agenda.pdf", os.path.getsize(agenda))]):
+        fail("the draft went as subject %r, to %r, text %r, files %r: want the edit and the agenda"
+             % (h.get("Subject"), h.get("To"), text, files))
+    if "DRAFT" in msg.get("labelIds", []):
+        fail("the sent draft is labelled %r" % msg.get("labelIds"))
+    try:
+        api(base, token, "/gmail/v1/users/me/drafts/%s" % draft_id)
+        fail("the draft %s is still there after it was sent" % draft_id)
+    except urllib.error.HTTPError as e:
+        if e.code != 404:
+            raise
+    click(270, 21)  # Transfers
+    time.sleep(1.0)
+    shot(env, "%d-transfers-draft-sent%s" % (first_shot + 3, suffix))
+
+
 # Where the metered row's "Send anyway" button is, in the light restart.
 SEND_ANYWAY = (850, 214)
 
@@ -98,7 +253,6 @@ SEND_ANYWAY = (850, 214)
 def main():
     binary = os.path.abspath(sys.argv[1])
     scratch = tempfile.mkdtemp(prefix="carrier-e2e-")
-    n = free_display()
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": scratch,
@@ -106,17 +260,15 @@ def main():
         "XDG_STATE_HOME": os.path.join(scratch, "state"),
         "XDG_CONFIG_HOME": os.path.join(scratch, "config"),
         "XDG_CACHE_HOME": os.path.join(scratch, "cache"),
-        "DISPLAY": ":%d" % n,
         "LANG": "C.UTF-8",
     }
     # With no display at all, the app says so in words and exits 1 (it
     # would otherwise log a line of Fyne's and stop).
-    headless = {k: v for k, v in env.items() if k != "DISPLAY"}
+    headless = dict(env)
     r = subprocess.run([binary], env=headless, capture_output=True, text=True, timeout=60)
     if r.returncode != 1 or "window cannot open" not in r.stderr or "carrier --help" not in r.stderr:
         fail("without a display: exit %d, stderr %r" % (r.returncode, r.stderr[-400:]))
-    start(["Xvfb", ":%d" % n, "-screen", "0", "1280x800x24", "-nolisten", "tcp"], env, stderr=subprocess.DEVNULL)
-    wait_for("the X server", lambda: os.path.exists("/tmp/.X11-unix/X%d" % n))
+    xvfb(env)
     log = open(os.path.join(scratch, "carrier.log"), "w")
     start([binary], env, stdout=log, stderr=log)
     wid = wait_for("Carrier's window", lambda: window(env, "^Carrier$"), timeout=90)
@@ -495,6 +647,9 @@ def main():
     text_of(full["payload"])
     if len(texts) != 1 or texts[0].strip() != "Sent with Ctrl+Enter.":
         fail("the keyboard's message reads %r: Tab or Ctrl+Enter typed into the body" % texts)
+
+    # A draft saved, reopened from the Mailbox, edited and sent.
+    draft_reopened_and_sent(env2, click, type_text, drag, base, token, scratch, (wx, wy), 17, "-light")
     print("ok: dragged %s onto Carrier, sent it; the sandbox holds message %s with it; screenshots in %s"
           % (os.path.basename(attachment), mid, SHOTS), flush=True)
 

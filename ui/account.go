@@ -43,7 +43,7 @@ func newAccountScreen(u *UI) *accountScreen {
 	a.signIn = widget.NewButtonWithIcon(display(lang.X("account.signin", "Sign in with Google…")), theme.LoginIcon(), a.openAssistant)
 	a.signOut = widget.NewButtonWithIcon(display(lang.X("account.signout", "Sign out")), theme.LogoutIcon(), a.doSignOut)
 	a.chaos = newNamedCheck(lang.X("account.chaos", "Chaos mode: the sandbox drops connections, fails, stalls and slows down, so you can watch uploads recover"), nil)
-	box := container.NewVBox(a.who, a.drive, container.NewHBox(a.signIn, a.signOut), a.status)
+	box := container.NewVBox(a.who, a.drive, container.NewHBox(a.signIn, a.signOut), whenSaid(a.status))
 	if u.deps.Accounts != nil {
 		a.accounts = newAccountsSection(u, a)
 		box.Add(widget.NewSeparator())

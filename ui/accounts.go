@@ -62,7 +62,7 @@ func newAccountsSection(u *UI, a *accountScreen) *accountsSection {
 	s.status = widget.NewLabel("")
 	s.status.Wrapping = fyne.TextWrapWord
 	s.add = widget.NewButtonWithIcon("Add another Google account…", theme.ContentAddIcon(), func() { s.addAccount(nil, "") })
-	s.Object = container.NewVBox(widget.NewLabelWithStyle("Google accounts", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.list, s.add, s.status)
+	s.Object = container.NewVBox(widget.NewLabelWithStyle("Google accounts", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.list, s.add, whenSaid(s.status))
 	u.whenAccountsChange(a.show) // a sign-in or sign-out in a terminal shows here too
 	s.refresh()
 	return s
@@ -93,6 +93,27 @@ func (s *accountsSection) refresh() {
 		s.list.Add(container.NewBorder(nil, nil, nil, container.NewHBox(again, out), label))
 	}
 	s.list.Refresh()
+}
+
+// whenSaid holds a status line that takes no room while it says nothing:
+// an empty label keeps a line's height, which left a blank band under the
+// buttons of the Account screen until something went wrong.
+func whenSaid(l *widget.Label) *fyne.Container {
+	return container.New(saidLayout{l}, l)
+}
+
+type saidLayout struct{ l *widget.Label }
+
+func (s saidLayout) MinSize([]fyne.CanvasObject) fyne.Size {
+	if s.l.Text == "" {
+		return fyne.Size{}
+	}
+	return s.l.MinSize()
+}
+
+func (s saidLayout) Layout(_ []fyne.CanvasObject, size fyne.Size) {
+	s.l.Move(fyne.Position{})
+	s.l.Resize(size)
 }
 
 // addAccount signs in another account with the client already used, or,
@@ -224,6 +245,9 @@ func (s *setupAssistant) show() {
 	choose := widget.NewButtonWithIcon("Choose the file…", theme.FolderOpenIcon(), s.choose)
 	s.verdict = widget.NewLabel("No client file yet.")
 	s.verdict.Wrapping = fyne.TextWrapWord
+	// Selectable, so a refusal can be copied into a search or a question
+	// for help (and the desktop test reads it so).
+	s.verdict.Selectable = true
 	s.signIn = widget.NewButtonWithIcon("Sign in with Google", theme.LoginIcon(), func() {
 		data := s.checked
 		s.close()
@@ -306,14 +330,14 @@ func (s *setupAssistant) judge(data []byte, readErr error) {
 		s.verdict.SetText("No client file yet.")
 		return
 	}
-	cfg, err := auth.GoogleConfig(data)
+	clientID, err := s.u.deps.CheckClient(data)
 	if err != nil {
 		s.verdict.SetText("Not this file: " + windowText(err.Error()))
 		return
 	}
 	s.checked = data
 	s.verdict.Importance = widget.SuccessImportance
-	s.verdict.SetText("A Desktop app client (" + app.Printable(cfg.OAuth.ClientID) + ") with Google's own sign-in addresses: press Sign in with Google.")
+	s.verdict.SetText("A Desktop app client (" + app.Printable(clientID) + ") with Google's own sign-in addresses: press Sign in with Google.")
 	s.signIn.Enable()
 }
 

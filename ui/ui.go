@@ -78,6 +78,9 @@ type Deps struct {
 	// (the JSON of a "Desktop app" client); nil: signing in is not offered.
 	SignIn  func(ctx context.Context, clientSecret []byte) (Account, error)
 	SignOut func() error
+	// CheckClient checks a client file as SignIn will and names its
+	// client (app.Google.CheckClient); nil: auth.GoogleConfig's checks.
+	CheckClient func(clientSecret []byte) (clientID string, err error)
 	// Accounts are the Google accounts signed in side by side; nil: one
 	// at most, through SignIn and SignOut.
 	Accounts Accounts
@@ -140,6 +143,15 @@ type UI struct {
 func New(a fyne.App, w fyne.Window, d Deps) *UI {
 	if d.Client == nil {
 		d.Client = http.DefaultClient
+	}
+	if d.CheckClient == nil {
+		d.CheckClient = func(clientSecret []byte) (string, error) {
+			cfg, err := auth.GoogleConfig(clientSecret)
+			if err != nil {
+				return "", err
+			}
+			return cfg.OAuth.ClientID, nil
+		}
 	}
 	if d.Target == nil {
 		endpoint := d.Endpoint

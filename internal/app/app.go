@@ -9,8 +9,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 
-	"carrier/auth"
 	"carrier/transfer"
 )
 
@@ -40,17 +40,24 @@ func Open(ctx context.Context, dirs Dirs, logger *slog.Logger) (*App, error) {
 		// it send nothing there, not even a session URI's bytes.
 		creds.Refuse(was, fmt.Errorf("%w: %s, where the embedded sandbox was, is held by another program, so the sandbox now serves at %s; nothing of this job is sent there. Send it again", ErrNotTheSandbox, was, emb.URL))
 	}
-	return &App{Dirs: dirs, Sandbox: emb, Creds: creds, Google: LoadGoogle(creds)}, nil
+	google := LoadGoogle(creds)
+	if os.Getenv(SandboxSignInEnv) == "1" {
+		if google, err = SandboxGoogle(creds, emb); err != nil {
+			emb.Close()
+			return nil, err
+		}
+	}
+	return &App{Dirs: dirs, Sandbox: emb, Creds: creds, Google: google}, nil
 }
 
 // Close stops the embedded sandbox if this process serves it.
 func (a *App) Close() error { return a.Sandbox.Close() }
 
-// Target is the API root uploads go to now: Google's once signed in, the
-// sandbox's otherwise.
+// Target is the API root uploads go to now: Google's (or the sandbox's
+// standing in for it) once signed in, the sandbox's otherwise.
 func (a *App) Target() string {
 	if a.Google.Address() != "" {
-		return auth.GoogleEndpoint
+		return a.Google.Endpoint()
 	}
 	return a.Sandbox.URL
 }

@@ -76,6 +76,39 @@ func GoogleAt(creds *Credentials, endpoint, sandboxToken string, browser func(ur
 	return g.load(), nil
 }
 
+// SandboxSignInEnv, set to 1 in the window's environment, has the embedded
+// sandbox stand in for Google in the window's sign-in (SandboxGoogle): the
+// set-up assistant walked from no client to a signed-in account with no
+// Google project (scripts/e2e_accounts.py, demos). Nothing of the
+// person's Google sign-in changes: unset, the window signs in to Google
+// with GoogleConfig's checks; set, it signs in nowhere but the sandbox.
+const SandboxSignInEnv = "CARRIER_SANDBOX_SIGNIN"
+
+// SandboxGoogle is the embedded sandbox standing in for Google: a client
+// file is checked as Google's are (auth.StandInConfig: the same words for
+// a web client or a broken file), but must name the sandbox's client and
+// OAuth addresses; sign-ins prove they hold the sandbox's token and open
+// the system's browser.
+func SandboxGoogle(creds *Credentials, emb *Embedded) (*Google, error) {
+	g, err := GoogleAt(creds, emb.URL, emb.Token, nil)
+	if err != nil {
+		return nil, err
+	}
+	base := g.endpoint
+	g.config = func(clientSecret []byte) (*auth.Config, error) { return auth.StandInConfig(clientSecret, base) }
+	return g, nil
+}
+
+// CheckClient checks a client file as SignIn will, before any browser
+// opens, and names its client; its errors say what is wrong in words.
+func (g *Google) CheckClient(clientSecret []byte) (clientID string, err error) {
+	cfg, err := g.config(clientSecret)
+	if err != nil {
+		return "", err
+	}
+	return cfg.OAuth.ClientID, nil
+}
+
 func (g *Google) load() *Google {
 	if acct, err := auth.Load(g.endpoint); err == nil {
 		g.acct = acct
