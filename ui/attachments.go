@@ -601,9 +601,9 @@ func (m *mailboxScreen) saveTo(ctx context.Context, a mailAttachment, dst fyne.U
 
 // fileSaveDialog asks where to save, with Fyne's dialog, which asks
 // again before it replaces a file.
-func fileSaveDialog(win fyne.Window) func(name string, done func(fyne.URIWriteCloser, error)) {
+func fileSaveDialog(u *UI) func(name string, done func(fyne.URIWriteCloser, error)) {
 	return func(name string, done func(fyne.URIWriteCloser, error)) {
-		d := dialog.NewFileSave(done, win)
+		d := dialog.NewFileSave(done, u.win)
 		d.SetFileName(name)
 		if home, err := os.UserHomeDir(); err == nil {
 			for _, dir := range []string{filepath.Join(home, "Downloads"), home} {
@@ -613,6 +613,6 @@ func fileSaveDialog(win fyne.Window) func(name string, done func(fyne.URIWriteCl
 				}
 			}
 		}
-		d.Show()
+		u.showFileDialog(d)
 	}
 }

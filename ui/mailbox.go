@@ -65,7 +65,7 @@ type mailboxScreen struct {
 func newMailboxScreen(u *UI) *mailboxScreen {
 	m := &mailboxScreen{u: u, opened: -1}
 	m.openURL = func(l *url.URL) error { return u.app.OpenURL(l) }
-	m.chooseSave = fileSaveDialog(u.win)
+	m.chooseSave = fileSaveDialog(u)
 	m.status = widget.NewLabel("")
 	m.status.Wrapping = fyne.TextWrapWord
 	m.list = newPagedList("item")
