@@ -250,10 +250,14 @@ type capped struct {
 func (c *capped) Read(b []byte) (int, error) {
 	if c.left <= 0 {
 		var one [1]byte
-		if n, _ := c.r.Read(one[:]); n > 0 {
+		n, err := c.r.Read(one[:])
+		if n > 0 {
 			return 0, fmt.Errorf("%s answered with more than the attachment's size", c.host)
 		}
-		return c.r.Read(b[:0])
+		if err == nil {
+			err = io.EOF
+		}
+		return 0, err
 	}
 	if int64(len(b)) > c.left {
 		b = b[:c.left]

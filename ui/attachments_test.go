@@ -138,6 +138,9 @@ func TestAttachmentAnswerDecoding(t *testing.T) {
 		{"letters after padding", `{"data":"` + padded + `QQ"}`, false},
 		{"an escaped quote", `{"data":"QUJD\"RA"}`, false},
 		{"not JSON", `data: QUJD`, false},
+		// What comes besides the data is a few short fields: a server
+		// sending more than the bytes' base64 and 64 KiB is refused.
+		{"a long member first", `{"x":"` + strings.Repeat("x", 100<<10) + `","data":"` + padded + `"}`, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, c.answer) }))
