@@ -29,6 +29,7 @@ import (
 // use for one, and Shift+Tab did nothing at all).
 type namedEntry struct {
 	widget.Entry
+	inDialog // in a dialog, Escape is the dialog's
 	name     string
 	focused  bool
 	onSubmit func()     // Ctrl+Enter (or Ctrl+keypad Enter) while the entry has focus
@@ -53,6 +54,12 @@ func (e *namedEntry) AccessibilityLabel() string {
 }
 
 func (e *namedEntry) AccessibilityRole() fyne.AccessibleRole { return fyne.AccessibleRoleText }
+
+func (e *namedEntry) TypedKey(ev *fyne.KeyEvent) {
+	if !e.escaped(ev) {
+		e.Entry.TypedKey(ev)
+	}
+}
 
 // AcceptsTab is false so that the driver moves focus on Tab and Shift+Tab.
 func (e *namedEntry) AcceptsTab() bool { return false }
@@ -89,8 +96,25 @@ func (e *namedEntry) FocusLost() {
 	}
 }
 
-// namedCheck is a Check that says whether it is on.
-type namedCheck struct{ widget.Check }
+// namedCheck is a Check that says whether it is on. In a dialog, Escape
+// is the dialog's and Enter presses its default button, as beside any
+// control that is not a button.
+type namedCheck struct {
+	widget.Check
+	inDialog
+}
+
+func (c *namedCheck) TypedKey(ev *fyne.KeyEvent) {
+	switch {
+	case c.escaped(ev):
+	case c.m != nil && (ev.Name == fyne.KeyReturn || ev.Name == fyne.KeyEnter):
+		if b := c.m.defaultButton(); b != nil {
+			b.Tapped(&fyne.PointEvent{})
+		}
+	default:
+		c.Check.TypedKey(ev)
+	}
+}
 
 func newNamedCheck(text string, changed func(bool)) *namedCheck {
 	c := &namedCheck{}

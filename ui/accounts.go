@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -54,7 +55,7 @@ type accountsSection struct {
 // signOutQuestion is the question asked before an account with unfinished
 // uploads is signed out.
 type signOutQuestion struct {
-	keep, cancel, back *widget.Button
+	keep, cancel, back *dialogButton
 }
 
 func newAccountsSection(u *UI, a *accountScreen) *accountsSection {
@@ -150,13 +151,13 @@ func (s *accountsSection) askSignOut(addr string) {
 	}
 	text := widget.NewLabel(fmt.Sprintf("%s has %d unfinished upload(s). Keep them waiting until you sign in as %s again, or cancel them? Other accounts' uploads go on either way.", app.Printable(addr), n, app.Printable(addr)))
 	text.Wrapping = fyne.TextWrapWord
-	var d *dialog.CustomDialog
-	keep := widget.NewButton("Keep them waiting", func() { d.Hide(); s.signOut(addr, app.KeepJobs) })
+	var d *carrierDialog
+	keep := newDialogButton("Keep them waiting", nil, func() { d.Hide(); s.signOut(addr, app.KeepJobs) })
 	keep.Importance = widget.HighImportance
-	cancel := widget.NewButton("Cancel them", func() { d.Hide(); s.signOut(addr, app.CancelJobs) })
-	back := widget.NewButton("Stay signed in", func() { d.Hide() })
+	cancel := newDialogButton("Cancel them", nil, func() { d.Hide(); s.signOut(addr, app.CancelJobs) })
+	back := newDialogButton("Stay signed in", nil, func() { d.Hide() })
 	s.asked = &signOutQuestion{keep: keep, cancel: cancel, back: back}
-	d = dialog.NewCustomWithoutButtons("Sign out "+app.Printable(addr)+"?", container.NewVBox(text, container.NewHBox(keep, cancel, back)), s.u.win)
+	d = s.u.newDialog("Sign out "+app.Printable(addr)+"?", container.NewVBox(text, container.NewHBox(keep, cancel, back)), back)
 	d.Resize(fyne.NewSize(520, 200))
 	d.Show()
 }
@@ -188,12 +189,12 @@ func (s *accountsSection) signOut(addr string, jobs app.UnfinishedJobs) {
 type setupAssistant struct {
 	u       *UI
 	onFile  func(clientSecret []byte) // signs in with a checked file
-	paste   *widget.Entry
+	paste   *namedEntry
 	verdict *widget.Label
-	signIn  *widget.Button
+	signIn  *dialogButton
 	checked []byte
 	content *fyne.Container
-	d       *dialog.CustomDialog
+	d       *carrierDialog
 }
 
 const assistantIntro = "Carrier signs in to Google with an OAuth client of your own, so your mail never passes through anyone else's server. " +
@@ -224,7 +225,7 @@ func (s *setupAssistant) show() {
 	intro := widget.NewLabel(assistantIntro)
 	intro.Wrapping = fyne.TextWrapWord
 	link, _ := url.Parse(auth.ConsoleCredentialsURL)
-	console := widget.NewHyperlink("Google Cloud Console: APIs & Services > Credentials", link)
+	console := newDialogLink("Google Cloud Console: APIs & Services > Credentials", link)
 
 	scopes := widget.NewLabel(scopeText())
 	scopes.Wrapping = fyne.TextWrapWord
@@ -232,7 +233,7 @@ func (s *setupAssistant) show() {
 	warning.Wrapping = fyne.TextWrapWord
 	warning.Importance = widget.WarningImportance
 
-	s.paste = widget.NewMultiLineEntry()
+	s.paste = newNamedEntry(lang.X("assistant.json", "The client JSON"), true)
 	s.paste.SetPlaceHolder(`Paste the client JSON here: {"installed":{"client_id":…}}`)
 	s.paste.SetMinRowsVisible(3)
 	s.paste.OnChanged = func(text string) {
@@ -242,20 +243,20 @@ func (s *setupAssistant) show() {
 		}
 		s.judge([]byte(text), nil)
 	}
-	choose := widget.NewButtonWithIcon("Choose the file…", theme.FolderOpenIcon(), s.choose)
+	choose := newDialogButton("Choose the file…", theme.FolderOpenIcon(), s.choose)
 	s.verdict = widget.NewLabel("No client file yet.")
 	s.verdict.Wrapping = fyne.TextWrapWord
 	// Selectable, so a refusal can be copied into a search or a question
 	// for help (and the desktop test reads it so).
 	s.verdict.Selectable = true
-	s.signIn = widget.NewButtonWithIcon("Sign in with Google", theme.LoginIcon(), func() {
+	s.signIn = newDialogButton("Sign in with Google", theme.LoginIcon(), func() {
 		data := s.checked
 		s.close()
 		s.onFile(data)
 	})
 	s.signIn.Importance = widget.HighImportance
 	s.signIn.Disable()
-	closeBtn := widget.NewButton("Close", s.close)
+	closeBtn := newDialogButton("Close", nil, s.close)
 
 	heading := func(t string) *widget.Label {
 		return widget.NewLabelWithStyle(t, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
@@ -271,7 +272,7 @@ func (s *setupAssistant) show() {
 	// The verdict stays in sight beside Sign in, wherever the text is
 	// scrolled.
 	s.content = container.NewBorder(nil, container.NewVBox(s.verdict, container.NewHBox(s.signIn, closeBtn)), nil, nil, scroll)
-	s.d = dialog.NewCustomWithoutButtons("Set up Google sign-in", s.content, s.u.win)
+	s.d = s.u.newDialog("Set up Google sign-in", s.content, closeBtn)
 	if s.u.win != nil {
 		// A file dropped on the window while the assistant is open is
 		// the client file; the window's own (attach to Compose or the
@@ -309,7 +310,7 @@ func (s *setupAssistant) choose() {
 		s.judge(data, err)
 	}, s.u.win)
 	d.SetFilter(storage.NewExtensionFileFilter([]string{".json"}))
-	d.Show()
+	s.u.showFileDialog(d)
 }
 
 // judge checks a client file as `carrier login --client-secret` does and

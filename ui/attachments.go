@@ -1,18 +1,22 @@
 package ui
 
 import (
+	"bufio"
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"fyne.io/fyne/v2/lang"
 	"io"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
+
+	"fyne.io/fyne/v2/lang"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -34,9 +38,10 @@ type mailAttachment struct {
 	size  int64  // decoded bytes, as the server counts them
 }
 
-// maxAttachment bounds what one attachment's answer may cost to read: a
-// message is at most 35 MiB, and base64 makes it a third larger.
-const maxAttachment = 64 << 20
+// progressFrom is the size from which fetching an attachment shows a
+// progress bar and Cancel under its row: smaller ones arrive before a bar
+// would mean anything.
+const progressFrom = 1 << 20
 
 // attachmentFiles are the private copies of attachments opened or saved
 // from the Mailbox: one folder per run, readable by this person alone,
@@ -109,7 +114,7 @@ func runsCode(name string) bool {
 
 // copyOf fetches an attachment into the private folder (once: the same
 // attachment opened twice is one copy) and returns the copy's path.
-func (m *mailboxScreen) copyOf(ctx context.Context, a mailAttachment) (string, error) {
+func (m *mailboxScreen) copyOf(ctx context.Context, a mailAttachment, progress func(int64)) (string, error) {
 	key := a.msgID + "\x00" + a.attID + "\x00" + a.name
 	m.files.mu.Lock()
 	if p, ok := m.files.copies[key]; ok {
@@ -119,10 +124,6 @@ func (m *mailboxScreen) copyOf(ctx context.Context, a mailAttachment) (string, e
 		}
 	} else {
 		m.files.mu.Unlock()
-	}
-	data, err := m.attachmentData(ctx, a)
-	if err != nil {
-		return "", err
 	}
 	dir, err := m.files.folder()
 	if err != nil {
@@ -135,8 +136,9 @@ func (m *mailboxScreen) copyOf(ctx context.Context, a mailAttachment) (string, e
 		return "", err
 	}
 	p := filepath.Join(sub, safeFileName(a.name))
-	if err := os.WriteFile(p, data, 0o600); err != nil {
-		return "", fmt.Errorf("cannot keep a copy of %s: %w", a.name, err)
+	if err := m.fetchToFile(ctx, a, p, progress); err != nil {
+		os.Remove(sub)
+		return "", err
 	}
 	m.files.mu.Lock()
 	if m.files.copies == nil {
@@ -147,32 +149,290 @@ func (m *mailboxScreen) copyOf(ctx context.Context, a mailAttachment) (string, e
 	return p, nil
 }
 
-// attachmentData is an attachment's bytes: inline, or asked of the
-// server by its attachmentId; a body whose size differs from what the
-// message said is refused rather than passed on cut short.
-func (m *mailboxScreen) attachmentData(ctx context.Context, a mailAttachment) ([]byte, error) {
-	encoded := a.data
-	if a.attID != "" {
-		body, err := m.fetchLimited(ctx, "/gmail/v1/users/me/messages/"+url.PathEscape(a.msgID)+"/attachments/"+url.PathEscape(a.attID), maxAttachment)
-		if err != nil {
-			return nil, err
-		}
-		var res struct {
-			Data string `json:"data"`
-		}
-		if err := json.Unmarshal(body, &res); err != nil {
-			return nil, fmt.Errorf("the server's answer for %s is not JSON: %w", a.name, err)
-		}
-		encoded = res.Data
-	}
-	data, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(encoded, "="))
+// fetchToFile writes the attachment into a new private file beside final
+// and renames it to final once every byte is there and on disk: a fetch
+// cut short, cancelled or refused leaves nothing under final's name.
+func (m *mailboxScreen) fetchToFile(ctx context.Context, a mailAttachment, final string, progress func(int64)) error {
+	// A short name of its own: final's may be as long as the system allows.
+	f, err := os.CreateTemp(filepath.Dir(final), ".carrier-*.part")
 	if err != nil {
-		return nil, fmt.Errorf("the server sent %s in a form Carrier cannot read: %w", a.name, err)
+		return fmt.Errorf("cannot write beside %s: %w", final, err)
 	}
-	if int64(len(data)) != a.size {
-		return nil, fmt.Errorf("%s arrived with %s, not the %s the message says", a.name, humanSize(int64(len(data))), humanSize(a.size))
+	err = m.fetchAttachment(ctx, a, f, progress)
+	if err == nil {
+		err = f.Sync()
 	}
-	return data, nil
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), final)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// fetchAttachment writes an attachment's bytes to out as they arrive,
+// inline or asked of the server by its attachmentId, telling progress the
+// count written now and then. Nothing is held but a buffer: Gmail answers
+// attachments.get with the bytes as one base64url JSON string, which is
+// decoded as it is read. A body whose size differs from what the message
+// said is refused rather than passed on cut short.
+func (m *mailboxScreen) fetchAttachment(ctx context.Context, a mailAttachment, out io.Writer, progress func(int64)) error {
+	var encoded io.Reader = strings.NewReader(a.data)
+	if a.attID != "" {
+		resp, err := m.get(ctx, "/gmail/v1/users/me/messages/"+url.PathEscape(a.msgID)+"/attachments/"+url.PathEscape(a.attID))
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		// The answer is the bytes in base64 and a few short fields: a
+		// server sending more is refused before it fills the disk.
+		limit := (a.size+2)/3*4 + 64<<10
+		encoded, err = dataField(&capped{r: resp.Body, left: limit, host: resp.Request.URL.Host})
+		if err != nil {
+			return fmt.Errorf("the server's answer for %s: %w", a.name, err)
+		}
+	} else {
+		encoded = &jsonString{r: bufio.NewReader(encoded), inline: true}
+	}
+	dec := base64.NewDecoder(base64.RawURLEncoding, encoded)
+	w := &progressWriter{w: out, report: progress, every: max(a.size/200, 64<<10)}
+	n, err := io.Copy(w, io.LimitReader(dec, a.size+1))
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(err, errNotBase64) || errors.As(err, new(base64.CorruptInputError)):
+		return fmt.Errorf("the server sent %s in a form Carrier cannot read: %w", a.name, err)
+	case err != nil:
+		return err
+	case n != a.size:
+		if n > a.size {
+			return fmt.Errorf("%s arrived with more than the %s the message says", a.name, humanSize(a.size))
+		}
+		return fmt.Errorf("%s arrived with %s, not the %s the message says", a.name, humanSize(n), humanSize(a.size))
+	}
+	if progress != nil {
+		progress(n)
+	}
+	return nil
+}
+
+// progressWriter counts what passes and tells report each time another
+// every bytes have.
+type progressWriter struct {
+	w       io.Writer
+	report  func(int64)
+	n, last int64
+	every   int64
+}
+
+func (p *progressWriter) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	p.n += int64(n)
+	if p.report != nil && p.n-p.last >= p.every {
+		p.last = p.n
+		p.report(p.n)
+	}
+	return n, err
+}
+
+// capped reads at most left bytes of r and fails, rather than end early,
+// when r holds more.
+type capped struct {
+	r    io.Reader
+	left int64
+	host string
+}
+
+func (c *capped) Read(b []byte) (int, error) {
+	if c.left <= 0 {
+		var one [1]byte
+		n, err := c.r.Read(one[:])
+		if n > 0 {
+			return 0, fmt.Errorf("%s answered with more than the attachment's size", c.host)
+		}
+		if err == nil {
+			err = io.EOF
+		}
+		return 0, err
+	}
+	if int64(len(b)) > c.left {
+		b = b[:c.left]
+	}
+	n, err := c.r.Read(b)
+	c.left -= int64(n)
+	return n, err
+}
+
+var errNotBase64 = errors.New("the attachment's data is not base64url text")
+
+// dataField walks the JSON object r holds up to its "data" member and
+// returns that string's text as it is read (still base64url), without
+// reading the string whole; members before it are skipped.
+func dataField(r io.Reader) (io.Reader, error) {
+	dec := json.NewDecoder(r)
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("not JSON: %w", err)
+		}
+		if key, _ := t.(string); key == "data" {
+			// The decoder has read ahead; what it holds comes first.
+			br := bufio.NewReaderSize(io.MultiReader(dec.Buffered(), r), 64<<10)
+			for _, want := range []byte{':', '"'} {
+				c, err := skipSpace(br)
+				if err != nil {
+					return nil, fmt.Errorf("not JSON: %w", err)
+				}
+				if c != want {
+					return nil, errors.New("its data is not a JSON string")
+				}
+			}
+			return &jsonString{r: br}, nil
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, fmt.Errorf("not JSON: %w", err)
+		}
+	}
+	return nil, errors.New("no data in it")
+}
+
+func skipSpace(r *bufio.Reader) (byte, error) {
+	for {
+		c, err := r.ReadByte()
+		if err != nil {
+			return 0, err
+		}
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return c, nil
+		}
+	}
+}
+
+// jsonString reads the text of a JSON string whose opening quote is
+// behind it, up to its closing quote, for a base64url decoder: escapes
+// are undone, the "=" padding Gmail may add is dropped (the decoder reads
+// unpadded text), and anything else base64url never holds is refused. An
+// inline string (already decoded from its JSON) ends at its end instead.
+type jsonString struct {
+	r      *bufio.Reader
+	inline bool
+	padded bool // a "=" came: only more of them may follow
+	done   bool
+}
+
+func (s *jsonString) Read(p []byte) (int, error) {
+	if s.done {
+		return 0, io.EOF
+	}
+	n := 0
+	for n < len(p) {
+		if s.r.Buffered() == 0 {
+			if n > 0 {
+				return n, nil
+			}
+			if _, err := s.r.Peek(1); err != nil {
+				if err == io.EOF && s.inline {
+					s.done = true
+					return n, io.EOF
+				}
+				if err == io.EOF {
+					err = io.ErrUnexpectedEOF
+				}
+				return n, err
+			}
+		}
+		chunk, _ := s.r.Peek(min(s.r.Buffered(), len(p)-n))
+		plain := 0
+		for plain < len(chunk) && !s.padded && plainBase64(chunk[plain]) {
+			plain++
+		}
+		n += copy(p[n:], chunk[:plain])
+		s.r.Discard(plain)
+		if plain < len(chunk) {
+			c, err := s.special()
+			if err != nil {
+				return n, err
+			}
+			if c != 0 {
+				p[n] = c
+				n++
+			}
+			if s.done {
+				return n, nil
+			}
+		}
+	}
+	return n, nil
+}
+
+// plainBase64 reports whether c is a base64url letter, which stands for
+// itself in a JSON string.
+func plainBase64(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_'
+}
+
+// special reads one character that is not a plain letter: the closing
+// quote, padding, an escape (JSON may escape any character) or a line
+// break; it returns the letter it stands for, or 0 for none.
+func (s *jsonString) special() (byte, error) {
+	c, err := s.r.ReadByte()
+	if err != nil {
+		return 0, err
+	}
+	if c == '\\' && !s.inline {
+		e, err := s.r.ReadByte()
+		if err != nil {
+			return 0, io.ErrUnexpectedEOF
+		}
+		switch e {
+		case 'n', 'r':
+			return 0, nil
+		case 'u':
+			var hex [4]byte
+			if _, err := io.ReadFull(s.r, hex[:]); err != nil {
+				return 0, io.ErrUnexpectedEOF
+			}
+			v, err := strconv.ParseUint(string(hex[:]), 16, 16)
+			if err != nil || v >= 0x80 {
+				return 0, errNotBase64
+			}
+			c = byte(v)
+		default:
+			return 0, errNotBase64
+		}
+	}
+	switch {
+	case c == '"' && !s.inline:
+		s.done = true
+		return 0, nil
+	case c == '=':
+		s.padded = true
+		return 0, nil
+	case c == '\n' || c == '\r':
+		return 0, nil
+	case s.padded || !plainBase64(c):
+		return 0, errNotBase64
+	}
+	return c, nil
+}
+
+// mailAttachmentRow is one attachment in the reading pane: Open and Save…,
+// and while it is being fetched a progress bar and Cancel under them.
+type mailAttachmentRow struct {
+	open, save *iconButton
+	bar        *widget.ProgressBar
+	stop       *iconButton
+	busy       *fyne.Container // bar and stop, shown only while a large one is fetched
+	cancel     context.CancelFunc
+	Object     fyne.CanvasObject
 }
 
 // attachmentRows lists a message's attachments under a count, each with
@@ -183,43 +443,90 @@ func (m *mailboxScreen) attachmentRows(atts []mailAttachment) []fyne.CanvasObjec
 	}
 	rows := []fyne.CanvasObject{widget.NewSeparator(), widget.NewLabelWithStyle(display(attachmentCount(len(atts))), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})}
 	for _, a := range atts {
-		name := app.Printable(a.name)
-		label := widget.NewLabel(name)
-		label.Truncation = fyne.TextTruncateEllipsis
-		open := newIconButton(lang.X("attach.open.name", "Open {{.Name}}", w{"Name": name}), theme.FileIcon(), func() { m.openAttachment(a) })
-		open.Text = display(lang.X("attach.open", "Open"))
-		if runsCode(a.name) {
-			open.name = lang.X("attach.open.program", "Open {{.Name}} (a program: save it instead)", w{"Name": name})
-			open.Disable()
-		}
-		save := newIconButton(lang.X("attach.save.name", "Save {{.Name}}…", w{"Name": name}), theme.DocumentSaveIcon(), func() { m.saveAttachment(a) })
-		save.Text = display(lang.X("attach.save", "Save…"))
-		rows = append(rows, container.NewBorder(nil, nil, widget.NewIcon(theme.FileIcon()),
-			container.NewHBox(widget.NewLabel(humanSize(a.size)), open, save), label))
+		rows = append(rows, m.attachmentRow(a).Object)
 	}
 	return rows
 }
 
+func (m *mailboxScreen) attachmentRow(a mailAttachment) *mailAttachmentRow {
+	r := &mailAttachmentRow{}
+	name := app.Printable(a.name)
+	label := widget.NewLabel(name)
+	label.Truncation = fyne.TextTruncateEllipsis
+	r.open = newIconButton(lang.X("attach.open.name", "Open {{.Name}}", w{"Name": name}), theme.FileIcon(), func() { m.openAttachment(a, r) })
+	r.open.Text = display(lang.X("attach.open", "Open"))
+	if runsCode(a.name) {
+		r.open.name = lang.X("attach.open.program", "Open {{.Name}} (a program: save it instead)", w{"Name": name})
+		r.open.Disable()
+	}
+	r.save = newIconButton(lang.X("attach.save.name", "Save {{.Name}}…", w{"Name": name}), theme.DocumentSaveIcon(), func() { m.saveAttachment(a, r) })
+	r.save.Text = display(lang.X("attach.save", "Save…"))
+	r.bar = widget.NewProgressBar()
+	r.stop = newIconButton(lang.X("attach.stop.name", "Stop fetching {{.Name}}", w{"Name": name}), theme.CancelIcon(), func() {
+		if r.cancel != nil {
+			r.cancel()
+		}
+	})
+	r.stop.Text = display(lang.X("row.cancel", "Cancel"))
+	r.busy = container.NewBorder(nil, nil, nil, r.stop, r.bar)
+	r.busy.Hide()
+	r.Object = container.NewVBox(container.NewBorder(nil, nil, widget.NewIcon(theme.FileIcon()),
+		container.NewHBox(widget.NewLabel(humanSize(a.size)), r.open, r.save), label), r.busy)
+	return r
+}
+
+// begin starts fetching the row's attachment: Open and Save… wait, and a
+// large one shows its progress and Cancel. progress may be called from
+// any goroutine; end (on the UI thread) puts the row back.
+func (m *mailboxScreen) begin(r *mailAttachmentRow, a mailAttachment) (ctx context.Context, progress func(int64), end func()) {
+	ctx, cancel := context.WithCancel(m.u.ctx)
+	r.cancel = cancel
+	r.open.Disable()
+	r.save.Disable()
+	if a.size >= progressFrom {
+		r.bar.SetValue(0)
+		r.stop.Enable()
+		r.busy.Show()
+		progress = func(n int64) {
+			m.u.do(func() { r.bar.SetValue(float64(n) / float64(a.size)) })
+		}
+	}
+	return ctx, progress, func() {
+		cancel()
+		r.cancel = nil
+		r.busy.Hide()
+		if !runsCode(a.name) {
+			r.open.Enable()
+		}
+		r.save.Enable()
+	}
+}
+
 // openAttachment opens a private copy of the attachment with the program
 // the system chooses for its kind.
-func (m *mailboxScreen) openAttachment(a mailAttachment) {
+func (m *mailboxScreen) openAttachment(a mailAttachment, r *mailAttachmentRow) {
 	if runsCode(a.name) {
 		m.u.showError(lang.X("attach.notopened.title", "Not opened"), lang.X("attach.notopened", "{{.Name}} is a program or a script; Carrier does not run files from messages. Save it, and open it yourself if you trust it.", w{"Name": app.Printable(a.name)}))
 		return
 	}
 	setLabel(m.status, lang.X("attach.opening", "Opening {{.Name}}…", w{"Name": app.Printable(a.name)}))
-	m.u.goBackground(func(ctx context.Context) {
-		p, err := m.copyOf(ctx, a)
+	ctx, progress, end := m.begin(r, a)
+	m.u.goBackground(func(context.Context) {
+		p, err := m.copyOf(ctx, a, progress)
 		m.u.do(func() {
-			if err != nil {
+			end()
+			switch {
+			case errors.Is(err, context.Canceled):
+				setLabel(m.status, lang.X("attach.stopped", "Stopped fetching {{.Name}}; nothing was kept.", w{"Name": app.Printable(a.name)}))
+			case err != nil:
 				setLabel(m.status, lang.X("attach.open.failed", "Could not open {{.Name}}: {{.Error}}", w{"Name": app.Printable(a.name), "Error": app.Printable(err.Error())}))
-				return
+			default:
+				if err := m.openURL(storageURL(p)); err != nil {
+					setLabel(m.status, lang.X("attach.noprogram", "No program opened {{.Name}}: {{.Error}}", w{"Name": app.Printable(a.name), "Error": app.Printable(err.Error())}))
+					return
+				}
+				setLabel(m.status, lang.X("attach.opened", "Opened {{.Name}}.", w{"Name": app.Printable(a.name)}))
 			}
-			if err := m.openURL(storageURL(p)); err != nil {
-				setLabel(m.status, lang.X("attach.noprogram", "No program opened {{.Name}}: {{.Error}}", w{"Name": app.Printable(a.name), "Error": app.Printable(err.Error())}))
-				return
-			}
-			setLabel(m.status, lang.X("attach.opened", "Opened {{.Name}}.", w{"Name": app.Printable(a.name)}))
 		})
 	})
 }
@@ -234,29 +541,33 @@ func storageURL(p string) *url.URL {
 	return &url.URL{Scheme: "file", Path: s}
 }
 
-// saveAttachment fetches the attachment, then asks where to save it
-// (the dialog asks before it replaces a file), and writes its bytes there.
-func (m *mailboxScreen) saveAttachment(a mailAttachment) {
-	setLabel(m.status, lang.X("attach.fetching", "Fetching {{.Name}}…", w{"Name": app.Printable(a.name)}))
-	m.u.goBackground(func(ctx context.Context) {
-		p, err := m.copyOf(ctx, a)
-		m.u.do(func() {
-			if err != nil {
-				setLabel(m.status, lang.X("attach.save.failed", "Could not save {{.Name}}: {{.Error}}", w{"Name": app.Printable(a.name), "Error": app.Printable(err.Error())}))
-				return
-			}
-			m.status.SetText("")
-			m.chooseSave(safeFileName(a.name), func(dst fyne.URIWriteCloser, err error) {
+// saveAttachment asks where to save the attachment (the dialog asks
+// before it replaces a file), then streams its bytes there.
+func (m *mailboxScreen) saveAttachment(a mailAttachment, r *mailAttachmentRow) {
+	failed := func(err error) {
+		setLabel(m.status, lang.X("attach.save.failed", "Could not save {{.Name}}: {{.Error}}", w{"Name": app.Printable(a.name), "Error": app.Printable(err.Error())}))
+	}
+	m.chooseSave(safeFileName(a.name), func(dst fyne.URIWriteCloser, err error) {
+		switch {
+		case err != nil:
+			failed(err)
+			return
+		case dst == nil: // the person cancelled
+			return
+		}
+		where := dst.URI()
+		setLabel(m.status, lang.X("attach.fetching", "Fetching {{.Name}}…", w{"Name": app.Printable(a.name)}))
+		ctx, progress, end := m.begin(r, a)
+		m.u.goBackground(func(context.Context) {
+			err := m.saveTo(ctx, a, dst, progress)
+			m.u.do(func() {
+				end()
 				switch {
+				case errors.Is(err, context.Canceled):
+					setLabel(m.status, lang.X("attach.stopped", "Stopped fetching {{.Name}}; nothing was kept.", w{"Name": app.Printable(a.name)}))
 				case err != nil:
-					setLabel(m.status, lang.X("attach.save.failed", "Could not save {{.Name}}: {{.Error}}", w{"Name": app.Printable(a.name), "Error": app.Printable(err.Error())}))
-				case dst == nil: // the person cancelled
+					failed(err)
 				default:
-					where := dst.URI()
-					if err := copyInto(dst, p); err != nil {
-						setLabel(m.status, lang.X("attach.save.failed", "Could not save {{.Name}}: {{.Error}}", w{"Name": app.Printable(a.name), "Error": app.Printable(err.Error())}))
-						return
-					}
 					setLabel(m.status, lang.X("attach.saved", "Saved {{.Name}} to {{.Where}}.", w{"Name": app.Printable(a.name), "Where": app.Printable(localPath(where))}))
 				}
 			})
@@ -264,27 +575,39 @@ func (m *mailboxScreen) saveAttachment(a mailAttachment) {
 	})
 }
 
-// copyInto writes the file at p to w and closes w, reporting a failed
-// close: that is where a full disk shows.
-func copyInto(w io.WriteCloser, p string) error {
-	f, err := os.Open(p)
+// saveTo streams the attachment to where the person chose. The save
+// dialog has already made the file (empty) by opening it; a local file is
+// filled under another name and renamed over it at the end, so a fetch
+// that fails or is cancelled leaves neither a partial file nor that empty
+// one behind.
+func (m *mailboxScreen) saveTo(ctx context.Context, a mailAttachment, dst fyne.URIWriteCloser, progress func(int64)) error {
+	uri := dst.URI()
+	if uri.Scheme() != "file" {
+		err := m.fetchAttachment(ctx, a, dst, progress)
+		if cerr := dst.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			storage.Delete(uri)
+		}
+		return err
+	}
+	dst.Close()
+	p := localPath(uri)
+	err := m.fetchToFile(ctx, a, p, progress)
 	if err != nil {
-		w.Close()
-		return err
+		if st, serr := os.Stat(p); serr == nil && st.Mode().IsRegular() && st.Size() == 0 {
+			os.Remove(p)
+		}
 	}
-	defer f.Close()
-	if _, err := io.Copy(w, f); err != nil {
-		w.Close()
-		return err
-	}
-	return w.Close()
+	return err
 }
 
 // fileSaveDialog asks where to save, with Fyne's dialog, which asks
 // again before it replaces a file.
-func fileSaveDialog(win fyne.Window) func(name string, done func(fyne.URIWriteCloser, error)) {
+func fileSaveDialog(u *UI) func(name string, done func(fyne.URIWriteCloser, error)) {
 	return func(name string, done func(fyne.URIWriteCloser, error)) {
-		d := dialog.NewFileSave(done, win)
+		d := dialog.NewFileSave(done, u.win)
 		d.SetFileName(name)
 		if home, err := os.UserHomeDir(); err == nil {
 			for _, dir := range []string{filepath.Join(home, "Downloads"), home} {
@@ -294,6 +617,6 @@ func fileSaveDialog(win fyne.Window) func(name string, done func(fyne.URIWriteCl
 				}
 			}
 		}
-		d.Show()
+		u.showFileDialog(d)
 	}
 }

@@ -572,7 +572,7 @@ func (c *composeScreen) pickFile() {
 		r.Close()
 		c.attach(localPath(r.URI()))
 	}, c.u.win)
-	d.Show()
+	c.u.showFileDialog(d)
 }
 
 // submit builds the message off the UI thread, then queues its upload.
@@ -670,9 +670,9 @@ func (c *composeScreen) notSent(why string) {
 // account has not allowed it: allow (in the browser), attach the files
 // instead (nil when the message would not fit), or cancel.
 type driveConsent struct {
-	d                     *dialog.CustomDialog
+	d                     *carrierDialog
 	text                  *widget.Label
-	allow, attach, cancel *widget.Button
+	allow, attach, cancel *dialogButton
 }
 
 // askDrive says why Drive is needed and what allowing it gives Carrier,
@@ -717,7 +717,7 @@ func (c *composeScreen) askDrive(method compose.Method, gmail app.GmailOptions, 
 			c.consent = nil
 		}
 	}
-	a.allow = widget.NewButtonWithIcon(display(lang.X("consent.allow", "Allow…")), theme.LoginIcon(), func() {
+	a.allow = newDialogButton(display(lang.X("consent.allow", "Allow…")), theme.LoginIcon(), func() {
 		done()
 		c.hold(true)
 		c.say(lang.X("consent.inbrowser", "Allow Carrier to create files in your Google Drive in the browser window that opened; the message goes once you have."))
@@ -735,13 +735,13 @@ func (c *composeScreen) askDrive(method compose.Method, gmail app.GmailOptions, 
 		})
 	})
 	a.allow.Importance = widget.HighImportance
-	a.cancel = widget.NewButtonWithIcon(display(lang.X("row.cancel", "Cancel")), theme.CancelIcon(), func() {
+	a.cancel = newDialogButton(display(lang.X("row.cancel", "Cancel")), theme.CancelIcon(), func() {
 		done()
 		c.notSent(lang.X("compose.notsent", "Not sent. The message is as you left it."))
 	})
 	buttons := container.NewHBox(layout.NewSpacer(), a.cancel)
 	if fits {
-		a.attach = widget.NewButtonWithIcon(display(lang.X("compose.attachinstead", "Attach instead")), theme.MailAttachmentIcon(), func() {
+		a.attach = newDialogButton(display(lang.X("compose.attachinstead", "Attach instead")), theme.MailAttachmentIcon(), func() {
 			done()
 			for _, p := range linked {
 				c.choice[p] = false
@@ -760,7 +760,7 @@ func (c *composeScreen) askDrive(method compose.Method, gmail app.GmailOptions, 
 		buttons.Add(a.allow)
 	}
 	c.say("")
-	a.d = dialog.NewCustomWithoutButtons(display(lang.X("consent.title", "Send large files through Google Drive?")), container.NewVBox(a.text, buttons), c.u.win)
+	a.d = c.u.newDialog(display(lang.X("consent.title", "Send large files through Google Drive?")), container.NewVBox(a.text, buttons), a.cancel)
 	a.d.Resize(fyne.NewSize(560, 0))
 	c.consent = a
 	a.d.Show()

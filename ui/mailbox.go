@@ -66,7 +66,7 @@ type mailboxScreen struct {
 func newMailboxScreen(u *UI) *mailboxScreen {
 	m := &mailboxScreen{u: u, opened: -1}
 	m.openURL = func(l *url.URL) error { return u.app.OpenURL(l) }
-	m.chooseSave = fileSaveDialog(u.win)
+	m.chooseSave = fileSaveDialog(u)
 	m.status = widget.NewLabel("")
 	m.status.Wrapping = fyne.TextWrapWord
 	m.list = newPagedList("item")
@@ -169,6 +169,25 @@ func (m *mailboxScreen) fetch(ctx context.Context, path string) ([]byte, error) 
 // fetchLimited reads at most limit bytes of an answer, and fails rather
 // than return fewer.
 func (m *mailboxScreen) fetchLimited(ctx context.Context, path string, limit int64) ([]byte, error) {
+	resp, err := m.get(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(body)) > limit {
+		return nil, fmt.Errorf("%s answered with more than %s", resp.Request.URL.Host, humanSize(limit))
+	}
+	return body, nil
+}
+
+// get asks for path (on the sandbox's origin only) and returns a 200
+// answer for the caller to read and close; any other status is an error
+// in the server's words.
+func (m *mailboxScreen) get(ctx context.Context, path string) (*http.Response, error) {
 	url := m.u.deps.Endpoint + path
 	if !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "//") {
 		// An absolute URL from a server's answer (a contentUrl): only on
@@ -194,24 +213,20 @@ func (m *mailboxScreen) fetchLimited(ctx context.Context, path string, limit int
 	}
 	resp, err := m.u.deps.Client.Do(req)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, fmt.Errorf("cannot reach %s", req.URL.Host)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(body)) > limit {
-		return nil, fmt.Errorf("%s answered with more than %s", req.URL.Host, humanSize(limit))
-	}
 	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
 		var ge struct {
 			Error struct{ Message string } `json:"error"`
 		}
-		json.Unmarshal(body, &ge)
+		json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&ge)
 		return nil, fmt.Errorf("%s answered %d: %s", req.URL.Host, resp.StatusCode, app.Printable(ge.Error.Message))
 	}
-	return body, nil
+	return resp, nil
 }
 
 // refresh reloads the mailbox in the background.

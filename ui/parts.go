@@ -511,7 +511,7 @@ func (s *transfersScreen) onDrive(parts []string) []driveFile {
 type driveAsk struct {
 	d            dialog.Dialog
 	text         *widget.Label
-	remove, keep *widget.Button
+	remove, keep *dialogButton
 }
 
 func (s *transfersScreen) askDrive(msg string, files []driveFile) {
@@ -560,11 +560,11 @@ func (s *transfersScreen) askDrive(msg string, files []driveFile) {
 			})
 		})
 	}
-	a.remove = widget.NewButtonWithIcon(display(lang.X("drive.delete", "Delete from Drive")), theme.DeleteIcon(), func() { settle(true) })
+	a.remove = newDialogButton(display(lang.X("drive.delete", "Delete from Drive")), theme.DeleteIcon(), func() { settle(true) })
 	a.remove.Importance = widget.DangerImportance
-	a.keep = widget.NewButtonWithIcon(display(lang.X("drive.keep", "Keep on Drive")), theme.ConfirmIcon(), func() { settle(false) })
+	a.keep = newDialogButton(display(lang.X("drive.keep", "Keep on Drive")), theme.ConfirmIcon(), func() { settle(false) })
 	content := container.NewVBox(a.text, container.NewHBox(layout.NewSpacer(), a.keep, a.remove))
-	a.d = dialog.NewCustomWithoutButtons(display(lang.X("drive.title", "Files on Google Drive")), content, s.u.win)
+	a.d = s.u.newDialog(display(lang.X("drive.title", "Files on Google Drive")), content, a.keep)
 	a.d.Resize(fyne.NewSize(560, 0))
 	s.ask = a
 	a.d.Show()

@@ -9,7 +9,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -38,9 +37,9 @@ func (s *transfersScreen) canReopen(msg transfer.Snapshot) bool {
 
 // cancelAsk is the question asked before an upload is cancelled.
 type cancelAsk struct {
-	d          *dialog.CustomDialog
+	d          *carrierDialog
 	text       *widget.Label
-	stop, keep *widget.Button
+	stop, keep *dialogButton
 }
 
 // cancelQuestion names what would be cancelled, in the person's words.
@@ -76,14 +75,14 @@ func (s *transfersScreen) askCancel(id string) {
 			s.cancelling = nil
 		}
 	}
-	a.keep = widget.NewButtonWithIcon(display(lang.X("quit.keep", "Keep uploading")), theme.ConfirmIcon(), done)
+	a.keep = newDialogButton(display(lang.X("quit.keep", "Keep uploading")), theme.ConfirmIcon(), done)
 	a.keep.Importance = widget.HighImportance
-	a.stop = widget.NewButtonWithIcon(display(lang.X("cancel.stop", "Cancel upload")), theme.CancelIcon(), func() {
+	a.stop = newDialogButton(display(lang.X("cancel.stop", "Cancel upload")), theme.CancelIcon(), func() {
 		done()
 		s.act(id, "cancel")
 	})
 	a.stop.Importance = widget.DangerImportance
-	a.d = dialog.NewCustomWithoutButtons(display(lang.X("cancel.title", "Cancel this upload?")), container.NewVBox(a.text, container.NewHBox(layout.NewSpacer(), a.stop, a.keep)), s.u.win)
+	a.d = s.u.newDialog(display(lang.X("cancel.title", "Cancel this upload?")), container.NewVBox(a.text, container.NewHBox(layout.NewSpacer(), a.stop, a.keep)), a.keep)
 	a.d.Resize(fyne.NewSize(520, 0))
 	s.cancelling = a
 	a.d.Show()
@@ -124,13 +123,13 @@ func (c *composeScreen) reopen(k *app.Composed, what string) {
 		c.load(k, what)
 		return
 	}
-	dialog.ShowConfirm(display(lang.X("reopen.replace.title", "Replace the message in Compose?")),
-		display(lang.X("reopen.replace", "Compose holds a message that has not been sent. Replace it with '{{.Subject}}'? What Compose holds now is lost.", w{"Subject": app.Printable(orNone(k.Subject))})),
+	c.u.showRiskyConfirm(lang.X("reopen.replace.title", "Replace the message in Compose?"),
+		lang.X("reopen.replace", "Compose holds a message that has not been sent. Replace it with '{{.Subject}}'? What Compose holds now is lost.", w{"Subject": app.Printable(orNone(k.Subject))}),
 		func(ok bool) {
 			if ok {
 				c.load(k, what)
 			}
-		}, c.u.win)
+		})
 }
 
 // blank reports whether the form holds nothing a person wrote.

@@ -6,7 +6,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -174,9 +173,9 @@ func keepChoice(prefs fyne.Preferences, key string, c *choices) {
 // quitQuestion is the question asked on closing the window while
 // uploads run and no tray keeps them going.
 type quitQuestion struct {
-	d          *dialog.CustomDialog
+	d          *carrierDialog
 	again      *namedCheck
-	keep, quit *widget.Button
+	keep, quit *dialogButton
 }
 
 // askQuit asks whether to quit while uploads run. Keeping Carrier open is
@@ -188,9 +187,9 @@ func (u *UI) askQuit(quit func()) {
 	q.again = newNamedCheck(lang.X("quit.again", "Don't ask again: quit at once next time"), nil)
 	text := newLabel(lang.X("quit.text", "Quit anyway? Unfinished uploads are kept and go on the next time Carrier starts."))
 	text.Wrapping = fyne.TextWrapWord
-	q.keep = widget.NewButton(display(lang.X("quit.keep", "Keep uploading")), func() { q.d.Hide() })
+	q.keep = newDialogButton(display(lang.X("quit.keep", "Keep uploading")), nil, func() { q.d.Hide() })
 	q.keep.Importance = widget.HighImportance
-	q.quit = widget.NewButton(display(lang.X("quit.quit", "Quit")), func() {
+	q.quit = newDialogButton(display(lang.X("quit.quit", "Quit")), nil, func() {
 		q.d.Hide()
 		if q.again.Checked {
 			u.app.Preferences().SetBool(prefAskQuit, false)
@@ -198,8 +197,7 @@ func (u *UI) askQuit(quit func()) {
 		}
 		quit()
 	})
-	q.d = dialog.NewCustomWithoutButtons(display(lang.X("quit.title", "Uploads are still running")), container.NewVBox(text, q.again), u.win)
-	q.d.SetButtons([]fyne.CanvasObject{q.quit, q.keep})
+	q.d = u.newDialog(display(lang.X("quit.title", "Uploads are still running")), container.NewVBox(text, q.again), q.keep, q.quit, q.keep)
 	q.d.Resize(fyne.NewSize(480, 0))
 	q.d.Show()
 	u.win.Canvas().Focus(q.keep)

@@ -111,22 +111,22 @@ func (t *timelineScreen) clear() {
 }
 
 func (t *timelineScreen) pick() {
-	dialog.ShowFileOpen(func(r fyne.URIReadCloser, err error) {
+	t.u.showFileDialog(dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
 		if err != nil || r == nil {
 			return
 		}
 		r.Close()
 		t.addFiles(localPath(r.URI()))
-	}, t.u.win)
+	}, t.u.win))
 }
 
 func (t *timelineScreen) pickFolder() {
-	dialog.ShowFolderOpen(func(l fyne.ListableURI, err error) {
+	t.u.showFileDialog(dialog.NewFolderOpen(func(l fyne.ListableURI, err error) {
 		if err != nil || l == nil {
 			return
 		}
 		t.addFiles(localPath(l))
-	}, t.u.win)
+	}, t.u.win))
 }
 
 // addFiles checks each file (a folder: the files directly in it, by name)
@@ -356,22 +356,22 @@ func (t *timelineScreen) showAlbums(albums []app.PhotosAlbum) {
 			titles = append(titles, a.Title)
 		}
 	}
-	choice := widget.NewSelect(titles, nil)
+	choice := newDialogSelect(titles, nil)
 	choice.PlaceHolder = "Choose an album"
-	t.albumChoice = choice
-	dialog.ShowCustomConfirm("Add to an album Carrier made", "Use", "Cancel", choice, func(ok bool) {
+	t.albumChoice = &choice.Select
+	t.u.showCustomConfirm("Add to an album Carrier made", "Use", "Cancel", choice, func(ok bool) {
 		if ok && choice.Selected != "" {
 			t.album.SetText(choice.Selected)
 		}
-	}, t.u.win)
+	})
 }
 
 // askAllow says why Photos is needed and what Carrier may do there, and
 // widens the sign-in when the person agrees (incremental consent).
 func (t *timelineScreen) askAllow(out photosOutbox, p app.Photos, paths []string, opts app.PhotosOptions) {
 	t.say("", widget.MediumImportance)
-	dialog.ShowConfirm(display(lang.X("photos.allow.title", "Allow Google Photos?")),
-		display(lang.X("photos.allow", "To post these files Carrier needs your permission to upload to Google Photos and make albums there.\nIt cannot see, change or delete anything else in your library.")),
+	t.u.showConfirm(lang.X("photos.allow.title", "Allow Google Photos?"),
+		lang.X("photos.allow", "To post these files Carrier needs your permission to upload to Google Photos and make albums there.\nIt cannot see, change or delete anything else in your library."),
 		func(yes bool) {
 			if !yes || t.u.deps.Allow == nil {
 				t.say(lang.X("photos.denied", "Not posted: Google Photos was not allowed."), widget.MediumImportance)
@@ -386,7 +386,7 @@ func (t *timelineScreen) askAllow(out photosOutbox, p app.Photos, paths []string
 				}
 				t.queue(ctx, out, p, paths, opts)
 			})
-		}, t.u.win)
+		})
 }
 
 // queue records the batch (off the UI thread: it asks Google's storage

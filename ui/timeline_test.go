@@ -116,6 +116,10 @@ func buttonIn(o fyne.CanvasObject, text string) *widget.Button {
 		if w.Text == text {
 			return w
 		}
+	case *dialogButton:
+		if w.Text == text {
+			return &w.Button
+		}
 	case *fyne.Container:
 		for _, c := range w.Objects {
 			if b := buttonIn(c, text); b != nil {

@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 
@@ -131,6 +130,7 @@ type UI struct {
 	tray      atomic.Pointer[tray] // nil without a system tray
 	parked    parkedNotices        // the accounts told their uploads wait for them
 	quitAsked *quitQuestion        // the last quit question, for tests
+	modals    []*modal             // Carrier's dialogs open, the last shown last
 	// fyneNotify sends Fyne's notification, where the desktop's service
 	// cannot be reached; a test's own sees what it sends.
 	fyneNotify func(*fyne.Notification)
@@ -181,6 +181,7 @@ func New(a fyne.App, w fyne.Window, d Deps) *UI {
 	}
 	w.SetContent(u.tabs.content)
 	w.SetOnDropped(u.dropped)
+	w.Canvas().SetOnTypedKey(u.dialogKey)
 	u.compose.addShortcuts(w.Canvas())
 	u.transfers.start()
 	return u
@@ -244,8 +245,7 @@ func (u *UI) Select(name string) {
 }
 
 func (u *UI) showError(title, text string) {
-	d := dialog.NewInformation(display(title), display(app.PrintableLines(text)), u.win)
-	d.Show()
+	u.showInformation(title, app.PrintableLines(text))
 }
 
 // goBackground runs fn on a goroutine the UI waits for on Close.
