@@ -636,3 +636,63 @@ func TestPhotosAlbumOfTheTitleIsReused(t *testing.T) {
 		t.Fatalf("%d albums listed, want 57: %v", len(all), err)
 	}
 }
+
+// A process that dies after a call found expired tokens but before it
+// queued the call that makes those items again leaves only the journal:
+// the next start makes them again into the same album, each with its own
+// description, although the first call's spool file is gone.
+func TestPhotosRemakeAfterARestartKeepsAlbumAndDescriptions(t *testing.T) {
+	env := newPhotosEnv(t)
+	files := pictures(t, 3)
+	state := t.TempDir()
+	var once sync.Once
+	env.setHook(func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) bool {
+		once.Do(func() { env.clock.skew.Add(int64(25 * time.Hour)) }) // asleep a day: every token expired
+		return false
+	})
+	q := env.open(state, nil)
+	// The first process never gets to queue the remake: it dies with it
+	// pending (its goroutine waits on this lock for ever).
+	q.photosMu.Lock()
+	describe := map[string]string{}
+	for i, f := range files {
+		describe[f] = fmt.Sprintf("picture %d of the trip", i+1)
+	}
+	b, err := q.PhotosUpload(context.Background(), env.photos(), files, PhotosOptions{Album: "Trip", Description: "for all", Describe: describe}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, q, b.Jobs())
+	q.Close()
+	first := jobOf(t, q, b.Creates[0])
+	if _, err := os.Stat(first.Path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the first call's spool file is still there (%v): the restart would not be the one tested", err)
+	}
+	if h, _ := q.History(); len(h) != len(b.Jobs()) {
+		t.Fatalf("%d jobs in the journal before the restart, want the batch's %d: the remake was queued", len(h), len(b.Jobs()))
+	}
+
+	env.setHook(nil)
+	q2 := env.open(state, nil)
+	if _, err := q2.ResumeJournal(false); err != nil {
+		t.Fatal(err)
+	}
+	calls, err := q2.PhotosCalls(b)
+	if err != nil || len(calls) != 2 {
+		t.Fatalf("the batch's calls after the restart: %v %v; want the first and its remake", calls, err)
+	}
+	remake := jobOf(t, q2, calls[1])
+	waitDone(t, q2, append(quotedUploads(remake), remake.ID))
+	checkBatch(t, env, q2, b, files)
+	res, err := q2.PhotosResults(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res {
+		var item struct{ Description string }
+		env.api("GET", "/v1/mediaItems/"+r.ID, nil, &item)
+		if want := describe[files[i]]; item.Description != want {
+			t.Errorf("%s made again with the description %q, want %q", filepath.Base(files[i]), item.Description, want)
+		}
+	}
+}
