@@ -544,6 +544,27 @@ func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, templ
 			album = a
 		}
 	}
+	// Uploads an earlier look at this call queued for it, in a process
+	// that died before it queued their call: no call names them, and they
+	// were queued after this call ended. They are used, not made a third
+	// time.
+	named := map[string]bool{}
+	for _, r := range recs {
+		if isBatchCreate(r) {
+			for _, u := range quotedUploads(r) {
+				named[u] = true
+			}
+		}
+	}
+	leftover := func(path string) string {
+		for _, r := range recs {
+			if r.Protocol == transfer.ProtocolGoogUpload && r.Path == path && r.URL == upRoot(c.URL)+"/v1/uploads" &&
+				!named[r.ID] && r.State != transfer.StateCancelled && !r.Created.Before(c.Updated) {
+				return r.ID
+			}
+		}
+		return ""
+	}
 	var ids []string
 	var items []photosNewItem
 	for k, u := range uploads {
@@ -551,10 +572,18 @@ func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, templ
 		if !ok || k >= len(ans.Results) || ans.Results[k].Status.Code == 0 || c.Updated.Sub(up.Updated) < expiredAfter {
 			continue
 		}
-		id, err := q.addPhotosUpload(upRoot(c.URL), up.Path, up.ContentType, nil)
-		if err != nil {
-			return len(ids) > 0, err
+		id := leftover(up.Path)
+		if id == "" {
+			// As the account the first upload went with, not as whichever
+			// this process is bound to: the call uses the token as that
+			// account.
+			var err error
+			id, err = q.addPhotosUpload(upRoot(c.URL), up.Path, up.ContentType, func(s *transfer.Spec) { s.Account = up.Account })
+			if err != nil {
+				return len(ids) > 0, err
+			}
 		}
+		named[id] = true
 		ids = append(ids, id)
 		it := photosNewItem{Name: filepath.Base(up.Path)}
 		if k < len(tmpl.NewMediaItems) {
