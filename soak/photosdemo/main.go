@@ -28,6 +28,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -59,6 +60,7 @@ type config struct {
 	timeout   time.Duration
 	keep      bool
 	sleepFor  time.Duration
+	seed      uint64
 }
 
 func main() {
@@ -69,6 +71,7 @@ func main() {
 	flag.DurationVar(&c.timeout, "timeout", 15*time.Minute, "bound on the whole run")
 	flag.BoolVar(&c.keep, "keep", false, "keep the scratch folder (files, journal, sandbox) for inspection")
 	flag.DurationVar(&c.sleepFor, "sleep", 3*time.Second, "how long the simulated machine sleeps")
+	flag.Uint64Var(&c.seed, "seed", 19, "seed of the files' bytes and of where in a chunk the first kill lands")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -104,6 +107,8 @@ type demo struct {
 
 	// What the report says.
 	killVideoAt   int64         // the video's confirmed offset at the first kill
+	killDelay     time.Duration // after the confirmation it waited for: the kill lands within the next chunk
+	letGo         time.Duration // from the sleep's announcement to Carrier letting go of its inhibitor
 	sleptBytes    int64         // bytes that arrived while asleep (after Carrier let go of its inhibitor)
 	wakeToBytes   time.Duration // from the wake to the next bytes arriving
 	sleepAt       int64         // the video's confirmed offset at the sleep
@@ -169,6 +174,11 @@ func (d *demo) run(ctx context.Context) error {
 		return v != nil && v.Confirmed >= d.c.videoSize/4
 	}); err != nil {
 		return err
+	}
+	d.killDelay = time.Duration(rand.New(rand.NewPCG(d.c.seed, 1)).IntN(150)) * time.Millisecond
+	select {
+	case <-time.After(d.killDelay):
+	case <-p.exited:
 	}
 	p.kill()
 	session := ""
@@ -251,6 +261,7 @@ func (d *demo) sleepAndWake(ctx context.Context, r *child) error {
 	if v := d.videoJob(); v != nil {
 		d.sleepAt = v.Confirmed
 	}
+	announced := time.Now()
 	if err := d.prepareForSleep(true); err != nil {
 		return err
 	}
@@ -258,6 +269,7 @@ func (d *demo) sleepAndWake(ctx context.Context, r *child) error {
 	if err := d.waitFor(ctx, r, "Carrier letting go of its inhibitor before the sleep", 30*time.Second, func() bool { return d.inhibitors() == 0 }); err != nil {
 		return err
 	}
+	d.letGo = time.Since(announced)
 	before, err := d.stats()
 	if err != nil {
 		return err
@@ -445,7 +457,9 @@ func (d *demo) makeFiles() error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	src := rand.NewChaCha8([32]byte{19})
+	var seed [32]byte
+	binary.LittleEndian.PutUint64(seed[:], d.c.seed)
+	src := rand.NewChaCha8(seed)
 	r := rand.New(src)
 	write := func(name string, head []byte, size int64) (string, error) {
 		p := filepath.Join(dir, name)
@@ -716,9 +730,9 @@ func (d *demo) cleanup() {
 func (d *demo) print(w io.Writer, err error) {
 	fmt.Fprintf(w, "Photos demonstration (make demo-photos), %s, %s/%s, %d CPUs\n", d.started.UTC().Format(time.RFC3339), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
 	fmt.Fprintf(w, "  files: %d pictures and a %s video, %s in all\n", d.c.pictures, size(d.c.videoSize), size(d.total))
-	fmt.Fprintf(w, "  kill -9 of `carrier photos` during the video: at %s of %s confirmed\n", size(d.killVideoAt), size(d.c.videoSize))
-	fmt.Fprintf(w, "  sleep (logind PrepareForSleep) at %s of the video: inhibitor let go, %d bytes sent while asleep %s; bytes again %s after the wake\n",
-		size(d.sleepAt), d.sleptBytes, d.c.sleepFor, d.wakeToBytes.Round(time.Millisecond))
+	fmt.Fprintf(w, "  kill -9 of `carrier photos` during the video: %s after %s of %s was confirmed\n", d.killDelay, size(d.killVideoAt), size(d.c.videoSize))
+	fmt.Fprintf(w, "  sleep (logind PrepareForSleep) at %s of the video: inhibitor let go after %s, %d bytes arrived while asleep %s; bytes again %s after the wake\n",
+		size(d.sleepAt), d.letGo.Round(time.Millisecond), d.sleptBytes, d.c.sleepFor, d.wakeToBytes.Round(time.Millisecond))
 	fmt.Fprintf(w, "  kill -9 of `carrier resume` with batchCreate's items made and its answer unread: Photos held %d items, the journal had the call %s\n", d.itemsAtKill2, d.callAtKill2)
 	fmt.Fprintf(w, "  after %d resumes: the album holds %d items (Photos %d), %d with bytes identical to the files', %d with the description\n",
 		d.resumes, d.albumItems, d.items, d.identical, d.described)
