@@ -152,8 +152,8 @@ type photosState struct {
 	// so a test can hold one call there and send another.
 	batchHook func()
 	// holdAnswers, while not nil, keeps every batchCreate's answer from
-	// its client, after the items were made, until it is closed or the
-	// client goes (PUT /sandbox/v1/photos {"holdBatchAnswers": true}):
+	// its client, after the items were made, until it is closed, the
+	// client goes or the sandbox stops (PUT /sandbox/v1/photos {"holdBatchAnswers": true}):
 	// a demonstration can so kill a client whose call landed but whose
 	// answer it never read. answersHeld counts the answers held so far.
 	holdAnswers chan struct{}
@@ -548,6 +548,8 @@ func (s *Sandbox) serveBatchCreate(w http.ResponseWriter, r *http.Request) {
 		case <-hold:
 		case <-r.Context().Done():
 			return // its client went: the answer is lost, the items made
+		case <-s.closing:
+			return // a sandbox that stops waits for no hold
 		}
 	}
 	writeJSON(w, code, map[string]any{"newMediaItemResults": out})

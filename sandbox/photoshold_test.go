@@ -81,4 +81,26 @@ func TestPhotosHeldBatchAnswer(t *testing.T) {
 	if items := e.listItems(""); len(items) != 1 {
 		t.Fatalf("%d items, want 1: the call sent again made another", len(items))
 	}
+	// A sandbox that stops ends a hold whose client stays.
+	control(map[string]any{"holdBatchAnswers": true})
+	ended := make(chan struct{})
+	go func() {
+		body, _ := json.Marshal(map[string]any{"newMediaItems": itemsOf(token)})
+		req, _ := http.NewRequest("POST", e.srv.URL+"/v1/mediaItems:batchCreate", bytes.NewReader(body))
+		for k, v := range auth() {
+			req.Header.Set(k, v)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+		close(ended)
+	}()
+	held(3)
+	e.sb.Close()
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the held call outlived its sandbox")
+	}
 }
