@@ -11,7 +11,8 @@ import (
 
 // With batchCreate's answers held, a call's items are made but its client
 // hears nothing until the hold ends; a client that goes meanwhile leaves
-// the user's turn free, and the call sent again makes nothing new.
+// the user's turn free, and the call sent again makes nothing new; a
+// sandbox that stops ends a hold.
 func TestPhotosHeldBatchAnswer(t *testing.T) {
 	e := newEnv(t)
 	token := e.photosToken(jpegBytes(30, 1000))
@@ -23,25 +24,28 @@ func TestPhotosHeldBatchAnswer(t *testing.T) {
 		}
 		return r.json(t)
 	}
-	if st := control(map[string]any{"holdBatchAnswers": true}); st["holdBatchAnswers"] != true {
-		t.Fatalf("the hold is not on: %v", st)
-	}
-	// A client that goes while its answer is held.
-	ctx, cancel := context.WithCancel(context.Background())
-	gone := make(chan error, 1)
-	go func() {
-		body, _ := json.Marshal(map[string]any{"newMediaItems": itemsOf(token)})
-		req, _ := http.NewRequestWithContext(ctx, "POST", e.srv.URL+"/v1/mediaItems:batchCreate", bytes.NewReader(body))
-		for k, v := range auth() {
-			req.Header.Set(k, v)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
+	// create sends the call as a client does: again while the call before
+	// it still holds the user's turn (409 ABORTED), which lasts until the
+	// sandbox has seen that call's client go or its answer written.
+	create := func(ctx context.Context) (int, error) {
+		for {
+			body, _ := json.Marshal(map[string]any{"newMediaItems": itemsOf(token)})
+			req, _ := http.NewRequestWithContext(ctx, "POST", e.srv.URL+"/v1/mediaItems:batchCreate", bytes.NewReader(body))
+			for k, v := range auth() {
+				req.Header.Set(k, v)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return 0, err
+			}
 			resp.Body.Close()
+			if resp.StatusCode != http.StatusConflict {
+				return resp.StatusCode, nil
+			}
+			time.Sleep(5 * time.Millisecond) // a client's pause before asking again
 		}
-		gone <- err
-	}()
+	}
 	held := func(n float64) {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
@@ -52,6 +56,16 @@ func TestPhotosHeldBatchAnswer(t *testing.T) {
 			time.Sleep(10 * time.Millisecond) // the count has no event to wait on
 		}
 	}
+	if st := control(map[string]any{"holdBatchAnswers": true}); st["holdBatchAnswers"] != true {
+		t.Fatalf("the hold is not on: %v", st)
+	}
+	// A client that goes while its answer is held.
+	ctx, cancel := context.WithCancel(context.Background())
+	gone := make(chan error, 1)
+	go func() {
+		_, err := create(ctx)
+		gone <- err
+	}()
 	held(1)
 	if items := e.listItems(""); len(items) != 1 {
 		t.Fatalf("%d items while the answer is held, want the 1 made", len(items))
@@ -61,19 +75,25 @@ func TestPhotosHeldBatchAnswer(t *testing.T) {
 		t.Fatal("the client heard an answer while it was held")
 	}
 	// The next call is held too, and answered once the hold ends.
-	answered := make(chan resp, 1)
-	go func() { answered <- e.batchCreate("", itemsOf(token)) }()
+	answered := make(chan int, 1)
+	go func() {
+		code, err := create(context.Background())
+		if err != nil {
+			code = -1
+		}
+		answered <- code
+	}()
 	held(2)
 	select {
-	case r := <-answered:
-		t.Fatalf("answered while held: %d", r.code)
+	case code := <-answered:
+		t.Fatalf("answered while held: %d", code)
 	default:
 	}
 	control(map[string]any{"holdBatchAnswers": false})
 	select {
-	case r := <-answered:
-		if r.code != 200 {
-			t.Fatalf("after the hold: %d %s", r.code, r.body)
+	case code := <-answered:
+		if code != 200 {
+			t.Fatalf("after the hold: %d", code)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("no answer after the hold ended")
@@ -85,15 +105,7 @@ func TestPhotosHeldBatchAnswer(t *testing.T) {
 	control(map[string]any{"holdBatchAnswers": true})
 	ended := make(chan struct{})
 	go func() {
-		body, _ := json.Marshal(map[string]any{"newMediaItems": itemsOf(token)})
-		req, _ := http.NewRequest("POST", e.srv.URL+"/v1/mediaItems:batchCreate", bytes.NewReader(body))
-		for k, v := range auth() {
-			req.Header.Set(k, v)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
-		}
+		create(context.Background())
 		close(ended)
 	}()
 	held(3)
