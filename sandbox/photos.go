@@ -61,6 +61,11 @@ package sandbox
 //     RESOURCE_EXHAUSTED and reason rateLimitExceeded, as peers saw
 //     Google do. Both last until the sandbox stops; GET and PUT
 //     /sandbox/v1/photos read and set them.
+//   - Not Google's: PUT /sandbox/v1/photos {"holdBatchAnswers": true}
+//     (static token) holds each batchCreate's answer after its items are
+//     made, until {"holdBatchAnswers": false} or the client goes, and GET
+//     counts the answers held ("batchAnswersHeld"): a client can so be
+//     killed at the moment its call landed unanswered (make demo-photos).
 //   - productUrl names where Google Photos would show the item; the
 //     sandbox serves no page there. baseUrl serves the bytes (append
 //     "=d" or "=dv" as for Google's) to a token with a reading scope.
@@ -146,6 +151,13 @@ type photosState struct {
 	// batchHook runs inside batchCreate while it holds the user's turn,
 	// so a test can hold one call there and send another.
 	batchHook func()
+	// holdAnswers, while not nil, keeps every batchCreate's answer from
+	// its client, after the items were made, until it is closed, the
+	// client goes or the sandbox stops (PUT /sandbox/v1/photos {"holdBatchAnswers": true}):
+	// a demonstration can so kill a client whose call landed but whose
+	// answer it never read. answersHeld counts the answers held so far.
+	holdAnswers chan struct{}
+	answersHeld int64
 }
 
 // SetPhotosQuota changes the Photos quotas at run time; the counts so far
@@ -524,6 +536,22 @@ func (s *Sandbox) serveBatchCreate(w http.ResponseWriter, r *http.Request) {
 	if !allOK {
 		code = http.StatusMultiStatus
 	}
+	st.mu.Lock()
+	hold := st.holdAnswers
+	if hold != nil {
+		st.answersHeld++
+	}
+	st.mu.Unlock()
+	if hold != nil {
+		s.log.Info("photos: a batchCreate's answer is held", "items", len(out))
+		select {
+		case <-hold:
+		case <-r.Context().Done():
+			return // its client went: the answer is lost, the items made
+		case <-s.closing:
+			return // a sandbox that stops waits for no hold
+		}
+	}
 	writeJSON(w, code, map[string]any{"newMediaItemResults": out})
 }
 
@@ -813,7 +841,9 @@ func (s *Sandbox) servePhotosBytes(w http.ResponseWriter, r *http.Request) {
 
 // servePhotosControl reads and sets the quotas: PUT /sandbox/v1/photos
 // with {"requestsPerDay": N, "uploadsPerMinute": N} (0: no limit; a field
-// left out stays) and "resetCounts": true to forget the counts so far.
+// left out stays) and "resetCounts": true to forget the counts so far;
+// "holdBatchAnswers": true holds batchCreate's answers (photosState), false
+// lets them go.
 func (s *Sandbox) servePhotosControl(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPut {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4096))
@@ -825,6 +855,7 @@ func (s *Sandbox) servePhotosControl(w http.ResponseWriter, r *http.Request) {
 			RequestsPerDay   *int64 `json:"requestsPerDay"`
 			UploadsPerMinute *int64 `json:"uploadsPerMinute"`
 			ResetCounts      bool   `json:"resetCounts"`
+			HoldBatchAnswers *bool  `json:"holdBatchAnswers"`
 		}
 		dec := json.NewDecoder(strings.NewReader(string(body)))
 		dec.DisallowUnknownFields()
@@ -850,6 +881,14 @@ func (s *Sandbox) servePhotosControl(w http.ResponseWriter, r *http.Request) {
 		if in.ResetCounts {
 			st.requests, st.uploads = 0, nil
 		}
+		switch {
+		case in.HoldBatchAnswers == nil:
+		case *in.HoldBatchAnswers && st.holdAnswers == nil:
+			st.holdAnswers = make(chan struct{})
+		case !*in.HoldBatchAnswers && st.holdAnswers != nil:
+			close(st.holdAnswers) // the answers held go to the clients still there
+			st.holdAnswers = nil
+		}
 		st.mu.Unlock()
 		s.log.Info("photos quota changed", "requestsPerDay", s.PhotosQuota().RequestsPerDay, "uploadsPerMinute", s.PhotosQuota().UploadsPerMinute)
 	}
@@ -861,7 +900,8 @@ func (s *Sandbox) servePhotosControl(w http.ResponseWriter, r *http.Request) {
 		today = 0 // the count is yesterday's until the next request
 	}
 	out := map[string]any{"requestsPerDay": st.quota.RequestsPerDay, "uploadsPerMinute": st.quota.UploadsPerMinute,
-		"requestsToday": today, "resetsAt": nextReset(now).UTC().Format(time.RFC3339)}
+		"requestsToday": today, "resetsAt": nextReset(now).UTC().Format(time.RFC3339),
+		"holdBatchAnswers": st.holdAnswers != nil, "batchAnswersHeld": st.answersHeld}
 	st.mu.Unlock()
 	writeJSON(w, http.StatusOK, out)
 }

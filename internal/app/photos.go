@@ -307,11 +307,18 @@ func (q *Queue) addBatchCreate(root, album, albumID string, uploads []string, it
 	if err != nil {
 		return "", err
 	}
+	// The call's record keeps its body with the places for results empty
+	// (photosAgain's template): the spool file goes once the call is
+	// done, and the process that saw it done may die before it queued
+	// the call that makes its expired items again, with this album and
+	// these descriptions. The engine keeps a call's Metadata and never
+	// sends it.
+	meta := bytes.ReplaceAll(data, []byte(`"`+mark+`"`), []byte(`""`))
 	data = bytes.ReplaceAll(data, []byte(`"`+mark+`"`), []byte{0})
 	if prev != "" {
 		needs = append(needs, prev)
 	}
-	return q.addCallData(root+"/v1/mediaItems:batchCreate", data, label, quote, needs)
+	return q.addCallSpec(transfer.Spec{URL: root + "/v1/mediaItems:batchCreate", Label: label, Quote: quote, Needs: needs, Metadata: meta}, data)
 }
 
 // addCallData queues one API call whose body (data) is kept in the spool
@@ -324,6 +331,12 @@ func (q *Queue) addCallData(url string, data []byte, label string, quote, needs 
 // addCallDataAs is addCallData for a call that goes as account ("": as
 // the jobs it needs, else the queue's).
 func (q *Queue) addCallDataAs(account, url string, data []byte, label string, quote, needs []string) (string, error) {
+	return q.addCallSpec(transfer.Spec{URL: url, Label: label, Quote: quote, Needs: needs, Account: account}, data)
+}
+
+// addCallSpec queues the call s (its URL, label, quotes, needs, account and
+// what its record keeps) with data as its body, POSTed as JSON.
+func (q *Queue) addCallSpec(s transfer.Spec, data []byte) (string, error) {
 	if err := os.MkdirAll(q.spool.Dir(), 0o700); err != nil {
 		return "", fmt.Errorf("cannot write the spool: %w", err)
 	}
@@ -343,7 +356,8 @@ func (q *Queue) addCallDataAs(account, url string, data []byte, label string, qu
 		os.Remove(path)
 		return "", fmt.Errorf("cannot write the spool: %w", werr)
 	}
-	id, err := q.Add(transfer.Spec{URL: url, Method: http.MethodPost, Type: transfer.Call, ContentType: "application/json", Path: path, Label: label, Needs: needs, Quote: quote, Account: account})
+	s.Method, s.Type, s.ContentType, s.Path = http.MethodPost, transfer.Call, "application/json", path
+	id, err := q.Add(s)
 	if err != nil {
 		os.Remove(path)
 		return "", err
@@ -530,6 +544,27 @@ func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, templ
 			album = a
 		}
 	}
+	// Uploads an earlier look at this call queued for it, in a process
+	// that died before it queued their call: no call names them, and they
+	// were queued after this call ended. They are used, not made a third
+	// time.
+	named := map[string]bool{}
+	for _, r := range recs {
+		if isBatchCreate(r) {
+			for _, u := range quotedUploads(r) {
+				named[u] = true
+			}
+		}
+	}
+	leftover := func(path string) string {
+		for _, r := range recs {
+			if r.Protocol == transfer.ProtocolGoogUpload && r.Path == path && r.URL == upRoot(c.URL)+"/v1/uploads" &&
+				!named[r.ID] && r.State != transfer.StateCancelled && !r.Created.Before(c.Updated) {
+				return r.ID
+			}
+		}
+		return ""
+	}
 	var ids []string
 	var items []photosNewItem
 	for k, u := range uploads {
@@ -537,10 +572,18 @@ func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, templ
 		if !ok || k >= len(ans.Results) || ans.Results[k].Status.Code == 0 || c.Updated.Sub(up.Updated) < expiredAfter {
 			continue
 		}
-		id, err := q.addPhotosUpload(upRoot(c.URL), up.Path, up.ContentType, nil)
-		if err != nil {
-			return len(ids) > 0, err
+		id := leftover(up.Path)
+		if id == "" {
+			// As the account the first upload went with, not as whichever
+			// this process is bound to: the call uses the token as that
+			// account.
+			var err error
+			id, err = q.addPhotosUpload(upRoot(c.URL), up.Path, up.ContentType, func(s *transfer.Spec) { s.Account = up.Account })
+			if err != nil {
+				return len(ids) > 0, err
+			}
 		}
+		named[id] = true
 		ids = append(ids, id)
 		it := photosNewItem{Name: filepath.Base(up.Path)}
 		if k < len(tmpl.NewMediaItems) {
@@ -583,9 +626,13 @@ func (q *Queue) photosSweep() {
 	}
 }
 
-// template is a call's body as queued: kept from its spool file when it
-// was done, or read from the spool while it is there.
+// template is a call's body as queued: its record's copy (addBatchCreate),
+// or for a call queued before records kept one, kept from its spool file
+// when it was done, or read from the spool while it is there.
 func (q *Queue) template(c transfer.Snapshot) []byte {
+	if len(c.Metadata) > 0 {
+		return c.Metadata
+	}
 	if t, ok := q.photosTmpl[c.ID]; ok {
 		return t
 	}
@@ -593,20 +640,23 @@ func (q *Queue) template(c transfer.Snapshot) []byte {
 	return t
 }
 
-// photosSettle keeps a call just done's template, which goes with the
-// spool once the event passes, and makes its expired items again from
-// another goroutine, since the queue's events come through here.
+// photosSettle makes the expired items of a call just done again from
+// another goroutine, since the queue's events come through here; for a
+// call whose record keeps no template (queued by an older Carrier) it
+// first keeps the spool's, which goes once the event passes.
 func (q *Queue) photosSettle(e transfer.Event) {
 	if e.Kind != transfer.EventDone || !isBatchCreate(e.Snap) {
 		return
 	}
-	tmpl, _ := os.ReadFile(e.Snap.Path)
-	q.photosMu.Lock()
-	if q.photosTmpl == nil {
-		q.photosTmpl = map[string][]byte{}
+	if len(e.Snap.Metadata) == 0 {
+		tmpl, _ := os.ReadFile(e.Snap.Path)
+		q.photosMu.Lock()
+		if q.photosTmpl == nil {
+			q.photosTmpl = map[string][]byte{}
+		}
+		q.photosTmpl[e.Snap.ID] = tmpl
+		q.photosMu.Unlock()
 	}
-	q.photosTmpl[e.Snap.ID] = tmpl
-	q.photosMu.Unlock()
 	go func() {
 		q.photosMu.Lock()
 		defer q.photosMu.Unlock()

@@ -636,3 +636,121 @@ func TestPhotosAlbumOfTheTitleIsReused(t *testing.T) {
 		t.Fatalf("%d albums listed, want 57: %v", len(all), err)
 	}
 }
+
+// diedBeforeRemake posts files as a batch whose tokens all expire before
+// its call (a day asleep), in a process that dies after the call found
+// them expired and before it queued the call that makes them again (its
+// goroutine waits on photosMu for ever); meanwhile, if given, then runs
+// before the end. The journal is left in state.
+func diedBeforeRemake(t *testing.T, env *photosEnv, state string, files []string, opts PhotosOptions, settings func(*transfer.Spec), meanwhile func(*Queue, *PhotosBatch)) *PhotosBatch {
+	t.Helper()
+	var once sync.Once
+	env.setHook(func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) bool {
+		once.Do(func() { env.clock.skew.Add(int64(25 * time.Hour)) })
+		return false
+	})
+	defer env.setHook(nil)
+	q := env.open(state, nil)
+	q.photosMu.Lock()
+	b, err := q.PhotosUpload(context.Background(), env.photos(), files, opts, settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, q, b.Jobs())
+	if meanwhile != nil {
+		meanwhile(q, b)
+	}
+	q.Close()
+	first := jobOf(t, q, b.Creates[0])
+	if _, err := os.Stat(first.Path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the first call's spool file is still there (%v): the restart would not be the one tested", err)
+	}
+	for _, s := range func() []transfer.Snapshot { h, _ := q.History(); return h }() {
+		if isBatchCreate(s) && s.ID != first.ID {
+			t.Fatal("the remake was queued before the restart")
+		}
+	}
+	return b
+}
+
+// remade opens the journal again and waits for the call that makes the
+// batch's expired items again, and its uploads.
+func remade(t *testing.T, env *photosEnv, state string, b *PhotosBatch) (*Queue, transfer.Snapshot) {
+	t.Helper()
+	q := env.open(state, nil)
+	if _, err := q.ResumeJournal(false); err != nil {
+		t.Fatal(err)
+	}
+	calls, err := q.PhotosCalls(b)
+	if err != nil || len(calls) != 2 {
+		t.Fatalf("the batch's calls after the restart: %v %v; want the first and its remake", calls, err)
+	}
+	remake := jobOf(t, q, calls[1])
+	waitDone(t, q, append(quotedUploads(remake), remake.ID))
+	return q, jobOf(t, q, remake.ID)
+}
+
+// A process that dies after a call found expired tokens but before it
+// queued the call that makes those items again leaves only the journal:
+// the next start makes them again into the same album, each with its own
+// description, although the first call's spool file is gone.
+func TestPhotosRemakeAfterARestartKeepsAlbumAndDescriptions(t *testing.T) {
+	env := newPhotosEnv(t)
+	files := pictures(t, 3)
+	state := t.TempDir()
+	describe := map[string]string{}
+	for i, f := range files {
+		describe[f] = fmt.Sprintf("picture %d of the trip", i+1)
+	}
+	b := diedBeforeRemake(t, env, state, files, PhotosOptions{Album: "Trip", Description: "for all", Describe: describe}, nil, nil)
+	q2, _ := remade(t, env, state, b)
+	checkBatch(t, env, q2, b, files)
+	res, err := q2.PhotosResults(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res {
+		var item struct{ Description string }
+		env.api("GET", "/v1/mediaItems/"+r.ID, nil, &item)
+		if want := describe[files[i]]; item.Description != want {
+			t.Errorf("%s made again with the description %q, want %q", filepath.Base(files[i]), item.Description, want)
+		}
+	}
+}
+
+// An upload queued to make an expired item again by a process that died
+// before it queued the call is used by the next start's call, not
+// uploaded a third time; the uploads made again go as the account the
+// batch went with, not as the one the restarted process is bound to.
+func TestPhotosRemakeUsesLeftoverUploadsAndTheBatchAccount(t *testing.T) {
+	env := newPhotosEnv(t)
+	files := pictures(t, 2)
+	state := t.TempDir()
+	const zoe = "zoe@example.com"
+	var leftover string
+	b := diedBeforeRemake(t, env, state, files, PhotosOptions{Album: "Trip"}, func(s *transfer.Spec) { s.Account = zoe }, func(q *Queue, b *PhotosBatch) {
+		var err error
+		if leftover, err = q.addPhotosUpload(env.root, files[0], "image/jpeg", func(s *transfer.Spec) { s.Account = zoe }); err != nil {
+			t.Fatal(err)
+		}
+	})
+	q2, remake := remade(t, env, state, b)
+	checkBatch(t, env, q2, b, files)
+	ups := quotedUploads(remake)
+	if len(ups) != 2 || ups[0] != leftover {
+		t.Fatalf("the remake names the uploads %v; want the leftover %s first", ups, leftover)
+	}
+	h, _ := q2.History()
+	n := 0
+	for _, s := range h {
+		if s.Path == files[0] {
+			n++
+		}
+		if s.Account != zoe {
+			t.Errorf("%s (%s) goes as %q, want %s", s.ID, s.Label, s.Account, zoe)
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%s was queued for upload %d times, want 2 (the first and the leftover)", filepath.Base(files[0]), n)
+	}
+}
