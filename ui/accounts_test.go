@@ -160,7 +160,7 @@ func TestSetupAssistantChecksTheClientFile(t *testing.T) {
 	if string(f.added[0]) != good {
 		t.Fatalf("signed in with %q", f.added[0])
 	}
-	if !strings.Contains(scopeText(), "gmail.send") || !strings.Contains(testingWarning, "7 days") {
+	if !strings.Contains(scopeText(), "gmail.send") || !strings.Contains(testingWarning(), "7 days") {
 		t.Error("the assistant does not name the scopes or warn of Testing")
 	}
 }

@@ -37,6 +37,7 @@ type jobView struct {
 	attempt     int
 	woke        bool
 	held        bool // the system holds uploads (asleep, offline): retryReason says why
+	failErr     error // the failure itself, while this process saw it happen (Google's reasons)
 	lastDrawn   time.Time
 	dirty       bool
 }
@@ -185,6 +186,11 @@ func (s *transfersScreen) apply(e transfer.Event) bool {
 	if e.Kind != transfer.EventRetrying {
 		v.retryAt, v.woke, v.held = time.Time{}, false, false
 	}
+	if e.Kind == transfer.EventFailed {
+		v.failErr = e.Err
+	} else if e.Snap.State != transfer.StateFailed {
+		v.failErr = nil
+	}
 	switch e.Kind {
 	case transfer.EventProgress:
 		if e.Snap.Held != wasHeld { // held or let go while nothing moves: no tick would show it
@@ -213,6 +219,13 @@ func (s *transfersScreen) flush(id string) {
 	s.u.do(func() {
 		s.ensureRow(id)
 		s.draw(s.top(id))
+		s.mu.Lock()
+		v := s.views[id]
+		bound := v != nil && (v.snap.Account != "" || v.snap.SignInFor != "")
+		s.mu.Unlock()
+		if bound && s.u.account != nil {
+			s.u.account.accounts.keptChanged() // a job of a signed-out account parked or ended
+		}
 	})
 }
 
@@ -428,7 +441,7 @@ func stateWords(v jobView, now time.Time) string {
 	case transfer.StateCancelled:
 		return lang.X("state.cancelled", "Cancelled")
 	case transfer.StateFailed:
-		return lang.X("state.failed", "Failed: {{.Error}}", w{"Error": windowText(snap.Error)}) + failureAdvice(snap.Cause)
+		return failureWords(snap, v.failErr)
 	case transfer.StateQueued:
 		return lang.X("state.queued", "Queued")
 	case transfer.StateSignIn:
