@@ -163,7 +163,6 @@ func sortedKeys(m map[string]int) []string {
 	return keys
 }
 
-
 // addAccount signs in another account with the client already used, or,
 // when there is none yet (or it is given), through the set-up assistant.
 func (s *accountsSection) addAccount(clientSecret []byte, hint string) {

@@ -36,7 +36,7 @@ type jobView struct {
 	retryStatus int // the HTTP status that failed; 0: no answer came
 	attempt     int
 	woke        bool
-	held        bool // the system holds uploads (asleep, offline): retryReason says why
+	held        bool  // the system holds uploads (asleep, offline): retryReason says why
 	failErr     error // the failure itself, while this process saw it happen (Google's reasons)
 	lastDrawn   time.Time
 	dirty       bool
