@@ -11,8 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -462,7 +460,15 @@ func stateWords(v jobView, now time.Time) string {
 		if left := v.retryAt.Sub(now); left > 0 {
 			when = lang.X("state.retry.in", "retrying in {{.Time}}", w{"Time": humanDuration(left.Round(time.Second))})
 		}
-		return lang.X("state.retrying", "{{.Cause}}; {{.When}}", w{"Cause": retryCause(v), "When": when})
+		words := lang.X("state.retrying", "{{.Cause}}; {{.When}}", w{"Cause": retryCause(v), "When": when})
+		if v.retryStatus == 0 {
+			// The engine's own account of the connection, for whoever
+			// needs more than a sentence.
+			if d := detailLine(v.retryReason); d != "" {
+				words += "\n" + d
+			}
+		}
+		return words
 	}
 	words := lang.X("state.uploading", "Uploading")
 	if r := humanRate(snap.Rate); r != "" {
@@ -491,15 +497,7 @@ func retryCause(v jobView) string {
 	}
 	// No answer: the engine's words say what became of the connection
 	// ("the connection dropped", "could not reach the server").
-	return upperFirst(windowText(v.retryReason))
-}
-
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	r, n := utf8.DecodeRuneInString(s)
-	return string(unicode.ToUpper(r)) + s[n:]
+	return noAnswerWords(v.retryReason, server)
 }
 
 // serverName names the server a job talks to, for people.

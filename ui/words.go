@@ -286,3 +286,23 @@ var fyneKeys = []string{
 	"Cancel", "Confirm", "Copy", "Create Folder", "Cut", "Error", "Favourites", "New Folder", "No", "OK",
 	"Open", "Paste", "Quit", "Redo", "Save", "Select all", "Show Hidden Files", "Undo", "Yes",
 }
+
+// noAnswerWords says in the person's language what became of a request
+// that got no answer, from the engine's words for it (transfer.NetError:
+// "the connection dropped: ...", "could not reach the server: ...", or a
+// request it abandoned itself).
+func noAnswerWords(reason, server string) string {
+	switch {
+	case strings.HasPrefix(reason, "the connection dropped"):
+		return lang.X("noanswer.dropped", "The connection dropped")
+	case strings.HasPrefix(reason, "could not reach the server"):
+		return lang.X("noanswer.unreachable", "Could not reach {{.Server}}", w{"Server": server})
+	case strings.HasPrefix(reason, "no progress within the stall timeout"):
+		return lang.X("noanswer.stalled", "Nothing moved for too long, so Carrier asked again")
+	case strings.HasPrefix(reason, "slower than "):
+		return lang.X("noanswer.slow", "The upload went slower than the least speed set, so Carrier asked again")
+	case strings.HasPrefix(reason, "the system woke from sleep"):
+		return lang.X("noanswer.woke", "The computer woke or its network changed, so Carrier asked again")
+	}
+	return lang.X("noanswer.other", "{{.Server}} gave no answer Carrier could use", w{"Server": server})
+}

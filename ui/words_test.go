@@ -47,7 +47,9 @@ func TestStateWordsForCausesAndWaiting(t *testing.T) {
 		{retry(google, 503, "the server is busy (it answered 503 Service Unavailable)"), "Google's server had a problem (503); retrying in 8 s"},
 		{retry(google, 429, "the server asks to slow down"), "Google's server asked Carrier to slow down (429); retrying in 8 s"},
 		{retry("http://127.0.0.1:8765/upload/gmail/v1/users/me/messages/send", 500, "x"), "The sandbox had a problem (500); retrying in 8 s"},
-		{retry(google, 0, "the connection dropped: send bytes 0-9 to www.googleapis.com/upload: EOF"), "The connection dropped: send bytes 0-9 to www.googleapis.com/upload: EOF; retrying in 8 s"},
+		{retry(google, 0, "the connection dropped: send bytes 0-9 to www.googleapis.com/upload: EOF"), "The connection dropped; retrying in 8 s\n\u200ethe connection dropped: send bytes 0-9 to www.googleapis.com/upload: EOF"},
+		{retry(google, 0, "could not reach the server: start the upload to www.googleapis.com/upload: dial tcp: connection refused"), "Could not reach Google's server; retrying in 8 s\n\u200ecould not reach the server: start the upload to www.googleapis.com/upload: dial tcp: connection refused"},
+		{retry(google, 0, "no progress within the stall timeout, so the request was abandoned (send bytes 0-9 to www.googleapis.com/upload)"), "Nothing moved for too long, so Carrier asked again; retrying in 8 s\n\u200eno progress within the stall timeout, so the request was abandoned (send bytes 0-9 to www.googleapis.com/upload)"},
 	} {
 		if got := stateWords(c.v, now); got != c.want {
 			t.Errorf("status %d: %q, want %q", c.v.retryStatus, got, c.want)
