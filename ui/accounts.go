@@ -102,7 +102,13 @@ func (s *accountsSection) refresh() {
 		// changed) is mended by signing the same account in again.
 		again := widget.NewButtonWithIcon(display(lang.X("accounts.signinagain", "Sign in again")), theme.LoginIcon(), func() { s.addAccount(nil, addr) })
 		again.Importance = widget.LowImportance
-		s.list.Add(container.NewBorder(nil, nil, nil, container.NewHBox(again, out), newLabel(text)))
+		label := newLabel(text)
+		if windowRTL.Load() {
+			// A bare address has no right-to-left letter to align it by;
+			// in a right-to-left window it lines up with the rows above.
+			label.Alignment = fyne.TextAlignTrailing
+		}
+		s.list.Add(container.NewBorder(nil, nil, nil, container.NewHBox(again, out), label))
 	}
 	// An account signed out with its uploads kept stays listed, or
 	// nothing on this screen would say that they wait, nor for whom.

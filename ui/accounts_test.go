@@ -319,7 +319,7 @@ func TestAccountScreenInPersian(t *testing.T) {
 		"b": {ID: "b", State: transfer.StateSignIn, Account: "home@example.com"},
 		"c": {ID: "c", State: transfer.StateSignIn, Account: "home@example.com"},
 	}}
-	f := &fakeAccounts{list: []string{"work@example.com"}}
+	f := &fakeAccounts{list: []string{"work@example.com", "work@example.org"}}
 	h := newHarness(t, func(o *harnessOpts) {
 		o.uploads = fu
 		o.deps = func(d *Deps) { d.Accounts = f }
@@ -342,6 +342,9 @@ func TestAccountScreenInPersian(t *testing.T) {
 			t.Errorf("%s: aligned %v, want right", c.name, l.Alignment)
 		}
 	}
+	if l := labelWith(s.list, "work@example.org"); l == nil || l.Alignment != fyne.TextAlignTrailing {
+		t.Errorf("a second account's bare address is not aligned with the Persian rows: %+v", l)
+	}
 	if got, want := s.ins["home@example.com"].Text, shown(fa["accounts.signin"].(string)); got != want {
 		t.Errorf("Sign in reads %q, want %q", got, want)
 	}
@@ -354,8 +357,8 @@ func TestAccountScreenInPersian(t *testing.T) {
 		t.Errorf("the warning of Testing is not shown in Persian, right-aligned: %+v", l)
 	}
 	a.paste.SetText(`{"web":{"client_id":"x"}}`)
-	lines := strings.Split(a.verdict.Text, "\n")
-	if len(lines) != 2 || lines[0] != shown(fa["assistant.bad.web"].(string)) || !strings.Contains(lines[1], `"Web application" client`) {
+	sentence := shown(fa["assistant.bad.web"].(string))
+	if !strings.HasPrefix(a.verdict.Text, sentence+"\n") || !strings.Contains(strings.TrimPrefix(a.verdict.Text, sentence), `"Web application" client`) {
 		t.Errorf("a web client is refused with %q", a.verdict.Text)
 	}
 }

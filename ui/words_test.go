@@ -150,8 +150,7 @@ func TestFailureTableInEveryLanguage(t *testing.T) {
 			}
 			seen[got] = c.kind
 			row := failureWords(transfer.Snapshot{State: transfer.StateFailed, Cause: c.cause, Error: c.text, URL: "https://www.googleapis.com/upload/drive/v3/files"}, c.live)
-			lines := strings.Split(row, "\n")
-			if len(lines) != 2 || lines[0] != got || lines[1] != "\u200e"+windowText(c.text) {
+			if row != got+"\n\u200e"+windowText(c.text) {
 				t.Errorf("%s, %s: the row reads %q, want the sentence, then the text as it came after a left-to-right mark", code, c.name, row)
 			}
 		}
@@ -201,7 +200,7 @@ func TestFailedRowInPersian(t *testing.T) {
 	if row.state.Alignment != fyne.TextAlignTrailing {
 		t.Errorf("the Persian failure is aligned %v, want right", row.state.Alignment)
 	}
-	if lines := strings.Split(row.state.Text, "\n"); len(lines) != 2 || strings.Trim(lines[1], "\u200e") != text {
+	if lines := strings.Split(row.state.Text, "\n"); strings.Trim(lines[len(lines)-1], "\u200e") != text {
 		t.Errorf("Google's words are not kept as they came, left to right, under the sentence: %q", row.state.Text)
 	}
 }
