@@ -162,8 +162,8 @@ func TestEveryKeyInEveryLanguage(t *testing.T) {
 	}
 	// Fyne's own words (its dialogs' buttons, its menus) are looked up
 	// in the same bundle, under Fyne's keys, whose English is the key.
-	for _, k := range fyneKeys {
-		keys[k] = usedKey{english: k, where: "fyneKeys (words.go)"}
+	for k, english := range fyneKeys {
+		keys[k] = usedKey{english: english, where: "fyneKeys (words.go)"}
 	}
 	if *updateEnglish {
 		writeEnglish(t, keys)
@@ -355,7 +355,7 @@ func TestFyneDialogWordsInEveryLanguage(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := readCatalogue(t, code)
-		for _, k := range fyneKeys {
+		for k := range fyneKeys {
 			if got := lang.L(k); got != c[k] {
 				t.Errorf("%s: Fyne's %q reads %q, want %q", code, k, got, c[k])
 			}

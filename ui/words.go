@@ -282,9 +282,13 @@ func clientFileWords(text string) string {
 // carry these keys too. Filed under the locale Carrier chose, they also
 // make a dialog's buttons speak the chosen language rather than the
 // system's. TestEveryKeyInEveryLanguage wants them in every catalogue.
-var fyneKeys = []string{
-	"Cancel", "Confirm", "Copy", "Create Folder", "Cut", "Error", "Favourites", "New Folder", "No", "OK",
-	"Open", "Paste", "Quit", "Redo", "Save", "Select all", "Show Hidden Files", "Undo", "Yes",
+var fyneKeys = map[string]string{ // key: its English
+	"Cancel": "Cancel", "Confirm": "Confirm", "Copy": "Copy", "Create Folder": "Create Folder", "Cut": "Cut",
+	"Error": "Error", "Favourites": "Favourites", "New Folder": "New Folder", "No": "No", "OK": "OK",
+	"Open": "Open", "Paste": "Paste", "Quit": "Quit", "Redo": "Redo", "Save": "Save", "Select all": "Select all",
+	"Show Hidden Files": "Show Hidden Files", "Undo": "Undo", "Yes": "Yes",
+	// The file picker's, looked up with lang.X.
+	"file.name": "Name", "file.parent": "Parent",
 }
 
 // noAnswerWords says in the person's language what became of a request
