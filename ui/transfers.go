@@ -530,25 +530,6 @@ func jobName(r transfer.Snapshot) string {
 	return r.ID
 }
 
-// failureAdvice says what the person can do about a failed job, here.
-func failureAdvice(cause error) string {
-	switch cause {
-	case transfer.ErrGaveUp:
-		return lang.X("advice.gaveup", ". Retry goes on where it stopped.")
-	case transfer.ErrSourceChanged:
-		return lang.X("advice.changed", ". Add the file again if its new content is what you want.")
-	case transfer.ErrMaybeSent:
-		return lang.X("advice.maybesent", ". Check the destination; if it is missing, Retry sends it again.")
-	case transfer.ErrSignIn:
-		return lang.X("advice.signin", ". Sign in again on the Account screen, then Retry.")
-	case transfer.ErrNotVerified:
-		return lang.X("advice.notverified", ". The copy at the destination is not the file: add the file again.")
-	case transfer.ErrDailyQuota:
-		return lang.X("advice.quota", ". Google's quota for the day resets at midnight, Pacific time: Retry after that.")
-	}
-	return ""
-}
-
 // italic is a label in italics, in display order.
 func italic(text string) *widget.Label {
 	l := newLabel(text)
