@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"regexp"
@@ -144,9 +145,9 @@ func classifyFailure(cause error, text string, live error) failure {
 	case has("uploadTooLarge", "too large") || status == http.StatusRequestEntityTooLarge:
 		return f(failTooLarge)
 	case status == http.StatusNotFound || status == http.StatusGone || has("notFound", "NOT_FOUND"):
-		return f(failNotFound)
+		return failure{kind: failNotFound, status: cmp.Or(status, http.StatusNotFound)} // the reason implies the status its sentence names
 	case status == http.StatusForbidden || has("PERMISSION_DENIED", "forbidden"):
-		return f(failForbidden)
+		return failure{kind: failForbidden, status: cmp.Or(status, http.StatusForbidden)}
 	case status >= 500:
 		return f(failServer)
 	case cause == transfer.ErrGaveUp:

@@ -82,6 +82,7 @@ var failureCases = []struct {
 	{"insufficient scopes, after a restart", nil, "the server answered 403 Forbidden (PERMISSION_DENIED): Request had insufficient authentication scopes.", nil, failScope},
 	{"forbidden", nil, "the server answered 403 Forbidden (PERMISSION_DENIED): The caller does not have permission", &transfer.APIError{Code: 403, Reasons: []string{"forbidden"}}, failForbidden},
 	{"notFound", nil, "the server answered 404 Not Found (NOT_FOUND): File not found: 1AbC.", nil, failNotFound},
+	{"notFound, live, no status in the text", nil, "File not found: 1AbC.", &transfer.APIError{Reasons: []string{"notFound"}}, failNotFound},
 	{"uploadTooLarge", nil, "the server answered 413 Request Entity Too Large (OUT_OF_RANGE): Maximum upload size is 36700160 bytes", &transfer.APIError{Code: 413, Reasons: []string{"uploadTooLarge"}}, failTooLarge},
 	{"storageQuotaExceeded", nil, "the server answered 403 Forbidden (PERMISSION_DENIED): The user's Drive storage quota has been exceeded.", &transfer.APIError{Code: 403, Reasons: []string{"storageQuotaExceeded"}}, failStorage},
 	{"Photos item out of storage", nil, "Google Photos did not create the item (status 8): Insufficient storage: the account's Google storage has 0 bytes free and this item needs 12.", nil, failStorage},
@@ -116,8 +117,12 @@ func TestFailureTableInEveryLanguage(t *testing.T) {
 	})
 	kinds := map[string]bool{}
 	for _, c := range failureCases {
-		if got := classifyFailure(c.cause, c.text, c.live).kind; got != c.kind {
-			t.Errorf("%s: read as %q, want %q", c.name, got, c.kind)
+		fl := classifyFailure(c.cause, c.text, c.live)
+		if fl.kind != c.kind {
+			t.Errorf("%s: read as %q, want %q", c.name, fl.kind, c.kind)
+		}
+		if strings.Contains(failureSentence(fl, "The server"), "(0)") {
+			t.Errorf("%s: the sentence names no status: %q", c.name, failureSentence(fl, "The server"))
 		}
 		kinds[c.kind] = true
 	}
