@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -50,6 +52,11 @@ type accountsSection struct {
 	Object fyne.CanvasObject
 	outs   map[string]*widget.Button // each account's Sign out…
 	asked  *signOutQuestion          // the last question asked, for tests
+	// ins are the Sign in buttons of accounts signed out whose uploads
+	// are kept waiting for them; kept is what the list shows of those.
+	ins      map[string]*widget.Button
+	kept     map[string]int
+	signedIn []string // as the list last read them
 }
 
 // signOutQuestion is the question asked before an account with unfinished
@@ -62,8 +69,10 @@ func newAccountsSection(u *UI, a *accountScreen) *accountsSection {
 	s := &accountsSection{u: u, a: a, list: container.NewVBox()}
 	s.status = widget.NewLabel("")
 	s.status.Wrapping = fyne.TextWrapWord
-	s.add = widget.NewButtonWithIcon("Add another Google account…", theme.ContentAddIcon(), func() { s.addAccount(nil, "") })
-	s.Object = container.NewVBox(widget.NewLabelWithStyle("Google accounts", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.list, s.add, whenSaid(s.status))
+	s.add = widget.NewButtonWithIcon(display(lang.X("accounts.add", "Add another Google account…")), theme.ContentAddIcon(), func() { s.addAccount(nil, "") })
+	heading := newLabel(lang.X("accounts.heading", "Google accounts"))
+	heading.TextStyle = fyne.TextStyle{Bold: true}
+	s.Object = container.NewVBox(heading, s.list, s.add, whenSaid(s.status))
 	u.whenAccountsChange(a.show) // a sign-in or sign-out in a terminal shows here too
 	s.refresh()
 	return s
@@ -72,26 +81,46 @@ func newAccountsSection(u *UI, a *accountScreen) *accountsSection {
 func (s *accountsSection) refresh() {
 	s.list.RemoveAll()
 	s.outs = map[string]*widget.Button{}
+	s.ins = map[string]*widget.Button{}
 	accounts := s.u.deps.Accounts.List()
+	s.signedIn = accounts
+	s.kept = keptAccounts(s.u.deps.Uploads, accounts)
 	if len(accounts) == 0 {
-		s.list.Add(widget.NewLabel("No Google account is signed in: messages stay in the sandbox on this computer."))
-		s.add.SetText("Set up Google sign-in…")
+		s.list.Add(wrapped(lang.X("accounts.none", "No Google account is signed in: messages stay in the sandbox on this computer.")))
+		s.add.SetText(display(lang.X("accounts.setup", "Set up Google sign-in…")))
 	} else {
-		s.add.SetText("Add another Google account…")
+		s.add.SetText(display(lang.X("accounts.add", "Add another Google account…")))
 	}
 	for i, addr := range accounts {
-		label := widget.NewLabel(app.Printable(addr))
+		text := app.Printable(addr)
 		if i == 0 {
-			label.SetText(app.Printable(addr) + " (default sender)")
+			text = lang.X("accounts.default", "{{.Address}} (default sender)", w{"Address": app.Printable(addr)})
 		}
-		out := widget.NewButtonWithIcon("Sign out…", theme.LogoutIcon(), func() { s.askSignOut(addr) })
+		out := widget.NewButtonWithIcon(display(lang.X("accounts.signout", "Sign out…")), theme.LogoutIcon(), func() { s.askSignOut(addr) })
 		out.Importance = widget.LowImportance
 		s.outs[addr] = out
 		// A sign-in Google ended (a week in "Testing", a password
 		// changed) is mended by signing the same account in again.
-		again := widget.NewButtonWithIcon("Sign in again", theme.LoginIcon(), func() { s.addAccount(nil, addr) })
+		again := widget.NewButtonWithIcon(display(lang.X("accounts.signinagain", "Sign in again")), theme.LoginIcon(), func() { s.addAccount(nil, addr) })
 		again.Importance = widget.LowImportance
+		label := newLabel(text)
+		if windowRTL.Load() {
+			// A bare address has no right-to-left letter to align it by;
+			// in a right-to-left window it lines up with the rows above.
+			label.Alignment = fyne.TextAlignTrailing
+		}
 		s.list.Add(container.NewBorder(nil, nil, nil, container.NewHBox(again, out), label))
+	}
+	// An account signed out with its uploads kept stays listed, or
+	// nothing on this screen would say that they wait, nor for whom.
+	for _, addr := range sortedKeys(s.kept) {
+		n := s.kept[addr]
+		in := widget.NewButtonWithIcon(display(lang.X("accounts.signin", "Sign in")), theme.LoginIcon(), func() { s.addAccount(nil, addr) })
+		in.Importance = widget.HighImportance
+		s.ins[addr] = in
+		label := newLabel(lang.XN("accounts.waiting", "{{.Address}} · signed out · {{.Count}} uploads waiting", n, w{"Address": app.Printable(addr), "Count": n}))
+		label.Importance = widget.WarningImportance
+		s.list.Add(container.NewBorder(nil, nil, nil, in, label))
 	}
 	s.list.Refresh()
 }
@@ -117,6 +146,51 @@ func (s saidLayout) Layout(_ []fyne.CanvasObject, size fyne.Size) {
 	s.l.Resize(size)
 }
 
+// keptChanged redraws the list when the accounts signed out whose uploads
+// wait for them are no longer what it shows (a job parked, finished or
+// cancelled); otherwise it leaves the list alone. The accounts signed in
+// are those the list last read: every sign-in and sign-out redraws it,
+// and the keychain is not asked again at each job's event.
+func (s *accountsSection) keptChanged() {
+	if s == nil {
+		return
+	}
+	kept := keptAccounts(s.u.deps.Uploads, s.signedIn)
+	if maps.Equal(kept, s.kept) {
+		return
+	}
+	s.refresh()
+}
+
+// keptAccounts counts, for each account not among signedIn, its uploads
+// that are not done: what signing it out kept waiting for it (the same
+// jobs app.AccountJobs counts for the sign-out question).
+func keptAccounts(uploads Uploads, signedIn []string) map[string]int {
+	kept := map[string]int{}
+	if uploads == nil {
+		return kept
+	}
+	for _, j := range uploads.Jobs() {
+		if j.State == transfer.StateDone || j.State == transfer.StateCancelled {
+			continue
+		}
+		who := j.Account
+		if who == "" {
+			who = j.SignInFor
+		}
+		if who != "" && !slices.Contains(signedIn, who) {
+			kept[who]++
+		}
+	}
+	return kept
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := slices.Collect(maps.Keys(m))
+	slices.Sort(keys)
+	return keys
+}
+
 // addAccount signs in another account with the client already used, or,
 // when there is none yet (or it is given), through the set-up assistant.
 func (s *accountsSection) addAccount(clientSecret []byte, hint string) {
@@ -125,17 +199,17 @@ func (s *accountsSection) addAccount(clientSecret []byte, hint string) {
 		return
 	}
 	s.add.Disable()
-	s.status.SetText("Finish signing in in your browser…")
+	setLabel(s.status, lang.X("account.browser", "Finish signing in in your browser…"))
 	accounts := s.u.deps.Accounts
 	s.u.goBackground(func(ctx context.Context) {
 		addr, err := accounts.Add(ctx, clientSecret, hint)
 		s.u.do(func() {
 			s.add.Enable()
 			if err != nil {
-				s.status.SetText("Not signed in: " + windowText(err.Error()))
+				setLabel(s.status, lang.X("account.notsignedin", "Not signed in: {{.Error}}", w{"Error": windowText(err.Error())}))
 				return
 			}
-			s.status.SetText("Signed in as " + app.Printable(addr) + ".")
+			setLabel(s.status, lang.X("accounts.signedin", "Signed in as {{.Address}}.", w{"Address": app.Printable(addr)}))
 			s.a.show()
 		})
 	})
@@ -149,15 +223,14 @@ func (s *accountsSection) askSignOut(addr string) {
 		s.signOut(addr, app.KeepJobs)
 		return
 	}
-	text := widget.NewLabel(fmt.Sprintf("%s has %d unfinished upload(s). Keep them waiting until you sign in as %s again, or cancel them? Other accounts' uploads go on either way.", app.Printable(addr), n, app.Printable(addr)))
-	text.Wrapping = fyne.TextWrapWord
+	text := wrapped(lang.XN("accounts.signout.ask", "{{.Address}} has {{.Count}} unfinished uploads. Keep them waiting until you sign in as {{.Address}} again, or cancel them? Other accounts' uploads go on either way.", n, w{"Address": app.Printable(addr), "Count": n}))
 	var d *carrierDialog
-	keep := newDialogButton("Keep them waiting", nil, func() { d.Hide(); s.signOut(addr, app.KeepJobs) })
+	keep := newDialogButton(display(lang.X("accounts.signout.keep", "Keep them waiting")), nil, func() { d.Hide(); s.signOut(addr, app.KeepJobs) })
 	keep.Importance = widget.HighImportance
-	cancel := newDialogButton("Cancel them", nil, func() { d.Hide(); s.signOut(addr, app.CancelJobs) })
-	back := newDialogButton("Stay signed in", nil, func() { d.Hide() })
+	cancel := newDialogButton(display(lang.X("accounts.signout.cancel", "Cancel them")), nil, func() { d.Hide(); s.signOut(addr, app.CancelJobs) })
+	back := newDialogButton(display(lang.X("accounts.signout.stay", "Stay signed in")), nil, func() { d.Hide() })
 	s.asked = &signOutQuestion{keep: keep, cancel: cancel, back: back}
-	d = s.u.newDialog("Sign out "+app.Printable(addr)+"?", container.NewVBox(text, container.NewHBox(keep, cancel, back)), back)
+	d = s.u.newDialog(display(lang.X("accounts.signout.title", "Sign out {{.Address}}?", w{"Address": app.Printable(addr)})), container.NewVBox(text, container.NewHBox(keep, cancel, back)), back)
 	d.Resize(fyne.NewSize(520, 200))
 	d.Show()
 }
@@ -168,13 +241,13 @@ func (s *accountsSection) signOut(addr string, jobs app.UnfinishedJobs) {
 		err := accounts.SignOut(ctx, addr, jobs)
 		s.u.do(func() {
 			if err != nil {
-				s.status.SetText("Could not sign out " + app.Printable(addr) + ": " + windowText(err.Error()))
+				setLabel(s.status, lang.X("accounts.signout.failed", "Could not sign out {{.Address}}: {{.Error}}", w{"Address": app.Printable(addr), "Error": windowText(err.Error())}))
 				return
 			}
 			if jobs == app.KeepJobs {
-				s.status.SetText("Signed out " + app.Printable(addr) + ". Its unfinished uploads wait until it signs in again.")
+				setLabel(s.status, lang.X("accounts.signedout.kept", "Signed out {{.Address}}. Its unfinished uploads wait until it signs in again.", w{"Address": app.Printable(addr)}))
 			} else {
-				s.status.SetText("Signed out " + app.Printable(addr) + ". Its unfinished uploads were cancelled.")
+				setLabel(s.status, lang.X("accounts.signedout.cancelled", "Signed out {{.Address}}. Its unfinished uploads were cancelled.", w{"Address": app.Printable(addr)}))
 			}
 			s.a.show()
 		})
@@ -197,17 +270,24 @@ type setupAssistant struct {
 	d       *carrierDialog
 }
 
-const assistantIntro = "Carrier signs in to Google with an OAuth client of your own, so your mail never passes through anyone else's server. " +
-	"You make the client once, in a Google Cloud project:\n" +
-	"1. Open the Cloud Console's Credentials page (link below) and create or choose a project.\n" +
-	"2. Enable the Gmail API (and the Google Drive API and Photos Library API if you will send large files or photos).\n" +
-	"3. Configure the OAuth consent screen: User type External, your address as a test user.\n" +
-	"4. Create credentials > OAuth client ID > Application type \"Desktop app\". Not \"Web application\": its sign-ins cannot come back to this computer.\n" +
-	"5. Download the JSON, then drop it here, paste its text below, or choose it."
+// assistantIntro is the way to a Desktop OAuth client, step by step.
+func assistantIntro() string {
+	return lang.X("assistant.intro", "Carrier signs in to Google with an OAuth client of your own, so your mail never passes through anyone else's server. "+
+		"You make the client once, in a Google Cloud project:\n"+
+		"1. Open the Cloud Console's Credentials page (link below) and create or choose a project.\n"+
+		"2. Enable the Gmail API (and the Google Drive API and Photos Library API if you will send large files or photos).\n"+
+		"3. Configure the OAuth consent screen: User type External, your address as a test user.\n"+
+		"4. Create credentials > OAuth client ID > Application type \"Desktop app\". Not \"Web application\": its sign-ins cannot come back to this computer.\n"+
+		"5. Download the JSON, then drop it here, paste its text below, or choose it.")
+}
 
-const testingWarning = "A project left in \"Testing\" signs you out every 7 days: Google ends its sign-ins after a week, and your uploads then wait until you sign in again. " +
-	"To avoid it, publish the app: OAuth consent screen > Publishing status > Publish app (\"In production\"). " +
-	"You need not submit it for verification for your own use; Google then shows you an \"unverified app\" warning when you sign in, which you pass with Advanced > Go to (your app)."
+// testingWarning is the 7-day trap of a project left in "Testing", and
+// the way out of it.
+func testingWarning() string {
+	return lang.X("assistant.testing", "A project left in \"Testing\" signs you out every 7 days: Google ends its sign-ins after a week, and your uploads then wait until you sign in again. "+
+		"To avoid it, publish the app: OAuth consent screen > Publishing status > Publish app (\"In production\"). "+
+		"You need not submit it for verification for your own use; Google then shows you an \"unverified app\" warning when you sign in, which you pass with Advanced > Go to (your app).")
+}
 
 func (a *accountScreen) openAssistant() {
 	s := &setupAssistant{u: a.u, onFile: func(data []byte) {
@@ -222,19 +302,20 @@ func (a *accountScreen) openAssistant() {
 }
 
 func (s *setupAssistant) show() {
-	intro := widget.NewLabel(assistantIntro)
-	intro.Wrapping = fyne.TextWrapWord
+	intro := wrapped(assistantIntro())
 	link, _ := url.Parse(auth.ConsoleCredentialsURL)
-	console := newDialogLink("Google Cloud Console: APIs & Services > Credentials", link)
+	consoleText, rtl := visualText(lang.X("assistant.console", "Google Cloud Console: APIs & Services > Credentials"))
+	console := newDialogLink(consoleText, link)
+	if rtl {
+		console.Alignment = fyne.TextAlignTrailing
+	}
 
-	scopes := widget.NewLabel(scopeText())
-	scopes.Wrapping = fyne.TextWrapWord
-	warning := widget.NewLabel(testingWarning)
-	warning.Wrapping = fyne.TextWrapWord
+	scopes := wrapped(scopeText())
+	warning := wrapped(testingWarning())
 	warning.Importance = widget.WarningImportance
 
 	s.paste = newNamedEntry(lang.X("assistant.json", "The client JSON"), true)
-	s.paste.SetPlaceHolder(`Paste the client JSON here: {"installed":{"client_id":…}}`)
+	s.paste.SetPlaceHolder(display(lang.X("assistant.paste", `Paste the client JSON here: {"installed":{"client_id":…}}`)))
 	s.paste.SetMinRowsVisible(3)
 	s.paste.OnChanged = func(text string) {
 		if strings.TrimSpace(text) == "" {
@@ -243,36 +324,37 @@ func (s *setupAssistant) show() {
 		}
 		s.judge([]byte(text), nil)
 	}
-	choose := newDialogButton("Choose the file…", theme.FolderOpenIcon(), s.choose)
-	s.verdict = widget.NewLabel("No client file yet.")
-	s.verdict.Wrapping = fyne.TextWrapWord
+	choose := newDialogButton(display(lang.X("assistant.choose", "Choose the file…")), theme.FolderOpenIcon(), s.choose)
+	s.verdict = wrapped(lang.X("assistant.nofile", "No client file yet."))
 	// Selectable, so a refusal can be copied into a search or a question
 	// for help (and the desktop test reads it so).
 	s.verdict.Selectable = true
-	s.signIn = newDialogButton("Sign in with Google", theme.LoginIcon(), func() {
+	s.signIn = newDialogButton(display(lang.X("assistant.signin", "Sign in with Google")), theme.LoginIcon(), func() {
 		data := s.checked
 		s.close()
 		s.onFile(data)
 	})
 	s.signIn.Importance = widget.HighImportance
 	s.signIn.Disable()
-	closeBtn := newDialogButton("Close", nil, s.close)
+	closeBtn := newDialogButton(display(lang.X("assistant.close", "Close")), nil, s.close)
 
 	heading := func(t string) *widget.Label {
-		return widget.NewLabelWithStyle(t, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		l := newLabel(t)
+		l.TextStyle = fyne.TextStyle{Bold: true}
+		return l
 	}
 	body := container.NewVBox(
-		heading("1. Make a Desktop OAuth client"), intro, console,
-		heading("2. Give Carrier its JSON"), s.paste, choose,
-		heading("What Carrier asks Google for"), scopes,
-		heading("Avoid being signed out every week"), warning,
+		heading(lang.X("assistant.step1", "1. Make a Desktop OAuth client")), intro, console,
+		heading(lang.X("assistant.step2", "2. Give Carrier its JSON")), s.paste, choose,
+		heading(lang.X("assistant.scopes", "What Carrier asks Google for")), scopes,
+		heading(lang.X("assistant.week", "Avoid being signed out every week")), warning,
 	)
 	scroll := container.NewVScroll(body)
 	scroll.SetMinSize(fyne.NewSize(640, 400))
 	// The verdict stays in sight beside Sign in, wherever the text is
 	// scrolled.
 	s.content = container.NewBorder(nil, container.NewVBox(s.verdict, container.NewHBox(s.signIn, closeBtn)), nil, nil, scroll)
-	s.d = s.u.newDialog("Set up Google sign-in", s.content, closeBtn)
+	s.d = s.u.newDialog(display(lang.X("assistant.title", "Set up Google sign-in")), s.content, closeBtn)
 	if s.u.win != nil {
 		// A file dropped on the window while the assistant is open is
 		// the client file; the window's own (attach to Compose or the
@@ -292,7 +374,7 @@ func (s *setupAssistant) dropped(_ fyne.Position, uris []fyne.URI) {
 	}
 	r, err := storage.Reader(uris[0])
 	if err != nil {
-		s.u.do(func() { s.judge(nil, fmt.Errorf("cannot read %s: %w", uris[0].Name(), err)) })
+		s.u.do(func() { s.judge(nil, fmt.Errorf("%s: %w", uris[0].Name(), err)) })
 		return
 	}
 	data, err := io.ReadAll(io.LimitReader(r, 1<<20))
@@ -324,21 +406,21 @@ func (s *setupAssistant) judge(data []byte, readErr error) {
 	s.verdict.Importance = widget.DangerImportance
 	switch {
 	case readErr != nil:
-		s.verdict.SetText("Could not read the file: " + windowText(readErr.Error()))
+		setLabel(s.verdict, lang.X("assistant.readfailed", "Could not read the file: {{.Error}}", w{"Error": windowText(readErr.Error())}))
 		return
 	case data == nil:
 		s.verdict.Importance = widget.MediumImportance
-		s.verdict.SetText("No client file yet.")
+		setLabel(s.verdict, lang.X("assistant.nofile", "No client file yet."))
 		return
 	}
 	clientID, err := s.u.deps.CheckClient(data)
 	if err != nil {
-		s.verdict.SetText("Not this file: " + windowText(err.Error()))
+		setLabel(s.verdict, clientFileWords(err.Error()))
 		return
 	}
 	s.checked = data
 	s.verdict.Importance = widget.SuccessImportance
-	s.verdict.SetText("A Desktop app client (" + app.Printable(clientID) + ") with Google's own sign-in addresses: press Sign in with Google.")
+	setLabel(s.verdict, lang.X("assistant.ok", "A Desktop app client ({{.ID}}) with Google's own sign-in addresses: press Sign in with Google.", w{"ID": app.Printable(clientID)}))
 	s.signIn.Enable()
 }
 
@@ -349,9 +431,9 @@ func scopeText() string {
 		if i := strings.LastIndex(name, "/"); i >= 0 && i < len(name)-1 {
 			name = name[i+1:]
 		}
-		fmt.Fprintf(&b, "• %s: %s\n", name, w.Allows)
+		fmt.Fprintf(&b, "• %s: %s\n", name, scopeAllows(w.Scope, w.Allows))
 	}
-	b.WriteString("Carrier asks for sending, drafts and the timeline when you sign in, and for Drive or Photos only the first time you need them.")
+	b.WriteString(lang.X("assistant.scopes.when", "Carrier asks for sending, drafts and the timeline when you sign in, and for Drive or Photos only the first time you need them."))
 	return b.String()
 }
 
@@ -360,7 +442,7 @@ func accountNote(snap transfer.Snapshot) string {
 	if snap.Account == "" {
 		return ""
 	}
-	return " · as " + app.Printable(snap.Account)
+	return lang.X("row.as", " · as {{.Address}}", w{"Address": app.Printable(snap.Account)})
 }
 
 // fromSelector is Compose's sender: the accounts signed in, as choices a
@@ -375,7 +457,7 @@ type fromSelector struct {
 }
 
 func newFromSelector(u *UI) *fromSelector {
-	f := &fromSelector{u: u, label: widget.NewLabel("From"), Object: container.NewStack()}
+	f := &fromSelector{u: u, label: newLabel(lang.X("compose.from", "From")), Object: container.NewStack()}
 	f.refresh()
 	return f
 }
@@ -399,7 +481,7 @@ func (f *fromSelector) refresh() {
 	for i, a := range accounts {
 		names[i] = app.Printable(a)
 	}
-	f.c = newChoices("The message goes as", names, func(i int) {
+	f.c = newChoices(lang.X("compose.from.question", "The message goes as"), names, func(i int) {
 		// The sender chosen is the default from now on, so what Compose
 		// checks before sending (Drive allowed?) is that account's.
 		accounts, use := f.accounts, f.u.deps.Accounts.Use

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
@@ -160,7 +161,7 @@ func TestSetupAssistantChecksTheClientFile(t *testing.T) {
 	if string(f.added[0]) != good {
 		t.Fatalf("signed in with %q", f.added[0])
 	}
-	if !strings.Contains(scopeText(), "gmail.send") || !strings.Contains(testingWarning, "7 days") {
+	if !strings.Contains(scopeText(), "gmail.send") || !strings.Contains(testingWarning(), "7 days") {
 		t.Error("the assistant does not name the scopes or warn of Testing")
 	}
 }
@@ -217,5 +218,147 @@ func TestAccountControlsHaveNames(t *testing.T) {
 	}
 	if n := len(h.u.compose.from.c.buttons); n != 2 {
 		t.Fatalf("From offers %d accounts", n)
+	}
+}
+
+// labelWidgets is every label in o.
+func labelWidgets(o fyne.CanvasObject) []*widget.Label {
+	var out []*widget.Label
+	switch x := o.(type) {
+	case *widget.Label:
+		out = append(out, x)
+	case *fyne.Container:
+		for _, c := range x.Objects {
+			out = append(out, labelWidgets(c)...)
+		}
+	case *container.Scroll:
+		out = append(out, labelWidgets(x.Content)...)
+	}
+	return out
+}
+
+func labelWith(o fyne.CanvasObject, part string) *widget.Label {
+	for _, l := range labelWidgets(o) {
+		if strings.Contains(l.Text, part) {
+			return l
+		}
+	}
+	return nil
+}
+
+// Issue 20: an account signed out with its uploads kept stays on the
+// Account screen, "signed out · N uploads waiting", with a Sign in that
+// offers that account; once its uploads end, it leaves the list.
+func TestSignedOutAccountWithKeptUploadsIsListed(t *testing.T) {
+	fu := &fakeUploads{recs: map[string]transfer.Snapshot{
+		"a": {ID: "a", Label: "one", State: transfer.StateSignIn, Account: "home@example.com", SignInFor: "home@example.com"},
+		"b": {ID: "b", Label: "two", State: transfer.StateQueued, Account: "home@example.com"},
+		"c": {ID: "c", Label: "three", State: transfer.StateDone, Account: "old@example.com"},
+		"d": {ID: "d", Label: "four", State: transfer.StateQueued, Account: "work@example.com"},
+	}}
+	events := make(chan transfer.Event, 8)
+	f := &fakeAccounts{list: []string{"work@example.com"}}
+	h := newHarness(t, func(o *harnessOpts) {
+		o.uploads, o.events = fu, events
+		o.deps = func(d *Deps) { d.Accounts = f }
+	})
+	s := h.u.account.accounts
+	if s.ins["home@example.com"] == nil {
+		t.Fatalf("home@example.com, signed out with 2 uploads kept, is not listed: %v", s.kept)
+	}
+	if l := labelWith(s.list, "home@example.com"); l == nil || l.Text != "home@example.com · signed out · 2 uploads waiting" {
+		t.Fatalf("the row reads %+v", l)
+	}
+	if s.ins["old@example.com"] != nil || s.ins["work@example.com"] != nil || s.outs["home@example.com"] != nil {
+		t.Errorf("listed as signed out with uploads waiting: %v; signed in: %v", s.kept, s.outs)
+	}
+	test.Tap(s.ins["home@example.com"])
+	h.until("signed in", func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return len(f.hints) == 1
+	})
+	if f.hints[0] != "home@example.com" {
+		t.Errorf("Sign in offered %q, want home@example.com", f.hints[0])
+	}
+	h.until("the list redrawn", func() bool { return s.outs["new@example.com"] != nil })
+
+	// Its uploads cancelled elsewhere (the CLI), the account leaves the list.
+	f.mu.Lock()
+	f.list = []string{"work@example.com"}
+	f.mu.Unlock()
+	h.u.account.show()
+	if s.ins["home@example.com"] == nil {
+		t.Fatal("home@example.com not listed again")
+	}
+	events <- fu.event(transfer.EventCancelled, "a", func(s *transfer.Snapshot) { s.State = transfer.StateCancelled })
+	h.until("one upload waiting", func() bool {
+		l := labelWith(s.list, "home@example.com")
+		return l != nil && l.Text == "home@example.com · signed out · 1 upload waiting"
+	})
+	events <- fu.event(transfer.EventCancelled, "b", func(s *transfer.Snapshot) { s.State = transfer.StateCancelled })
+	h.until("home@example.com gone from the list", func() bool { return s.ins["home@example.com"] == nil && labelWith(s.list, "home@example.com") == nil })
+}
+
+// The Account screen speaks Persian: the list's heading and rows, the
+// signed-out row's plural, the assistant's text and its refusal of a web
+// client (in Persian, with auth's English kept under it), right-aligned.
+func TestAccountScreenInPersian(t *testing.T) {
+	t.Cleanup(func() {
+		useLanguage("")
+		if err := LoadTranslations(); err != nil {
+			t.Error(err)
+		}
+	})
+	useLanguage("fa")
+	if err := LoadTranslations(); err != nil {
+		t.Fatal(err)
+	}
+	fu := &fakeUploads{recs: map[string]transfer.Snapshot{
+		"a": {ID: "a", State: transfer.StateSignIn, Account: "home@example.com"},
+		"b": {ID: "b", State: transfer.StateSignIn, Account: "home@example.com"},
+		"c": {ID: "c", State: transfer.StateSignIn, Account: "home@example.com"},
+	}}
+	f := &fakeAccounts{list: []string{"work@example.com", "work@example.org"}}
+	h := newHarness(t, func(o *harnessOpts) {
+		o.uploads = fu
+		o.deps = func(d *Deps) { d.Accounts = f }
+	})
+	fa := readCatalogue(t, "fa")
+	shown := func(s string) string { v, _ := visualText(s); return v }
+	fill := func(key string, data any) string { return renderTemplate(t, fa[key].(string), data) }
+	s := h.u.account.accounts
+	for _, c := range []struct{ name, want string }{
+		{"heading", shown(fa["accounts.heading"].(string))},
+		{"default sender", shown(fill("accounts.default", w{"Address": "work@example.com"}))},
+		{"signed out with uploads waiting", shown(renderTemplate(t, fa["accounts.waiting"].(map[string]any)["other"].(string), w{"Address": "home@example.com", "Count": 3}))},
+	} {
+		l := labelWith(s.Object, c.want)
+		if l == nil || l.Text != c.want {
+			t.Errorf("%s: no label reads %q", c.name, c.want)
+			continue
+		}
+		if l.Alignment != fyne.TextAlignTrailing {
+			t.Errorf("%s: aligned %v, want right", c.name, l.Alignment)
+		}
+	}
+	if l := labelWith(s.list, "work@example.org"); l == nil || l.Alignment != fyne.TextAlignTrailing {
+		t.Errorf("a second account's bare address is not aligned with the Persian rows: %+v", l)
+	}
+	if got, want := s.ins["home@example.com"].Text, shown(fa["accounts.signin"].(string)); got != want {
+		t.Errorf("Sign in reads %q, want %q", got, want)
+	}
+	if got, want := s.add.Text, shown(fa["accounts.add"].(string)); got != want {
+		t.Errorf("Add another account reads %q, want %q", got, want)
+	}
+	h.u.account.openAssistant()
+	a := h.u.account.assistant
+	if l := labelWith(a.content, shown(fa["assistant.testing"].(string))); l == nil || l.Alignment != fyne.TextAlignTrailing {
+		t.Errorf("the warning of Testing is not shown in Persian, right-aligned: %+v", l)
+	}
+	a.paste.SetText(`{"web":{"client_id":"x"}}`)
+	sentence := shown(fa["assistant.bad.web"].(string))
+	if !strings.HasPrefix(a.verdict.Text, sentence+"\n") || !strings.Contains(strings.TrimPrefix(a.verdict.Text, sentence), `"Web application" client`) {
+		t.Errorf("a web client is refused with %q", a.verdict.Text)
 	}
 }

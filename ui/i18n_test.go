@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
@@ -158,6 +159,11 @@ func TestEveryKeyInEveryLanguage(t *testing.T) {
 	keys := keysInCode(t)
 	if len(keys) == 0 {
 		t.Fatal("no lang.X in the code")
+	}
+	// Fyne's own words (its dialogs' buttons, its menus) are looked up
+	// in the same bundle, under Fyne's keys, whose English is the key.
+	for k, english := range fyneKeys {
+		keys[k] = usedKey{english: english, where: "fyneKeys (words.go)"}
 	}
 	if *updateEnglish {
 		writeEnglish(t, keys)
@@ -328,5 +334,49 @@ func TestLanguageSettingAppliesAtNextStart(t *testing.T) {
 	}
 	if got, want := lang.X("tab.account", "Account"), readCatalogue(t, "he")["tab.account"]; got != want {
 		t.Errorf("after the next start the Account tab is %q, want %q", got, want)
+	}
+}
+
+// TestFyneDialogWordsInEveryLanguage: Fyne v2.8.1 has no Persian, Hebrew
+// or Arabic words for its own dialogs; Carrier's catalogues give them
+// under Fyne's keys, so a confirmation's Yes and No, and an information
+// dialog's OK, speak the window's language.
+func TestFyneDialogWordsInEveryLanguage(t *testing.T) {
+	t.Cleanup(func() {
+		useLanguage("")
+		if err := LoadTranslations(); err != nil {
+			t.Error(err)
+		}
+	})
+	test.NewTempApp(t)
+	for _, code := range []string{"en", "fa", "he", "ar"} {
+		useLanguage(code)
+		if err := LoadTranslations(); err != nil {
+			t.Fatal(err)
+		}
+		c := readCatalogue(t, code)
+		for k := range fyneKeys {
+			if got := lang.L(k); got != c[k] {
+				t.Errorf("%s: Fyne's %q reads %q, want %q", code, k, got, c[k])
+			}
+		}
+		win := test.NewTempWindow(t, nil)
+		win.Resize(fyne.NewSize(600, 400))
+		dialog.NewConfirm("?", "?", func(bool) {}, win).Show()
+		var buttons []string
+		for _, o := range test.LaidOutObjects(win.Canvas().Overlays().Top()) {
+			if b, ok := o.(*widget.Button); ok {
+				buttons = append(buttons, b.Text)
+			}
+		}
+		sort.Strings(buttons)
+		want := []string{c["No"].(string), c["Yes"].(string)}
+		sort.Strings(want)
+		if strings.Join(buttons, "|") != strings.Join(want, "|") {
+			t.Errorf("%s: a confirmation's buttons read %q, want %q", code, buttons, want)
+		}
+		if code != "en" && c["Cancel"] == "Cancel" {
+			t.Errorf("%s: Cancel is not translated", code)
+		}
 	}
 }

@@ -406,7 +406,7 @@ func TestTransfersGroupAMessageWithItsParts(t *testing.T) {
 	}
 	step("Uploading 2 of 2 files to Google Drive", transfer.EventDone, "u1", done, part("u1", "On Google Drive · sharing"))
 	step("Uploading 2 of 2 files to Google Drive", transfer.EventStarted, "u2", state(transfer.StateRunning), part("u2", "Uploading"))
-	step("Waiting: b.mov · to Google Drive failed: gave up. Retry goes on where it stopped.", transfer.EventFailed, "u2", func(s *transfer.Snapshot) {
+	step("Waiting: b.mov · to Google Drive failed:\nThe server or the network kept failing, so Carrier stopped trying. Press Retry to go on where it stopped.\n\u200egave up", transfer.EventFailed, "u2", func(s *transfer.Snapshot) {
 		s.State, s.Error, s.Cause = transfer.StateFailed, "gave up", transfer.ErrGaveUp
 	})
 	if !row.retry.Visible() || !row.cancel.Visible() {

@@ -271,7 +271,7 @@ func (s *transfersScreen) partWords(u jobView, shares []jobView, draft bool) str
 			_, who, _ := strings.Cut(jobName(sh.snap), " · shared with ")
 			with = append(with, who)
 		case transfer.StateFailed:
-			return lang.X("part.share.failed", "On Google Drive · sharing failed: {{.Error}}", w{"Error": windowText(sh.snap.Error)}) + failureAdvice(sh.snap.Cause)
+			return lang.X("part.share.failed", "On Google Drive · sharing failed:") + "\n" + failureWords(sh.snap, sh.failErr)
 		case transfer.StateCancelled:
 			return lang.X("part.share.cancelled", "On Google Drive · not shared (cancelled)")
 		default:
@@ -323,7 +323,7 @@ func (s *transfersScreen) groupWords(g group) string {
 	for _, p := range g.all[1:] {
 		switch p.State {
 		case transfer.StateFailed:
-			return lang.X("group.part.failed", "Waiting: {{.Name}} failed: {{.Error}}", w{"Name": app.Printable(jobName(p)), "Error": windowText(p.Error)}) + failureAdvice(p.Cause)
+			return lang.X("group.part.failed", "Waiting: {{.Name}} failed:", w{"Name": app.Printable(jobName(p))}) + "\n" + failureWords(p, nil)
 		case transfer.StateCancelled:
 			return lang.X("group.part.cancelled", "Waiting: {{.Name}} was cancelled. Cancel this message.", w{"Name": app.Printable(jobName(p))})
 		case transfer.StateSignIn:

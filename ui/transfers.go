@@ -11,8 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -36,7 +34,8 @@ type jobView struct {
 	retryStatus int // the HTTP status that failed; 0: no answer came
 	attempt     int
 	woke        bool
-	held        bool // the system holds uploads (asleep, offline): retryReason says why
+	held        bool  // the system holds uploads (asleep, offline): retryReason says why
+	failErr     error // the failure itself, while this process saw it happen (Google's reasons)
 	lastDrawn   time.Time
 	dirty       bool
 }
@@ -185,6 +184,11 @@ func (s *transfersScreen) apply(e transfer.Event) bool {
 	if e.Kind != transfer.EventRetrying {
 		v.retryAt, v.woke, v.held = time.Time{}, false, false
 	}
+	if e.Kind == transfer.EventFailed {
+		v.failErr = e.Err
+	} else if e.Snap.State != transfer.StateFailed {
+		v.failErr = nil
+	}
 	switch e.Kind {
 	case transfer.EventProgress:
 		if e.Snap.Held != wasHeld { // held or let go while nothing moves: no tick would show it
@@ -213,6 +217,13 @@ func (s *transfersScreen) flush(id string) {
 	s.u.do(func() {
 		s.ensureRow(id)
 		s.draw(s.top(id))
+		s.mu.Lock()
+		v := s.views[id]
+		bound := v != nil && (v.snap.Account != "" || v.snap.SignInFor != "")
+		s.mu.Unlock()
+		if bound && s.u.account != nil {
+			s.u.account.accounts.keptChanged() // a job of a signed-out account parked or ended
+		}
 	})
 }
 
@@ -428,7 +439,7 @@ func stateWords(v jobView, now time.Time) string {
 	case transfer.StateCancelled:
 		return lang.X("state.cancelled", "Cancelled")
 	case transfer.StateFailed:
-		return lang.X("state.failed", "Failed: {{.Error}}", w{"Error": windowText(snap.Error)}) + failureAdvice(snap.Cause)
+		return failureWords(snap, v.failErr)
 	case transfer.StateQueued:
 		return lang.X("state.queued", "Queued")
 	case transfer.StateSignIn:
@@ -449,7 +460,15 @@ func stateWords(v jobView, now time.Time) string {
 		if left := v.retryAt.Sub(now); left > 0 {
 			when = lang.X("state.retry.in", "retrying in {{.Time}}", w{"Time": humanDuration(left.Round(time.Second))})
 		}
-		return lang.X("state.retrying", "{{.Cause}}; {{.When}}", w{"Cause": retryCause(v), "When": when})
+		words := lang.X("state.retrying", "{{.Cause}}; {{.When}}", w{"Cause": retryCause(v), "When": when})
+		if v.retryStatus == 0 {
+			// The engine's own account of the connection, for whoever
+			// needs more than a sentence.
+			if d := detailLine(v.retryReason); d != "" {
+				words += "\n" + d
+			}
+		}
+		return words
 	}
 	words := lang.X("state.uploading", "Uploading")
 	if r := humanRate(snap.Rate); r != "" {
@@ -478,15 +497,7 @@ func retryCause(v jobView) string {
 	}
 	// No answer: the engine's words say what became of the connection
 	// ("the connection dropped", "could not reach the server").
-	return upperFirst(windowText(v.retryReason))
-}
-
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	r, n := utf8.DecodeRuneInString(s)
-	return string(unicode.ToUpper(r)) + s[n:]
+	return noAnswerWords(v.retryReason, server)
 }
 
 // serverName names the server a job talks to, for people.
@@ -517,25 +528,6 @@ func jobName(r transfer.Snapshot) string {
 		return p
 	}
 	return r.ID
-}
-
-// failureAdvice says what the person can do about a failed job, here.
-func failureAdvice(cause error) string {
-	switch cause {
-	case transfer.ErrGaveUp:
-		return lang.X("advice.gaveup", ". Retry goes on where it stopped.")
-	case transfer.ErrSourceChanged:
-		return lang.X("advice.changed", ". Add the file again if its new content is what you want.")
-	case transfer.ErrMaybeSent:
-		return lang.X("advice.maybesent", ". Check the destination; if it is missing, Retry sends it again.")
-	case transfer.ErrSignIn:
-		return lang.X("advice.signin", ". Sign in again on the Account screen, then Retry.")
-	case transfer.ErrNotVerified:
-		return lang.X("advice.notverified", ". The copy at the destination is not the file: add the file again.")
-	case transfer.ErrDailyQuota:
-		return lang.X("advice.quota", ". Google's quota for the day resets at midnight, Pacific time: Retry after that.")
-	}
-	return ""
 }
 
 // italic is a label in italics, in display order.

@@ -224,12 +224,12 @@ func TestTransferRowStates(t *testing.T) {
 		{transfer.EventQueued, set(transfer.StateQueued), transfer.Event{}, "Queued", "0 bytes of 10.0 MiB", "pause cancel"},
 		{transfer.EventStarted, set(transfer.StateRunning), transfer.Event{}, "Uploading", "", "pause cancel"},
 		{transfer.EventProgress, func(s *transfer.Snapshot) { s.Sent, s.Confirmed, s.Rate = 6<<20, 4<<20, 1<<20 }, transfer.Event{}, "Uploading · 1.0 MiB/s · 6 s left", "4.0 MiB of 10.0 MiB (2.0 MiB sent, not yet confirmed)", "pause cancel"},
-		{transfer.EventRetrying, set(transfer.StateRetrying), transfer.Event{Attempt: 2, Wait: 4 * time.Second, Reason: "connection reset"}, "Connection reset; retrying in 4 s", "", "pause cancel"},
+		{transfer.EventRetrying, set(transfer.StateRetrying), transfer.Event{Attempt: 2, Wait: 4 * time.Second, Reason: "the connection dropped: send bytes 0-9 to host/upload: connection reset"}, "The connection dropped; retrying in 4 s\n\u200ethe connection dropped: send bytes 0-9 to host/upload: connection reset", "", "pause cancel"},
 		{transfer.EventRetrying, set(transfer.StateRetrying), transfer.Event{Woke: true, Reason: "the computer woke from sleep"}, "Resuming after sleep: asking the server where the upload stands", "", "pause cancel"},
 		{transfer.EventPaused, func(s *transfer.Snapshot) { s.State, s.Sent, s.Rate = transfer.StatePaused, s.Confirmed, 0 }, transfer.Event{}, "Paused", "", "resume cancel"},
 		{transfer.EventFailed, func(s *transfer.Snapshot) {
 			s.State, s.Error = transfer.StateFailed, "Media type 'text/plain' is not supported"
-		}, transfer.Event{}, "Failed: Media type 'text/plain' is not supported", "", "retry cancel"},
+		}, transfer.Event{}, "The upload failed. What went wrong is below.\n\u200eMedia type 'text/plain' is not supported", "", "retry cancel"},
 		{transfer.EventDone, func(s *transfer.Snapshot) {
 			s.State, s.Confirmed, s.Sent, s.Error, s.Response = transfer.StateDone, s.Size, s.Size, "", &transfer.Response{Status: 200}
 		}, transfer.Event{}, "Done", "10.0 MiB of 10.0 MiB", ""},

@@ -1,0 +1,313 @@
+package ui
+
+import (
+	"cmp"
+	"errors"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2/lang"
+
+	"carrier/auth"
+	"carrier/internal/app"
+	"carrier/transfer"
+)
+
+// A failure reaches Carrier in the words of whoever refused: the engine
+// ("the server answered 403 Forbidden (PERMISSION_DENIED): ..."), Google
+// or the sandbox (their JSON error's message), the token endpoint
+// (invalid_grant). Those words are English and say nothing of what to do
+// in the window. So a failed job is shown as a sentence in the person's
+// language, chosen by what the failure was (its named cause, its HTTP
+// status, Google's reason), saying what happened and what to do; the
+// refusal's own text stays under it as a detail line, untranslated, since
+// it is what a search or a support question needs.
+
+// Kinds of failure, each with its sentence in failureSentence.
+const (
+	failSignIn      = "signin"      // the sign-in is dead: invalid_grant, 401, no credential
+	failScope       = "scope"       // the sign-in does not allow it: insufficientPermissions
+	failForbidden   = "forbidden"   // 403 for another reason
+	failNotFound    = "notfound"    // 404/410: what the upload goes to is gone
+	failTooLarge    = "toolarge"    // 413, uploadTooLarge
+	failStorage     = "storage"     // storageQuotaExceeded: the account's storage is full
+	failDaily       = "daily"       // a quota per day (dailyLimitExceeded)
+	failQuota       = "quota"       // quotaExceeded, RESOURCE_EXHAUSTED
+	failRateLimit   = "ratelimit"   // rateLimitExceeded, 429, still refused after the retries
+	failServer      = "server"      // 5xx, still failing after the retries
+	failGaveUp      = "gaveup"      // the engine gave up: the network or the server kept failing
+	failChanged     = "changed"     // the file changed since its upload began
+	failMaybeSent   = "maybesent"   // no answer came after the bytes went
+	failNotVerified = "notverified" // the server holds other bytes than the file's
+	failBadRequest  = "badrequest"  // 400: the server refused what was sent
+	failPhotosToken = "photostoken" // Photos' per-item status: the upload token is gone
+	failPhotosItem  = "photositem"  // Photos' per-item status, another refusal
+	failRefused     = "refused"     // another HTTP status
+	failOther       = "other"       // no status, no cause: the detail says it
+)
+
+// failure is what a failed job's row says.
+type failure struct {
+	kind   string
+	status int // the HTTP status, 0 when none is known
+}
+
+var (
+	// answeredStatus finds the status in the engine's words ("the server
+	// answered 403", "it answered 503") and the app's ("Google Photos
+	// answered 404").
+	answeredStatus = regexp.MustCompile(`answered (\d{3})\b`)
+	// photosItemStatus is the app's words for a Photos item refused in a
+	// batchCreate: google.rpc codes, not HTTP statuses.
+	photosItemStatus = regexp.MustCompile(`did not create the item \(status (\d+)\)`)
+)
+
+// liveReasons is Google's errors[].reason names and status word that a
+// live failure carries. The engine keeps the status word and message of
+// an APIError in its text but not the reasons, so after a restart the
+// text alone is read.
+func liveReasons(live error) []string {
+	var ae *transfer.APIError
+	if !errors.As(live, &ae) {
+		return nil
+	}
+	out := slices.Clone(ae.Reasons)
+	if ae.Status != "" {
+		out = append(out, ae.Status)
+	}
+	return out
+}
+
+// classifyFailure says what kind of failure a job's is, from its named
+// cause, its text, and the error itself while it is live.
+func classifyFailure(cause error, text string, live error) failure {
+	status := 0
+	var ae *transfer.APIError
+	if errors.As(live, &ae) {
+		status = ae.Code
+	} else if m := answeredStatus.FindStringSubmatch(text); m != nil {
+		status, _ = strconv.Atoi(m[1])
+	}
+	reasons := liveReasons(live)
+	low := strings.ToLower(text)
+	has := func(words ...string) bool {
+		for _, w := range words {
+			if slices.Contains(reasons, w) || strings.Contains(low, strings.ToLower(w)) {
+				return true
+			}
+		}
+		return false
+	}
+	f := func(kind string) failure { return failure{kind: kind, status: status} }
+	// The engine's named causes say what happened whatever the status was.
+	switch cause {
+	case transfer.ErrSourceChanged:
+		return f(failChanged)
+	case transfer.ErrMaybeSent:
+		return f(failMaybeSent)
+	case transfer.ErrNotVerified:
+		return f(failNotVerified)
+	case transfer.ErrDailyQuota:
+		return f(failDaily)
+	case transfer.ErrSignIn:
+		return f(failSignIn)
+	}
+	if m := photosItemStatus.FindStringSubmatch(text); m != nil {
+		code, _ := strconv.Atoi(m[1])
+		switch {
+		case code == 8 && has("storage"):
+			return failure{kind: failStorage}
+		case code == 8:
+			return failure{kind: failQuota}
+		case code == 7:
+			return failure{kind: failScope}
+		case has("upload token", "uploadtoken"):
+			return failure{kind: failPhotosToken}
+		}
+		return failure{kind: failPhotosItem}
+	}
+	switch {
+	case has("invalid_grant", "no longer accepts the sign-in", "UNAUTHENTICATED", "no credentials for this server") || status == http.StatusUnauthorized:
+		return f(failSignIn)
+	case has("storageQuotaExceeded", "storage quota", "insufficient storage", app.ErrStorageFull.Error()):
+		return f(failStorage)
+	case has("dailyLimitExceeded", "per day", "daily limit"):
+		return f(failDaily)
+	case has("insufficientPermissions", "ACCESS_TOKEN_SCOPE_INSUFFICIENT", "insufficient authentication scopes", app.ErrNotGranted.Error()):
+		return f(failScope)
+	case has("rateLimitExceeded", "userRateLimitExceeded", "rate limit", "asks to slow down") || status == http.StatusTooManyRequests:
+		return f(failRateLimit)
+	case has("quotaExceeded", "RESOURCE_EXHAUSTED", "quota exceeded"):
+		return f(failQuota)
+	case has("uploadTooLarge", "too large") || status == http.StatusRequestEntityTooLarge:
+		return f(failTooLarge)
+	case status == http.StatusNotFound || status == http.StatusGone || has("notFound", "NOT_FOUND"):
+		return failure{kind: failNotFound, status: cmp.Or(status, http.StatusNotFound)} // the reason implies the status its sentence names
+	case status == http.StatusForbidden || has("PERMISSION_DENIED", "forbidden"):
+		return failure{kind: failForbidden, status: cmp.Or(status, http.StatusForbidden)}
+	case status >= 500:
+		return f(failServer)
+	case cause == transfer.ErrGaveUp:
+		return f(failGaveUp)
+	case status == http.StatusBadRequest:
+		return f(failBadRequest)
+	case status != 0:
+		return f(failRefused)
+	}
+	return f(failOther)
+}
+
+// failureSentence is the failure said in the person's language: what
+// happened, and what to do in the window. server names the server the
+// job talked to (serverName).
+func failureSentence(fl failure, server string) string {
+	d := w{"Server": server, "Status": fl.status}
+	switch fl.kind {
+	case failSignIn:
+		return lang.X("fail.signin", "The sign-in is no longer accepted: it expired or was revoked. Sign in again on the Account screen, then press Retry.")
+	case failScope:
+		return lang.X("fail.scope", "The sign-in does not allow Carrier to do this. Sign in again on the Account screen and allow what Carrier asks for, then press Retry.")
+	case failForbidden:
+		return lang.X("fail.forbidden", "{{.Server}} refused the upload ({{.Status}}): this account may not do it. Check the account, or send as another, then press Retry.", d)
+	case failNotFound:
+		return lang.X("fail.notfound", "{{.Server}} no longer has what the upload goes to ({{.Status}}): it may have been deleted. Send it again.", d)
+	case failTooLarge:
+		return lang.X("fail.toolarge", "The file is larger than {{.Server}} takes. Send it as a Drive link, or make it smaller.", d)
+	case failStorage:
+		return lang.X("fail.storage", "Your Google storage is full (Gmail, Drive and Photos share it). Free some space, then press Retry.")
+	case failDaily:
+		return lang.X("fail.daily", "Google's quota for the day is used up. It resets at midnight, Pacific time: press Retry after that.")
+	case failQuota:
+		return lang.X("fail.quota", "The account's quota at Google is used up for now. Wait an hour or so, then press Retry.")
+	case failRateLimit:
+		return lang.X("fail.ratelimit", "{{.Server}} kept asking Carrier to slow down. Wait a few minutes, then press Retry.", d)
+	case failServer:
+		return lang.X("fail.server", "{{.Server}} kept having a problem ({{.Status}}). Press Retry later: the upload goes on where it stopped.", d)
+	case failGaveUp:
+		return lang.X("fail.gaveup", "The server or the network kept failing, so Carrier stopped trying. Press Retry to go on where it stopped.")
+	case failChanged:
+		return lang.X("fail.changed", "The file changed after its upload began, so Carrier stopped rather than send a mix of old and new. Add the file again if its new content is what you want.")
+	case failMaybeSent:
+		return lang.X("fail.maybesent", "The upload went out but no answer came: it may or may not have arrived. Check the destination; if it is missing, press Retry to send it again.")
+	case failNotVerified:
+		return lang.X("fail.notverified", "The copy at the destination is not the file: its checksum differs. Add the file again.")
+	case failBadRequest:
+		return lang.X("fail.badrequest", "{{.Server}} refused what Carrier sent ({{.Status}}). Its words are below.", d)
+	case failPhotosToken:
+		return lang.X("fail.photostoken", "Google Photos no longer has the uploaded bytes (it keeps them a day). Post the picture again.")
+	case failPhotosItem:
+		return lang.X("fail.photositem", "Google Photos did not add the item. Its words are below.")
+	case failRefused:
+		return lang.X("fail.refused", "{{.Server}} refused the upload ({{.Status}}). Its words are below.", d)
+	}
+	return lang.X("fail.other", "The upload failed. What went wrong is below.")
+}
+
+// detailLine is a refusal's own text as a line under the sentence:
+// untranslated, made safe (app.Printable drops the controls a server
+// could reorder the line with), and opened with a left-to-right mark so
+// that the line reads left to right even in a right-to-left window and
+// even when it starts with a Persian file name.
+func detailLine(text string) string {
+	if strings.TrimSpace(text) == "" {
+		return ""
+	}
+	return string(lrm) + windowText(text)
+}
+
+// failureWords is a failed job's words: the sentence, then the detail
+// line.
+func failureWords(snap transfer.Snapshot, live error) string {
+	s := failureSentence(classifyFailure(snap.Cause, snap.Error, live), serverName(snap.URL))
+	if d := detailLine(snap.Error); d != "" {
+		s += "\n" + d
+	}
+	return s
+}
+
+// scopeAllows is what a scope lets Carrier do, in the person's language;
+// a scope this table does not know keeps auth's English.
+func scopeAllows(scope, english string) string {
+	switch scope {
+	case auth.ScopeGmailSend:
+		return lang.X("scope.gmail.send", "send mail as you; Carrier cannot read your mail with it")
+	case auth.ScopeGmailCompose:
+		return lang.X("scope.gmail.compose", "make, change and send drafts (asked for when you save a draft)")
+	case auth.ScopeGmailInsert:
+		return lang.X("scope.gmail.insert", "put messages into your mailbox without sending them (carrier send --as insert or import)")
+	case auth.ScopeDriveFile:
+		return lang.X("scope.drive.file", "upload files too large to attach to your Drive and share them as links; only the files Carrier made, none of your others")
+	case auth.ScopePhotosAppend:
+		return lang.X("scope.photos.append", "add pictures and videos to Google Photos and make albums; it reads none of your photos")
+	case auth.ScopeTimeline:
+		return lang.X("scope.timeline", "post to the Mirror timeline")
+	case "openid email":
+		return lang.X("scope.email", "learn your address, to name the account")
+	}
+	return english
+}
+
+// clientFileWords says in the person's language why a client file is
+// refused (auth.GoogleConfig's checks), with auth's own words, which name
+// the way to a right one, as the detail line.
+func clientFileWords(text string) string {
+	var s string
+	switch {
+	case strings.Contains(text, `"Web application" client`):
+		s = lang.X("assistant.bad.web", "Not this file: it is for a \"Web application\" client, whose sign-ins cannot come back to this computer. Make a \"Desktop app\" client as step 1 says.")
+	case strings.Contains(text, "service account"):
+		s = lang.X("assistant.bad.service", "Not this file: it is a service account's key, which cannot sign a person in. Make a \"Desktop app\" client as step 1 says.")
+	case strings.Contains(text, "is empty"):
+		s = lang.X("assistant.bad.empty", "Not this file: it is empty.")
+	case strings.Contains(text, "is not the JSON"):
+		s = lang.X("assistant.bad.json", "Not this file: it is not the JSON the Cloud Console downloads for an OAuth client.")
+	case strings.Contains(text, `no "installed" client`):
+		s = lang.X("assistant.bad.installed", "Not this file: it holds no \"Desktop app\" client. Make one as step 1 says.")
+	case strings.Contains(text, "no client_id"):
+		s = lang.X("assistant.bad.clientid", "Not this file: it has no client ID. Download it again from the Cloud Console.")
+	case strings.Contains(text, "as an OAuth server"):
+		s = lang.X("assistant.bad.server", "Not this file: it sends sign-ins to a server that is not Google's. Download it again from the Cloud Console.")
+	default:
+		s = lang.X("assistant.bad", "Not this file.")
+	}
+	return s + "\n" + detailLine(text)
+}
+
+// fyneKeys are the words of Fyne's own dialogs and menus (lang.L in Fyne's
+// code: "Cancel", "OK", "Yes", "No", ...). Fyne v2.8.1 has no Persian,
+// Hebrew or Arabic catalogue; its lang package looks every key up in one
+// bundle, to which Carrier adds its catalogues, so Carrier's catalogues
+// carry these keys too. Filed under the locale Carrier chose, they also
+// make a dialog's buttons speak the chosen language rather than the
+// system's. TestEveryKeyInEveryLanguage wants them in every catalogue.
+var fyneKeys = map[string]string{ // key: its English
+	"Cancel": "Cancel", "Confirm": "Confirm", "Copy": "Copy", "Create Folder": "Create Folder", "Cut": "Cut",
+	"Error": "Error", "Favourites": "Favourites", "New Folder": "New Folder", "No": "No", "OK": "OK",
+	"Open": "Open", "Paste": "Paste", "Quit": "Quit", "Redo": "Redo", "Save": "Save", "Select all": "Select all",
+	"Show Hidden Files": "Show Hidden Files", "Undo": "Undo", "Yes": "Yes",
+	// The file picker's, looked up with lang.X.
+	"file.name": "Name", "file.parent": "Parent",
+}
+
+// noAnswerWords says in the person's language what became of a request
+// that got no answer, from the engine's words for it (transfer.NetError:
+// "the connection dropped: ...", "could not reach the server: ...", or a
+// request it abandoned itself).
+func noAnswerWords(reason, server string) string {
+	switch {
+	case strings.HasPrefix(reason, "the connection dropped"):
+		return lang.X("noanswer.dropped", "The connection dropped")
+	case strings.HasPrefix(reason, "could not reach the server"):
+		return lang.X("noanswer.unreachable", "Could not reach {{.Server}}", w{"Server": server})
+	case strings.HasPrefix(reason, "no progress within the stall timeout"):
+		return lang.X("noanswer.stalled", "Nothing moved for too long, so Carrier asked again")
+	case strings.HasPrefix(reason, "slower than "):
+		return lang.X("noanswer.slow", "The upload went slower than the least speed set, so Carrier asked again")
+	case strings.HasPrefix(reason, "the system woke from sleep"):
+		return lang.X("noanswer.woke", "The computer woke or its network changed, so Carrier asked again")
+	}
+	return lang.X("noanswer.other", "{{.Server}} gave no answer Carrier could use", w{"Server": server})
+}
