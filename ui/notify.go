@@ -32,9 +32,9 @@ type NoticeAction struct {
 func (u *UI) notifyJob(snap transfer.Snapshot) {
 	title, body := lang.X("notify.sent", "Carrier: sent"), jobName(snap)
 	if snap.State == transfer.StateFailed {
-		title, body = lang.X("notify.failed", "Carrier: failed"), lang.X("notify.failed.body", "{{.Name}}: {{.Error}}", w{"Name": body, "Error": windowText(snap.Error)})
+		title, body = lang.X("notify.failed", "Carrier: failed"), lang.X("notify.failed.body", "{{.Name}}: {{.Error}}", w{"Name": body, "Error": failureWords(snap, nil)})
 	}
-	body = app.Printable(body)
+	body = app.PrintableLines(body) // a failure's server words go on a line of their own
 	fallback := func() { u.fyneNotify(fyne.NewNotification(title, body)) }
 	if u.deps.Notify == nil {
 		fallback()

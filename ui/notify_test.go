@@ -90,7 +90,7 @@ func TestNotificationsWithActions(t *testing.T) {
 
 	events <- fu.event(transfer.EventFailed, "m", func(s *transfer.Snapshot) { s.State, s.Error = transfer.StateFailed, "the server is busy" })
 	n := next("the failure's notification")
-	if n.title != "Carrier: failed" || n.body != "Minutes · to zoe@example.com: the server is busy" {
+	if n.title != "Carrier: failed" || n.body != "Minutes · to zoe@example.com: The upload failed. What went wrong is below.\n\u200ethe server is busy" {
 		t.Fatalf("failure: %q %q", n.title, n.body)
 	}
 	if !slices.Equal(keys(n), []string{"retry=Retry", "show=Show", "default=Show"}) {
@@ -134,7 +134,7 @@ func TestNotificationsWithActions(t *testing.T) {
 	h.until("Fyne's notification where the service fails", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
-		return len(fyneSent) == 1 && fyneSent[0].Title == "Carrier: failed" && fyneSent[0].Content == "cat.jpg: gone"
+		return len(fyneSent) == 1 && fyneSent[0].Title == "Carrier: failed" && fyneSent[0].Content == "cat.jpg: The upload failed. What went wrong is below.\n\u200egone"
 	})
 }
 
