@@ -36,10 +36,9 @@ from e2e_desktop import SHOTS, fail, geometry, pixel, procs, shot, start, wait_f
 ACCOUNT_TAB = (475, 21)
 SET_UP = (550, 201)         # Set up Google sign-in…
 PASTE = (550, 457)          # the assistant's paste box
-VERDICT_END = (885, 586)    # the verdict's last line, right end
-VERDICT_LEFT = 209          # in the verdict's left padding: its first character
 VERDICT_AREA = (206, 420, 688, 180)  # x, y, width, height where the verdict may be
-SIGN_IN = (293, 621)        # Sign in with Google
+SIGN_IN = (293, 639)        # Sign in with Google
+COPY = (812, 639)           # Copy these words, at the same row's right end
 
 
 def clipboard(env, text=None):
@@ -164,20 +163,11 @@ def main():
         return None
 
     def verdict():
-        """The assistant's verdict as the window shows it: selected with
-        the mouse from its last character back to its first (the release
-        must fall on the label, else it loses focus and its selection),
-        copied with Ctrl+C, read from the clipboard."""
-        top = wait_for("the verdict on screen", verdict_top, timeout=10)
-        x0, y0 = wx + VERDICT_END[0], wy + VERDICT_END[1]
-        x1, y1 = wx + VERDICT_LEFT, wy + top + 6
-        xdo(env, "mousemove", x0, y0)
-        xdo(env, "mousedown", 1)
-        for i in range(1, 21):
-            xdo(env, "mousemove", x0 + (x1 - x0) * i // 20, y0 + (y1 - y0) * i // 20)
-            time.sleep(0.02)
-        xdo(env, "mouseup", 1)
-        xdo(env, "key", "ctrl+c")
+        """The assistant's verdict as the window has it: its Copy button
+        puts the words on the clipboard, read from there."""
+        wait_for("the verdict on screen", verdict_top, timeout=10)
+        click(*COPY)
+        time.sleep(0.2)
         return " ".join(clipboard(env).split())
 
     def refused(what, words):

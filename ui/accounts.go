@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -264,10 +265,17 @@ type setupAssistant struct {
 	onFile  func(clientSecret []byte) // signs in with a checked file
 	paste   *namedEntry
 	verdict *widget.Label
+	said    string // the verdict in logical order, for Copy
 	signIn  *dialogButton
 	checked []byte
 	content *fyne.Container
 	d       *carrierDialog
+}
+
+// say shows text as the verdict and keeps it for Copy.
+func (s *setupAssistant) say(text string) {
+	s.said = text
+	setLabel(s.verdict, text)
 }
 
 // assistantIntro is the way to a Desktop OAuth client, step by step.
@@ -326,9 +334,16 @@ func (s *setupAssistant) show() {
 	}
 	choose := newDialogButton(display(lang.X("assistant.choose", "Choose the file…")), theme.FolderOpenIcon(), s.choose)
 	s.verdict = wrapped(lang.X("assistant.nofile", "No client file yet."))
-	// Selectable, so a refusal can be copied into a search or a question
-	// for help (and the desktop test reads it so).
-	s.verdict.Selectable = true
+	// Copy puts the verdict on the clipboard, for a search or a question
+	// for help (the desktop test reads it so). A selectable label would do
+	// the same with the mouse, but it takes the focus on Tab and then
+	// swallows Escape: a keyboard trap in a dialog.
+	s.said = lang.X("assistant.nofile", "No client file yet.")
+	copyWords := newDialogButton(display(lang.X("assistant.copy", "Copy these words")), theme.ContentCopyIcon(), func() {
+		if s.u.win != nil {
+			s.u.win.Clipboard().SetContent(s.said)
+		}
+	})
 	s.signIn = newDialogButton(display(lang.X("assistant.signin", "Sign in with Google")), theme.LoginIcon(), func() {
 		data := s.checked
 		s.close()
@@ -353,7 +368,13 @@ func (s *setupAssistant) show() {
 	scroll.SetMinSize(fyne.NewSize(640, 400))
 	// The verdict stays in sight beside Sign in, wherever the text is
 	// scrolled.
-	s.content = container.NewBorder(nil, container.NewVBox(s.verdict, container.NewHBox(s.signIn, closeBtn)), nil, nil, scroll)
+	// The verdict has a room of its own that does not change with its
+	// words, so the dialog neither grows nor moves (it is centred) under
+	// the person's pointer as one verdict follows another; a longer one
+	// scrolls.
+	said := container.NewVScroll(s.verdict)
+	said.SetMinSize(fyne.NewSize(0, 120))
+	s.content = container.NewBorder(nil, container.NewVBox(said, container.NewHBox(s.signIn, closeBtn, layout.NewSpacer(), copyWords)), nil, nil, scroll)
 	s.d = s.u.newDialog(display(lang.X("assistant.title", "Set up Google sign-in")), s.content, closeBtn)
 	if s.u.win != nil {
 		// A file dropped on the window while the assistant is open is
@@ -406,21 +427,21 @@ func (s *setupAssistant) judge(data []byte, readErr error) {
 	s.verdict.Importance = widget.DangerImportance
 	switch {
 	case readErr != nil:
-		setLabel(s.verdict, lang.X("assistant.readfailed", "Could not read the file: {{.Error}}", w{"Error": windowText(readErr.Error())}))
+		s.say(lang.X("assistant.readfailed", "Could not read the file: {{.Error}}", w{"Error": windowText(readErr.Error())}))
 		return
 	case data == nil:
 		s.verdict.Importance = widget.MediumImportance
-		setLabel(s.verdict, lang.X("assistant.nofile", "No client file yet."))
+		s.say(lang.X("assistant.nofile", "No client file yet."))
 		return
 	}
 	clientID, err := s.u.deps.CheckClient(data)
 	if err != nil {
-		setLabel(s.verdict, clientFileWords(err.Error()))
+		s.say(clientFileWords(err.Error()))
 		return
 	}
 	s.checked = data
 	s.verdict.Importance = widget.SuccessImportance
-	setLabel(s.verdict, lang.X("assistant.ok", "A Desktop app client ({{.ID}}) with Google's own sign-in addresses: press Sign in with Google.", w{"ID": app.Printable(clientID)}))
+	s.say(lang.X("assistant.ok", "A Desktop app client ({{.ID}}) with Google's own sign-in addresses: press Sign in with Google.", w{"ID": app.Printable(clientID)}))
 	s.signIn.Enable()
 }
 
