@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"fyne.io/fyne/v2/lang"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -24,14 +23,16 @@ import (
 	"carrier/transfer"
 )
 
-// The Timeline screen posts pictures and videos to Google Photos, where a
-// person's timeline lives since Google retired the Mirror API (2023): many
-// files at once (picked, or a folder dropped), an optional new album and
-// description, each file's type read from its bytes and checked against
-// Photos' limits before anything is queued. The batch is the app's job
-// graph (app.Queue.PhotosUpload); its rows in Transfers name each file's
-// upload and each step of the batch. The Mirror timeline is no longer
-// offered here (`carrier timeline` still posts to the sandbox's).
+// The Media screen (once the Timeline screen) posts pictures and videos to
+// Google Photos, where a person's timeline lives since Google retired the
+// Mirror API (2023): many files at once (picked, or folders dropped, walked
+// whole: mediawalk.go), an optional new album and description, each
+// file's type read from its bytes and checked against Photos' limits
+// before anything is queued, and the account's storage and the day's quota
+// before the first byte. The batch is the app's job graph
+// (app.Queue.PhotosUpload); the screen follows it, a bar per file
+// (media.go), and Transfers has a row per job. The Mirror timeline is no
+// longer offered here (`carrier timeline` still posts to the sandbox's).
 
 // photosOutbox is what the screen asks of Deps.Outbox: the app's Queue
 // has it; an Outbox without it cannot post to Photos.
@@ -46,7 +47,10 @@ type timelineScreen struct {
 	refused     []string // files Photos refuses by type or size, for Drive if asked
 	elseDrive   *namedCheck
 	dest        *widget.Label
-	list        *widget.Label
+	list        *pagedList // a row per file chosen, or per file of the batch
+	batch       *mediaBatch
+	batchState  *widget.Label // the batch's state in words
+	reading     int           // folders being read in the background
 	info        *widget.Label
 	album       *namedEntry
 	albums      *widget.Button
@@ -56,13 +60,16 @@ type timelineScreen struct {
 	status      *widget.Label
 	albumChoice *widget.Select // the open list of Carrier's albums, for tests
 	content     fyne.CanvasObject
+	now         func() time.Time
+	after       func(time.Duration) <-chan time.Time // the wait for the quota's reset; tests give their own
 }
 
 func newTimelineScreen(u *UI) *timelineScreen {
-	t := &timelineScreen{u: u}
+	t := &timelineScreen{u: u, now: time.Now, after: time.After}
 	t.dest = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	t.list = widget.NewLabel("")
-	t.list.Wrapping = fyne.TextWrapWord
+	t.list = newPagedList("item")
+	t.batchState = widget.NewLabel("")
+	t.batchState.Wrapping = fyne.TextWrapWord
 	t.info = widget.NewLabel("")
 	t.info.Wrapping = fyne.TextWrapWord
 	t.album = newNamedEntry(lang.X("photos.album", "Album"), false)
@@ -70,7 +77,7 @@ func newTimelineScreen(u *UI) *timelineScreen {
 	t.albums = widget.NewButtonWithIcon(display(lang.X("photos.albums", "Carrier's albums…")), theme.FolderIcon(), t.pickAlbum)
 	t.description = newNamedEntry(lang.X("photos.description", "Description"), true)
 	t.description.SetPlaceHolder(display(lang.X("photos.description.hint", "Description for every item (optional)")))
-	t.description.SetMinRowsVisible(2)
+	t.description.SetMinRowsVisible(1)
 	t.elseDrive = newNamedCheck(lang.X("photos.elsedrive", "Send what Google Photos refuses to Google Drive instead"), func(bool) { t.show() })
 	t.post = widget.NewButtonWithIcon(display(lang.X("photos.post", "Post to Google Photos")), theme.UploadIcon(), t.submit)
 	t.post.Importance = widget.HighImportance
@@ -79,13 +86,15 @@ func newTimelineScreen(u *UI) *timelineScreen {
 	t.status.Wrapping = fyne.TextWrapWord
 	pick := widget.NewButtonWithIcon(display(lang.X("photos.add", "Add pictures or videos…")), theme.FileImageIcon(), t.pick)
 	folder := widget.NewButtonWithIcon(display(lang.X("photos.addfolder", "Add a folder…")), theme.FolderOpenIcon(), t.pickFolder)
+	// Album and description side by side leave the list the room of
+	// several more rows at 1024x700.
 	t.content = container.NewPadded(container.NewBorder(
 		container.NewVBox(
 			t.dest,
-			container.NewHBox(pick, folder, newLabel(lang.X("photos.drop", "or drop files or a folder on the window"))),
+			container.NewHBox(pick, folder, newLabel(lang.X("media.drop", "or drop pictures, videos or whole folders on the window"))),
 		),
-		container.NewVBox(t.info, container.NewBorder(nil, nil, nil, t.albums, t.album), t.description, t.elseDrive, container.NewHBox(t.clearFiles, layout.NewSpacer(), t.post), t.status),
-		nil, nil, container.NewVScroll(t.list)))
+		container.NewVBox(t.batchState, t.info, container.NewGridWithColumns(2, container.NewBorder(nil, nil, nil, t.albums, t.album), t.description), t.elseDrive, container.NewHBox(t.clearFiles, layout.NewSpacer(), t.post), t.status),
+		nil, nil, t.list.Object))
 	t.clear()
 	return t
 }
@@ -102,9 +111,10 @@ func (t *timelineScreen) destination() string {
 }
 
 func (t *timelineScreen) clear() {
-	t.files, t.refused = nil, nil
+	t.files, t.refused, t.batch = nil, nil, nil
 	setLabel(t.dest, t.destination())
-	setLabel(t.list, lang.X("photos.none", "No pictures or videos chosen"))
+	t.setRows(nil, lang.X("photos.none", "No pictures or videos chosen"))
+	setLabel(t.batchState, "")
 	setLabel(t.info, lang.X("photos.limits", "Pictures up to {{.Pictures}}, videos up to {{.Videos}}; the type is read from the file, not its name.", w{"Pictures": humanSize(compose.PhotosPictureLimit), "Videos": humanSize(compose.PhotosVideoLimit)}))
 	t.post.Disable()
 	t.clearFiles.Disable()
@@ -129,55 +139,88 @@ func (t *timelineScreen) pickFolder() {
 	}, t.u.win)
 }
 
-// addFiles checks each file (a folder: the files directly in it, by name)
-// and adds those Photos takes; the others are named with the reason.
+// addFiles adds what was dropped or picked: files, and folders walked
+// whole (mediaWalk). The walk and the check of each file's first bytes run
+// off the UI thread, since a folder may hold hundreds; each file Photos
+// takes is listed, the others named with the reason (and kept for Drive,
+// should the person ask for it).
 func (t *timelineScreen) addFiles(paths ...string) {
-	var refused []string
-	for _, p := range paths {
-		fi, err := os.Stat(p)
-		if err != nil {
+	t.reading++
+	t.post.Disable()
+	t.say(lang.X("media.reading", "Reading what was added…"), widget.MediumImportance)
+	t.u.goBackground(func(ctx context.Context) {
+		files, problems := mediaWalk(paths)
+		var took []*compose.PhotosMedia
+		var notFor []string
+		var refused []string
+		for _, err := range problems {
 			refused = append(refused, problemText(err))
-			continue
 		}
-		each := []string{p}
-		if fi.IsDir() {
-			each = nil
-			entries, err := os.ReadDir(p)
-			if err != nil {
-				refused = append(refused, problemText(err))
-				continue
+		for _, f := range files {
+			if ctx.Err() != nil {
+				return
 			}
-			for _, e := range entries {
-				if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
-					each = append(each, filepath.Join(p, e.Name()))
-				}
-			}
-		}
-		for _, f := range each {
 			m, err := compose.CheckPhotos(f)
 			if err != nil {
-				if errors.Is(err, compose.ErrNotForPhotos) && !slices.Contains(t.refused, f) {
-					t.refused = append(t.refused, f)
+				if errors.Is(err, compose.ErrNotForPhotos) {
+					notFor = append(notFor, f)
 				}
 				refused = append(refused, strings.TrimPrefix(err.Error(), compose.ErrNotForPhotos.Error()+": "))
 				continue
 			}
-			if !slices.ContainsFunc(t.files, func(o *compose.PhotosMedia) bool { return o.Path == m.Path }) {
-				t.files = append(t.files, m)
-			}
+			took = append(took, m)
+		}
+		t.u.do(func() { t.added(took, notFor, refused, len(files) == 0 && len(problems) == 0) })
+	})
+}
+
+// added puts the files read by addFiles on the list (UI thread).
+func (t *timelineScreen) added(took []*compose.PhotosMedia, notFor, refused []string, empty bool) {
+	t.reading--
+	if t.batch != nil {
+		// New files start a new selection: the batch on screen goes on,
+		// and the Transfers screen keeps showing it.
+		t.batch = nil
+		setLabel(t.batchState, "")
+	}
+	for _, f := range notFor {
+		if !slices.Contains(t.refused, f) {
+			t.refused = append(t.refused, f)
+		}
+	}
+	for _, m := range took {
+		if !slices.ContainsFunc(t.files, func(o *compose.PhotosMedia) bool { return o.Path == m.Path }) {
+			t.files = append(t.files, m)
 		}
 	}
 	t.show()
-	if len(refused) > 0 {
+	switch {
+	case len(refused) > 0:
 		list := strings.Join(refused[:min(len(refused), 5)], "; ")
 		if len(refused) > 5 {
 			list += "; " + lang.X("photos.more", "and {{.Count}} more", w{"Count": len(refused) - 5})
 		}
 		words := lang.X("photos.refused", "Not for Google Photos: {{.Files}}", w{"Files": list})
 		t.say(app.Printable(words), widget.DangerImportance)
-	} else {
+	case empty:
+		t.say(lang.X("media.empty", "No file there: only hidden ones, or none at all."), widget.MediumImportance)
+	default:
 		t.say("", widget.MediumImportance)
 	}
+}
+
+// setRows shows rows on the list, or none with the words given.
+func (t *timelineScreen) setRows(rows []*mediaRow, none string) {
+	var objs []fyne.CanvasObject
+	for _, r := range rows {
+		objs = append(objs, r.object)
+	}
+	if len(objs) == 0 {
+		objs = []fyne.CanvasObject{newLabel(none)}
+	}
+	t.list.Box.Objects = objs
+	t.list.ShowFirst()
+	t.list.Box.Refresh()
 }
 
 // show lists the files chosen and what they add up to.
@@ -193,7 +236,7 @@ func (t *timelineScreen) show() {
 		}
 		return
 	}
-	var names []string
+	var rows []*mediaRow
 	var total int64
 	videos := 0
 	for _, m := range t.files {
@@ -201,25 +244,18 @@ func (t *timelineScreen) show() {
 		if m.Video {
 			videos++
 		}
-		if len(names) < 12 {
-			names = append(names, fmt.Sprintf("%s · %s · %s", m.Name, m.MimeType, humanSize(m.Size)))
-		}
-	}
-	if len(t.files) > len(names) {
-		names = append(names, lang.X("photos.more", "and {{.Count}} more", w{"Count": len(t.files) - len(names)}))
+		rows = append(rows, mediaFileRow(m))
 	}
 	for _, p := range toDrive {
-		if len(names) < 14 {
-			names = append(names, lang.X("photos.todrive", "{{.Name}} · to Google Drive", w{"Name": filepath.Base(p)}))
-		}
+		rows = append(rows, newMediaRow(app.Printable(filepath.Base(p)), lang.X("media.row.drive", "to Google Drive")))
 	}
-	setLabel(t.list, strings.Join(names, "\n"))
+	t.setRows(rows, "")
 	info := lang.XN("photos.summary", "{{.Count}} files ({{.Pictures}} pictures, {{.Videos}} videos) · {{.Total}} in all · created in Google Photos {{.Batch}} at a time, in this order", len(t.files), w{"Count": len(t.files), "Pictures": len(t.files) - videos, "Videos": videos, "Total": humanSize(total), "Batch": app.MaxPhotosBatch})
 	if len(toDrive) > 0 {
 		info += " · " + lang.XN("photos.summary.drive", "{{.Count}} more to Google Drive", len(toDrive), w{"Count": len(toDrive)})
 	}
 	setLabel(t.info, info)
-	t.post.Enable()
+	setEnabled(t.post, t.reading == 0)
 	t.clearFiles.Enable()
 }
 
@@ -251,11 +287,12 @@ func (t *timelineScreen) submit() {
 	for _, m := range t.files {
 		paths = append(paths, m.Path)
 	}
+	media := slices.Clone(t.files)
 	opts := app.PhotosOptions{Album: strings.TrimSpace(t.album.Text), Description: t.description.Text}
 	p := t.photos()
 	toDrive := slices.Clone(t.toDrive())
 	t.post.Disable()
-	t.say(lang.X("photos.checking", "Checking Google storage…"), widget.MediumImportance)
+	t.say(lang.X("media.checking", "Checking Google storage and today's quota…"), widget.MediumImportance)
 	t.u.goBackground(func(ctx context.Context) {
 		// Ticking the box asked for Drive: its permission is asked for
 		// here, in the browser, when the sign-in lacks it.
@@ -297,14 +334,14 @@ func (t *timelineScreen) submit() {
 		if may := t.u.deps.May; may != nil {
 			var na *app.NotAllowedError
 			if err := may(ctx, auth.Photos); errors.As(err, &na) {
-				t.u.do(func() { t.askAllow(out, p, paths, opts) })
+				t.u.do(func() { t.askAllow(out, p, media, opts) })
 				return
 			} else if err != nil {
 				t.failed(err)
 				return
 			}
 		}
-		t.queue(ctx, out, p, paths, opts)
+		t.queue(ctx, out, p, media, opts)
 	})
 }
 
@@ -368,7 +405,7 @@ func (t *timelineScreen) showAlbums(albums []app.PhotosAlbum) {
 
 // askAllow says why Photos is needed and what Carrier may do there, and
 // widens the sign-in when the person agrees (incremental consent).
-func (t *timelineScreen) askAllow(out photosOutbox, p app.Photos, paths []string, opts app.PhotosOptions) {
+func (t *timelineScreen) askAllow(out photosOutbox, p app.Photos, media []*compose.PhotosMedia, opts app.PhotosOptions) {
 	t.say("", widget.MediumImportance)
 	dialog.ShowConfirm(display(lang.X("photos.allow.title", "Allow Google Photos?")),
 		display(lang.X("photos.allow", "To post these files Carrier needs your permission to upload to Google Photos and make albums there.\nIt cannot see, change or delete anything else in your library.")),
@@ -384,26 +421,51 @@ func (t *timelineScreen) askAllow(out photosOutbox, p app.Photos, paths []string
 					t.failed(err)
 					return
 				}
-				t.queue(ctx, out, p, paths, opts)
+				t.queue(ctx, out, p, media, opts)
 			})
 		}, t.u.win)
 }
 
 // queue records the batch (off the UI thread: it asks Google's storage
-// first) and shows its rows.
-func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p app.Photos, paths []string, opts app.PhotosOptions) {
+// first) and follows it on the screen. Storage too small refuses the batch
+// before a byte goes; a daily quota the journal shows used up queues it
+// held, to go on by itself at the reset.
+func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p app.Photos, media []*compose.PhotosMedia, opts app.PhotosOptions) {
 	bind, as := t.u.asDefaultSender(p.Drive.Auth)
 	p.Drive.Auth = as
+	sctx := ctx
+	if bind != nil {
+		var s transfer.Spec
+		bind(&s)
+		sctx = transfer.WithAccount(ctx, s.Account)
+	}
+	if err := t.checkStorage(sctx, p.Drive, media); err != nil {
+		t.failed(err)
+		return
+	}
+	var paths []string
+	for _, m := range media {
+		paths = append(paths, m.Path)
+	}
+	quotaAt, usedUp := t.quotaUsedUp(strings.TrimRight(p.Root, "/"), t.now())
 	b, err := out.PhotosUpload(ctx, p, paths, opts, bind)
 	if err != nil {
 		t.failed(err)
 		return
 	}
+	if usedUp {
+		// Held, not sent: each request now would be refused, and would
+		// count for nothing. The uploads are paused in the journal, so a
+		// restart keeps them held too.
+		for _, id := range b.Uploads {
+			t.u.deps.Uploads.Pause(id)
+		}
+	}
 	t.u.do(func() {
 		t.clear()
 		t.album.SetText("")
 		t.description.SetText("")
-		msg := lang.XN("photos.queued", "Queued {{.Count}} files for Google Photos; Transfers shows each one.", len(b.Uploads), w{"Count": len(b.Uploads)})
+		msg := lang.XN("media.queued", "Posting {{.Count}} files to Google Photos.", len(b.Uploads), w{"Count": len(b.Uploads)})
 		switch {
 		case b.AlbumID != "" && b.AlbumMade:
 			msg += " " + lang.X("photos.queued.newalbum", "They go into the new album {{.Album}}.", w{"Album": app.Printable(b.AlbumTitle)})
@@ -412,8 +474,13 @@ func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p app.Phot
 		}
 		t.say(msg, widget.SuccessImportance)
 		for _, id := range b.Jobs() {
-			t.u.queued(id)
+			t.u.transfers.ensureRow(id)
 		}
+		var at time.Time
+		if usedUp {
+			at = quotaAt
+		}
+		t.showBatch(b, media, at)
 	})
 }
 
