@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
 	"carrier/compose"
@@ -45,7 +46,10 @@ func newMediaRow(name, state string) *mediaRow {
 	r := &mediaRow{name: newLabel(name), state: newLabel(state), bar: newDualBar()}
 	r.name.Truncation = fyne.TextTruncateEllipsis
 	r.bar.Hide()
-	r.object = container.NewVBox(container.NewBorder(nil, nil, nil, r.state, r.name), r.bar)
+	// One line a file (name, bar, state), so that a page holds as many
+	// files as it can; the bar is centred on the line at its own height.
+	bar := container.NewVBox(layout.NewSpacer(), r.bar, layout.NewSpacer())
+	r.object = container.NewBorder(nil, nil, nil, r.state, container.NewGridWithColumns(2, r.name, bar))
 	return r
 }
 
@@ -93,6 +97,7 @@ func (t *timelineScreen) showBatch(b *app.PhotosBatch, files []*compose.PhotosMe
 		objs = append(objs, r.object)
 	}
 	t.batch = mb
+	t.clearFiles.Enable() // takes the batch off the screen; it goes on
 	t.list.Box.Objects = objs
 	t.list.ShowFirst()
 	t.list.Box.Refresh()
@@ -225,9 +230,7 @@ func (t *timelineScreen) drawBatch() {
 	default:
 		words = lang.XN("media.batch.uploading", "Uploading: {{.Done}} of {{.Count}} files, {{.Sent}} of {{.Total}}.", n, w{"Done": uploaded, "Count": n, "Sent": humanSize(sent), "Total": humanSize(total)})
 	}
-	setLabel(t.batchState, words)
-	t.batchState.Importance = imp
-	t.batchState.Refresh()
+	t.setBatchState(words, imp)
 }
 
 // itemWords are an uploaded file's: in Google Photos once its batchCreate
@@ -381,4 +384,17 @@ func storageWords(free, need int64, count, videos int) string {
 		s = lang.XN("media.storage.files", "Google storage has {{.Free}} free; these {{.Count}} files need {{.Need}}.", count, f)
 	}
 	return s + " " + lang.X("media.storage.advice", "Free some space (Google Drive, Gmail and Google Photos share it), or post fewer files.")
+}
+
+// setBatchState shows the batch's state in words; the line takes no room
+// while there is no batch.
+func (t *timelineScreen) setBatchState(words string, imp widget.Importance) {
+	setLabel(t.batchState, words)
+	t.batchState.Importance = imp
+	if words == "" {
+		t.batchState.Hide()
+	} else {
+		t.batchState.Show()
+	}
+	t.batchState.Refresh()
 }

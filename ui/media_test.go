@@ -156,7 +156,7 @@ func TestMedia300FilesFitTheWindow(t *testing.T) {
 		t.Fatalf("the pager says %q, want %q", tl.list.where.Text, want)
 	}
 	d := fyne.CurrentApp().Driver()
-	for _, o := range []fyne.CanvasObject{tl.post, tl.list.later, tl.album, tl.batchState} {
+	for _, o := range []fyne.CanvasObject{tl.post, tl.list.later, tl.album, tl.description} {
 		p, s := d.AbsolutePositionForObject(o), o.Size()
 		if p.X < 0 || p.Y < 0 || p.X+s.Width > 1024 || p.Y+s.Height > 700 || !o.Visible() {
 			t.Fatalf("%T at %v size %v is off the 1024x700 window", o, p, s)

@@ -77,7 +77,7 @@ func newTimelineScreen(u *UI) *timelineScreen {
 	t.albums = widget.NewButtonWithIcon(display(lang.X("photos.albums", "Carrier's albums…")), theme.FolderIcon(), t.pickAlbum)
 	t.description = newNamedEntry(lang.X("photos.description", "Description"), true)
 	t.description.SetPlaceHolder(display(lang.X("photos.description.hint", "Description for every item (optional)")))
-	t.description.SetMinRowsVisible(1)
+	t.description.SetMinRowsVisible(2)
 	t.elseDrive = newNamedCheck(lang.X("photos.elsedrive", "Send what Google Photos refuses to Google Drive instead"), func(bool) { t.show() })
 	t.post = widget.NewButtonWithIcon(display(lang.X("photos.post", "Post to Google Photos")), theme.UploadIcon(), t.submit)
 	t.post.Importance = widget.HighImportance
@@ -86,14 +86,12 @@ func newTimelineScreen(u *UI) *timelineScreen {
 	t.status.Wrapping = fyne.TextWrapWord
 	pick := widget.NewButtonWithIcon(display(lang.X("photos.add", "Add pictures or videos…")), theme.FileImageIcon(), t.pick)
 	folder := widget.NewButtonWithIcon(display(lang.X("photos.addfolder", "Add a folder…")), theme.FolderOpenIcon(), t.pickFolder)
-	// Album and description side by side leave the list the room of
-	// several more rows at 1024x700.
 	t.content = container.NewPadded(container.NewBorder(
 		container.NewVBox(
 			t.dest,
 			container.NewHBox(pick, folder, newLabel(lang.X("media.drop", "or drop pictures, videos or whole folders on the window"))),
 		),
-		container.NewVBox(t.batchState, t.info, container.NewGridWithColumns(2, container.NewBorder(nil, nil, nil, t.albums, t.album), t.description), t.elseDrive, container.NewHBox(t.clearFiles, layout.NewSpacer(), t.post), t.status),
+		container.NewVBox(t.batchState, t.info, container.NewBorder(nil, nil, nil, t.albums, t.album), t.description, t.elseDrive, container.NewHBox(t.clearFiles, layout.NewSpacer(), t.post), t.status),
 		nil, nil, t.list.Object))
 	t.clear()
 	return t
@@ -114,7 +112,7 @@ func (t *timelineScreen) clear() {
 	t.files, t.refused, t.batch = nil, nil, nil
 	setLabel(t.dest, t.destination())
 	t.setRows(nil, lang.X("photos.none", "No pictures or videos chosen"))
-	setLabel(t.batchState, "")
+	t.setBatchState("", widget.MediumImportance)
 	setLabel(t.info, lang.X("photos.limits", "Pictures up to {{.Pictures}}, videos up to {{.Videos}}; the type is read from the file, not its name.", w{"Pictures": humanSize(compose.PhotosPictureLimit), "Videos": humanSize(compose.PhotosVideoLimit)}))
 	t.post.Disable()
 	t.clearFiles.Disable()
@@ -181,7 +179,7 @@ func (t *timelineScreen) added(took []*compose.PhotosMedia, notFor, refused []st
 		// New files start a new selection: the batch on screen goes on,
 		// and the Transfers screen keeps showing it.
 		t.batch = nil
-		setLabel(t.batchState, "")
+		t.setBatchState("", widget.MediumImportance)
 	}
 	for _, f := range notFor {
 		if !slices.Contains(t.refused, f) {
