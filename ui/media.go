@@ -40,10 +40,22 @@ type mediaRow struct {
 	state  *widget.Label
 	bar    *dualBar
 	object fyne.CanvasObject
+	words  string // what state shows: a batch of 300 redraws only the rows that changed
+	imp    widget.Importance
+}
+
+// setState shows a file's state, touching the label only when it changed.
+func (r *mediaRow) setState(words string, imp widget.Importance) {
+	if words == r.words && imp == r.imp {
+		return
+	}
+	r.words, r.imp = words, imp
+	r.state.Importance = imp
+	setLabel(r.state, words)
 }
 
 func newMediaRow(name, state string) *mediaRow {
-	r := &mediaRow{name: newLabel(name), state: newLabel(state), bar: newDualBar()}
+	r := &mediaRow{name: newLabel(name), state: newLabel(state), bar: newDualBar(), words: state}
 	r.name.Truncation = fyne.TextTruncateEllipsis
 	r.bar.Hide()
 	// One line a file (name, bar, state), so that a page holds as many
@@ -166,7 +178,7 @@ func (t *timelineScreen) drawBatch() {
 			sent += s.Confirmed
 		}
 		words := stateWords(jobView{snap: s}, now)
-		r.state.Importance = widget.MediumImportance
+		imp := widget.MediumImportance
 		switch {
 		case done:
 			uploaded++
@@ -177,14 +189,13 @@ func (t *timelineScreen) drawBatch() {
 		case s.State == transfer.StateFailed:
 			failed++
 			failure = s.Error
-			r.state.Importance = widget.DangerImportance
+			imp = widget.DangerImportance
 		case s.State == transfer.StatePaused:
 			paused++
 		case s.State == transfer.StateCancelled:
 			cancelled++
 		}
-		setLabel(r.state, words)
-		r.state.Refresh()
+		r.setState(words, imp)
 	}
 	creates := 0
 	for _, id := range mb.b.Creates {
@@ -295,7 +306,9 @@ func (t *timelineScreen) quotaUsedUp(root string, now time.Time) (time.Time, boo
 		return time.Time{}, false
 	}
 	for _, r := range recs {
-		if r.State != transfer.StateFailed || !errors.Is(r.Cause, transfer.ErrDailyQuota) || !strings.HasPrefix(r.URL, root+"/") {
+		// Photos' own calls only (uploads, batchCreate): Gmail's and
+		// Drive's quotas are others.
+		if r.State != transfer.StateFailed || !errors.Is(r.Cause, transfer.ErrDailyQuota) || !strings.HasPrefix(r.URL, root+"/v1/") {
 			continue
 		}
 		if reset := app.PhotosDailyReset(r.Updated); reset.After(now) {
@@ -389,6 +402,9 @@ func storageWords(free, need int64, count, videos int) string {
 // setBatchState shows the batch's state in words; the line takes no room
 // while there is no batch.
 func (t *timelineScreen) setBatchState(words string, imp widget.Importance) {
+	if words == t.batchState.Text && imp == t.batchState.Importance && t.batchState.Visible() == (words != "") {
+		return
+	}
 	setLabel(t.batchState, words)
 	t.batchState.Importance = imp
 	if words == "" {

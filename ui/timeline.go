@@ -225,6 +225,9 @@ func (t *timelineScreen) setRows(rows []*mediaRow, none string) {
 func (t *timelineScreen) show() {
 	setLabel(t.dest, t.destination())
 	toDrive := t.toDrive()
+	if len(t.files) == 0 && len(toDrive) == 0 && t.batch != nil {
+		return // the batch on screen stays (the Drive box ticked meanwhile)
+	}
 	if len(t.files) == 0 && len(toDrive) == 0 {
 		files, refused := t.files, t.refused
 		t.clear()
