@@ -324,3 +324,24 @@ func TestMediaDailyQuotaWaitsForTheReset(t *testing.T) {
 		}
 	}
 }
+
+// The storage words name what the files are and what they need, in the
+// number's form: "these videos", "this picture", "these 3 files".
+func TestMediaStorageWords(t *testing.T) {
+	for _, c := range []struct {
+		free, need    int64
+		count, videos int
+		want          string
+	}{
+		{3 << 30, 7<<30 + 1<<29, 4, 4, "Google storage has 3.0 GiB free; these videos need 7.5 GiB."},
+		{100, 2048, 1, 1, "Google storage has 100 bytes free; this video needs 2.0 KiB."},
+		{100, 2048, 5, 0, "Google storage has 100 bytes free; these pictures need 2.0 KiB."},
+		{100, 2048, 1, 0, "Google storage has 100 bytes free; this picture needs 2.0 KiB."},
+		{0, 5 << 20, 3, 1, "Google storage has 0 bytes free; these 3 files need 5.0 MiB."},
+	} {
+		got := storageWords(c.free, c.need, c.count, c.videos)
+		if !strings.HasPrefix(got, c.want+" Free some space") {
+			t.Errorf("%d files, %d videos: %q, want %q", c.count, c.videos, got, c.want)
+		}
+	}
+}
