@@ -86,7 +86,7 @@ func TestMediaFolderDroppedWhole(t *testing.T) {
 		t.Fatalf("the text file is not named: %q", tl.status.Text)
 	}
 	pics := len(want) - 1
-	if !strings.Contains(tl.info.Text, fmt.Sprintf("%d files (%d pictures, 1 videos)", len(want), pics)) {
+	if !strings.Contains(tl.info.Text, fmt.Sprintf("%d files (%d pictures, 1 video)", len(want), pics)) {
 		t.Fatalf("the summary: %q", tl.info.Text)
 	}
 	rows := rowTexts(tl)
@@ -342,6 +342,43 @@ func TestMediaStorageWords(t *testing.T) {
 		got := storageWords(c.free, c.need, c.count, c.videos)
 		if !strings.HasPrefix(got, c.want+" Free some space") {
 			t.Errorf("%d files, %d videos: %q, want %q", c.count, c.videos, got, c.want)
+		}
+	}
+}
+
+// The summary's counts each take their number's form, in every language:
+// "41 files (40 pictures, 1 video)", never "1 videos"; Hebrew's dual and
+// Arabic's six forms included.
+func TestMediaSummaryPlurals(t *testing.T) {
+	t.Cleanup(func() {
+		useLanguage("")
+		if err := LoadTranslations(); err != nil {
+			t.Error(err)
+		}
+	})
+	for _, c := range []struct {
+		lang          string
+		count, videos int
+		want          string
+	}{
+		{"en", 41, 1, "41 files (40 pictures, 1 video) · "},
+		{"en", 1, 0, "1 file (1 picture, 0 videos) · "},
+		{"en", 3, 2, "3 files (1 picture, 2 videos) · "},
+		{"he", 2, 2, "שני קבצים (0 תמונות, שני סרטונים) · "},
+		{"he", 3, 1, "3 קבצים (שתי תמונות, סרטון אחד) · "},
+		{"ar", 12, 1, "12 ملفًا (11 صورة، فيديو واحد) · "},
+		{"ar", 5, 2, "5 ملفات (3 صور، فيديوهان) · "},
+		{"ar", 1, 0, "ملف واحد (صورة واحدة، لا فيديو) · "},
+		{"fa", 41, 1, "41 پرونده (40 عکس، 1 ویدیو) · "},
+	} {
+		// The system's locale, since plural rules follow it (README).
+		t.Setenv("LANGUAGE", c.lang)
+		t.Setenv("LC_ALL", c.lang)
+		if err := LoadTranslations(); err != nil {
+			t.Fatal(err)
+		}
+		if got := mediaSummary(c.count, c.videos, 1000); !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s, %d files, %d videos: %q, want it to begin %q", c.lang, c.count, c.videos, got, c.want)
 		}
 	}
 }

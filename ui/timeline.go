@@ -251,13 +251,27 @@ func (t *timelineScreen) show() {
 		rows = append(rows, newMediaRow(app.Printable(filepath.Base(p)), lang.X("media.row.drive", "to Google Drive")))
 	}
 	t.setRows(rows, "")
-	info := lang.XN("photos.summary", "{{.Count}} files ({{.Pictures}} pictures, {{.Videos}} videos) · {{.Total}} in all · created in Google Photos {{.Batch}} at a time, in this order", len(t.files), w{"Count": len(t.files), "Pictures": len(t.files) - videos, "Videos": videos, "Total": humanSize(total), "Batch": app.MaxPhotosBatch})
+	info := mediaSummary(len(t.files), videos, total)
 	if len(toDrive) > 0 {
 		info += " · " + lang.XN("photos.summary.drive", "{{.Count}} more to Google Drive", len(toDrive), w{"Count": len(toDrive)})
 	}
 	setLabel(t.info, info)
 	setEnabled(t.post, t.reading == 0)
 	t.clearFiles.Enable()
+}
+
+// mediaSummary says what the files chosen add up to: "41 files (40
+// pictures, 1 video) · …". Each count takes its own plural form, since
+// the forms differ by number in each language (Arabic has six).
+func mediaSummary(count, videos int, total int64) string {
+	pictures := count - videos
+	return lang.XN("media.summary", "{{.Count}} files ({{.Pictures}}, {{.Videos}}) · {{.Total}} in all · created in Google Photos {{.Batch}} at a time, in this order", count, w{
+		"Count":    count,
+		"Pictures": lang.XN("media.count.pictures", "{{.Count}} pictures", pictures, w{"Count": pictures}),
+		"Videos":   lang.XN("media.count.videos", "{{.Count}} videos", videos, w{"Count": videos}),
+		"Total":    humanSize(total),
+		"Batch":    app.MaxPhotosBatch,
+	})
 }
 
 // toDrive are the files Photos refuses that go to Drive: none unless the
