@@ -382,3 +382,95 @@ func TestMediaSummaryPlurals(t *testing.T) {
 		}
 	}
 }
+
+// On the sandbox the Media screen offers the retired Mirror timeline
+// beside Google Photos, labelled so; each destination lists what it
+// takes and names what it refuses (the timeline its 10 MB, Photos sound),
+// and posting to the timeline is the Mirror recipe: an item per file,
+// its caption the description, its bytes the file's.
+func TestMediaMirrorTimelineOnTheSandbox(t *testing.T) {
+	h := newHarness(t)
+	h.u.Select("Media")
+	tl := h.u.timeline
+	mirror := choiceNamed(tl.to, "Mirror timeline (retired by Google; sandbox only)")
+	if !tl.to.Object.Visible() || mirror == nil || choiceNamed(tl.to, "Google Photos") == nil {
+		t.Fatal("the sandbox offers no choice of the Mirror timeline")
+	}
+	dir := t.TempDir()
+	writeJPEG(t, filepath.Join(dir, "a.jpg"), 2000)
+	writeJPEG(t, filepath.Join(dir, "big.jpg"), 11<<20)
+	os.WriteFile(filepath.Join(dir, "song.mp3"), append([]byte("ID3\x04\x00\x00\x00\x00\x00\x00"), make([]byte, 300)...), 0o600)
+	dropMedia(h, dir)
+	if rows := rowTexts(tl); len(rows) != 2 || !strings.HasPrefix(rows[0], "a.jpg · picture") || !strings.HasPrefix(rows[1], "big.jpg · picture") {
+		t.Fatalf("Photos' rows: %q", rows)
+	}
+	test.Tap(mirror)
+	if !tl.toMirror() || tl.dest.Text != "Post to the Mirror timeline (the sandbox's, on this computer)" || tl.post.Text != "Post to the Mirror timeline" {
+		t.Fatalf("the screen after choosing the timeline: %q, %q", tl.dest.Text, tl.post.Text)
+	}
+	if rows := rowTexts(tl); len(rows) != 2 || !strings.HasPrefix(rows[0], "a.jpg · picture") || !strings.HasPrefix(rows[1], "song.mp3 · sound") {
+		t.Fatalf("the timeline's rows: %q", rows)
+	}
+	if want := "Not for the Mirror timeline: big.jpg is 11.0 MiB; the Mirror timeline takes at most 10.0 MiB a file"; tl.status.Text != want {
+		t.Fatalf("the refusal: %q, want %q", tl.status.Text, want)
+	}
+	if !strings.HasPrefix(tl.info.Text, "2 files · ") || !strings.Contains(tl.info.Text, "up to 10.0 MiB a file") || tl.album.Visible() || tl.elseDrive.Visible() {
+		t.Fatalf("the summary %q; album shown %v, Drive box shown %v", tl.info.Text, tl.album.Visible(), tl.elseDrive.Visible())
+	}
+	test.Type(tl.description, "From the hill")
+	test.Tap(tl.post)
+	h.until("the timeline posts queued: "+tl.status.Text, func() bool {
+		return tl.status.Text == "Posting 2 files to the Mirror timeline; Transfers shows each one."
+	})
+	var list struct {
+		Items []struct {
+			Text        string
+			Attachments []struct{ ContentURL string }
+		}
+	}
+	h.until("two items on the timeline", func() bool {
+		h.get("/mirror/v1/timeline", &list)
+		return len(list.Items) == 2 && len(list.Items[0].Attachments) == 1 && len(list.Items[1].Attachments) == 1
+	})
+	got := map[string]bool{}
+	for _, it := range list.Items {
+		if it.Text != "From the hill" {
+			t.Errorf("an item's caption: %q", it.Text)
+		}
+		u := it.Attachments[0].ContentURL
+		body := h.get(u[strings.Index(u, "/mirror/"):], nil)
+		for _, name := range []string{"a.jpg", "song.mp3"} {
+			if sameBytes(t, filepath.Join(dir, name), body) {
+				got[name] = true
+			}
+		}
+	}
+	if !got["a.jpg"] || !got["song.mp3"] {
+		t.Fatalf("the timeline holds the bytes of %v", got)
+	}
+	for _, j := range h.q.Jobs() {
+		if !strings.Contains(j.URL, "/upload/mirror/v1/timeline") {
+			t.Fatalf("a job went to %s", j.URL)
+		}
+	}
+}
+
+// With a real Google account the Mirror timeline is not offered: Google
+// no longer serves it, and posting there could only fail.
+func TestMediaMirrorTimelineNotOfferedWithGoogle(t *testing.T) {
+	h := newHarness(t, func(o *harnessOpts) {
+		o.deps = func(d *Deps) { d.Account = func() Account { return Account{Address: "you@example.com"} } }
+	})
+	h.u.Select("Media")
+	tl := h.u.timeline
+	if tl.to.Object.Visible() {
+		t.Fatal("the Mirror timeline is offered with a Google account")
+	}
+	tl.to.chosen = 1 // even were it chosen somehow, posts go to Photos
+	dir := t.TempDir()
+	writeJPEG(t, filepath.Join(dir, "a.jpg"), 2000)
+	dropMedia(h, dir)
+	if tl.toMirror() || len(tl.mirror) != 0 || tl.dest.Text != "Post to Google Photos as you@example.com" || tl.post.Text != "Post to Google Photos" {
+		t.Fatalf("to the timeline %v (%d files read for it); the screen says %q, %q", tl.toMirror(), len(tl.mirror), tl.dest.Text, tl.post.Text)
+	}
+}

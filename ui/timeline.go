@@ -31,8 +31,13 @@ import (
 // before anything is queued, and the account's storage and the day's quota
 // before the first byte. The batch is the app's job graph
 // (app.Queue.PhotosUpload); the screen follows it, a bar per file
-// (media.go), and Transfers has a row per job. The Mirror timeline is no
-// longer offered here (`carrier timeline` still posts to the sandbox's).
+// (media.go), and Transfers has a row per job.
+//
+// The Mirror timeline, where Carrier once posted, is offered beside Photos
+// only on the embedded sandbox, labelled as retired: Google stopped
+// serving it in 2023, so with a real account it could only fail. Posting
+// there is the Mirror recipe (app.Post, as `carrier timeline`): one item
+// per file, pictures, videos and sounds up to its 10 MB.
 
 // photosOutbox is what the screen asks of Deps.Outbox: the app's Queue
 // has it; an Outbox without it cannot post to Photos.
@@ -44,7 +49,11 @@ type photosOutbox interface {
 type timelineScreen struct {
 	u           *UI
 	files       []*compose.PhotosMedia
-	refused     []string // files Photos refuses by type or size, for Drive if asked
+	refused     []string                 // files Photos refuses by type or size, for Drive if asked
+	photosWords []string                 // why Photos refuses the files it refuses
+	mirror      []*compose.TimelineMedia // the files the Mirror timeline takes
+	mirrorWords []string                 // why it refuses the others
+	to          *choices                 // Photos or the retired Mirror timeline; shown on the sandbox only
 	elseDrive   *namedCheck
 	dest        *widget.Label
 	list        *pagedList // a row per file chosen, or per file of the batch
@@ -82,6 +91,10 @@ func newTimelineScreen(u *UI) *timelineScreen {
 	t.post = widget.NewButtonWithIcon(display(lang.X("photos.post", "Post to Google Photos")), theme.UploadIcon(), t.submit)
 	t.post.Importance = widget.HighImportance
 	t.clearFiles = widget.NewButtonWithIcon(display(lang.X("photos.clear", "Clear")), theme.ContentClearIcon(), t.clear)
+	t.to = newChoices(lang.X("media.to", "Post to"), []string{
+		lang.X("media.to.photos", "Google Photos"),
+		lang.X("media.to.mirror", "Mirror timeline (retired by Google; sandbox only)"),
+	}, func(int) { t.destinationChosen() })
 	t.status = widget.NewLabel("")
 	t.status.Wrapping = fyne.TextWrapWord
 	pick := widget.NewButtonWithIcon(display(lang.X("photos.add", "Add pictures or videos…")), theme.FileImageIcon(), t.pick)
@@ -89,6 +102,7 @@ func newTimelineScreen(u *UI) *timelineScreen {
 	t.content = container.NewPadded(container.NewBorder(
 		container.NewVBox(
 			t.dest,
+			t.to.Object,
 			container.NewHBox(pick, folder, newLabel(lang.X("media.drop", "or drop pictures, videos or whole folders on the window"))),
 		),
 		container.NewVBox(t.batchState, t.info, container.NewBorder(nil, nil, nil, t.albums, t.album), t.description, t.elseDrive, container.NewHBox(t.clearFiles, layout.NewSpacer(), t.post), t.status),
@@ -97,9 +111,47 @@ func newTimelineScreen(u *UI) *timelineScreen {
 	return t
 }
 
-// destination names where posts go: the sandbox's Photos, or the
-// signed-in account's.
+// mirrorOffered says whether the retired Mirror timeline is offered: on
+// the embedded sandbox only, the one server that still serves it.
+func (t *timelineScreen) mirrorOffered() bool {
+	return t.u.deps.Account == nil || t.u.deps.Account().Sandbox
+}
+
+// toMirror says whether posts go to the Mirror timeline.
+func (t *timelineScreen) toMirror() bool {
+	return t.to.chosen == 1 && t.mirrorOffered()
+}
+
+// destinationChosen shows the files for the destination just chosen:
+// each was read for both when it was added.
+func (t *timelineScreen) destinationChosen() {
+	if t.batch != nil {
+		t.batch = nil
+		t.setBatchState("", widget.MediumImportance)
+	}
+	t.show()
+	t.sayRefused(t.refusedWords())
+}
+
+// refusedWords are why the destination chosen refuses files.
+func (t *timelineScreen) refusedWords() []string {
+	if t.toMirror() {
+		return t.mirrorWords
+	}
+	return t.photosWords
+}
+
+// destination names where posts go: the sandbox's Photos or Mirror
+// timeline, or the signed-in account's Photos.
 func (t *timelineScreen) destination() string {
+	if t.mirrorOffered() {
+		t.to.Object.Show()
+	} else {
+		t.to.Object.Hide()
+	}
+	if t.toMirror() {
+		return lang.X("media.dest.mirror", "Post to the Mirror timeline (the sandbox's, on this computer)")
+	}
 	if t.u.deps.Account != nil {
 		if a := t.u.deps.Account(); !a.Sandbox && a.Address != "" {
 			return lang.X("photos.dest.account", "Post to Google Photos as {{.Address}}", w{"Address": a.Address})
@@ -110,10 +162,30 @@ func (t *timelineScreen) destination() string {
 
 func (t *timelineScreen) clear() {
 	t.files, t.refused, t.batch = nil, nil, nil
+	t.photosWords, t.mirror, t.mirrorWords = nil, nil, nil
+	t.setBatchState("", widget.MediumImportance)
+	t.empty()
+}
+
+// empty shows no file chosen, and what the destination takes.
+func (t *timelineScreen) empty() {
 	setLabel(t.dest, t.destination())
 	t.setRows(nil, lang.X("photos.none", "No pictures or videos chosen"))
-	t.setBatchState("", widget.MediumImportance)
-	setLabel(t.info, lang.X("photos.limits", "Pictures up to {{.Pictures}}, videos up to {{.Videos}}; the type is read from the file, not its name.", w{"Pictures": humanSize(compose.PhotosPictureLimit), "Videos": humanSize(compose.PhotosVideoLimit)}))
+	if t.toMirror() {
+		setLabel(t.info, lang.X("media.mirror.limits", "The Mirror timeline takes pictures, videos and sounds up to {{.Limit}} each, one item a file. Google retired it in 2023: only the sandbox serves it.", w{"Limit": humanSize(compose.LimitTimeline)}))
+		t.post.SetText(display(lang.X("media.mirror.post", "Post to the Mirror timeline")))
+	} else {
+		setLabel(t.info, lang.X("photos.limits", "Pictures up to {{.Pictures}}, videos up to {{.Videos}}; the type is read from the file, not its name.", w{"Pictures": humanSize(compose.PhotosPictureLimit), "Videos": humanSize(compose.PhotosVideoLimit)}))
+		t.post.SetText(display(lang.X("photos.post", "Post to Google Photos")))
+	}
+	mirror := t.toMirror()
+	for _, o := range []fyne.CanvasObject{t.album, t.albums, t.elseDrive} {
+		if mirror {
+			o.Hide()
+		} else {
+			o.Show()
+		}
+	}
 	t.post.Disable()
 	t.clearFiles.Disable()
 }
@@ -146,34 +218,73 @@ func (t *timelineScreen) addFiles(paths ...string) {
 	t.reading++
 	t.post.Disable()
 	t.say(lang.X("media.reading", "Reading what was added…"), widget.MediumImportance)
+	mirror := t.mirrorOffered()
 	t.u.goBackground(func(ctx context.Context) {
 		files, problems := mediaWalk(paths)
-		var took []*compose.PhotosMedia
-		var notFor []string
-		var refused []string
+		var r mediaRead
 		for _, err := range problems {
-			refused = append(refused, problemText(err))
+			r.refused = append(r.refused, problemText(err))
+			r.mirrorRefused = append(r.mirrorRefused, problemText(err))
 		}
 		for _, f := range files {
 			if ctx.Err() != nil {
 				return
 			}
+			if mirror {
+				r.checkMirror(f)
+			}
 			m, err := compose.CheckPhotos(f)
 			if err != nil {
 				if errors.Is(err, compose.ErrNotForPhotos) {
-					notFor = append(notFor, f)
+					r.notFor = append(r.notFor, f)
 				}
-				refused = append(refused, strings.TrimPrefix(err.Error(), compose.ErrNotForPhotos.Error()+": "))
+				r.refused = append(r.refused, strings.TrimPrefix(err.Error(), compose.ErrNotForPhotos.Error()+": "))
 				continue
 			}
-			took = append(took, m)
+			r.took = append(r.took, m)
 		}
-		t.u.do(func() { t.added(took, notFor, refused, len(files) == 0 && len(problems) == 0) })
+		r.empty = len(files) == 0 && len(problems) == 0
+		t.u.do(func() { t.added(r) })
 	})
 }
 
+// mediaRead is what addFiles read: the files each destination takes and
+// why it refuses the others.
+type mediaRead struct {
+	took          []*compose.PhotosMedia
+	notFor        []string // files Photos refuses by type or size
+	refused       []string // why Photos refuses files
+	mirror        []*compose.TimelineMedia
+	mirrorRefused []string
+	empty         bool // nothing there to read
+}
+
+// checkMirror checks a file against the Mirror timeline (the recipe's own
+// check: a picture, video or sound under its 10 MB).
+func (r *mediaRead) checkMirror(path string) {
+	m, err := compose.CheckTimelineMedia(path)
+	if err == nil {
+		r.mirror = append(r.mirror, m)
+		return
+	}
+	name := filepath.Base(path)
+	var size *compose.SizeError
+	var input *compose.InputError
+	var words string
+	switch {
+	case errors.As(err, &size):
+		words = lang.X("media.mirror.toolarge", "{{.Name}} is {{.Size}}; the Mirror timeline takes at most {{.Limit}} a file", w{"Name": name, "Size": humanSize(size.Size), "Limit": humanSize(size.Limit)})
+	case errors.As(err, &input) && !strings.Contains(err.Error(), "cannot read"):
+		words = lang.X("media.mirror.type", "{{.Name}} is no picture, video or sound", w{"Name": name})
+	default:
+		words = problemText(err)
+	}
+	r.mirrorRefused = append(r.mirrorRefused, words)
+}
+
 // added puts the files read by addFiles on the list (UI thread).
-func (t *timelineScreen) added(took []*compose.PhotosMedia, notFor, refused []string, empty bool) {
+func (t *timelineScreen) added(r mediaRead) {
+	took, notFor, refused, empty := r.took, r.notFor, r.refused, r.empty
 	t.reading--
 	if t.batch != nil {
 		// New files start a new selection: the batch on screen goes on,
@@ -191,20 +302,53 @@ func (t *timelineScreen) added(took []*compose.PhotosMedia, notFor, refused []st
 			t.files = append(t.files, m)
 		}
 	}
+	for _, m := range r.mirror {
+		if !slices.ContainsFunc(t.mirror, func(o *compose.TimelineMedia) bool { return o.Path == m.Path }) {
+			t.mirror = append(t.mirror, m)
+		}
+	}
+	t.photosWords = appendNew(t.photosWords, refused)
+	t.mirrorWords = appendNew(t.mirrorWords, r.mirrorRefused)
 	t.show()
+	if t.toMirror() {
+		refused = r.mirrorRefused
+	}
 	switch {
 	case len(refused) > 0:
-		list := strings.Join(refused[:min(len(refused), 5)], "; ")
-		if len(refused) > 5 {
-			list += "; " + lang.X("photos.more", "and {{.Count}} more", w{"Count": len(refused) - 5})
-		}
-		words := lang.X("photos.refused", "Not for Google Photos: {{.Files}}", w{"Files": list})
-		t.say(app.Printable(words), widget.DangerImportance)
+		t.sayRefused(refused)
 	case empty:
 		t.say(lang.X("media.empty", "No file there: only hidden ones, or none at all."), widget.MediumImportance)
 	default:
 		t.say("", widget.MediumImportance)
 	}
+}
+
+// appendNew adds to list the words it does not hold yet.
+func appendNew(list, words []string) []string {
+	for _, s := range words {
+		if !slices.Contains(list, s) {
+			list = append(list, s)
+		}
+	}
+	return list
+}
+
+// sayRefused names the files the destination refuses, and why: five at
+// most, then how many more.
+func (t *timelineScreen) sayRefused(refused []string) {
+	if len(refused) == 0 {
+		t.say("", widget.MediumImportance)
+		return
+	}
+	list := strings.Join(refused[:min(len(refused), 5)], "; ")
+	if len(refused) > 5 {
+		list += "; " + lang.X("photos.more", "and {{.Count}} more", w{"Count": len(refused) - 5})
+	}
+	words := lang.X("photos.refused", "Not for Google Photos: {{.Files}}", w{"Files": list})
+	if t.toMirror() {
+		words = lang.X("media.mirror.refused", "Not for the Mirror timeline: {{.Files}}", w{"Files": list})
+	}
+	t.say(app.Printable(words), widget.DangerImportance)
 }
 
 // setRows shows rows on the list, or none with the words given.
@@ -224,19 +368,22 @@ func (t *timelineScreen) setRows(rows []*mediaRow, none string) {
 // show lists the files chosen and what they add up to.
 func (t *timelineScreen) show() {
 	setLabel(t.dest, t.destination())
+	if t.toMirror() {
+		t.showMirror()
+		return
+	}
 	toDrive := t.toDrive()
 	if len(t.files) == 0 && len(toDrive) == 0 && t.batch != nil {
 		return // the batch on screen stays (the Drive box ticked meanwhile)
 	}
 	if len(t.files) == 0 && len(toDrive) == 0 {
-		files, refused := t.files, t.refused
-		t.clear()
-		t.files, t.refused = files, refused
-		if len(refused) > 0 {
+		t.empty()
+		if len(t.refused) > 0 || len(t.mirror) > 0 {
 			t.clearFiles.Enable()
 		}
 		return
 	}
+	t.empty() // the destination's fields and words
 	var rows []*mediaRow
 	var total int64
 	videos := 0
@@ -258,6 +405,76 @@ func (t *timelineScreen) show() {
 	setLabel(t.info, info)
 	setEnabled(t.post, t.reading == 0)
 	t.clearFiles.Enable()
+}
+
+// showMirror lists the files the Mirror timeline takes.
+func (t *timelineScreen) showMirror() {
+	t.empty()
+	if len(t.mirror) == 0 {
+		if len(t.files) > 0 || len(t.refused) > 0 {
+			t.clearFiles.Enable()
+		}
+		return
+	}
+	var rows []*mediaRow
+	var total int64
+	for _, m := range t.mirror {
+		total += m.Size
+		rows = append(rows, newMediaRow(app.Printable(filepath.Base(m.Path)), lang.X("media.row.chosen", "{{.Kind}} · {{.Size}}", w{"Kind": mirrorKind(m.MediaType), "Size": humanSize(m.Size)})))
+	}
+	t.setRows(rows, "")
+	n := len(t.mirror)
+	setLabel(t.info, lang.XN("media.mirror.summary", "{{.Count}} files · {{.Total}} in all · each its own item on the Mirror timeline, up to {{.Limit}} a file", n, w{"Count": n, "Total": humanSize(total), "Limit": humanSize(compose.LimitTimeline)}))
+	setEnabled(t.post, t.reading == 0)
+	t.clearFiles.Enable()
+}
+
+// mirrorKind names a timeline file's kind from its media type.
+func mirrorKind(mediaType string) string {
+	switch {
+	case strings.HasPrefix(mediaType, "video/"):
+		return lang.X("media.kind.video", "video")
+	case strings.HasPrefix(mediaType, "audio/"):
+		return lang.X("media.kind.sound", "sound")
+	}
+	return lang.X("media.kind.picture", "picture")
+}
+
+// postMirror queues an item on the sandbox's Mirror timeline for each
+// file, its caption the description: the recipe `carrier timeline` uses.
+func (t *timelineScreen) postMirror() {
+	media := slices.Clone(t.mirror)
+	caption := t.description.Text
+	target := t.u.deps.Target()
+	t.post.Disable()
+	t.u.goBackground(func(ctx context.Context) {
+		var ids []string
+		for _, m := range media {
+			if ctx.Err() != nil {
+				return
+			}
+			id, err := t.u.deps.Outbox.PostTimeline(target, m, compose.TimelineItem{Media: m.Path, Text: caption})
+			if err != nil {
+				t.failed(err)
+				// The items queued so far go on; Transfers shows them.
+				t.u.do(func() {
+					for _, id := range ids {
+						t.u.transfers.ensureRow(id)
+					}
+				})
+				return
+			}
+			ids = append(ids, id)
+		}
+		t.u.do(func() {
+			t.clear()
+			t.description.SetText("")
+			for _, id := range ids {
+				t.u.transfers.ensureRow(id)
+			}
+			t.say(lang.XN("media.mirror.queued", "Posting {{.Count}} files to the Mirror timeline; Transfers shows each one.", len(ids), w{"Count": len(ids)}), widget.SuccessImportance)
+		})
+	})
 }
 
 // mediaSummary says what the files chosen add up to: "41 files (40
@@ -290,6 +507,12 @@ func (t *timelineScreen) say(words string, imp widget.Importance) {
 }
 
 func (t *timelineScreen) submit() {
+	if t.toMirror() {
+		if len(t.mirror) > 0 {
+			t.postMirror()
+		}
+		return
+	}
 	if len(t.files) == 0 && len(t.toDrive()) == 0 {
 		return
 	}
