@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -72,7 +73,7 @@ type mediaBatch struct {
 	rows    []*mediaRow
 	ended   bool      // every job done or cancelled: the redraws stop
 	quotaAt time.Time // the daily quota's reset the batch waits for; zero: none
-	waiting bool      // a waiter for quotaAt runs
+	waiting bool      // the app's wait for quotaAt was asked for
 }
 
 // mediaFileRow is a chosen file's row before it is posted.
@@ -220,7 +221,10 @@ func (t *timelineScreen) drawBatch() {
 		}
 		words = t.quotaWords(mb.quotaAt, now)
 		imp = widget.WarningImportance
-		t.waitForQuota(mb)
+		if !mb.waiting && t.quota != nil {
+			mb.waiting = true
+			t.quota.Expect(mb.quotaAt)
+		}
 	case failed > 0:
 		words = lang.XN("media.batch.failed", "{{.Failed}} of {{.Count}} files are not in Google Photos: {{.Error}}. The Transfers screen can retry them.", n, w{"Failed": failed, "Count": n, "Error": windowText(failure)})
 		imp = widget.DangerImportance
@@ -261,40 +265,73 @@ func (t *timelineScreen) quotaWords(at, now time.Time) string {
 	return lang.X("media.batch.quota", "Waiting: Google Photos' quota for today is used up. It resets at {{.Time}} (in {{.Left}}); the batch goes on by itself then.", w{"Time": at.Local().Format("15:04 Mon 2 Jan"), "Left": humanDuration(at.Sub(now).Round(time.Minute))})
 }
 
-// waitForQuota sends the batch on once the daily quota has reset: the
-// uploads held back are resumed, and the jobs the quota failed are
-// retried. Retrying earlier would only spend requests Google refuses.
-func (t *timelineScreen) waitForQuota(mb *mediaBatch) {
-	if mb.waiting {
+// startQuota takes up the wait for the daily quota where an earlier
+// Carrier left it: the jobs the quota stopped go on at its reset, and
+// until then the screen says so, as it did before the restart (UI thread,
+// so that the clock is the screen's).
+func (t *timelineScreen) startQuota() {
+	if t.quota == nil {
 		return
 	}
-	mb.waiting = true
-	at := mb.quotaAt
-	ids := mb.b.Jobs()
+	t.quota.Now, t.quota.After = t.now, t.after
+	fired := make(chan struct{})
+	var once sync.Once
+	t.quota.Fired = func(time.Time, []string) {
+		once.Do(func() { close(fired) })
+		t.u.do(t.quotaReset)
+	}
 	t.u.goBackground(func(ctx context.Context) {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.after(at.Sub(t.now())):
+		at, ids, err := t.quota.Start(ctx)
+		if err != nil {
+			fyne.LogError("the uploads held for Google Photos' quota", err)
 		}
-		up := t.u.deps.Uploads
-		for _, id := range ids {
-			s, _ := t.snap(id)
-			switch {
-			case s.State == transfer.StatePaused:
-				up.Resume(ctx, id)
-			case s.State == transfer.StateFailed && errors.Is(s.Cause, transfer.ErrDailyQuota):
-				up.Retry(ctx, id)
-			}
+		if len(ids) == 0 {
+			return
 		}
 		t.u.do(func() {
-			mb.waiting = false
-			mb.quotaAt = time.Time{}
-			if t.batch == mb {
-				t.drawBatch()
-			}
+			t.waitingAt = at
+			t.idleState()
 		})
+		// The words count down to the reset while nothing else is shown.
+		tick := time.NewTicker(time.Minute)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-fired:
+				return
+			case <-tick.C:
+				t.u.do(t.idleState)
+			}
+		}
 	})
+}
+
+// quotaReset shows that the quota reset sent the waiting jobs on (UI
+// thread).
+func (t *timelineScreen) quotaReset() {
+	t.waitingAt = time.Time{}
+	if mb := t.batch; mb != nil {
+		mb.waiting = false
+		mb.quotaAt = time.Time{}
+		t.drawBatch()
+		return
+	}
+	t.idleState()
+}
+
+// idleState is the batch line when no batch is on the screen: the wait
+// for the quota's reset that an earlier Carrier began, if any.
+func (t *timelineScreen) idleState() {
+	if t.batch != nil {
+		return
+	}
+	if t.waitingAt.IsZero() {
+		t.setBatchState("", widget.MediumImportance)
+		return
+	}
+	t.setBatchState(t.quotaWords(t.waitingAt, t.now()), widget.WarningImportance)
 }
 
 // quotaUsedUp reports whether the journal shows the day's Photos quota

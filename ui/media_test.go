@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"carrier/internal/app"
 	"carrier/sandbox"
 	"carrier/transfer"
 )
@@ -247,7 +249,9 @@ func TestMediaDailyQuotaWaitsForTheReset(t *testing.T) {
 	})
 	h.u.Select("Media")
 	tl := h.u.timeline
-	now := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC) // 01:00 Pacific: the reset is 23 h away
+	// 01:00 Pacific today, so the reset is 23 h away: today, since the
+	// journal's failures carry the real time they happened at.
+	now := app.PhotosDailyReset(time.Now()).Add(-23 * time.Hour)
 	reset := make(chan time.Time)
 	var mu sync.Mutex
 	var waits []time.Duration
@@ -472,5 +476,155 @@ func TestMediaMirrorTimelineNotOfferedWithGoogle(t *testing.T) {
 	dropMedia(h, dir)
 	if tl.toMirror() || len(tl.mirror) != 0 || tl.dest.Text != "Post to Google Photos as you@example.com" || tl.post.Text != "Post to Google Photos" {
 		t.Fatalf("to the timeline %v (%d files read for it); the screen says %q, %q", tl.toMirror(), len(tl.mirror), tl.dest.Text, tl.post.Text)
+	}
+}
+
+// The wait for the daily quota outlives the window: Carrier closed while
+// one batch waits (its uploads failed for the quota) and another is held
+// before its first byte, the next start finds both in the journal, says
+// when the quota resets, sends nothing before, and sends both batches on
+// at the reset, the held one from its first byte.
+func TestMediaQuotaWaitSurvivesARestart(t *testing.T) {
+	sb, err := sandbox.Open(sandbox.Options{Dir: t.TempDir(), Token: tok})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uploads atomic.Int32 // Photos upload requests, after the restart
+	var counting, gate atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if counting.Load() && r.URL.Path == "/v1/uploads" {
+			uploads.Add(1)
+		}
+		if gate.Load() && r.URL.Path == "/v1/uploads" {
+			// A held batch never gets past here: a worker quicker than
+			// the hold waits until its request is given up.
+			<-r.Context().Done()
+			return
+		}
+		sb.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { sb.Close() })
+	state := t.TempDir()
+	start := func() (*harness, *app.Queue) {
+		t.Helper()
+		events := make(chan transfer.Event, 1024)
+		q, err := app.OpenQueue(transfer.Config{StateDir: state, Auth: transfer.StaticToken(tok), Events: events, RetryBase: 10 * time.Millisecond}, app.NewSpool(app.SpoolDir(state)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := newHarness(t, func(o *harnessOpts) {
+			o.uploads, o.events = q, events
+			o.deps = func(d *Deps) { d.Outbox, d.Endpoint = q, srv.URL }
+		})
+		h.url, h.sb, h.state = srv.URL, sb, state
+		return h, q
+	}
+	now := app.PhotosDailyReset(time.Now()).Add(-23 * time.Hour) // 01:00 Pacific today
+	never := make(chan time.Time)
+
+	h, q := start()
+	tl := h.u.timeline
+	tl.now = func() time.Time { return now }
+	tl.after = func(time.Duration) <-chan time.Time { return never }
+	h.u.Select("Media")
+	dir := t.TempDir()
+	writeJPEG(t, filepath.Join(dir, "a.jpg"), 3000)
+	writeJPEG(t, filepath.Join(dir, "b.jpg"), 3000)
+	sb.SetPhotosQuota(sandbox.PhotosQuota{RequestsPerDay: 1})
+	dropMedia(h, dir)
+	test.Tap(tl.post)
+	h.until("the first batch waiting", func() bool {
+		return strings.HasPrefix(tl.batchState.Text, "Waiting: Google Photos' quota")
+	})
+	first := tl.batch
+	writeJPEG(t, filepath.Join(dir, "c.jpg"), 3000)
+	dropMedia(h, filepath.Join(dir, "c.jpg"))
+	gate.Store(true)
+	test.Tap(tl.post)
+	h.until("the second batch held", func() bool {
+		if tl.batch == nil || tl.batch == first {
+			return false
+		}
+		s, _ := tl.snap(tl.batch.b.Uploads[0])
+		return s.State == transfer.StatePaused
+	})
+	gate.Store(false)
+	all := append(first.b.Jobs(), tl.batch.b.Jobs()...)
+	q.Close() // Carrier closed
+	h.close()
+	journal := func() map[string]transfer.Snapshot {
+		recs, err := q.History()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]transfer.Snapshot{}
+		for _, r := range recs {
+			out[r.ID] = r
+		}
+		return out
+	}
+	var jobs []string // those the quota stopped: all but what went before it was used up
+	for _, id := range all {
+		if journal()[id].State != transfer.StateDone {
+			jobs = append(jobs, id)
+		}
+	}
+	if len(jobs) < 3 {
+		t.Fatalf("only %d jobs wait for the quota", len(jobs))
+	}
+
+	reset := make(chan time.Time)
+	var mu sync.Mutex
+	var waits []time.Duration
+	h, q = start()
+	defer q.Close()
+	tl = h.u.timeline
+	tl.now = func() time.Time { return now }
+	tl.after = func(d time.Duration) <-chan time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		waits = append(waits, d)
+		return reset
+	}
+	counting.Store(true)
+	if _, err := q.ResumeJournal(false); err != nil { // as the app's start does
+		t.Fatal(err)
+	}
+	h.u.Select("Media")
+	h.until("the wait said after the restart: "+tl.batchState.Text, func() bool {
+		return strings.HasPrefix(tl.batchState.Text, "Waiting: Google Photos' quota for today is used up. It resets at ")
+	})
+	at := now.Add(23 * time.Hour).Local().Format("15:04 Mon 2 Jan")
+	if !strings.Contains(tl.batchState.Text, at+" (in 23 h 0 min); the batch goes on by itself then.") {
+		t.Fatalf("the words: %q, want the reset at %s", tl.batchState.Text, at)
+	}
+	h.until("the wait for the reset", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(waits) == 1
+	})
+	mu.Lock()
+	if waits[0] != 23*time.Hour {
+		t.Fatalf("the waits: %v", waits)
+	}
+	mu.Unlock()
+	for _, id := range jobs {
+		if s := journal()[id]; s.State != transfer.StateFailed && s.State != transfer.StatePaused && s.State != transfer.StateWaiting {
+			t.Fatalf("%s (%s) went on before the reset: %s", id, s.Label, s.State)
+		}
+	}
+	if n := uploads.Load(); n != 0 {
+		t.Fatalf("%d upload requests before the reset", n)
+	}
+
+	sb.SetPhotosQuota(sandbox.PhotosQuota{})
+	close(reset)
+	for _, id := range jobs {
+		h.until("every job of both batches done", func() bool { return journal()[id].State == transfer.StateDone })
+	}
+	h.until("the words gone", func() bool { return tl.batchState.Text == "" })
+	if _, err := os.Stat(filepath.Join(state, "photos-quota.json")); !os.IsNotExist(err) {
+		t.Fatalf("the held jobs' file stays: %v", err)
 	}
 }

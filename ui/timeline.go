@@ -71,6 +71,8 @@ type timelineScreen struct {
 	content     fyne.CanvasObject
 	now         func() time.Time
 	after       func(time.Duration) <-chan time.Time // the wait for the quota's reset; tests give their own
+	quota       *app.QuotaWait                       // the jobs the daily quota stopped, sent on at its reset
+	waitingAt   time.Time                            // the reset jobs from an earlier Carrier wait for; zero: none
 }
 
 func newTimelineScreen(u *UI) *timelineScreen {
@@ -108,6 +110,13 @@ func newTimelineScreen(u *UI) *timelineScreen {
 		container.NewVBox(t.batchState, t.info, container.NewBorder(nil, nil, nil, t.albums, t.album), t.description, t.elseDrive, container.NewHBox(t.clearFiles, layout.NewSpacer(), t.post), t.status),
 		nil, nil, t.list.Object))
 	t.clear()
+	if u.deps.Uploads != nil {
+		t.quota = app.NewQuotaWait(u.deps.Uploads)
+		t.quota.Go = u.goBackground
+		// On the UI thread once it runs: the journal's jobs are taken up
+		// by then, and a test has set the screen's clock.
+		u.do(t.startQuota)
+	}
 	return t
 }
 
@@ -127,7 +136,7 @@ func (t *timelineScreen) toMirror() bool {
 func (t *timelineScreen) destinationChosen() {
 	if t.batch != nil {
 		t.batch = nil
-		t.setBatchState("", widget.MediumImportance)
+		t.idleState()
 	}
 	t.show()
 	t.sayRefused(t.refusedWords())
@@ -163,7 +172,7 @@ func (t *timelineScreen) destination() string {
 func (t *timelineScreen) clear() {
 	t.files, t.refused, t.batch = nil, nil, nil
 	t.photosWords, t.mirror, t.mirrorWords = nil, nil, nil
-	t.setBatchState("", widget.MediumImportance)
+	t.idleState()
 	t.empty()
 }
 
@@ -290,7 +299,7 @@ func (t *timelineScreen) added(r mediaRead) {
 		// New files start a new selection: the batch on screen goes on,
 		// and the Transfers screen keeps showing it.
 		t.batch = nil
-		t.setBatchState("", widget.MediumImportance)
+		t.idleState()
 	}
 	for _, f := range notFor {
 		if !slices.Contains(t.refused, f) {
@@ -691,12 +700,12 @@ func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p app.Phot
 		t.failed(err)
 		return
 	}
-	if usedUp {
+	if usedUp && t.quota != nil {
 		// Held, not sent: each request now would be refused, and would
-		// count for nothing. The uploads are paused in the journal, so a
-		// restart keeps them held too.
-		for _, id := range b.Uploads {
-			t.u.deps.Uploads.Pause(id)
+		// count for nothing. The app's wait keeps them held across a
+		// restart and sends them on at the reset.
+		if err := t.quota.Hold(b.Uploads, quotaAt); err != nil {
+			fyne.LogError("holding uploads for Google Photos' quota", err)
 		}
 	}
 	t.u.do(func() {
