@@ -267,20 +267,20 @@ func (t *timelineScreen) quotaWords(at, now time.Time) string {
 
 // startQuota takes up the wait for the daily quota where an earlier
 // Carrier left it: the jobs the quota stopped go on at its reset, and
-// until then the screen says so, as it did before the restart (UI thread,
-// so that the clock is the screen's).
+// until then the screen says so, as it did before the restart. Its
+// goroutine is started with the window, so that it is counted before the
+// window can close, and waits for the screen's clock, given on the UI
+// thread once it runs (a test sets its own first).
 func (t *timelineScreen) startQuota() {
-	if t.quota == nil {
-		return
-	}
-	t.quota.Now, t.quota.After = t.now, t.after
+	ready := make(chan struct{})
 	fired := make(chan struct{})
 	var once sync.Once
-	t.quota.Fired = func(time.Time, []string) {
-		once.Do(func() { close(fired) })
-		t.u.do(t.quotaReset)
-	}
 	t.u.goBackground(func(ctx context.Context) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ready:
+		}
 		at, ids, err := t.quota.Start(ctx)
 		if err != nil {
 			fyne.LogError("the uploads held for Google Photos' quota", err)
@@ -305,6 +305,14 @@ func (t *timelineScreen) startQuota() {
 				t.u.do(t.idleState)
 			}
 		}
+	})
+	t.u.do(func() {
+		t.quota.Now, t.quota.After = t.now, t.after
+		t.quota.Fired = func(time.Time, []string) {
+			once.Do(func() { close(fired) })
+			t.u.do(t.quotaReset)
+		}
+		close(ready)
 	})
 }
 

@@ -113,9 +113,7 @@ func newTimelineScreen(u *UI) *timelineScreen {
 	if u.deps.Uploads != nil {
 		t.quota = app.NewQuotaWait(u.deps.Uploads)
 		t.quota.Go = u.goBackground
-		// On the UI thread once it runs: the journal's jobs are taken up
-		// by then, and a test has set the screen's clock.
-		u.do(t.startQuota)
+		t.startQuota()
 	}
 	return t
 }
