@@ -515,6 +515,10 @@ func (t *timelineScreen) say(words string, imp widget.Importance) {
 
 func (t *timelineScreen) submit() {
 	if t.toMirror() {
+		if t.u.deps.Outbox == nil {
+			t.say(lang.X("media.mirror.cannot", "This window cannot post to the Mirror timeline."), widget.DangerImportance)
+			return
+		}
 		if len(t.mirror) > 0 {
 			t.postMirror()
 		}
