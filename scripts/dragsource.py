@@ -2,6 +2,9 @@
 """A small GTK3 window whose button drags files, as a file manager would.
 
 Usage: dragsource.py FILE... X Y   (the window is moved to X,Y)
+
+A FILE may be a folder: its file:// URI goes as a file manager sends a
+dragged folder's (scripts/e2e_media.py drops one on the Media screen).
 """
 import sys
 

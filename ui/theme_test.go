@@ -335,8 +335,8 @@ func TestContrastOfEveryScreen(t *testing.T) {
 			h.u.Select("Compose")
 			check(h, "Compose")
 
-			h.u.Select("Timeline")
-			check(h, "Timeline")
+			h.u.Select("Media")
+			check(h, "Media")
 			h.u.Select("Account")
 			check(h, "Account")
 

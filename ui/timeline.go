@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"fyne.io/fyne/v2/lang"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -24,14 +23,21 @@ import (
 	"carrier/transfer"
 )
 
-// The Timeline screen posts pictures and videos to Google Photos, where a
-// person's timeline lives since Google retired the Mirror API (2023): many
-// files at once (picked, or a folder dropped), an optional new album and
-// description, each file's type read from its bytes and checked against
-// Photos' limits before anything is queued. The batch is the app's job
-// graph (app.Queue.PhotosUpload); its rows in Transfers name each file's
-// upload and each step of the batch. The Mirror timeline is no longer
-// offered here (`carrier timeline` still posts to the sandbox's).
+// The Media screen (once the Timeline screen) posts pictures and videos to
+// Google Photos, where a person's timeline lives since Google retired the
+// Mirror API (2023): many files at once (picked, or folders dropped, walked
+// whole: mediawalk.go), an optional new album and description, each
+// file's type read from its bytes and checked against Photos' limits
+// before anything is queued, and the account's storage and the day's quota
+// before the first byte. The batch is the app's job graph
+// (app.Queue.PhotosUpload); the screen follows it, a bar per file
+// (media.go), and Transfers has a row per job.
+//
+// The Mirror timeline, where Carrier once posted, is offered beside Photos
+// only on the embedded sandbox, labelled as retired: Google stopped
+// serving it in 2023, so with a real account it could only fail. Posting
+// there is the Mirror recipe (app.Post, as `carrier timeline`): one item
+// per file, pictures, videos and sounds up to its 10 MB.
 
 // photosOutbox is what the screen asks of Deps.Outbox: the app's Queue
 // has it; an Outbox without it cannot post to Photos.
@@ -43,10 +49,17 @@ type photosOutbox interface {
 type timelineScreen struct {
 	u           *UI
 	files       []*compose.PhotosMedia
-	refused     []string // files Photos refuses by type or size, for Drive if asked
+	refused     []string                 // files Photos refuses by type or size, for Drive if asked
+	photosWords []string                 // why Photos refuses the files it refuses
+	mirror      []*compose.TimelineMedia // the files the Mirror timeline takes
+	mirrorWords []string                 // why it refuses the others
+	to          *choices                 // Photos or the retired Mirror timeline; shown on the sandbox only
 	elseDrive   *namedCheck
 	dest        *widget.Label
-	list        *widget.Label
+	list        *pagedList // a row per file chosen, or per file of the batch
+	batch       *mediaBatch
+	batchState  *widget.Label // the batch's state in words
+	reading     int           // folders being read in the background
 	info        *widget.Label
 	album       *namedEntry
 	albums      *widget.Button
@@ -56,13 +69,18 @@ type timelineScreen struct {
 	status      *widget.Label
 	albumChoice *widget.Select // the open list of Carrier's albums, for tests
 	content     fyne.CanvasObject
+	now         func() time.Time
+	after       func(time.Duration) <-chan time.Time // the wait for the quota's reset; tests give their own
+	quota       *app.QuotaWait                       // the jobs the daily quota stopped, sent on at its reset
+	waitingAt   time.Time                            // the reset jobs from an earlier Carrier wait for; zero: none
 }
 
 func newTimelineScreen(u *UI) *timelineScreen {
-	t := &timelineScreen{u: u}
+	t := &timelineScreen{u: u, now: time.Now, after: time.After}
 	t.dest = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	t.list = widget.NewLabel("")
-	t.list.Wrapping = fyne.TextWrapWord
+	t.list = newPagedList("item")
+	t.batchState = widget.NewLabel("")
+	t.batchState.Wrapping = fyne.TextWrapWord
 	t.info = widget.NewLabel("")
 	t.info.Wrapping = fyne.TextWrapWord
 	t.album = newNamedEntry(lang.X("photos.album", "Album"), false)
@@ -75,6 +93,10 @@ func newTimelineScreen(u *UI) *timelineScreen {
 	t.post = widget.NewButtonWithIcon(display(lang.X("photos.post", "Post to Google Photos")), theme.UploadIcon(), t.submit)
 	t.post.Importance = widget.HighImportance
 	t.clearFiles = widget.NewButtonWithIcon(display(lang.X("photos.clear", "Clear")), theme.ContentClearIcon(), t.clear)
+	t.to = newChoices(lang.X("media.to", "Post to"), []string{
+		lang.X("media.to.photos", "Google Photos"),
+		lang.X("media.to.mirror", "Mirror timeline (retired by Google; sandbox only)"),
+	}, func(int) { t.destinationChosen() })
 	t.status = widget.NewLabel("")
 	t.status.Wrapping = fyne.TextWrapWord
 	pick := widget.NewButtonWithIcon(display(lang.X("photos.add", "Add pictures or videos…")), theme.FileImageIcon(), t.pick)
@@ -82,17 +104,61 @@ func newTimelineScreen(u *UI) *timelineScreen {
 	t.content = container.NewPadded(container.NewBorder(
 		container.NewVBox(
 			t.dest,
-			container.NewHBox(pick, folder, newLabel(lang.X("photos.drop", "or drop files or a folder on the window"))),
+			t.to.Object,
+			container.NewHBox(pick, folder, newLabel(lang.X("media.drop", "or drop pictures, videos or whole folders on the window"))),
 		),
-		container.NewVBox(t.info, container.NewBorder(nil, nil, nil, t.albums, t.album), t.description, t.elseDrive, container.NewHBox(t.clearFiles, layout.NewSpacer(), t.post), t.status),
-		nil, nil, container.NewVScroll(t.list)))
+		container.NewVBox(t.batchState, t.info, container.NewBorder(nil, nil, nil, t.albums, t.album), t.description, t.elseDrive, container.NewHBox(t.clearFiles, layout.NewSpacer(), t.post), t.status),
+		nil, nil, t.list.Object))
 	t.clear()
+	if u.deps.Uploads != nil {
+		t.quota = app.NewQuotaWait(u.deps.Uploads)
+		t.quota.Go = u.goBackground
+		t.startQuota()
+	}
 	return t
 }
 
-// destination names where posts go: the sandbox's Photos, or the
-// signed-in account's.
+// mirrorOffered says whether the retired Mirror timeline is offered: on
+// the embedded sandbox only, the one server that still serves it.
+func (t *timelineScreen) mirrorOffered() bool {
+	return t.u.deps.Account == nil || t.u.deps.Account().Sandbox
+}
+
+// toMirror says whether posts go to the Mirror timeline.
+func (t *timelineScreen) toMirror() bool {
+	return t.to.chosen == 1 && t.mirrorOffered()
+}
+
+// destinationChosen shows the files for the destination just chosen:
+// each was read for both when it was added.
+func (t *timelineScreen) destinationChosen() {
+	if t.batch != nil {
+		t.batch = nil
+		t.idleState()
+	}
+	t.show()
+	t.sayRefused(t.refusedWords())
+}
+
+// refusedWords are why the destination chosen refuses files.
+func (t *timelineScreen) refusedWords() []string {
+	if t.toMirror() {
+		return t.mirrorWords
+	}
+	return t.photosWords
+}
+
+// destination names where posts go: the sandbox's Photos or Mirror
+// timeline, or the signed-in account's Photos.
 func (t *timelineScreen) destination() string {
+	if t.mirrorOffered() {
+		t.to.Object.Show()
+	} else {
+		t.to.Object.Hide()
+	}
+	if t.toMirror() {
+		return lang.X("media.dest.mirror", "Post to the Mirror timeline (the sandbox's, on this computer)")
+	}
 	if t.u.deps.Account != nil {
 		if a := t.u.deps.Account(); !a.Sandbox && a.Address != "" {
 			return lang.X("photos.dest.account", "Post to Google Photos as {{.Address}}", w{"Address": a.Address})
@@ -102,10 +168,31 @@ func (t *timelineScreen) destination() string {
 }
 
 func (t *timelineScreen) clear() {
-	t.files, t.refused = nil, nil
+	t.files, t.refused, t.batch = nil, nil, nil
+	t.photosWords, t.mirror, t.mirrorWords = nil, nil, nil
+	t.idleState()
+	t.empty()
+}
+
+// empty shows no file chosen, and what the destination takes.
+func (t *timelineScreen) empty() {
 	setLabel(t.dest, t.destination())
-	setLabel(t.list, lang.X("photos.none", "No pictures or videos chosen"))
-	setLabel(t.info, lang.X("photos.limits", "Pictures up to {{.Pictures}}, videos up to {{.Videos}}; the type is read from the file, not its name.", w{"Pictures": humanSize(compose.PhotosPictureLimit), "Videos": humanSize(compose.PhotosVideoLimit)}))
+	t.setRows(nil, lang.X("photos.none", "No pictures or videos chosen"))
+	if t.toMirror() {
+		setLabel(t.info, lang.X("media.mirror.limits", "The Mirror timeline takes pictures, videos and sounds up to {{.Limit}} each, one item a file. Google retired it in 2023: only the sandbox serves it.", w{"Limit": humanSize(compose.LimitTimeline)}))
+		t.post.SetText(display(lang.X("media.mirror.post", "Post to the Mirror timeline")))
+	} else {
+		setLabel(t.info, lang.X("photos.limits", "Pictures up to {{.Pictures}}, videos up to {{.Videos}}; the type is read from the file, not its name.", w{"Pictures": humanSize(compose.PhotosPictureLimit), "Videos": humanSize(compose.PhotosVideoLimit)}))
+		t.post.SetText(display(lang.X("photos.post", "Post to Google Photos")))
+	}
+	mirror := t.toMirror()
+	for _, o := range []fyne.CanvasObject{t.album, t.albums, t.elseDrive} {
+		if mirror {
+			o.Hide()
+		} else {
+			o.Show()
+		}
+	}
 	t.post.Disable()
 	t.clearFiles.Disable()
 }
@@ -129,71 +216,182 @@ func (t *timelineScreen) pickFolder() {
 	}, t.u.win))
 }
 
-// addFiles checks each file (a folder: the files directly in it, by name)
-// and adds those Photos takes; the others are named with the reason.
+// addFiles adds what was dropped or picked: files, and folders walked
+// whole (mediaWalk). The walk and the check of each file's first bytes run
+// off the UI thread, since a folder may hold hundreds; each file Photos
+// takes is listed, the others named with the reason (and kept for Drive,
+// should the person ask for it).
 func (t *timelineScreen) addFiles(paths ...string) {
-	var refused []string
-	for _, p := range paths {
-		fi, err := os.Stat(p)
-		if err != nil {
-			refused = append(refused, problemText(err))
-			continue
+	t.reading++
+	t.post.Disable()
+	t.say(lang.X("media.reading", "Reading what was added…"), widget.MediumImportance)
+	mirror := t.mirrorOffered()
+	t.u.goBackground(func(ctx context.Context) {
+		files, problems := mediaWalk(paths)
+		var r mediaRead
+		for _, err := range problems {
+			r.refused = append(r.refused, problemText(err))
+			r.mirrorRefused = append(r.mirrorRefused, problemText(err))
 		}
-		each := []string{p}
-		if fi.IsDir() {
-			each = nil
-			entries, err := os.ReadDir(p)
-			if err != nil {
-				refused = append(refused, problemText(err))
-				continue
+		for _, f := range files {
+			if ctx.Err() != nil {
+				return
 			}
-			for _, e := range entries {
-				if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
-					each = append(each, filepath.Join(p, e.Name()))
-				}
+			if mirror {
+				r.checkMirror(f)
 			}
-		}
-		for _, f := range each {
 			m, err := compose.CheckPhotos(f)
 			if err != nil {
-				if errors.Is(err, compose.ErrNotForPhotos) && !slices.Contains(t.refused, f) {
-					t.refused = append(t.refused, f)
+				if errors.Is(err, compose.ErrNotForPhotos) {
+					r.notFor = append(r.notFor, f)
 				}
-				refused = append(refused, strings.TrimPrefix(err.Error(), compose.ErrNotForPhotos.Error()+": "))
+				r.refused = append(r.refused, strings.TrimPrefix(err.Error(), compose.ErrNotForPhotos.Error()+": "))
 				continue
 			}
-			if !slices.ContainsFunc(t.files, func(o *compose.PhotosMedia) bool { return o.Path == m.Path }) {
-				t.files = append(t.files, m)
-			}
+			r.took = append(r.took, m)
+		}
+		r.empty = len(files) == 0 && len(problems) == 0
+		t.u.do(func() { t.added(r) })
+	})
+}
+
+// mediaRead is what addFiles read: the files each destination takes and
+// why it refuses the others.
+type mediaRead struct {
+	took          []*compose.PhotosMedia
+	notFor        []string // files Photos refuses by type or size
+	refused       []string // why Photos refuses files
+	mirror        []*compose.TimelineMedia
+	mirrorRefused []string
+	empty         bool // nothing there to read
+}
+
+// checkMirror checks a file against the Mirror timeline (the recipe's own
+// check: a picture, video or sound under its 10 MB).
+func (r *mediaRead) checkMirror(path string) {
+	m, err := compose.CheckTimelineMedia(path)
+	if err == nil {
+		r.mirror = append(r.mirror, m)
+		return
+	}
+	name := filepath.Base(path)
+	var size *compose.SizeError
+	var input *compose.InputError
+	var words string
+	switch {
+	case errors.As(err, &size):
+		words = lang.X("media.mirror.toolarge", "{{.Name}} is {{.Size}}; the Mirror timeline takes at most {{.Limit}} a file", w{"Name": name, "Size": humanSize(size.Size), "Limit": humanSize(size.Limit)})
+	case errors.As(err, &input) && !strings.Contains(err.Error(), "cannot read"):
+		words = lang.X("media.mirror.type", "{{.Name}} is no picture, video or sound", w{"Name": name})
+	default:
+		words = problemText(err)
+	}
+	r.mirrorRefused = append(r.mirrorRefused, words)
+}
+
+// added puts the files read by addFiles on the list (UI thread).
+func (t *timelineScreen) added(r mediaRead) {
+	took, notFor, refused, empty := r.took, r.notFor, r.refused, r.empty
+	t.reading--
+	if t.batch != nil {
+		// New files start a new selection: the batch on screen goes on,
+		// and the Transfers screen keeps showing it.
+		t.batch = nil
+		t.idleState()
+	}
+	for _, f := range notFor {
+		if !slices.Contains(t.refused, f) {
+			t.refused = append(t.refused, f)
 		}
 	}
-	t.show()
-	if len(refused) > 0 {
-		list := strings.Join(refused[:min(len(refused), 5)], "; ")
-		if len(refused) > 5 {
-			list += "; " + lang.X("photos.more", "and {{.Count}} more", w{"Count": len(refused) - 5})
+	for _, m := range took {
+		if !slices.ContainsFunc(t.files, func(o *compose.PhotosMedia) bool { return o.Path == m.Path }) {
+			t.files = append(t.files, m)
 		}
-		words := lang.X("photos.refused", "Not for Google Photos: {{.Files}}", w{"Files": list})
-		t.say(app.Printable(words), widget.DangerImportance)
-	} else {
+	}
+	for _, m := range r.mirror {
+		if !slices.ContainsFunc(t.mirror, func(o *compose.TimelineMedia) bool { return o.Path == m.Path }) {
+			t.mirror = append(t.mirror, m)
+		}
+	}
+	t.photosWords = appendNew(t.photosWords, refused)
+	t.mirrorWords = appendNew(t.mirrorWords, r.mirrorRefused)
+	t.show()
+	if t.toMirror() {
+		refused = r.mirrorRefused
+	}
+	switch {
+	case len(refused) > 0:
+		t.sayRefused(refused)
+	case empty:
+		t.say(lang.X("media.empty", "No file there: only hidden ones, or none at all."), widget.MediumImportance)
+	default:
 		t.say("", widget.MediumImportance)
 	}
+}
+
+// appendNew adds to list the words it does not hold yet.
+func appendNew(list, words []string) []string {
+	for _, s := range words {
+		if !slices.Contains(list, s) {
+			list = append(list, s)
+		}
+	}
+	return list
+}
+
+// sayRefused names the files the destination refuses, and why: five at
+// most, then how many more.
+func (t *timelineScreen) sayRefused(refused []string) {
+	if len(refused) == 0 {
+		t.say("", widget.MediumImportance)
+		return
+	}
+	list := strings.Join(refused[:min(len(refused), 5)], "; ")
+	if len(refused) > 5 {
+		list += "; " + lang.X("photos.more", "and {{.Count}} more", w{"Count": len(refused) - 5})
+	}
+	words := lang.X("photos.refused", "Not for Google Photos: {{.Files}}", w{"Files": list})
+	if t.toMirror() {
+		words = lang.X("media.mirror.refused", "Not for the Mirror timeline: {{.Files}}", w{"Files": list})
+	}
+	t.say(app.Printable(words), widget.DangerImportance)
+}
+
+// setRows shows rows on the list, or none with the words given.
+func (t *timelineScreen) setRows(rows []*mediaRow, none string) {
+	var objs []fyne.CanvasObject
+	for _, r := range rows {
+		objs = append(objs, r.object)
+	}
+	if len(objs) == 0 {
+		objs = []fyne.CanvasObject{newLabel(none)}
+	}
+	t.list.Box.Objects = objs
+	t.list.ShowFirst()
+	t.list.Box.Refresh()
 }
 
 // show lists the files chosen and what they add up to.
 func (t *timelineScreen) show() {
 	setLabel(t.dest, t.destination())
+	if t.toMirror() {
+		t.showMirror()
+		return
+	}
 	toDrive := t.toDrive()
+	if len(t.files) == 0 && len(toDrive) == 0 && t.batch != nil {
+		return // the batch on screen stays (the Drive box ticked meanwhile)
+	}
 	if len(t.files) == 0 && len(toDrive) == 0 {
-		files, refused := t.files, t.refused
-		t.clear()
-		t.files, t.refused = files, refused
-		if len(refused) > 0 {
+		t.empty()
+		if len(t.refused) > 0 || len(t.mirror) > 0 {
 			t.clearFiles.Enable()
 		}
 		return
 	}
-	var names []string
+	t.empty() // the destination's fields and words
+	var rows []*mediaRow
 	var total int64
 	videos := 0
 	for _, m := range t.files {
@@ -201,26 +399,103 @@ func (t *timelineScreen) show() {
 		if m.Video {
 			videos++
 		}
-		if len(names) < 12 {
-			names = append(names, fmt.Sprintf("%s · %s · %s", m.Name, m.MimeType, humanSize(m.Size)))
-		}
-	}
-	if len(t.files) > len(names) {
-		names = append(names, lang.X("photos.more", "and {{.Count}} more", w{"Count": len(t.files) - len(names)}))
+		rows = append(rows, mediaFileRow(m))
 	}
 	for _, p := range toDrive {
-		if len(names) < 14 {
-			names = append(names, lang.X("photos.todrive", "{{.Name}} · to Google Drive", w{"Name": filepath.Base(p)}))
-		}
+		rows = append(rows, newMediaRow(app.Printable(filepath.Base(p)), lang.X("media.row.drive", "to Google Drive")))
 	}
-	setLabel(t.list, strings.Join(names, "\n"))
-	info := lang.XN("photos.summary", "{{.Count}} files ({{.Pictures}} pictures, {{.Videos}} videos) · {{.Total}} in all · created in Google Photos {{.Batch}} at a time, in this order", len(t.files), w{"Count": len(t.files), "Pictures": len(t.files) - videos, "Videos": videos, "Total": humanSize(total), "Batch": app.MaxPhotosBatch})
+	t.setRows(rows, "")
+	info := mediaSummary(len(t.files), videos, total)
 	if len(toDrive) > 0 {
 		info += " · " + lang.XN("photos.summary.drive", "{{.Count}} more to Google Drive", len(toDrive), w{"Count": len(toDrive)})
 	}
 	setLabel(t.info, info)
-	t.post.Enable()
+	setEnabled(t.post, t.reading == 0)
 	t.clearFiles.Enable()
+}
+
+// showMirror lists the files the Mirror timeline takes.
+func (t *timelineScreen) showMirror() {
+	t.empty()
+	if len(t.mirror) == 0 {
+		if len(t.files) > 0 || len(t.refused) > 0 {
+			t.clearFiles.Enable()
+		}
+		return
+	}
+	var rows []*mediaRow
+	var total int64
+	for _, m := range t.mirror {
+		total += m.Size
+		rows = append(rows, newMediaRow(app.Printable(filepath.Base(m.Path)), lang.X("media.row.chosen", "{{.Kind}} · {{.Size}}", w{"Kind": mirrorKind(m.MediaType), "Size": humanSize(m.Size)})))
+	}
+	t.setRows(rows, "")
+	n := len(t.mirror)
+	setLabel(t.info, lang.XN("media.mirror.summary", "{{.Count}} files · {{.Total}} in all · each its own item on the Mirror timeline, up to {{.Limit}} a file", n, w{"Count": n, "Total": humanSize(total), "Limit": humanSize(compose.LimitTimeline)}))
+	setEnabled(t.post, t.reading == 0)
+	t.clearFiles.Enable()
+}
+
+// mirrorKind names a timeline file's kind from its media type.
+func mirrorKind(mediaType string) string {
+	switch {
+	case strings.HasPrefix(mediaType, "video/"):
+		return lang.X("media.kind.video", "video")
+	case strings.HasPrefix(mediaType, "audio/"):
+		return lang.X("media.kind.sound", "sound")
+	}
+	return lang.X("media.kind.picture", "picture")
+}
+
+// postMirror queues an item on the sandbox's Mirror timeline for each
+// file, its caption the description: the recipe `carrier timeline` uses.
+func (t *timelineScreen) postMirror() {
+	media := slices.Clone(t.mirror)
+	caption := t.description.Text
+	target := t.u.deps.Target()
+	t.post.Disable()
+	t.u.goBackground(func(ctx context.Context) {
+		var ids []string
+		for _, m := range media {
+			if ctx.Err() != nil {
+				return
+			}
+			id, err := t.u.deps.Outbox.PostTimeline(target, m, compose.TimelineItem{Media: m.Path, Text: caption})
+			if err != nil {
+				t.failed(err)
+				// The items queued so far go on; Transfers shows them.
+				t.u.do(func() {
+					for _, id := range ids {
+						t.u.transfers.ensureRow(id)
+					}
+				})
+				return
+			}
+			ids = append(ids, id)
+		}
+		t.u.do(func() {
+			t.clear()
+			t.description.SetText("")
+			for _, id := range ids {
+				t.u.transfers.ensureRow(id)
+			}
+			t.say(lang.XN("media.mirror.queued", "Posting {{.Count}} files to the Mirror timeline; Transfers shows each one.", len(ids), w{"Count": len(ids)}), widget.SuccessImportance)
+		})
+	})
+}
+
+// mediaSummary says what the files chosen add up to: "41 files (40
+// pictures, 1 video) · …". Each count takes its own plural form, since
+// the forms differ by number in each language (Arabic has six).
+func mediaSummary(count, videos int, total int64) string {
+	pictures := count - videos
+	return lang.XN("media.summary", "{{.Count}} files ({{.Pictures}}, {{.Videos}}) · {{.Total}} in all · created in Google Photos {{.Batch}} at a time, in this order", count, w{
+		"Count":    count,
+		"Pictures": lang.XN("media.count.pictures", "{{.Count}} pictures", pictures, w{"Count": pictures}),
+		"Videos":   lang.XN("media.count.videos", "{{.Count}} videos", videos, w{"Count": videos}),
+		"Total":    humanSize(total),
+		"Batch":    app.MaxPhotosBatch,
+	})
 }
 
 // toDrive are the files Photos refuses that go to Drive: none unless the
@@ -239,6 +514,16 @@ func (t *timelineScreen) say(words string, imp widget.Importance) {
 }
 
 func (t *timelineScreen) submit() {
+	if t.toMirror() {
+		if t.u.deps.Outbox == nil {
+			t.say(lang.X("media.mirror.cannot", "This window cannot post to the Mirror timeline."), widget.DangerImportance)
+			return
+		}
+		if len(t.mirror) > 0 {
+			t.postMirror()
+		}
+		return
+	}
 	if len(t.files) == 0 && len(t.toDrive()) == 0 {
 		return
 	}
@@ -251,11 +536,12 @@ func (t *timelineScreen) submit() {
 	for _, m := range t.files {
 		paths = append(paths, m.Path)
 	}
+	media := slices.Clone(t.files)
 	opts := app.PhotosOptions{Album: strings.TrimSpace(t.album.Text), Description: t.description.Text}
 	p := t.photos()
 	toDrive := slices.Clone(t.toDrive())
 	t.post.Disable()
-	t.say(lang.X("photos.checking", "Checking Google storage…"), widget.MediumImportance)
+	t.say(lang.X("media.checking", "Checking Google storage and today's quota…"), widget.MediumImportance)
 	t.u.goBackground(func(ctx context.Context) {
 		// Ticking the box asked for Drive: its permission is asked for
 		// here, in the browser, when the sign-in lacks it.
@@ -297,14 +583,14 @@ func (t *timelineScreen) submit() {
 		if may := t.u.deps.May; may != nil {
 			var na *app.NotAllowedError
 			if err := may(ctx, auth.Photos); errors.As(err, &na) {
-				t.u.do(func() { t.askAllow(out, p, paths, opts) })
+				t.u.do(func() { t.askAllow(out, p, media, opts) })
 				return
 			} else if err != nil {
 				t.failed(err)
 				return
 			}
 		}
-		t.queue(ctx, out, p, paths, opts)
+		t.queue(ctx, out, p, media, opts)
 	})
 }
 
@@ -368,7 +654,7 @@ func (t *timelineScreen) showAlbums(albums []app.PhotosAlbum) {
 
 // askAllow says why Photos is needed and what Carrier may do there, and
 // widens the sign-in when the person agrees (incremental consent).
-func (t *timelineScreen) askAllow(out photosOutbox, p app.Photos, paths []string, opts app.PhotosOptions) {
+func (t *timelineScreen) askAllow(out photosOutbox, p app.Photos, media []*compose.PhotosMedia, opts app.PhotosOptions) {
 	t.say("", widget.MediumImportance)
 	t.u.showConfirm(lang.X("photos.allow.title", "Allow Google Photos?"),
 		lang.X("photos.allow", "To post these files Carrier needs your permission to upload to Google Photos and make albums there.\nIt cannot see, change or delete anything else in your library."),
@@ -384,26 +670,51 @@ func (t *timelineScreen) askAllow(out photosOutbox, p app.Photos, paths []string
 					t.failed(err)
 					return
 				}
-				t.queue(ctx, out, p, paths, opts)
+				t.queue(ctx, out, p, media, opts)
 			})
 		})
 }
 
 // queue records the batch (off the UI thread: it asks Google's storage
-// first) and shows its rows.
-func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p app.Photos, paths []string, opts app.PhotosOptions) {
+// first) and follows it on the screen. Storage too small refuses the batch
+// before a byte goes; a daily quota the journal shows used up queues it
+// held, to go on by itself at the reset.
+func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p app.Photos, media []*compose.PhotosMedia, opts app.PhotosOptions) {
 	bind, as := t.u.asDefaultSender(p.Drive.Auth)
 	p.Drive.Auth = as
+	sctx := ctx
+	if bind != nil {
+		var s transfer.Spec
+		bind(&s)
+		sctx = transfer.WithAccount(ctx, s.Account)
+	}
+	if err := t.checkStorage(sctx, p.Drive, media); err != nil {
+		t.failed(err)
+		return
+	}
+	var paths []string
+	for _, m := range media {
+		paths = append(paths, m.Path)
+	}
+	quotaAt, usedUp := t.quotaUsedUp(strings.TrimRight(p.Root, "/"), t.now())
 	b, err := out.PhotosUpload(ctx, p, paths, opts, bind)
 	if err != nil {
 		t.failed(err)
 		return
 	}
+	if usedUp && t.quota != nil {
+		// Held, not sent: each request now would be refused, and would
+		// count for nothing. The app's wait keeps them held across a
+		// restart and sends them on at the reset.
+		if err := t.quota.Hold(b.Uploads, quotaAt); err != nil {
+			fyne.LogError("holding uploads for Google Photos' quota", err)
+		}
+	}
 	t.u.do(func() {
 		t.clear()
 		t.album.SetText("")
 		t.description.SetText("")
-		msg := lang.XN("photos.queued", "Queued {{.Count}} files for Google Photos; Transfers shows each one.", len(b.Uploads), w{"Count": len(b.Uploads)})
+		msg := lang.XN("media.queued", "Posting {{.Count}} files to Google Photos.", len(b.Uploads), w{"Count": len(b.Uploads)})
 		switch {
 		case b.AlbumID != "" && b.AlbumMade:
 			msg += " " + lang.X("photos.queued.newalbum", "They go into the new album {{.Album}}.", w{"Album": app.Printable(b.AlbumTitle)})
@@ -412,8 +723,13 @@ func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p app.Phot
 		}
 		t.say(msg, widget.SuccessImportance)
 		for _, id := range b.Jobs() {
-			t.u.queued(id)
+			t.u.transfers.ensureRow(id)
 		}
+		var at time.Time
+		if usedUp {
+			at = quotaAt
+		}
+		t.showBatch(b, media, at)
 	})
 }
 

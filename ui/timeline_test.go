@@ -26,7 +26,7 @@ import (
 // per step, named, all done, the items in the sandbox's Photos.
 func TestTimelineScreenPostsToPhotos(t *testing.T) {
 	h := newHarness(t)
-	h.u.Select("Timeline")
+	h.u.Select("Media")
 	tl := h.u.timeline
 	if !strings.Contains(tl.dest.Text, "Google Photos") || !tl.post.Disabled() {
 		t.Fatalf("the screen: %q, post disabled %v", tl.dest.Text, tl.post.Disabled())
@@ -40,7 +40,7 @@ func TestTimelineScreenPostsToPhotos(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "song.png"), append([]byte("ID3\x04"), make([]byte, 100)...), 0o600)
 	os.WriteFile(filepath.Join(dir, "notes.jpg"), []byte("only text"), 0o600)
-	drop(h, dir)
+	dropMedia(h, dir)
 	if len(tl.files) != 3 || tl.post.Disabled() {
 		t.Fatalf("%d files chosen, post disabled %v", len(tl.files), tl.post.Disabled())
 	}
@@ -98,8 +98,8 @@ func TestTimelineScreenPostsToPhotos(t *testing.T) {
 	if tl.album.Text != "Summer" {
 		t.Fatalf("the album's field holds %q", tl.album.Text)
 	}
-	h.u.Select("Timeline") // queueing showed Transfers
-	drop(h, filepath.Join(dir, "pic1.jpg"))
+	h.u.Select("Media") // queueing showed Transfers
+	dropMedia(h, filepath.Join(dir, "pic1.jpg"))
 	if tl.post.Disabled() {
 		t.Fatalf("post disabled: %q", tl.status.Text)
 	}
@@ -107,6 +107,37 @@ func TestTimelineScreenPostsToPhotos(t *testing.T) {
 	h.until("the second post queued: "+tl.status.Text, func() bool {
 		return strings.Contains(tl.status.Text, "into Carrier's album Summer")
 	})
+}
+
+// dropMedia drops paths on the Media screen and waits for them read.
+func dropMedia(h *harness, paths ...string) {
+	h.t.Helper()
+	drop(h, paths...)
+	h.until("the dropped files read", func() bool { return h.u.timeline.reading == 0 })
+}
+
+// rowTexts are the Media list's rows as read: a file's name and its state.
+func rowTexts(tl *timelineScreen) []string {
+	var out []string
+	for _, o := range tl.list.Box.Objects {
+		out = append(out, strings.Join(mediaLabels(o), " · "))
+	}
+	return out
+}
+
+// mediaLabels are the texts of the labels in o, in order.
+func mediaLabels(o fyne.CanvasObject) []string {
+	switch w := o.(type) {
+	case *widget.Label:
+		return []string{w.Text}
+	case *fyne.Container:
+		var out []string
+		for _, c := range w.Objects {
+			out = append(out, mediaLabels(c)...)
+		}
+		return out
+	}
+	return nil
 }
 
 // buttonIn finds the button labelled text in o.
@@ -160,12 +191,12 @@ func TestTimelineScreenAsksForPhotos(t *testing.T) {
 			}
 		}
 	})
-	h.u.Select("Timeline")
+	h.u.Select("Media")
 	tl := h.u.timeline
 	b := make([]byte, 4000)
 	rand.Read(b)
 	copy(b, "\x89PNG\r\n\x1a\n")
-	drop(h, writeFile(t, "one.png", b))
+	dropMedia(h, writeFile(t, "one.png", b))
 	test.Tap(tl.post)
 	var yes *widget.Button
 	h.until("the question", func() bool {
@@ -183,7 +214,7 @@ func TestTimelineScreenAsksForPhotos(t *testing.T) {
 		}
 	}
 	test.Tap(yes)
-	h.until("the batch queued", func() bool { return strings.HasPrefix(tl.status.Text, "Queued 1 file for") })
+	h.until("the batch queued", func() bool { return strings.HasPrefix(tl.status.Text, "Posting 1 file to") })
 	mu.Lock()
 	defer mu.Unlock()
 	if asked != 1 {
@@ -195,7 +226,7 @@ func TestTimelineScreenAsksForPhotos(t *testing.T) {
 // instead, and the picture beside it to Photos; unticked, it is left out.
 func TestTimelineScreenSendsRefusedToDrive(t *testing.T) {
 	h := newHarness(t)
-	h.u.Select("Timeline")
+	h.u.Select("Media")
 	tl := h.u.timeline
 	dir := t.TempDir()
 	b := make([]byte, 4000)
@@ -203,18 +234,18 @@ func TestTimelineScreenSendsRefusedToDrive(t *testing.T) {
 	copy(b, "\xff\xd8\xff\xe0")
 	os.WriteFile(filepath.Join(dir, "pic.jpg"), b, 0o600)
 	os.WriteFile(filepath.Join(dir, "song.png"), append([]byte("ID3\x04"), make([]byte, 100)...), 0o600)
-	drop(h, dir)
+	dropMedia(h, dir)
 	if len(tl.files) != 1 || len(tl.toDrive()) != 0 {
 		t.Fatalf("unticked: %d for Photos, %d for Drive", len(tl.files), len(tl.toDrive()))
 	}
 	test.Tap(tl.elseDrive)
-	if !strings.Contains(tl.list.Text, "song.png · to Google Drive") || !strings.Contains(tl.info.Text, "1 more to Google Drive") {
-		t.Fatalf("the list %q, the summary %q", tl.list.Text, tl.info.Text)
+	if rows := rowTexts(tl); !slices.Contains(rows, "song.png · to Google Drive") || !strings.Contains(tl.info.Text, "1 more to Google Drive") {
+		t.Fatalf("the list %q, the summary %q", rows, tl.info.Text)
 	}
 	test.Tap(tl.post)
 	h.until("the song in Drive and the picture in Photos", func() bool {
 		files := h.driveFiles()
-		return len(files) == 1 && files[0].Name == "song.png" && strings.Contains(tl.status.Text, "Queued 1 file for Google Photos")
+		return len(files) == 1 && files[0].Name == "song.png" && strings.Contains(tl.status.Text, "Posting 1 file to Google Photos")
 	})
 	id := h.driveFiles()[0].ID
 	h.until("the song's bytes in Drive", func() bool {

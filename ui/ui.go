@@ -169,7 +169,7 @@ func New(a fyne.App, w fyne.Window, d Deps) *UI {
 	u.mailbox = newMailboxScreen(u)
 	u.account = newAccountScreen(u)
 	u.composeTab = newTab(lang.X("tab.compose", "Compose"), theme.MailComposeIcon(), u.compose.content)
-	u.timelineTab = newTab(lang.X("tab.timeline", "Timeline"), theme.MediaPhotoIcon(), u.timeline.content)
+	u.timelineTab = newTab(lang.X("tab.media", "Media"), theme.MediaPhotoIcon(), u.timeline.content)
 	u.transfersTab = newTab(lang.X("tab.transfers", "Transfers"), theme.UploadIcon(), u.transfers.content)
 	u.mailboxTab = newTab(lang.X("tab.mailbox", "Mailbox"), theme.StorageIcon(), u.mailbox.content)
 	u.accountTab = newTab(lang.X("tab.account", "Account"), theme.AccountIcon(), u.account.content)
@@ -204,7 +204,7 @@ func (u *UI) Busy() bool {
 	return false
 }
 
-// dropped routes files dropped anywhere on the window: to the timeline
+// dropped routes files dropped anywhere on the window: to the Media screen
 // when it is showing, to the message otherwise.
 func (u *UI) dropped(_ fyne.Position, uris []fyne.URI) {
 	var paths []string
@@ -235,7 +235,7 @@ func (u *UI) queued(id string) {
 // ShowTransfers brings the transfers screen forward.
 func (u *UI) ShowTransfers() { u.tabs.Select(u.transfersTab) }
 
-// Select shows the named tab (Compose, Timeline, Transfers, Mailbox, Account).
+// Select shows the named tab (Compose, Media, Transfers, Mailbox, Account).
 func (u *UI) Select(name string) {
 	for _, t := range u.tabs.Items {
 		if strings.EqualFold(t.Text, name) {

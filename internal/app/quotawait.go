@@ -1,0 +1,360 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"carrier/transfer"
+)
+
+// The wait for Google Photos' daily quota, kept across restarts. Once the
+// project's quota for the day is used up, Photos refuses every request
+// until midnight Pacific time: a retry before then spends a request for
+// nothing, and retrying all night is what peers get wrong. So the jobs the
+// quota stopped wait for the reset and go on by themselves then:
+//
+//   - jobs that failed for it: the journal keeps their cause and when they
+//     failed, from which the reset follows (PhotosDailyReset), so a new
+//     process finds them and the reset they wait for as the old one did;
+//   - uploads held before their first byte because the quota was known to
+//     be used up (Hold): paused in the journal, which cannot tell them
+//     from uploads the person paused, so the held ones and their reset are
+//     kept beside the journal (STATE/photos-quota.json).
+//
+// Any front end on the journal can run one: the window does from its
+// start; `carrier resume` could, instead of resuming now what the quota
+// would refuse.
+
+// quotaFile keeps the jobs Hold paused, beside the journal.
+const quotaFile = "photos-quota.json"
+
+// QuotaQueue is what the wait asks of a queue: the app's Queue has it.
+type QuotaQueue interface {
+	History() ([]transfer.Snapshot, error)
+	Pause(id string) error
+	Resume(ctx context.Context, id string) error
+	Retry(ctx context.Context, id string) error
+}
+
+// QuotaWait sends jobs on at the daily quota's reset. Set its fields
+// before Start; they are read by its waiters afterwards.
+type QuotaWait struct {
+	// Now and After are the clock (time.Now and time.After unless set):
+	// tests give their own.
+	Now   func() time.Time
+	After func(time.Duration) <-chan time.Time
+	// Go runs a waiter (a goroutine unless set): a front end counts them
+	// to stop them with itself. The waiter ends when ctx does.
+	Go func(func(ctx context.Context))
+	// Fired, when set, is told after a reset sent jobs on (from the
+	// waiter's goroutine).
+	Fired func(at time.Time, ids []string)
+
+	q    QuotaQueue
+	path string // "" when the queue has no journal folder: held jobs are not kept
+
+	mu    sync.Mutex
+	ctx   context.Context
+	held  map[string]time.Time // uploads Hold paused → the reset they wait for
+	armed map[int64]bool       // resets (Unix seconds) a waiter waits for
+}
+
+// NewQuotaWait is a wait for q's jobs. The held jobs are kept in the
+// folder of q's journal when q has one (the app's Queue does).
+func NewQuotaWait(q QuotaQueue) *QuotaWait {
+	w := &QuotaWait{q: q, held: map[string]time.Time{}, armed: map[int64]bool{}, ctx: context.Background()}
+	if j, ok := q.(interface{ Journal() *transfer.Journal }); ok && j.Journal() != nil {
+		w.path = filepath.Join(filepath.Dir(j.Journal().Dir()), quotaFile)
+	}
+	return w
+}
+
+func (w *QuotaWait) now() time.Time {
+	if w.Now != nil {
+		return w.Now()
+	}
+	return time.Now()
+}
+
+func (w *QuotaWait) after(d time.Duration) <-chan time.Time {
+	if w.After != nil {
+		return w.After(d)
+	}
+	return time.After(d)
+}
+
+// QuotaStopped reports whether s is a Photos job that failed for the
+// daily quota, and the reset it waits for. Gmail's and Drive's quotas are
+// others, with resets of their own.
+func QuotaStopped(s transfer.Snapshot) (time.Time, bool) {
+	if s.State != transfer.StateFailed || !errors.Is(s.Cause, transfer.ErrDailyQuota) || !isPhotosCall(s.URL) {
+		return time.Time{}, false
+	}
+	return PhotosDailyReset(s.Updated), true
+}
+
+// isPhotosCall says whether u is a call of the Photos Library API (its
+// paths begin /v1/: uploads, mediaItems, albums), on Google or a sandbox.
+func isPhotosCall(u string) bool {
+	p, err := url.Parse(u)
+	return err == nil && strings.HasPrefix(p.Path, "/v1/")
+}
+
+// Start finds the journal's jobs the quota stopped (failed for it, or
+// held by Hold in this or an earlier process) and sends each on at its
+// reset: at once where the reset passed while nothing ran. It returns the
+// soonest reset and the jobs waiting, for a front end to say so; none
+// when nothing waits. Run it once the journal's jobs are taken up.
+func (w *QuotaWait) Start(ctx context.Context) (time.Time, []string, error) {
+	w.mu.Lock()
+	w.ctx = ctx
+	w.mu.Unlock()
+	held, err := w.load()
+	recs, herr := w.q.History()
+	if herr != nil {
+		return time.Time{}, nil, herr
+	}
+	w.mu.Lock()
+	for id, at := range held {
+		if _, ok := w.held[id]; !ok {
+			w.held[id] = at
+		}
+	}
+	w.mu.Unlock()
+	var ids []string
+	resets := map[int64]time.Time{}
+	for _, s := range recs {
+		at, ok := QuotaStopped(s)
+		if !ok && s.State == transfer.StatePaused {
+			w.mu.Lock()
+			at, ok = w.held[s.ID]
+			w.mu.Unlock()
+		}
+		if ok {
+			ids = append(ids, s.ID)
+			resets[at.Unix()] = at
+		}
+	}
+	w.forgetGone(recs)
+	var soonest time.Time
+	for _, at := range resets {
+		if soonest.IsZero() || at.Before(soonest) {
+			soonest = at
+		}
+		w.Expect(at)
+	}
+	return soonest, ids, err
+}
+
+// Hold pauses uploads that the quota, known to be used up, would refuse,
+// and sends them on at the reset at: kept first, so a restart between the
+// two still knows why they are paused.
+func (w *QuotaWait) Hold(ids []string, at time.Time) error {
+	w.mu.Lock()
+	for _, id := range ids {
+		w.held[id] = at
+	}
+	err := w.saveLocked()
+	w.mu.Unlock()
+	for _, id := range ids {
+		// One that failed for the quota already waits as it is.
+		if perr := w.q.Pause(id); perr != nil && !errors.Is(perr, transfer.ErrIllegalMove) && !errors.Is(perr, transfer.ErrEnded) {
+			err = errors.Join(err, perr)
+		}
+	}
+	w.Expect(at)
+	return err
+}
+
+// Expect makes sure jobs stopped by the quota go on at the reset at: a
+// front end that saw one fail calls it. One waiter per reset; it sends on
+// every job that waits for that reset or an earlier one.
+func (w *QuotaWait) Expect(at time.Time) {
+	w.mu.Lock()
+	if w.armed[at.Unix()] {
+		w.mu.Unlock()
+		return
+	}
+	w.armed[at.Unix()] = true
+	ctx := w.ctx
+	w.mu.Unlock()
+	wait := func(ctx context.Context) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-w.after(at.Sub(w.now())):
+		}
+		w.fire(ctx, at)
+	}
+	if w.Go != nil {
+		w.Go(wait)
+		return
+	}
+	go wait(ctx)
+}
+
+// Waiting is when the jobs the quota stopped go on, by job: the jobs Hold
+// paused and those that failed for the quota, as the journal has them now.
+func (w *QuotaWait) Waiting() (map[string]time.Time, error) {
+	recs, err := w.q.History()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]time.Time{}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, s := range recs {
+		if at, ok := QuotaStopped(s); ok {
+			out[s.ID] = at
+		} else if at, ok := w.held[s.ID]; ok && s.State == transfer.StatePaused {
+			out[s.ID] = at
+		}
+	}
+	return out, nil
+}
+
+// fire sends on what waits for the reset at or an earlier one, as the
+// journal has it now: the person may have retried, resumed or cancelled
+// some meanwhile.
+func (w *QuotaWait) fire(ctx context.Context, at time.Time) {
+	w.mu.Lock()
+	delete(w.armed, at.Unix())
+	w.mu.Unlock()
+	recs, err := w.q.History()
+	if err != nil {
+		return
+	}
+	var sent []string
+	for _, s := range recs {
+		if reset, ok := QuotaStopped(s); ok && !reset.After(at) {
+			if w.q.Retry(ctx, s.ID) == nil {
+				sent = append(sent, s.ID)
+			}
+			continue
+		}
+		w.mu.Lock()
+		reset, held := w.held[s.ID]
+		w.mu.Unlock()
+		if held && s.State == transfer.StatePaused && !reset.After(at) {
+			if w.resume(ctx, s.ID) == nil {
+				sent = append(sent, s.ID)
+			}
+		}
+	}
+	w.mu.Lock()
+	for id, reset := range w.held {
+		if !reset.After(at) {
+			delete(w.held, id)
+		}
+	}
+	w.saveLocked()
+	w.mu.Unlock()
+	if w.Fired != nil && ctx.Err() == nil {
+		w.Fired(at, sent)
+	}
+}
+
+// resume lets a held job go on. A process that starts after the reset
+// may fire before it took up the journal's paused jobs: it takes them up
+// first, as its start would.
+func (w *QuotaWait) resume(ctx context.Context, id string) error {
+	err := w.q.Resume(ctx, id)
+	if r, ok := w.q.(interface {
+		ResumeJournal(bool) ([]string, error)
+	}); ok && errors.Is(err, transfer.ErrUnknownJob) {
+		r.ResumeJournal(false)
+		err = w.q.Resume(ctx, id)
+	}
+	return err
+}
+
+// forgetGone drops held jobs the journal no longer has paused (resumed,
+// cancelled or forgotten by the person), so the file does not grow.
+func (w *QuotaWait) forgetGone(recs []transfer.Snapshot) {
+	paused := map[string]bool{}
+	for _, s := range recs {
+		if s.State == transfer.StatePaused {
+			paused[s.ID] = true
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := len(w.held)
+	for id := range w.held {
+		if !paused[id] {
+			delete(w.held, id)
+		}
+	}
+	if len(w.held) != n {
+		w.saveLocked()
+	}
+}
+
+type quotaHeld struct {
+	Held map[string]time.Time `json:"held"` // job → the reset it waits for
+}
+
+// load reads the jobs held in an earlier process.
+func (w *QuotaWait) load() (map[string]time.Time, error) {
+	if w.path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(w.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the uploads held for Google Photos' quota: %w", err)
+	}
+	var h quotaHeld
+	if err := json.Unmarshal(data, &h); err != nil {
+		return nil, fmt.Errorf("cannot read the uploads held for Google Photos' quota (%s): %w", w.path, err)
+	}
+	return h.Held, nil
+}
+
+// saveLocked writes the held jobs atomically (a temporary file renamed
+// over the last), or removes the file when none is held.
+func (w *QuotaWait) saveLocked() error {
+	if w.path == "" {
+		return nil
+	}
+	if len(w.held) == 0 {
+		if err := os.Remove(w.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	data, err := json.Marshal(quotaHeld{Held: w.held})
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(w.path), quotaFile+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("cannot keep the uploads held for Google Photos' quota: %w", err)
+	}
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), w.path)
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("cannot keep the uploads held for Google Photos' quota: %w", werr)
+	}
+	return nil
+}
