@@ -253,11 +253,15 @@ func (up *upload) sumState(c *Cursor) {
 	}
 }
 
-// fileSum is the file's SHA-256 once every byte went through the hash.
+// fileSum is the file's SHA-256 once every byte went through the hash,
+// or once the end read it for a target that reported one (lateSHA256).
 func (up *upload) fileSum() string {
 	up.hashMu.Lock()
 	defer up.hashMu.Unlock()
-	if up.sha == nil || up.sha.at != up.rec.Size {
+	switch {
+	case up.late != nil:
+		return hex.EncodeToString(up.late)
+	case up.sha == nil || up.sha.at != up.rec.Size || up.sha.names[0] != SumSHA256:
 		return ""
 	}
 	return hex.EncodeToString(up.sha.sum(SumSHA256))
