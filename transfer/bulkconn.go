@@ -24,10 +24,10 @@ import (
 // taken before the next one comes leaves it waiting, and each piece then
 // wakes it, on the sender's time where the peer is on the same machine
 // (the loopback delivers a segment in the sending call). Against a server
-// that reads faster than the sums go, 256 KiB pieces cost the client a
-// third more system time than against a slower one (Photos against Cloud
-// Storage in docs/PERFORMANCE.md); 4 MiB ones keep the socket's buffer
-// full, as a slower server does.
+// that reads faster than the sums go, 256 KiB pieces cost the client up to
+// a third more system time than against a slower one (Photos against
+// Cloud Storage in docs/PERFORMANCE.md); 4 MiB ones keep the socket's
+// buffer full, as a slower server does.
 
 const (
 	bulkCopy = 256 << 10
