@@ -7,7 +7,10 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
+	"sync"
 	"testing"
+	"time"
 )
 
 // A range of the file handed to a bulkConn goes whole and exact, from the
@@ -16,11 +19,11 @@ import (
 // counts what went; and the transport, reading on for bytes past the
 // length, finds none.
 func TestBulkSendPaths(t *testing.T) {
-	size := int64(3*bulkCopy + 123)
+	size := int64(bulkSend + 3*bulkCopy + 123) // more than one piece, pieces of more than one read
 	path, data := writeFile(t, size)
-	paths := map[string]func(*net.TCPConn, *os.File, int64, int) (int, error){
+	paths := map[string]func(*net.TCPConn, *os.File, int64, int, func(int) error) (int, error){
 		"kernel": nil,
-		"buffer": func(*net.TCPConn, *os.File, int64, int) (int, error) { return 0, errNoSendFile },
+		"buffer": func(*net.TCPConn, *os.File, int64, int, func(int) error) (int, error) { return 0, errNoSendFile },
 	}
 	for name, kernel := range paths {
 		for _, from := range []int64{0, bulkCopy + 7} { // from 0; a resend from an offset the sums passed
@@ -87,6 +90,68 @@ func TestBulkSendPaths(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// A piece sent by the kernel counts its bytes as they leave, not once the
+// whole piece has gone: a peer that does not read holds the piece back,
+// and the bytes already in its socket still show as progress (the stall
+// watchdog and the minimum speed read it).
+func TestBulkPieceCountsAsItLeaves(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the kernel sends from a file on Linux only; elsewhere each bulkCopy write is counted")
+	}
+	size := int64(bulkSend)
+	path, data := writeFile(t, size)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	up := &upload{f: f, extra: newSumGroup([]string{SumCRC32C})}
+	moved := make(chan struct{})
+	var once sync.Once
+	body := &progressBody{r: up.source(0, size), onRead: func(int64) { once.Do(func() { close(moved) }) }}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	got := make(chan []byte, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			got <- nil
+			return
+		}
+		defer c.Close()
+		<-moved // nothing is read until progress shows
+		b, _ := io.ReadAll(c)
+		got <- b
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A piece larger than what the sockets hold unread.
+	c.(*net.TCPConn).SetWriteBuffer(64 << 10)
+	sent := make(chan error, 1)
+	go func() {
+		_, err := bulkConn{c.(*net.TCPConn)}.ReadFrom(&io.LimitedReader{R: body, N: size})
+		c.Close()
+		sent <- err
+	}()
+	select {
+	case <-moved:
+	case <-time.After(20 * time.Second):
+		once.Do(func() { close(moved) }) // let the peer read, so the sender ends
+		t.Fatal("no progress while the piece waited for the peer")
+	}
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
+	if b := <-got; !bytes.Equal(b, data) {
+		t.Fatalf("the peer got %d bytes, not the file's %d", len(b), size)
 	}
 }
 

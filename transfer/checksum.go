@@ -21,19 +21,21 @@ import (
 
 // Checksums: every byte the engine sends goes through its running sums
 // once, as it leaves (hashTee, bulkconn.go): the sums a target can check
-// and report, asked for by the job (Spec.Checksums: SumCRC32C, SumMD5), or
-// the SHA-256 when the job asks for none and the caller did not give it
-// (Drive reports a SHA-256; Gmail nothing), or a CRC32C where the protocol
-// lets the server verify nothing at all (Google's second dialect:
-// Record.SourceSum). The SHA-256 costs 0.8 CPU-s
-// per GiB here, more than moving the bytes: a job whose target checks
-// CRC32C is not charged for it, and its CRC32C stands for the source
-// check instead (32 bits against accidental change, beside the size and
-// times checked before every request; the server compares the whole
-// file's at the end). Their states are kept with the confirmed offset, so
-// a resume hashes the prefix again and goes on. The request carrying the last bytes states them (X-Goog-Hash), and
-// the server's finishing resource is compared with the file's sums where
-// it reports one (verify).
+// and report, asked for by the job (Spec.Checksums: SumCRC32C, SumMD5,
+// SumSHA256 for Drive), or, when the job asks for none and the caller did
+// not give the SHA-256, a CRC32C for the source check alone
+// (Record.SourceSum: Gmail and Google's second dialect report nothing). The
+// SHA-256 costs 0.8 CPU-s per GiB here, more than moving the bytes: a job
+// is charged for it only where its target compares it. Elsewhere a CRC32C
+// stands for the source check (32 bits against accidental change, beside
+// the size and times checked before every request; a server that checks
+// CRC32C compares the whole file's at the end). Their states are kept with
+// the confirmed offset, so a resume hashes the prefix again and goes on.
+// The request carrying the last bytes states them (X-Goog-Hash), and the
+// server's finishing resource is compared with the file's sums where it
+// reports one (verify); a SHA-256 reported by a target the job did not say
+// reports one is compared too, from one more pass over the file
+// (lateSHA256).
 
 // The sums a job can ask for, and the SHA-256 of jobs that ask for none.
 const (
@@ -63,7 +65,7 @@ func newSum(name string) hash.Hash {
 // validSums reports whether names are sums a job can ask for, once each.
 func validSums(names []string) bool {
 	for i, n := range names {
-		if n != SumCRC32C && n != SumMD5 || slices.Contains(names[:i], n) {
+		if n != SumCRC32C && n != SumMD5 && n != SumSHA256 || slices.Contains(names[:i], n) {
 			return false
 		}
 	}
@@ -199,7 +201,9 @@ func (up *upload) goog() string {
 	}
 	var parts []string
 	for _, n := range g.names {
-		parts = append(parts, n+"="+base64.StdEncoding.EncodeToString(g.sum(n)))
+		if n != SumSHA256 { // X-Goog-Hash knows CRC32C and MD5 only
+			parts = append(parts, n+"="+base64.StdEncoding.EncodeToString(g.sum(n)))
+		}
 	}
 	return strings.Join(parts, ",")
 }
@@ -268,16 +272,26 @@ func (up *upload) verify(ctx context.Context, resp *Response) (string, error) {
 		case name == SumSHA256 && rec.SHA256 != "" && up.sha == nil:
 			b, _ := hex.DecodeString(rec.SHA256)
 			return b
-		case name == SumSHA256 && up.sha != nil && up.sha.at == rec.Size:
+		case name == SumSHA256 && up.sha != nil && up.sha.at == rec.Size && up.sha.names[0] == SumSHA256:
 			return up.sha.sum(name)
 		case up.extra != nil && up.extra.at == rec.Size:
 			return up.extra.sum(name)
 		}
 		return nil
 	}
+	var late []byte
+	if slices.ContainsFunc(cs, func(c claim) bool { return c.sum == SumSHA256 }) && ours(SumSHA256) == nil {
+		var err error
+		if late, err = up.lateSHA256(ctx); err != nil {
+			return "", err
+		}
+	}
 	matched := map[string]bool{}
 	for _, c := range cs {
 		want := ours(c.sum)
+		if c.sum == SumSHA256 && want == nil {
+			want = late
+		}
 		if want == nil {
 			continue // a sum this job did not compute
 		}
@@ -300,6 +314,37 @@ func (up *upload) verify(ctx context.Context, resp *Response) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// lateSHA256 is the file's SHA-256 for a target that reports one though
+// the job did not name it (Spec.Checksums), so only a CRC32C went with the
+// bytes: one more pass reads the file for both, and the CRC32C must be
+// the one of the bytes that went, so the SHA-256 is of what was sent. nil
+// when the bytes that went are not all in the source sum (the file
+// changed since: the size and times say so).
+func (up *upload) lateSHA256(ctx context.Context) ([]byte, error) {
+	up.hashMu.Lock()
+	src := up.sha
+	ok := src != nil && src.names[0] == SumCRC32C && src.at == up.rec.Size
+	up.hashMu.Unlock()
+	if !ok {
+		return nil, nil
+	}
+	g := newSumGroup([]string{SumSHA256, SumCRC32C})
+	if err := readSums(ctx, up.f, 0, up.rec.Size, noLock, g); err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return nil, readError(err)
+	}
+	up.hashMu.Lock()
+	same := bytes.Equal(g.sum(SumCRC32C), src.sum(SumCRC32C))
+	up.hashMu.Unlock()
+	if !same {
+		return nil, changedError(up.rec.Path, "its content differs from the bytes sent")
+	}
+	up.late = g.sum(SumSHA256)
+	return up.late, nil
 }
 
 // googHashOf reads the X-Goog-Hash values of an answer.

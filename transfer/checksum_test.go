@@ -192,18 +192,23 @@ func TestChecksumServerAheadOfJournal(t *testing.T) {
 	}
 }
 
-// Drive's hex sha256Checksum verifies any job (the SHA-256 is computed
-// anyway); a target that reports nothing (Gmail) is never called verified.
+// Drive's hex sha256Checksum verifies any job: one that names it
+// (Spec.Checksums) computes the SHA-256 as the bytes go, one that does
+// not reads the file once more at the end (lateSHA256); a target that
+// reports nothing (Gmail) is never called verified.
 func TestChecksumReportedOrNot(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		sha  func(data []byte) string // "" reports none
+		sums []string
 		want string
 		fail bool
 	}{
-		{"drive sha256Checksum", func(d []byte) string { return strings.ToUpper(sha(d)) }, SumSHA256, false},
-		{"drive sha256Checksum of other bytes", func(d []byte) string { return sha(append(d, 0)) }, "", true},
-		{"nothing reported", nil, "", false},
+		{"drive sha256Checksum", func(d []byte) string { return strings.ToUpper(sha(d)) }, nil, SumSHA256, false},
+		{"drive sha256Checksum of other bytes", func(d []byte) string { return sha(append(d, 0)) }, nil, "", true},
+		{"drive sha256Checksum, named", func(d []byte) string { return strings.ToUpper(sha(d)) }, []string{SumSHA256}, SumSHA256, false},
+		{"drive sha256Checksum of other bytes, named", func(d []byte) string { return sha(append(d, 0)) }, []string{SumSHA256}, "", true},
+		{"nothing reported", nil, nil, "", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFake(t)
@@ -219,7 +224,7 @@ func TestChecksumReportedOrNot(t *testing.T) {
 				return true
 			}
 			h := newHarness(t, Config{})
-			id := h.add(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: path})
+			id := h.add(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: path, Checksums: c.sums})
 			e := h.finish(id)
 			if c.fail {
 				if e.Kind != EventFailed || !errors.Is(e.Err, ErrNotVerified) || !strings.Contains(e.Message, sha(data)) {

@@ -66,9 +66,11 @@ func (b *progressBody) Read(p []byte) (int, error) {
 }
 
 // sendTo is the bulk path of a body that is a range of the file
-// (bulkConn.ReadFrom): up to max bytes, in bulkCopy pieces each granted by
+// (bulkConn.ReadFrom): up to max bytes, in bulkSend pieces each granted by
 // the limit, sent from the file itself where the system can (sendFile).
-// handled is false for any other body: the caller copies it.
+// Each byte that leaves is counted as it leaves, so a large piece on a
+// slow link still shows progress. handled is false for any other body:
+// the caller copies it.
 func (b *progressBody) sendTo(c *net.TCPConn, max int64) (sent int64, handled bool, err error) {
 	t, ok := b.r.(*hashTee)
 	if !ok {
@@ -77,7 +79,7 @@ func (b *progressBody) sendTo(c *net.TCPConn, max int64) (sent int64, handled bo
 	bp := bulkBufs.Get().(*[]byte)
 	defer bulkBufs.Put(bp)
 	for sent < max {
-		want := int(min(bulkCopy, max-sent, t.left()))
+		want := int(min(bulkSend, max-sent, t.left()))
 		if want == 0 {
 			return sent, true, nil
 		}
@@ -86,13 +88,12 @@ func (b *progressBody) sendTo(c *net.TCPConn, max int64) (sent int64, handled bo
 			return sent, true, err
 		}
 		if b.isClosed() {
+			b.limit.refund(granted)
 			return sent, true, errBodyClosed
 		}
-		n, err := t.send(c, granted, *bp)
+		n, err := t.send(c, granted, *bp, b.advance)
 		sent += int64(n)
-		if rerr := b.report(granted, n); rerr != nil {
-			return sent, true, rerr
-		}
+		b.limit.refund(granted - n)
 		if err != nil {
 			return sent, true, err
 		}
@@ -124,6 +125,11 @@ func (b *progressBody) report(granted, n int) error {
 	if n < granted {
 		b.limit.refund(granted - n)
 	}
+	return b.advance(n)
+}
+
+// advance counts n more bytes gone.
+func (b *progressBody) advance(n int) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {

@@ -36,8 +36,11 @@ type Spec struct {
 	// out, states them on the request carrying the last bytes, and
 	// compares them with what the server reports. Whoever knows the target
 	// sets them (internal/app for Cloud Storage: CRC32C); none by default.
-	// A job with none computes the SHA-256 instead, and compares whatever
-	// the target reports of it; a job with some has no SHA-256 unless the
+	// SumSHA256 names a target that reports the file's SHA-256 (Drive), so
+	// it is computed as the bytes go out. A job with none keeps a CRC32C
+	// for the source check (Record.SourceSum), and should the target
+	// report a SHA-256 all the same, reads the file once more at the end to
+	// compare it; a job with some has no SHA-256 unless it names it or the
 	// caller gave it: its sums stand for the source check.
 	Checksums []string
 	// Existing is the URI of the resource the metadata names, for targets
@@ -218,8 +221,10 @@ func (q *Queue) newRecord(spec Spec) (*Record, error) {
 	if rec.SHA256 != "" {
 		rec.Hashed = rec.Size
 	}
-	if rec.googUpload() && rec.SHA256 == "" {
-		rec.SourceSum = SumCRC32C // its server verifies nothing: see Record.SourceSum
+	if rec.SHA256 == "" && len(rec.Checksums) == 0 {
+		// Nothing says the target checks a SHA-256 (Photos and Gmail report
+		// no checksum): see Record.SourceSum.
+		rec.SourceSum = SumCRC32C
 	}
 	if err := rec.validate(); err != nil {
 		return nil, err

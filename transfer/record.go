@@ -86,15 +86,16 @@ type Record struct {
 	Hashed    int64  `json:"hashed,omitempty"`
 	HashState []byte `json:"hashState,omitempty"`
 	// SourceSum is the sum Hashed and HashState keep when it is not the
-	// SHA-256: SumCRC32C for a protocol whose server verifies nothing
-	// (Google's second dialect), where the SHA-256 would cost more than
-	// moving the bytes for a check against accidental change alone. ""
-	// is the SHA-256, as every earlier record reads.
+	// SHA-256: SumCRC32C for a job that names no sum its target checks
+	// (Google's second dialect, whose server verifies nothing; a raw file
+	// to Gmail, which reports nothing), where the SHA-256 would cost more
+	// than moving the bytes for a check against accidental change alone.
+	// "" is the SHA-256, as every earlier record reads.
 	SourceSum string `json:"sourceSum,omitempty"`
-	// Checksums are the sums (not the SHA-256) that the target checks and
-	// reports (SumCRC32C, SumMD5; see Spec.Checksums). Like the SHA-256
-	// they are computed as the bytes go out: SumState holds their states
-	// over the file's first Summed bytes.
+	// Checksums are the sums that the target checks and reports
+	// (SumCRC32C, SumMD5, SumSHA256; see Spec.Checksums). They are computed
+	// as the bytes go out: SumState holds their states over the file's
+	// first Summed bytes.
 	Checksums []string `json:"checksums,omitempty"`
 	// Existing is where the resource is read when the start of a session
 	// answers 409: the metadata named it (a Drive file's id), so it exists

@@ -9,9 +9,10 @@ import (
 
 // sendFile sends the file's n bytes at off to c with sendfile(2): the
 // kernel moves them from the page cache to the socket. It waits for room
-// in the socket as a write does; the request's end (the transport closes
-// the connection) ends it.
-func sendFile(c *net.TCPConn, f *os.File, off int64, n int) (int, error) {
+// in the socket as a write does, telling sent of each part that went (an
+// error from it ends the sending); the request's end (the transport
+// closes the connection) ends it.
+func sendFile(c *net.TCPConn, f *os.File, off int64, n int, each func(int) error) (int, error) {
 	out, err := c.SyscallConn()
 	if err != nil {
 		return 0, err
@@ -29,6 +30,10 @@ func sendFile(c *net.TCPConn, f *os.File, off int64, n int) (int, error) {
 				m, err := syscall.Sendfile(int(outfd), int(infd), &o, n-sent)
 				if m > 0 {
 					sent += m
+					if eerr := each(m); eerr != nil {
+						serr = eerr
+						return true
+					}
 				}
 				switch {
 				case err == syscall.EAGAIN:
@@ -58,7 +63,7 @@ func sendFile(c *net.TCPConn, f *os.File, off int64, n int) (int, error) {
 	if serr == nil {
 		serr = cerr
 	}
-	if serr != nil && serr != errNoSendFile {
+	if serr != nil && serr != errNoSendFile && serr != errBodyClosed {
 		// As a failed write of the connection reads.
 		serr = &net.OpError{Op: "write", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: os.NewSyscallError("sendfile", serr)}
 	}

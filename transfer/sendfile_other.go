@@ -9,4 +9,6 @@ import (
 
 // sendFile: only Linux sends from a file here; elsewhere the bytes go
 // through the process in bulkCopy pieces.
-func sendFile(*net.TCPConn, *os.File, int64, int) (int, error) { return 0, errNoSendFile }
+func sendFile(*net.TCPConn, *os.File, int64, int, func(int) error) (int, error) {
+	return 0, errNoSendFile
+}

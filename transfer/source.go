@@ -163,7 +163,10 @@ type hashTee struct {
 	up  *upload
 	// kernel sends from the file; nil is sendFile (tests take the path
 	// of a system that cannot).
-	kernel func(c *net.TCPConn, f *os.File, off int64, n int) (int, error)
+	kernel func(c *net.TCPConn, f *os.File, off int64, n int, each func(int) error) (int, error)
+	// noKernel: the kernel could not send from this file; the rest goes
+	// through the buffer.
+	noKernel bool
 }
 
 func (t *hashTee) Read(p []byte) (int, error) {
@@ -177,48 +180,75 @@ func (t *hashTee) Read(p []byte) (int, error) {
 
 func (t *hashTee) left() int64 { return t.end - t.pos }
 
-// send sends the next n bytes of the range to c, at most len(buf). The
-// sums that lack them read them first, into buf; the bytes then go from
-// the file to the socket without passing through the process where the
-// system can (sendFile), else from buf. A file changed between the two is
-// caught as any change during a request is: the resume's prefix check, or
-// the server's checksum of what it got, differs.
-func (t *hashTee) send(c *net.TCPConn, n int, buf []byte) (int, error) {
-	buf = buf[:n]
-	read := false
-	readBuf := func() error {
-		m, err := t.f.ReadAt(buf, t.pos)
-		if m < n {
-			if err == nil || err == io.EOF {
-				err = io.ErrUnexpectedEOF
+// send sends the next n bytes of the range to c, telling each of the
+// parts that went. The sums that lack them read them first, len(buf) at a
+// time; the bytes then go from the file to the socket in one call without
+// passing through the process where the system can (sendFile), else
+// through buf, each piece read once for the sums and the socket. A file
+// changed between the reading and the sending is caught as any change
+// during a request is: the resume's prefix check, or the server's
+// checksum of what it got, differs.
+func (t *hashTee) send(c *net.TCPConn, n int, buf []byte, each func(int) error) (int, error) {
+	if !t.noKernel {
+		for done := 0; done < n; {
+			k := min(n-done, len(buf))
+			if pos := t.pos + int64(done); t.up.lacks(pos, k) {
+				if err := readFull(t.f, buf[:k], pos); err != nil {
+					return 0, err
+				}
+				t.up.feed(pos, buf[:k])
 			}
-			return err
+			done += k
 		}
-		read = true
-		return nil
-	}
-	if t.up.lacks(t.pos, n) {
-		if err := readBuf(); err != nil {
-			return 0, err
+		kernel := t.kernel
+		if kernel == nil {
+			kernel = sendFile
 		}
-		t.up.feed(t.pos, buf)
+		sent, err := kernel(c, t.f, t.pos, n, each)
+		t.advance(sent)
+		if !errors.Is(err, errNoSendFile) || sent > 0 {
+			return sent, err
+		}
+		t.noKernel = true
 	}
-	kernel := t.kernel
-	if kernel == nil {
-		kernel = sendFile
-	}
-	sent, err := kernel(c, t.f, t.pos, n)
-	if errors.Is(err, errNoSendFile) && sent == 0 {
-		if !read {
-			if err := readBuf(); err != nil {
-				return 0, err
+	sent := 0
+	for sent < n {
+		k := min(n-sent, len(buf))
+		if err := readFull(t.f, buf[:k], t.pos); err != nil {
+			return sent, err
+		}
+		t.up.feed(t.pos, buf[:k])
+		m, err := c.Write(buf[:k])
+		t.advance(m)
+		sent += m
+		if m > 0 {
+			if eerr := each(m); eerr != nil {
+				return sent, eerr
 			}
 		}
-		sent, err = c.Write(buf)
+		if err != nil {
+			return sent, err
+		}
 	}
-	t.pos += int64(sent)
-	t.sr.Seek(int64(sent), io.SeekCurrent)
-	return sent, err
+	return sent, nil
+}
+
+func (t *hashTee) advance(n int) {
+	t.pos += int64(n)
+	t.sr.Seek(int64(n), io.SeekCurrent)
+}
+
+// readFull reads len(p) bytes of f at off: a file shorter than it was is
+// an error.
+func readFull(f *os.File, p []byte, off int64) error {
+	m, err := f.ReadAt(p, off)
+	if m < len(p) {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	return nil
 }
 
 // feed adds the file's bytes p, found at pos, to the running sums.
@@ -253,11 +283,15 @@ func (up *upload) sumState(c *Cursor) {
 	}
 }
 
-// fileSum is the file's SHA-256 once every byte went through the hash.
+// fileSum is the file's SHA-256 once every byte went through the hash,
+// or once the end read it for a target that reported one (lateSHA256).
 func (up *upload) fileSum() string {
 	up.hashMu.Lock()
 	defer up.hashMu.Unlock()
-	if up.sha == nil || up.sha.at != up.rec.Size {
+	switch {
+	case up.late != nil:
+		return hex.EncodeToString(up.late)
+	case up.sha == nil || up.sha.at != up.rec.Size || up.sha.names[0] != SumSHA256:
 		return ""
 	}
 	return hex.EncodeToString(up.sha.sum(SumSHA256))

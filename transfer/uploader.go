@@ -192,6 +192,7 @@ type upload struct {
 	hashMu sync.Mutex
 	sha    *sumGroup
 	extra  *sumGroup
+	late   []byte // the SHA-256 the end read for the target (lateSHA256)
 }
 
 // Upload runs the upload to its end: the server's final answer, or an
