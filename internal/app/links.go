@@ -336,6 +336,11 @@ func (q *Queue) addDriveFile(d Drive, p, id string, share Share, who []string, e
 	meta, _ := json.Marshal(map[string]string{"id": id, "name": name, "mimeType": ctype})
 	s := transfer.Spec{URL: d.Root + "/upload/drive/v3/files?fields=" + url.QueryEscape(driveFields), Method: http.MethodPost,
 		ContentType: ctype, Metadata: meta, Path: p, Label: name + " · to Google Drive",
+		// Drive reports the file's SHA-256: computed as the bytes go, it
+		// is both the source check and the verification, in one pass
+		// (unnamed, the engine would keep a CRC32C and read the file
+		// again at the end to compare Drive's SHA-256).
+		Checksums: []string{transfer.SumSHA256},
 		// A 409 to a new session means an earlier attempt made the
 		// file: the engine reads it and checks it is these bytes.
 		Existing: d.Root + "/drive/v3/files/" + url.PathEscape(id) + "?fields=" + url.QueryEscape(driveFields)}
