@@ -100,12 +100,12 @@ def shot(env, name):
     subprocess.run(["import", "-window", "root", os.path.join(SHOTS, name + ".png")], env=env, check=True)
 
 
-def api(base, token, path, method="GET", data=None, content_type=None):
+def api(base, token, path, method="GET", data=None, content_type=None, timeout=10):
     headers = {"Authorization": "Bearer " + token}
     if content_type:
         headers["Content-Type"] = content_type
     req = urllib.request.Request(base + path, headers=headers, method=method, data=data)
-    with urllib.request.urlopen(req, timeout=10) as r:
+    with urllib.request.urlopen(req, timeout=timeout) as r:
         body = r.read()
         return json.loads(body) if body.strip().startswith(b"{") else body
 

@@ -20,74 +20,13 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHOTS = os.path.join(ROOT, "artifacts", "screenshots")
 PICTURES = 40
 VIDEO_MIB = 128
 ALBUM = "E2E folder of the trip"
-procs = []
-
-
-def fail(msg):
-    print("FAIL: " + msg, flush=True)
-    sys.exit(1)
-
-
-def start(args, env, **kw):
-    p = subprocess.Popen(args, env=env, **kw)
-    procs.append(p)
-    return p
-
-
-def wait_for(what, fn, timeout=30):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        v = fn()
-        if v:
-            return v
-        time.sleep(0.1)
-    fail("timed out waiting for " + what)
-
-
-def xdo(env, *args):
-    return subprocess.run(["xdotool", *map(str, args)], env=env, capture_output=True, text=True).stdout.strip()
-
-
-def free_display():
-    for n in range(99, 160):
-        if not os.path.exists("/tmp/.X11-unix/X%d" % n) and not os.path.exists("/tmp/.X%d-lock" % n):
-            return n
-    fail("no free X display number")
-
-
-def window(env, name):
-    out = xdo(env, "search", "--onlyvisible", "--name", name)
-    return out.splitlines()[0] if out else None
-
-
-def geometry(env, wid):
-    g = {}
-    for line in xdo(env, "getwindowgeometry", "--shell", wid).splitlines():
-        k, _, v = line.partition("=")
-        g[k] = int(v) if v.isdigit() else v
-    return g
-
-
-def shot(env, name):
-    os.makedirs(SHOTS, exist_ok=True)
-    subprocess.run(["import", "-window", "root", os.path.join(SHOTS, name + ".png")], env=env, check=True)
-
-
-def api(base, token, path, method="GET", data=None, content_type=None, timeout=10):
-    headers = {"Authorization": "Bearer " + token}
-    if content_type:
-        headers["Content-Type"] = content_type
-    req = urllib.request.Request(base + path, headers=headers, method=method, data=data)
-    with urllib.request.urlopen(req, timeout=timeout) as r:
-        body = r.read()
-        return json.loads(body) if body.strip().startswith(b"{") else body
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from e2e_desktop import SHOTS, api, fail, free_display, geometry, procs, shot, start, wait_for, window, xdo  # noqa: E402
 
 
 def jpeg(size, n):
