@@ -222,6 +222,11 @@ func detailLine(text string) string {
 // line.
 func failureWords(snap transfer.Snapshot, live error) string {
 	s := failureSentence(classifyFailure(snap.Cause, snap.Error, live), serverName(snap.URL))
+	if reset, ok := app.QuotaStopped(snap); ok {
+		// The window's QuotaWait sends a Photos job on by itself at the
+		// reset: "press Retry" would not be true.
+		s = lang.X("fail.daily.photos", "Google Photos' quota for the day is used up. Carrier goes on by itself when it resets, at {{.Time}}.", w{"Time": reset.Local().Format("15:04")})
+	}
 	if d := detailLine(snap.Error); d != "" {
 		s += "\n" + d
 	}

@@ -24,6 +24,10 @@ func TestStateWordsForCausesAndWaiting(t *testing.T) {
 		{transfer.Snapshot{State: transfer.StateFailed, Error: "x", Cause: transfer.ErrMaybeSent}, "press Retry to send it again"},
 		{transfer.Snapshot{State: transfer.StateFailed, Error: "x", Cause: transfer.ErrSignIn}, "Account screen"},
 		{transfer.Snapshot{State: transfer.StateFailed, Error: "x", Cause: transfer.ErrDailyQuota}, "resets at midnight, Pacific time: press Retry after that"},
+		// A Photos call goes on by itself at the reset (QuotaWait), so it
+		// is not told to press Retry.
+		{transfer.Snapshot{State: transfer.StateFailed, Error: "x", Cause: transfer.ErrDailyQuota, URL: "https://photoslibrary.googleapis.com/v1/mediaItems:batchCreate", Updated: now},
+			"Carrier goes on by itself when it resets, at " + app.PhotosDailyReset(now).Local().Format("15:04")},
 		{transfer.Snapshot{State: transfer.StateFailed, Error: "bad request"}, "The upload failed. What went wrong is below.\n\u200ebad request"},
 		{transfer.Snapshot{State: transfer.StateSignIn, SignInFor: "zoe@example.com", Error: "a sign-in is needed"}, "Sign in to zoe@example.com again to continue"},
 		{transfer.Snapshot{State: transfer.StateWaiting}, "Waiting for the uploads it needs to finish first"},
