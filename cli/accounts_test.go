@@ -28,6 +28,7 @@ func TestTwoAccountsFromTheCommandLine(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
 	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	t.Setenv("LOCALAPPDATA", filepath.Join(home, "local")) // Windows's data and state folders
 	const work = "work@example.com"
 	base, token, stop := startSandbox(t, "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--auto-consent", "--token-ttl", "30s", "--account", work)
 	defer stop()
@@ -189,6 +190,7 @@ func TestDriveAndPhotosFrom(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
 	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	t.Setenv("LOCALAPPDATA", filepath.Join(home, "local")) // Windows's data and state folders
 	const work = "work@example.com"
 	base, token, stop := startSandbox(t, "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--auto-consent", "--account", work)
 	defer stop()
@@ -199,7 +201,7 @@ func TestDriveAndPhotosFrom(t *testing.T) {
 		}
 	}
 	t.Setenv("CARRIER_TOKEN", "")
-	state := filepath.Join(home, "state", "carrier")
+	state := app.StateDir() // $XDG_STATE_HOME/carrier, or %LOCALAPPDATA%\Carrier\state
 	accountsOf := func() map[string]int {
 		j, err := transfer.OpenJournal(state)
 		if err != nil {
@@ -263,6 +265,7 @@ func TestLoginAndLogoutReachAWindow(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
 	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	t.Setenv("LOCALAPPDATA", filepath.Join(home, "local")) // Windows's data and state folders
 	base, token, stop := startSandbox(t, "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--auto-consent")
 	defer stop()
 	dataDir := app.DataDir()

@@ -28,6 +28,7 @@ func TestRevokedSignInThenLoginAndResume(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
 	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	t.Setenv("LOCALAPPDATA", filepath.Join(home, "local")) // Windows's data and state folders
 	// Access tokens live 30 s, under auth's minute of early expiry: every
 	// request refreshes, so a revoked grant shows at once.
 	base, token, stop := startSandbox(t, "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--auto-consent", "--token-ttl", "30s")
@@ -100,6 +101,7 @@ func TestSendLinksWhoseSignInIsRevokedMidUpload(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
 	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	t.Setenv("LOCALAPPDATA", filepath.Join(home, "local")) // Windows's data and state folders
 	sb, err := sandbox.Open(sandbox.Options{Dir: t.TempDir(), Token: testToken, AutoConsent: true, TokenTTL: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)

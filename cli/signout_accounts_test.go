@@ -115,6 +115,7 @@ func TestTwoAccountsSendAtOnceAndSigningOneOutLeavesTheOther(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
 	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	t.Setenv("LOCALAPPDATA", filepath.Join(home, "local")) // Windows's data and state folders
 	const work = "work@example.com"
 	me := sandbox.DefaultAccount
 	// Session requests need the account's token: a kept send resumed with

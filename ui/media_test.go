@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -65,7 +66,10 @@ func TestMediaFolderDroppedWhole(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "notes.txt"), []byte("what we saw"), 0o600)
 	outside := filepath.Join(t.TempDir(), "elsewhere.jpg")
 	writeJPEG(t, outside, 2000)
-	links := os.Symlink(root, filepath.Join(root, "day2", "loop")) == nil &&
+	// Windows makes symbolic links only with a privilege people seldom
+	// have (and Wine's are Unix links, which it shows otherwise); the
+	// walk's loop check on Windows is by path, tested here without them.
+	links := runtime.GOOS != "windows" && os.Symlink(root, filepath.Join(root, "day2", "loop")) == nil &&
 		os.Symlink(outside, filepath.Join(root, "linked.jpg")) == nil
 
 	h := newHarness(t)
@@ -113,6 +117,9 @@ func TestMediaWalkLinkLoops(t *testing.T) {
 	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
 	writeJPEG(t, filepath.Join(a, "1.jpg"), 100)
 	writeJPEG(t, filepath.Join(b, "2.jpg"), 100)
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need a privilege on Windows, and Wine's are Unix links it shows otherwise")
+	}
 	if os.Symlink(b, filepath.Join(a, "to-b")) != nil || os.Symlink(a, filepath.Join(b, "to-a")) != nil {
 		t.Skip("this system makes no symbolic links here")
 	}
@@ -354,6 +361,9 @@ func TestMediaStorageWords(t *testing.T) {
 // "41 files (40 pictures, 1 video)", never "1 videos"; Hebrew's dual and
 // Arabic's six forms included.
 func TestMediaSummaryPlurals(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("plural rules follow the system's locale (README), which Windows takes from its settings, not from LANGUAGE or LC_ALL")
+	}
 	t.Cleanup(func() {
 		useLanguage("")
 		if err := LoadTranslations(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 )
@@ -19,7 +20,26 @@ import (
 // names what could not be read.
 func mediaWalk(paths []string) (files []string, problems []error) {
 	var seen []os.FileInfo // the folders entered, to know them through any link
-	entered := func(fi os.FileInfo) bool {
+	seenAt := map[string]bool{}
+	entered := func(p string, fi os.FileInfo) bool {
+		if runtime.GOOS == "windows" {
+			// A folder is known by where its links lead: the identity
+			// os.SameFile reads (volume and file index) is not one on
+			// every Windows file system (Wine gives folders the same).
+			real, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				real = p
+			}
+			if abs, err := filepath.Abs(real); err == nil {
+				real = abs
+			}
+			key := strings.ToLower(filepath.Clean(real))
+			if seenAt[key] {
+				return true
+			}
+			seenAt[key] = true
+			return false
+		}
 		for _, s := range seen {
 			if os.SameFile(s, fi) {
 				return true
@@ -36,7 +56,7 @@ func mediaWalk(paths []string) (files []string, problems []error) {
 			}
 			return
 		}
-		if entered(fi) {
+		if entered(p, fi) {
 			return
 		}
 		entries, err := os.ReadDir(p)

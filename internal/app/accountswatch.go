@@ -15,6 +15,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"carrier/auth"
+	"carrier/internal/platform"
 )
 
 // The keychain cannot be watched (go-keyring reads and writes, nothing
@@ -112,7 +113,7 @@ func noteAccount(dir, endpoint, address string, in bool) (stampTimes, error) {
 	_, err = f.Write(data)
 	err = errors.Join(err, f.Close())
 	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(dir, accountsStampName))
+		err = platform.ReplaceFile(f.Name(), filepath.Join(dir, accountsStampName))
 	}
 	if err != nil {
 		os.Remove(f.Name())

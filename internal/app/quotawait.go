@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"carrier/internal/platform"
 	"carrier/transfer"
 )
 
@@ -350,7 +351,7 @@ func (w *QuotaWait) saveLocked() error {
 		werr = cerr
 	}
 	if werr == nil {
-		werr = os.Rename(f.Name(), w.path)
+		werr = platform.ReplaceFile(f.Name(), w.path)
 	}
 	if werr != nil {
 		os.Remove(f.Name())

@@ -124,7 +124,7 @@ func (q *Queue) keep(spoolPath string, c *Composed) error {
 		werr = cerr
 	}
 	if werr == nil {
-		werr = os.Rename(f.Name(), p)
+		werr = platform.ReplaceFile(f.Name(), p)
 	}
 	if werr != nil {
 		os.Remove(f.Name())
