@@ -8,6 +8,10 @@ import (
 	"os"
 )
 
+// readRecord reads a journal file: a rename replaces it whole, so a
+// reader sees the old version or the new.
+func readRecord(path string) ([]byte, error) { return os.ReadFile(path) }
+
 // durableRename is rename(2): durable once the folder is synced.
 func durableRename(from, to string) error { return os.Rename(from, to) }
 

@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"errors"
 	"os"
 	"syscall"
 	"time"
@@ -54,3 +55,18 @@ const (
 // ("Access denied", on Windows 11 as under Wine), and the write-through
 // rename already made the move durable.
 func syncDir(string) error { return nil }
+
+// readRecord reads a journal file. A reader that opens it while another
+// process moves a new version over it is refused for that instant
+// (a sharing violation, or "Access denied" while the old one is deleted):
+// it tries again for a little while, as the writer does.
+func readRecord(path string) ([]byte, error) {
+	for wait := time.Millisecond; ; wait *= 2 {
+		data, err := os.ReadFile(path)
+		var e syscall.Errno
+		if err == nil || !errors.As(err, &e) || (e != errAccessDenied && e != errSharingViolation) || wait > 256*time.Millisecond {
+			return data, err
+		}
+		time.Sleep(wait)
+	}
+}

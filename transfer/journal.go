@@ -172,7 +172,7 @@ func (j *Journal) SaveProgress(r *Record) error {
 // time, or the same time and further on: Windows' clock moves in steps of
 // up to 15.6 ms, within which a fast link confirms several chunks.
 func (j *Journal) mergeProgress(r *Record) {
-	data, err := os.ReadFile(j.path(r.ID, ".progress"))
+	data, err := readRecord(j.path(r.ID, ".progress"))
 	if err != nil {
 		return
 	}
@@ -198,7 +198,7 @@ func (j *Journal) Load(id string) (*Record, error) {
 	if !idPattern.MatchString(id) {
 		return nil, fmt.Errorf("%q is not a job id", id)
 	}
-	data, err := os.ReadFile(j.path(id, ".json"))
+	data, err := readRecord(j.path(id, ".json"))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("no job %q in the journal %s: %w", id, j.dir, err)
