@@ -30,7 +30,7 @@ import urllib.request
 SCRATCH = tempfile.mkdtemp(prefix="carrier-e2e-accounts-")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from e2e_desktop import SHOTS, fail, geometry, pixel, procs, shot, start, wait_for, window, xdo, xvfb  # noqa: E402
+from e2e_desktop import SHOTS, drag_from_source, fail, geometry, pixel, run, shot, start, wait_for, window, xdo, xvfb  # noqa: E402
 
 # Where things are in the 1100x720 window (looked up on the screenshots).
 ACCOUNT_TAB = (475, 21)
@@ -124,27 +124,9 @@ def main():
         time.sleep(0.3)
 
     def drag(path, tx, ty):
-        """Drags path from another program onto the window at (tx, ty)."""
-        src = start(["/usr/bin/python3", os.path.join(ROOT, "scripts", "dragsource.py"), path, "1130", "300"], env,
-                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        if src.stdout.readline().strip() != "ready":
-            fail("the drag source did not start")
-        sid = wait_for("the drag source's window", lambda: window(env, "^Drag source$"))
-        sg = geometry(env, sid)
-        bx, by = sg["X"] + sg["WIDTH"] // 2, sg["Y"] + sg["HEIGHT"] // 2
-        xdo(env, "mousemove", bx, by)
-        time.sleep(0.3)
-        xdo(env, "mousedown", 1)
-        for i in range(1, 16):
-            xdo(env, "mousemove", bx + (wx + tx - bx) * i // 15, by + (wy + ty - by) * i // 15)
-            time.sleep(0.08)
-        time.sleep(0.3)
-        xdo(env, "mouseup", 1)
-        # The drag ends when the window has taken the file.
-        if src.stdout.readline().strip() != "drag-end":
-            fail("the drag did not end")
-        src.terminate()
-        src.wait()
+        """Drags path from another program onto the window at (tx, ty);
+        the drag ends when the window has taken the file."""
+        drag_from_source(env, path, wx + tx, wy + ty, wait_end=True)
 
     def verdict_top():
         """The y of the verdict's first line: it grows upwards from the
@@ -276,14 +258,4 @@ def main():
           "screenshots in %s" % SHOTS, flush=True)
 
 if __name__ == "__main__":
-    try:
-        main()
-    finally:
-        for p in reversed(procs):
-            p.terminate()
-        for p in reversed(procs):
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                p.kill()
-        shutil.rmtree(SCRATCH, ignore_errors=True)
+    run(main, lambda: shutil.rmtree(SCRATCH, ignore_errors=True))

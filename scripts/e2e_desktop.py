@@ -100,6 +100,54 @@ def shot(env, name):
     subprocess.run(["import", "-window", "root", os.path.join(SHOTS, name + ".png")], env=env, check=True)
 
 
+def drag_from_source(env, paths, x, y, wait_end=False):
+    """Drags paths (one or a list, at once) from another program, the GTK
+    source of scripts/dragsource.py, to the screen point (x, y). With
+    wait_end it waits for the source to say the drop was taken;
+    otherwise it gives the window a second."""
+    paths = paths if isinstance(paths, list) else [paths]
+    src = start(["/usr/bin/python3", os.path.join(ROOT, "scripts", "dragsource.py"), *paths, "1130", "300"], env,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    if src.stdout.readline().strip() != "ready":
+        fail("the drag source did not start")
+    sid = wait_for("the drag source's window", lambda: window(env, "^Drag source$"))
+    time.sleep(0.5)
+    sg = geometry(env, sid)
+    bx, by = sg["X"] + sg["WIDTH"] // 2, sg["Y"] + sg["HEIGHT"] // 2
+    xdo(env, "mousemove", bx, by)
+    time.sleep(0.3)
+    xdo(env, "mousedown", 1)
+    for i in range(1, 16):
+        xdo(env, "mousemove", bx + (x - bx) * i // 15, by + (y - by) * i // 15)
+        time.sleep(0.08)
+    time.sleep(0.3)
+    xdo(env, "mouseup", 1)
+    if wait_end:
+        if src.stdout.readline().strip() != "drag-end":
+            fail("the drag did not end")
+    else:
+        time.sleep(1.0)
+    src.terminate()
+    src.wait()
+
+
+def run(main, cleanup=None):
+    """Runs a test's main, then ends every process it started (and runs
+    cleanup), whether it passed or not."""
+    try:
+        main()
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in reversed(procs):
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        if cleanup:
+            cleanup()
+
+
 def api(base, token, path, method="GET", data=None, content_type=None, timeout=10):
     headers = {"Authorization": "Bearer " + token}
     if content_type:
@@ -299,26 +347,7 @@ def main():
     def drag(path, tx, ty):
         """Drags path (or a list of paths, at once) from another program
         onto the window at (tx, ty)."""
-        paths = path if isinstance(path, list) else [path]
-        src = start(["/usr/bin/python3", os.path.join(ROOT, "scripts", "dragsource.py"), *paths, "1130", "300"], env,
-                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        if src.stdout.readline().strip() != "ready":
-            fail("the drag source did not start")
-        sid = wait_for("the drag source's window", lambda: window(env, "^Drag source$"))
-        time.sleep(0.5)
-        sg = geometry(env, sid)
-        bx, by = sg["X"] + sg["WIDTH"] // 2, sg["Y"] + sg["HEIGHT"] // 2
-        xdo(env, "mousemove", bx, by)
-        time.sleep(0.3)
-        xdo(env, "mousedown", 1)
-        for i in range(1, 16):
-            xdo(env, "mousemove", bx + (wx + tx - bx) * i // 15, by + (wy + ty - by) * i // 15)
-            time.sleep(0.08)
-        time.sleep(0.3)
-        xdo(env, "mouseup", 1)
-        time.sleep(1.0)
-        src.terminate()
-        src.wait()
+        drag_from_source(env, path, wx + tx, wy + ty)
 
     def compose(subject, body, name, data):
         """Writes a message to zoe on a fresh Compose screen with a file
@@ -655,13 +684,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    finally:
-        for p in reversed(procs):
-            p.terminate()
-        for p in reversed(procs):
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                p.kill()
+    run(main)

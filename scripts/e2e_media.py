@@ -26,7 +26,7 @@ PICTURES = 40
 VIDEO_MIB = 128
 ALBUM = "E2E folder of the trip"
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from e2e_desktop import SHOTS, api, fail, free_display, geometry, procs, shot, start, wait_for, window, xdo  # noqa: E402
+from e2e_desktop import SHOTS, api, drag_from_source, fail, free_display, geometry, run, shot, start, wait_for, window, xdo  # noqa: E402
 
 
 def jpeg(size, n):
@@ -107,25 +107,7 @@ def main():
 
     def drag(path, tx, ty):
         """Drags path from another program onto the window at (tx, ty)."""
-        src = start(["/usr/bin/python3", os.path.join(ROOT, "scripts", "dragsource.py"), path, "1130", "300"], env,
-                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        if src.stdout.readline().strip() != "ready":
-            fail("the drag source did not start")
-        sid = wait_for("the drag source's window", lambda: window(env, "^Drag source$"))
-        time.sleep(0.5)
-        sg = geometry(env, sid)
-        bx, by = sg["X"] + sg["WIDTH"] // 2, sg["Y"] + sg["HEIGHT"] // 2
-        xdo(env, "mousemove", bx, by)
-        time.sleep(0.3)
-        xdo(env, "mousedown", 1)
-        for i in range(1, 16):
-            xdo(env, "mousemove", bx + (wx + tx - bx) * i // 15, by + (wy + ty - by) * i // 15)
-            time.sleep(0.08)
-        time.sleep(0.3)
-        xdo(env, "mouseup", 1)
-        time.sleep(1.0)
-        src.terminate()
-        src.wait()
+        drag_from_source(env, path, wx + tx, wy + ty)
 
     time.sleep(1.5)
     click(150, 21)  # Media
@@ -226,13 +208,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    finally:
-        for p in reversed(procs):
-            p.terminate()
-        for p in reversed(procs):
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                p.kill()
+    run(main)

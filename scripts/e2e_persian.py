@@ -71,13 +71,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    finally:
-        for p in reversed(e.procs):
-            p.terminate()
-        for p in reversed(e.procs):
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                p.kill()
+    e.run(main)
