@@ -30,7 +30,7 @@ import urllib.request
 SCRATCH = tempfile.mkdtemp(prefix="carrier-e2e-accounts-")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from e2e_desktop import SHOTS, drag_from_source, fail, geometry, pixel, run, shot, start, wait_for, window, xdo, xvfb  # noqa: E402
+from e2e_desktop import SHOTS, carrier_window, drag_from_source, fail, geometry, pixel, run, shot, start, wait_for, xdo, xvfb  # noqa: E402
 
 # Where things are in the 1100x720 window (looked up on the screenshots).
 ACCOUNT_TAB = (475, 21)
@@ -110,8 +110,7 @@ def main():
 
     log = open(os.path.join(scratch, "carrier.log"), "w")
     env["CARRIER_SANDBOX_SIGNIN"] = "1"
-    start([binary], env, stdout=log, stderr=log)
-    wid = wait_for("Carrier's window", lambda: window(env, "^Carrier$"), timeout=90)
+    wid = carrier_window(env, start([binary], env, stdout=log, stderr=log), log)
     g = geometry(env, wid)
     wx, wy = g["X"], g["Y"]
     sandbox = os.path.join(env["XDG_DATA_HOME"], "carrier", "sandbox")

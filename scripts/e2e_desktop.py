@@ -61,20 +61,17 @@ def xdo(env, *args):
     return subprocess.run(["xdotool", *map(str, args)], env=env, capture_output=True, text=True).stdout.strip()
 
 
-def free_display():
-    for n in range(99, 160):
-        if not os.path.exists("/tmp/.X11-unix/X%d" % n) and not os.path.exists("/tmp/.X%d-lock" % n):
-            return n
-    fail("no free X display number")
-
-
 def xvfb(env):
     """Starts a virtual X server on a display it finds free itself (a
     number chosen beforehand may be taken meanwhile by someone else's) and
     points env's DISPLAY at it once it listens. Keys repeat only after a
     minute held: on a loaded machine xdotool's key could be held long
-    enough to repeat ("zoe@example.comm")."""
-    x = start(["Xvfb", "-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-ardelay", "60000"], env,
+    enough to repeat ("zoe@example.comm"). -noreset: an X server resets
+    when its last client leaves, and refuses connections meanwhile, so a
+    window started just after another one closed would get no display
+    ("PlatformUnavailable"; seen in 1 of 17 runs of the Persian test)."""
+    x = start(["Xvfb", "-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-ardelay", "60000",
+               "-noreset"], env,
               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     display = x.stdout.readline().strip()
     if not display.isdigit():
@@ -85,6 +82,19 @@ def xvfb(env):
 def window(env, name):
     out = xdo(env, "search", "--onlyvisible", "--name", name)
     return out.splitlines()[0] if out else None
+
+
+def carrier_window(env, app, log, what="Carrier's window", timeout=90):
+    """Waits for the window of the Carrier process app, whose output goes to
+    the open file log; if app ends first, fails at once with its exit code
+    and the end of what it wrote."""
+    def shown():
+        if app.poll() is not None:
+            log.flush()
+            with open(log.name, errors="replace") as f:
+                fail("%s: Carrier exited (%d) before it opened; it wrote:\n%s" % (what, app.returncode, f.read()[-2000:]))
+        return window(env, "^Carrier$")
+    return wait_for(what, shown, timeout=timeout)
 
 
 def geometry(env, wid):
@@ -318,8 +328,7 @@ def main():
         fail("without a display: exit %d, stderr %r" % (r.returncode, r.stderr[-400:]))
     xvfb(env)
     log = open(os.path.join(scratch, "carrier.log"), "w")
-    start([binary], env, stdout=log, stderr=log)
-    wid = wait_for("Carrier's window", lambda: window(env, "^Carrier$"), timeout=90)
+    wid = carrier_window(env, start([binary], env, stdout=log, stderr=log), log)
     g = geometry(env, wid)
     wx, wy = g["X"], g["Y"]
 
@@ -533,8 +542,7 @@ def main():
     watcher.AddProperty("org.kde.StatusNotifierWatcher", "IsStatusNotifierHostRegistered", True,
                         dbus_interface="org.freedesktop.DBus.Mock")
     env2 = dict(env, FYNE_THEME="light", DBUS_SYSTEM_BUS_ADDRESS=bus_addr, DBUS_SESSION_BUS_ADDRESS=bus_addr)
-    start([binary], env2, stdout=log, stderr=log)
-    wid = wait_for("Carrier's window after a restart", lambda: window(env2, "^Carrier$"), timeout=90)
+    wid = carrier_window(env2, start([binary], env2, stdout=log, stderr=log), log, "Carrier's window after a restart")
     time.sleep(2)
     click(270, 21)
     time.sleep(1)

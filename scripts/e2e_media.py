@@ -16,7 +16,6 @@ Usage: e2e_media.py BINARY
 import hashlib
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -26,7 +25,7 @@ PICTURES = 40
 VIDEO_MIB = 128
 ALBUM = "E2E folder of the trip"
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from e2e_desktop import SHOTS, api, drag_from_source, fail, free_display, geometry, run, shot, start, wait_for, window, xdo  # noqa: E402
+from e2e_desktop import SHOTS, api, carrier_window, drag_from_source, fail, geometry, run, shot, start, wait_for, xdo, xvfb  # noqa: E402
 
 
 def jpeg(size, n):
@@ -71,7 +70,6 @@ def main():
     t0 = time.time()
     binary = os.path.abspath(sys.argv[1])
     scratch = tempfile.mkdtemp(prefix="carrier-e2e-media-")
-    n = free_display()
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": scratch,
@@ -79,15 +77,12 @@ def main():
         "XDG_STATE_HOME": os.path.join(scratch, "state"),
         "XDG_CONFIG_HOME": os.path.join(scratch, "config"),
         "XDG_CACHE_HOME": os.path.join(scratch, "cache"),
-        "DISPLAY": ":%d" % n,
         "LANG": "C.UTF-8",
     }
     folder, files = make_folder(scratch)
-    start(["Xvfb", ":%d" % n, "-screen", "0", "1280x800x24", "-nolisten", "tcp"], env, stderr=subprocess.DEVNULL)
-    wait_for("the X server", lambda: os.path.exists("/tmp/.X11-unix/X%d" % n))
+    xvfb(env)
     log = open(os.path.join(scratch, "carrier.log"), "w")
-    start([binary], env, stdout=log, stderr=log)
-    wid = wait_for("Carrier's window", lambda: window(env, "^Carrier$"), timeout=90)
+    wid = carrier_window(env, start([binary], env, stdout=log, stderr=log), log)
     g = geometry(env, wid)
     wx, wy = g["X"], g["Y"]
     size = (g["WIDTH"], g["HEIGHT"])

@@ -11,19 +11,17 @@ not open, or when the Persian screens look the same as the English ones
 Usage: e2e_persian.py BINARY
 """
 import os
-import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import e2e_desktop as e  # noqa: E402  (its helpers: start, wait_for, xdo, window, shot)
+import e2e_desktop as e  # noqa: E402  (its helpers: xvfb, start, carrier_window, xdo, shot)
 
 
 def main():
     binary = os.path.abspath(sys.argv[1])
     scratch = tempfile.mkdtemp(prefix="carrier-e2e-fa-")
-    n = e.free_display()
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": scratch,
@@ -31,16 +29,14 @@ def main():
         "XDG_STATE_HOME": os.path.join(scratch, "state"),
         "XDG_CONFIG_HOME": os.path.join(scratch, "config"),
         "XDG_CACHE_HOME": os.path.join(scratch, "cache"),
-        "DISPLAY": ":%d" % n,
         "LANG": "C.UTF-8",
     }
-    e.start(["Xvfb", ":%d" % n, "-screen", "0", "1280x800x24", "-nolisten", "tcp"], env, stderr=subprocess.DEVNULL)
-    e.wait_for("the X server", lambda: os.path.exists("/tmp/.X11-unix/X%d" % n))
+    e.xvfb(env)
     log = open(os.path.join(scratch, "carrier.log"), "w")
 
     def run(language, theme, name):
         app = e.start([binary], dict(env, LANGUAGE=language, FYNE_THEME=theme), stdout=log, stderr=log)
-        e.wait_for("Carrier's window (%s)" % language, lambda: e.window(env, "^Carrier$"), timeout=90)
+        e.carrier_window(env, app, log, "Carrier's window (%s)" % language)
         time.sleep(2)
         e.shot(env, name)
         app.terminate()
@@ -50,7 +46,7 @@ def main():
     run("en", "dark", "fa-0-english-compose")
     for theme in ("dark", "light"):
         app = e.start([binary], dict(env, LANGUAGE="fa", FYNE_THEME=theme), stdout=log, stderr=log)
-        wid = e.wait_for("Carrier's window in Persian", lambda: e.window(env, "^Carrier$"), timeout=90)
+        e.carrier_window(env, app, log, "Carrier's window in Persian")
         time.sleep(2)
         # The tabs' places in Persian: نوشتن, خط زمانی, انتقال‌ها, صندوق پست, حساب.
         for x, screen in ((45, "compose"), (150, "timeline"), (258, "transfers"), (375, "mailbox"), (485, "account")):
