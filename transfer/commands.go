@@ -139,7 +139,10 @@ func (q *Queue) Cancel(ctx context.Context, id string) error {
 // sign-in (StateSignIn: only a person can send it on from there) and no
 // worker holds it, and returns it as it stands then. A job waiting for
 // jobs of this queue that wait, in the end, only for a sign-in (a message
-// whose Drive upload parked) is returned too, still waiting.
+// whose Drive upload parked) is returned too, still waiting; so is a job
+// that needs one that failed or was cancelled (Blocked says which), since
+// only a person's retry of that one can send it on: a command waiting for
+// it would otherwise wait for ever.
 func (q *Queue) Wait(ctx context.Context, id string) (Snapshot, error) {
 	for {
 		q.mu.Lock()
@@ -156,6 +159,15 @@ func (q *Queue) Wait(ctx context.Context, id string) (Snapshot, error) {
 		if snap.State == StateWaiting && q.stalledOnSignInLocked(jb, map[string]bool{}) {
 			q.mu.Unlock()
 			return snap, nil
+		}
+		// Asked afresh: a need retried meanwhile is on its way again,
+		// though the job's Blocked changes only when that need ends.
+		if snap.State == StateWaiting && jb.run == nil {
+			if _, blocked := q.needsMet(jb); blocked != "" {
+				q.mu.Unlock()
+				snap.Blocked = blocked
+				return snap, nil
+			}
 		}
 		parked := q.parked
 		if q.closed {

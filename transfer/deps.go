@@ -97,6 +97,9 @@ func (q *Queue) recheckWaiting(ended string) {
 		snap := q.snapLocked(v.jb)
 		v.jb.mu.Unlock()
 		if changed {
+			q.mu.Lock()
+			v.jb.notify() // a Wait for it looks again
+			q.mu.Unlock()
 			q.emit(Event{Kind: EventWaiting, Snap: snap})
 		}
 	}

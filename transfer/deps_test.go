@@ -1,12 +1,14 @@
 package transfer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -367,4 +369,112 @@ func bChunksSeen(mu *sync.Mutex, n *int) int {
 	mu.Lock()
 	defer mu.Unlock()
 	return *n
+}
+
+// ResumeJournalExcept leaves the named jobs and everything that needs them,
+// directly or through another, where they stand, and takes up the rest:
+// a job taken up that needs one left behind would wait for nobody.
+func TestResumeJournalExceptLeavesWhatNeedsTheExcepted(t *testing.T) {
+	f := newFake(t)
+	newGates(f, "a", "b", "e") // their starts wait: the three stay running
+	h := newHarness(t, Config{})
+	p, _ := writeFile(t, 1000)
+	spec := func(name string, needs ...string) Spec {
+		return Spec{URL: named(f, name), ContentType: "application/octet-stream", Path: p, Needs: needs}
+	}
+	a := h.add(spec("a"))
+	b := h.add(spec("b"))
+	c := h.add(spec("c", a))
+	d := h.add(spec("d", b, c))
+	e := h.add(spec("e"))
+	for _, id := range []string{a, b, e} {
+		h.untilState(id, StateRunning)
+	}
+	h.q.Close()
+
+	h2 := newHarness(t, Config{StateDir: h.dir})
+	ids, err := h2.q.ResumeJournalExcept(false, []string{a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(ids)
+	want := []string{b, e}
+	slices.Sort(want)
+	if !slices.Equal(ids, want) {
+		t.Errorf("taken %v, want b and e %v (a, c needing a, d needing c left)", ids, want)
+	}
+	for _, id := range []string{a, c, d} {
+		if _, held := h2.q.Job(id); held {
+			t.Errorf("job %s was taken up", id)
+		}
+	}
+	// Left where they stand, they are still the journal's to take later.
+	h3 := newHarness(t, Config{StateDir: h.dir})
+	ids, err = h3.q.ResumeJournal(false)
+	if err != nil && len(ids) == 0 {
+		t.Fatal(err)
+	}
+	slices.Sort(ids)
+	want = []string{a, c, d}
+	slices.Sort(want)
+	if !slices.Equal(ids, want) {
+		t.Errorf("the next resume took %v, want %v", ids, want)
+	}
+}
+
+// What needs an excepted job through others is left too, whatever order
+// the journal lists them in (a dependent before what it needs here).
+func TestLeftBehindFollowsNeedsThroughOthers(t *testing.T) {
+	recs := []*Record{
+		{ID: "top", Needs: []string{"mid"}},
+		{ID: "mid", Needs: []string{"low", "other"}},
+		{ID: "low"},
+		{ID: "other"},
+		{ID: "apart", Needs: []string{"other"}},
+	}
+	left := leftBehind(recs, []string{"low"})
+	var got []string
+	for id := range left {
+		got = append(got, id)
+	}
+	slices.Sort(got)
+	if want := []string{"low", "mid", "top"}; !slices.Equal(got, want) {
+		t.Errorf("left %v, want %v", got, want)
+	}
+}
+
+// Wait gives back a job whose need failed, saying so, instead of waiting
+// for ever; once the need is retried, Wait waits for the job's end again.
+func TestWaitGivesBackAJobWhoseNeedFailed(t *testing.T) {
+	f := newFake(t)
+	g := newGates(f, "a")
+	g.fail["a"] = 1
+	h := newHarness(t, Config{})
+	pa, _ := writeFile(t, 1000)
+	pc, dc := writeFile(t, 3000)
+	a := h.add(Spec{URL: named(f, "a"), ContentType: "application/octet-stream", Path: pa, Label: "Holiday.mov"})
+	c := h.add(Spec{URL: named(f, "c"), ContentType: "application/octet-stream", Path: pc, Needs: []string{a}})
+	s, err := h.q.Wait(ctxT(t), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.State != StateWaiting || !strings.Contains(s.Blocked, "Holiday.mov") || !strings.Contains(s.Blocked, "failed") {
+		t.Fatalf("Wait gave back %s, blocked %q", s.State, s.Blocked)
+	}
+	if err := h.q.Retry(ctxT(t), a); err != nil {
+		t.Fatal(err)
+	}
+	// a runs again, held at its start: c is on its way, not blocked.
+	h.untilState(a, StateRunning)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	s, err = h.q.Wait(ctx, c)
+	cancel()
+	if err == nil {
+		t.Fatalf("Wait gave back %s (blocked %q) while its need ran again", s.State, s.Blocked)
+	}
+	g.open("a")
+	s, err = h.q.Wait(ctxT(t), c)
+	if err != nil || s.State != StateDone || resourceSHA(t, s.Response) != sha(dc) {
+		t.Fatalf("after the retry: %s, %v", s.State, err)
+	}
 }

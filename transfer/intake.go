@@ -272,9 +272,41 @@ func specProtocol(spec Spec, typ UploadType, method string) (Protocol, error) {
 // work now (the person signed in from another Carrier, or the Authorizer
 // was only missing a keychain at the last start); if not, it parks again.
 func (q *Queue) ResumeJournal(all bool) ([]string, error) {
+	return q.ResumeJournalExcept(all, nil)
+}
+
+// ResumeJournalExcept is ResumeJournal leaving where they stand the jobs
+// named in except and every job that needs one of them, directly or
+// through others: taken up, a job that needs a job left behind would wait
+// for it with nobody to send it on. `carrier resume` leaves so the jobs
+// Google Photos' daily quota stopped until its reset.
+func (q *Queue) ResumeJournalExcept(all bool, except []string) ([]string, error) {
+	var left map[string]bool
+	if len(except) > 0 {
+		recs, _ := q.journal.List()
+		left = leftBehind(recs, except)
+	}
 	return q.takeJournal(func(r *Record) bool {
-		return r.State.Unfinished() || all && r.State == StateFailed && r.Retryable
+		return !left[r.ID] && (r.State.Unfinished() || all && r.State == StateFailed && r.Retryable)
 	}, all)
+}
+
+// leftBehind is except and every job of recs that needs one of them,
+// directly or through others, in whatever order recs come.
+func leftBehind(recs []*Record, except []string) map[string]bool {
+	left := map[string]bool{}
+	for _, id := range except {
+		left[id] = true
+	}
+	for grew := true; grew; {
+		grew = false
+		for _, r := range recs {
+			if !left[r.ID] && slices.ContainsFunc(r.Needs, func(n string) bool { return left[n] }) {
+				left[r.ID], grew = true, true
+			}
+		}
+	}
+	return left
 }
 
 // takeJournal takes up the journal's jobs that wanted picks and no process
