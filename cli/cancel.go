@@ -186,8 +186,7 @@ func runCancel(ctx context.Context, env *Env, args []string) error {
 func snapshots(recs []*transfer.Record) []transfer.Snapshot {
 	out := make([]transfer.Snapshot, 0, len(recs))
 	for _, r := range recs {
-		out = append(out, transfer.Snapshot{ID: r.ID, URL: r.URL, Type: r.Type, Label: r.Label, Path: r.Path, Size: r.Size,
-			Confirmed: r.Confirmed, State: r.State, Error: r.Error, Needs: r.Needs, Metadata: r.Metadata, Response: r.Response, Created: r.Created, Account: r.Account, SignInFor: r.SignInFor})
+		out = append(out, r.Snapshot())
 	}
 	return out
 }

@@ -80,12 +80,14 @@ func Usage(w io.Writer) {
 	fmt.Fprintln(w, "Run 'carrier COMMAND -h' for the flags of a command, 'carrier --version' for the version.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Exit status: 0 done, 1 the work failed, 2 the command was misused, 4 sign-in needed: uploads")
-	fmt.Fprintln(w, "wait for an account whose sign-in ended (revoked, expired); `carrier login`, then `carrier resume`.")
+	fmt.Fprintln(w, "wait for an account whose sign-in ended (revoked, expired); `carrier login`, then `carrier resume`;")
+	fmt.Fprintln(w, "5 uploads wait for Google Photos' daily quota: `carrier resume` after its reset, or `carrier resume --wait`.")
 }
 
 // Main runs the command named by args[0] and returns the process exit code:
 // 0 on success, 1 when the work failed, 2 when the command was misused, 4
-// (ExitSignIn) when uploads wait for a person to sign in again.
+// (ExitSignIn) when uploads wait for a person to sign in again, 5
+// (ExitQuota) when they wait for Google Photos' daily quota to reset.
 func Main(ctx context.Context, env *Env, args []string) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		Usage(env.Stdout)
@@ -104,6 +106,7 @@ func Main(ctx context.Context, env *Env, args []string) int {
 	err := cmd.Run(ctx, env, args[1:])
 	var ue *UsageError
 	var sn *signInNeeded
+	var qw *quotaWaiting
 	switch {
 	case err == nil:
 		return 0
@@ -112,6 +115,9 @@ func Main(ctx context.Context, env *Env, args []string) int {
 	case errors.As(err, &sn):
 		fmt.Fprintf(env.Stderr, "carrier %s: %s\n", cmd.Name, app.PrintableLines(err.Error()))
 		return ExitSignIn
+	case errors.As(err, &qw):
+		fmt.Fprintf(env.Stderr, "carrier %s: %s\n", cmd.Name, app.PrintableLines(err.Error()))
+		return ExitQuota
 	case errors.As(err, &ue):
 		fmt.Fprintf(env.Stderr, "carrier %s: %s\n", cmd.Name, app.PrintableLines(err.Error()))
 		return 2

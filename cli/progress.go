@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"carrier/compose"
@@ -260,6 +261,11 @@ func runQueue(ctx context.Context, env *Env, f *transferFlags, auth transfer.Aut
 		return nil, nil, err
 	}
 	q.SetSchedule(f.schedule) // before any job is added: a rate, or a timetable followed
+	// The command's own words on stderr go out between the printer's
+	// lines, never inside one.
+	if _, ok := env.Stderr.(*lockedWriter); !ok {
+		env.Stderr = &lockedWriter{w: env.Stderr}
+	}
 	stop, printed := make(chan struct{}), make(chan struct{})
 	go newProgress(env.Stderr).watch(events, stop, printed)
 	return q, func() {
@@ -277,4 +283,16 @@ func who(e transfer.Event) string {
 		return e.Job
 	}
 	return e.Job + " (" + app.Printable(e.Snap.Label) + ")"
+}
+
+// lockedWriter lets two goroutines write whole writes to one writer.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
 }

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"sync/atomic"
 	"text/tabwriter"
+	"time"
 
 	"carrier/compose"
 	"carrier/internal/app"
@@ -21,10 +24,11 @@ func init() {
 }
 
 func runResume(ctx context.Context, env *Env, args []string) error {
-	fs := newFlagSet(env, "resume", "[--state-dir DIR] [--list] [--endpoint URL (the server a token is for)]")
+	fs := newFlagSet(env, "resume", "[--state-dir DIR] [--list] [--wait] [--endpoint URL (the server a token is for)]")
 	var tf transferFlags
 	tf.add(fs, env.dirs())
 	list := fs.Bool("list", false, "list the unfinished and failed jobs instead of resuming them")
+	wait := fs.Bool("wait", false, "when uploads wait for Google Photos' daily quota, wait here for its reset (midnight Pacific time) and send them then")
 	endpoint := fs.String("endpoint", "", "the server --token, --token-file or CARRIER_TOKEN is for; jobs on other servers use their own sign-ins")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -51,61 +55,228 @@ func runResume(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer done()
-	ids, skipped := q.ResumeJournal(true)
-	if len(ids) == 0 && skipped == nil {
-		fmt.Fprintln(env.Stderr, "carrier resume: no unfinished uploads")
-		return nil
+	// Jobs Google Photos' daily quota stopped would only be refused again
+	// before its reset, each refusal a request of the next day's quota
+	// spent: they are left for then, with what needs them (a batch's
+	// call waits for its uploads).
+	quota := app.NewQuotaWait(q)
+	if err := quota.Load(); err != nil {
+		return err
 	}
-	var failed []error
-	var parked signInNeeded
+	r := resumer{ctx: ctx, env: env, q: q, seen: map[string]bool{}}
+	for pass := 0; ; pass++ {
+		later, due, err := quotaWaits(quota, q, clockNow())
+		if err != nil {
+			return err
+		}
+		ids, skipped := q.ResumeJournalExcept(true, slices.Collect(maps.Keys(later)))
+		if skipped != nil && pass == 0 {
+			// Held by another process, unreadable: said once.
+			r.failed = append(r.failed, fmt.Errorf("some jobs were not resumed: %w", skipped))
+		}
+		for _, id := range due {
+			if err := sendOn(ctx, q, id); err != nil {
+				r.failed = append(r.failed, err)
+			}
+		}
+		// The jobs the quota stopped in an earlier pass, and those that
+		// wait for them, are waited for again.
+		ids, r.again = append(r.again, ids...), nil
+		if pass == 0 && len(ids) == 0 && skipped == nil && len(later) == 0 {
+			fmt.Fprintln(env.Stderr, "carrier resume: no unfinished uploads")
+			return nil
+		}
+		if err := r.finish(ids); err != nil {
+			return err
+		}
+		if later, _, err = quotaWaits(quota, q, clockNow()); err != nil {
+			return err
+		}
+		if len(later) == 0 {
+			break
+		}
+		reset := soonest(later)
+		if !*wait {
+			r.quota = &quotaWaiting{n: len(later), words: app.PhotosQuotaWordsAt(clockNow(), reset)}
+			break
+		}
+		fmt.Fprintf(env.Stderr, "carrier resume: %s. Waiting for it; Ctrl+C stops waiting, and the uploads stay in the journal\n",
+			quotaSentence(len(later), app.PhotosQuotaWordsAt(clockNow(), reset)))
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("interrupted; the uploads waiting for Google Photos' quota stay in the journal: run `carrier resume` after its reset")
+		case <-quotaWait(reset.Sub(clockNow())):
+		}
+	}
+	return r.status()
+}
+
+// resumer finishes the jobs a resume took up and gathers how they ended.
+type resumer struct {
+	ctx    context.Context
+	env    *Env
+	q      *app.Queue
+	seen   map[string]bool // jobs finished or being finished
+	failed []error
+	parked signInNeeded
+	quota  *quotaWaiting // uploads left for the quota's reset
+	again  []string      // held jobs the quota stopped, or that wait for one: finished after the reset
+}
+
+func (r *resumer) finish(ids []string) error {
 	// A Photos batch's call may find items whose upload expired (a day
 	// asleep): the uploads and call that make them again are queued as it
 	// ends, and waited for here like the rest.
-	seen := map[string]bool{}
 	for _, id := range ids {
-		seen[id] = true
+		r.seen[id] = true
 	}
 	for k := 0; k < len(ids); k++ {
 		id := ids[k]
-		err := finishJob(ctx, env, q, id, false)
+		err := finishJob(r.ctx, r.env, r.q, id, false)
 		if err == nil {
-			more, merr := q.PhotosMore(id)
+			more, merr := r.q.PhotosMore(id)
 			if merr != nil {
-				failed = append(failed, merr)
+				r.failed = append(r.failed, merr)
 			}
 			for _, m := range more {
-				if !seen[m] {
-					seen[m] = true
+				if !r.seen[m] {
+					r.seen[m] = true
 					ids = append(ids, m)
 				}
 			}
+			continue
 		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return fmt.Errorf("interrupted; unfinished jobs stay in the journal: run `carrier resume` again")
-			}
-			if sn := (*signInNeeded)(nil); errors.As(err, &sn) {
-				parked.merge(sn)
-				continue
-			}
-			failed = append(failed, err)
+		if r.ctx.Err() != nil {
+			return fmt.Errorf("interrupted; unfinished jobs stay in the journal: run `carrier resume` again")
 		}
-	}
-	if skipped != nil {
-		failed = append(failed, fmt.Errorf("some jobs were not resumed: %w", skipped))
-	}
-	switch {
-	case len(failed) > 0 && parked.accounts != nil:
-		// Something failed for good: that is the status, and the words
-		// still name whom to sign in as.
-		return fmt.Errorf("%w\n%s", errors.Join(failed...), parked.Error())
-	case len(failed) > 0:
-		return errors.Join(failed...)
-	case parked.accounts != nil:
-		return &parked
+		if sn := (*signInNeeded)(nil); errors.As(err, &sn) {
+			r.parked.merge(sn)
+			continue
+		}
+		if s, ok := r.q.Job(id); ok && stoppedByQuota(r.q, s) {
+			r.again = append(r.again, id) // said once for all, with its reset, below
+			continue
+		}
+		r.failed = append(r.failed, err)
 	}
 	return nil
 }
+
+// status is the resume's outcome: what failed, whom to sign in as, what
+// waits for a quota, in that order of weight for the exit status.
+func (r *resumer) status() error {
+	if r.quota != nil && (len(r.failed) > 0 || r.parked.accounts != nil) {
+		fmt.Fprintf(r.env.Stderr, "carrier resume: %s\n", r.quota.Error())
+	}
+	switch {
+	case len(r.failed) > 0 && r.parked.accounts != nil:
+		// Something failed for good: that is the status, and the words
+		// still name whom to sign in as.
+		return fmt.Errorf("%w\n%s", errors.Join(r.failed...), r.parked.Error())
+	case len(r.failed) > 0:
+		return errors.Join(r.failed...)
+	case r.parked.accounts != nil:
+		return &r.parked
+	case r.quota != nil:
+		return r.quota
+	}
+	return nil
+}
+
+// quotaWaits are the jobs Google Photos' daily quota stopped: later, those
+// whose reset is still to come (job → reset); due, those this queue holds
+// whose reset has passed, to send on (the journal's others are taken up
+// with the rest).
+func quotaWaits(w *app.QuotaWait, q *app.Queue, now time.Time) (later map[string]time.Time, due []string, err error) {
+	waits, err := w.Waiting()
+	if err != nil {
+		return nil, nil, err
+	}
+	later = map[string]time.Time{}
+	for id, at := range waits {
+		if at.After(now) {
+			later[id] = at
+		} else if _, held := q.Job(id); held {
+			due = append(due, id)
+		}
+	}
+	slices.Sort(due)
+	return later, due, nil
+}
+
+// stoppedByQuota says whether s failed for the daily quota, or waits for
+// a job that did.
+func stoppedByQuota(q *app.Queue, s transfer.Snapshot) bool {
+	if _, ok := app.QuotaStopped(s); ok {
+		return true
+	}
+	if s.State != transfer.StateWaiting {
+		return false
+	}
+	for _, n := range s.Needs {
+		if ns, ok := q.Job(n); ok && ns.ID != s.ID && stoppedByQuota(q, ns) {
+			return true
+		}
+	}
+	return false
+}
+
+// sendOn lets a job the quota stopped go again: failed for it, or paused
+// before its first byte by the window's hold.
+func sendOn(ctx context.Context, q *app.Queue, id string) error {
+	s, _ := q.Job(id)
+	if s.State == transfer.StatePaused {
+		return q.Resume(ctx, id)
+	}
+	return q.Retry(ctx, id)
+}
+
+func soonest(at map[string]time.Time) time.Time {
+	var first time.Time
+	for _, t := range at {
+		if first.IsZero() || t.Before(first) {
+			first = t
+		}
+	}
+	return first
+}
+
+func quotaSentence(n int, words string) string {
+	what := "1 upload to Google Photos waits"
+	if n != 1 {
+		what = fmt.Sprintf("%d uploads to Google Photos wait", n)
+	}
+	return fmt.Sprintf("%s for its daily quota: %s", what, words)
+}
+
+// quotaWaiting says uploads wait for Google Photos' daily quota to reset.
+// Main exits with ExitQuota for it: nothing failed, and a resume after
+// the reset (or --wait) sends them.
+type quotaWaiting struct {
+	n     int
+	words string
+}
+
+func (e *quotaWaiting) Error() string {
+	return quotaSentence(e.n, e.words) + ". Run `carrier resume` after that, or `carrier resume --wait` to wait for it"
+}
+
+// clockShift moves the clock of the commands' queues and of resume's
+// wait for a quota's reset: tests reach a reset without waiting a day.
+// quotaWait is that wait; tests end it themselves.
+var (
+	clockShift atomic.Int64
+	quotaWait  = time.After
+)
+
+func clockNow() time.Time { return time.Now().Add(time.Duration(clockShift.Load())) }
+
+type shiftedClock struct {
+	transfer.Clock
+	shift time.Duration
+}
+
+func (c shiftedClock) Now() time.Time { return c.Clock.Now().Add(c.shift) }
 
 // embeddedOrigins are the origins of the journal's unfinished jobs that go
 // to the embedded sandbox's address.
@@ -143,6 +314,10 @@ func listJobs(env *Env, stateDir string) error {
 		case r.State.Unfinished() && r.Type != transfer.Resumable && r.Sent:
 			note = "may have arrived; cannot be resumed: needs your decision"
 		case r.State == transfer.StateFailed && r.Retryable:
+			if at, ok := app.QuotaStopped(r.Snapshot()); ok && at.After(clockNow()) {
+				note = fmt.Sprintf("waits for Google Photos' daily quota; carrier resume sends it after %s", at.Local().Format("15:04 Mon 2 Jan"))
+				break
+			}
 			note = "will be retried by carrier resume: " + note
 		case r.State == transfer.StateSignIn:
 			note = parkedWords(snapshots([]*transfer.Record{r})[0])

@@ -16,6 +16,11 @@ import (
 // and `carrier login` then `carrier resume` finishes them.
 const ExitSignIn = 4
 
+// ExitQuota is the exit status when uploads wait for Google Photos' daily
+// quota to reset: nothing failed, and `carrier resume` after the reset
+// (or `carrier resume --wait`) sends them.
+const ExitQuota = 5
+
 // signInNeeded says which jobs wait for which account's sign-in. Main
 // exits with ExitSignIn for it.
 type signInNeeded struct {

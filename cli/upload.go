@@ -122,6 +122,9 @@ func (f *transferFlags) config(ctx context.Context, env *Env, events chan<- tran
 		MinSpeed:     minSpeed,
 		Metered:      transfer.MeteredPolicy{Pause: f.onMetered == "pause"},
 	}
+	if d := clockShift.Load(); d != 0 {
+		cfg.Clock = shiftedClock{transfer.SystemClock(), time.Duration(d)}
+	}
 	if auth != nil {
 		return cfg, nil
 	}
@@ -243,6 +246,11 @@ func finishJob(ctx context.Context, env *Env, q *app.Queue, id string, resumeHin
 		}
 		if sn.accounts != nil {
 			return &sn
+		}
+		if rec.Blocked != "" {
+			// It needs a job that failed for good: the journal keeps it
+			// waiting for a retry of that one.
+			return fmt.Errorf("job %s waits: %s", id, app.Printable(rec.Blocked))
 		}
 	case transfer.StateFailed:
 		if rec.Retryable && resumeHint {

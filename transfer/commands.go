@@ -140,7 +140,8 @@ func (q *Queue) Cancel(ctx context.Context, id string) error {
 // worker holds it, and returns it as it stands then. A job waiting for
 // jobs of this queue that wait, in the end, only for a sign-in (a message
 // whose Drive upload parked) is returned too, still waiting; so is a job
-// that needs one that failed or was cancelled (Blocked says which), since
+// that needs, directly or through waiting ones, one that failed or was
+// cancelled (Blocked says which), since
 // only a person's retry of that one can send it on: a command waiting for
 // it would otherwise wait for ever.
 func (q *Queue) Wait(ctx context.Context, id string) (Snapshot, error) {
@@ -163,7 +164,7 @@ func (q *Queue) Wait(ctx context.Context, id string) (Snapshot, error) {
 		// Asked afresh: a need retried meanwhile is on its way again,
 		// though the job's Blocked changes only when that need ends.
 		if snap.State == StateWaiting && jb.run == nil {
-			if _, blocked := q.needsMet(jb); blocked != "" {
+			if blocked := q.stuckLocked(jb, map[string]bool{}); blocked != "" {
 				q.mu.Unlock()
 				snap.Blocked = blocked
 				return snap, nil

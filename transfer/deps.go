@@ -73,6 +73,7 @@ func (q *Queue) recheckWaiting(ended string) {
 		blocked string
 	}
 	var vs []verdict
+	notify := false
 	q.mu.Lock()
 	for _, jb := range q.jobs {
 		jb.mu.Lock()
@@ -97,12 +98,43 @@ func (q *Queue) recheckWaiting(ended string) {
 		snap := q.snapLocked(v.jb)
 		v.jb.mu.Unlock()
 		if changed {
-			q.mu.Lock()
-			v.jb.notify() // a Wait for it looks again
-			q.mu.Unlock()
 			q.emit(Event{Kind: EventWaiting, Snap: snap})
+			notify = true
 		}
 	}
+	if notify {
+		// A Wait for a job that needs, through others, one that changed
+		// looks again (stuckLocked).
+		q.mu.Lock()
+		for _, jb := range q.jobs {
+			if jb.state() == StateWaiting {
+				jb.notify()
+			}
+		}
+		q.mu.Unlock()
+	}
+}
+
+// stuckLocked says why jb, waiting, cannot go on by itself: a job it needs
+// failed, was cancelled, waits for a sign-in or is gone, directly or
+// through jobs of this queue that wait in their turn; "" when nothing
+// stops it. Queue.mu must be held.
+func (q *Queue) stuckLocked(jb *job, seen map[string]bool) string {
+	if seen[jb.id] {
+		return ""
+	}
+	seen[jb.id] = true
+	if _, blocked := q.needsMet(jb); blocked != "" {
+		return blocked
+	}
+	for _, id := range jb.record().Needs {
+		if n, ok := q.jobs[id]; ok && n.state() == StateWaiting {
+			if blocked := q.stuckLocked(n, seen); blocked != "" {
+				return blocked
+			}
+		}
+	}
+	return ""
 }
 
 // neededLocked reports whether an unfinished job of this queue needs id.

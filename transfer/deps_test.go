@@ -454,12 +454,15 @@ func TestWaitGivesBackAJobWhoseNeedFailed(t *testing.T) {
 	pc, dc := writeFile(t, 3000)
 	a := h.add(Spec{URL: named(f, "a"), ContentType: "application/octet-stream", Path: pa, Label: "Holiday.mov"})
 	c := h.add(Spec{URL: named(f, "c"), ContentType: "application/octet-stream", Path: pc, Needs: []string{a}})
-	s, err := h.q.Wait(ctxT(t), c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.State != StateWaiting || !strings.Contains(s.Blocked, "Holiday.mov") || !strings.Contains(s.Blocked, "failed") {
-		t.Fatalf("Wait gave back %s, blocked %q", s.State, s.Blocked)
+	d := h.add(Spec{URL: named(f, "d"), ContentType: "application/octet-stream", Path: pc, Needs: []string{c}})
+	for _, id := range []string{d, c} { // d needs a through c
+		s, err := h.q.Wait(ctxT(t), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.State != StateWaiting || !strings.Contains(s.Blocked, "Holiday.mov") || !strings.Contains(s.Blocked, "failed") {
+			t.Fatalf("Wait gave back %s, blocked %q", s.State, s.Blocked)
+		}
 	}
 	if err := h.q.Retry(ctxT(t), a); err != nil {
 		t.Fatal(err)
@@ -467,14 +470,16 @@ func TestWaitGivesBackAJobWhoseNeedFailed(t *testing.T) {
 	// a runs again, held at its start: c is on its way, not blocked.
 	h.untilState(a, StateRunning)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	s, err = h.q.Wait(ctx, c)
+	s, err := h.q.Wait(ctx, d)
 	cancel()
 	if err == nil {
 		t.Fatalf("Wait gave back %s (blocked %q) while its need ran again", s.State, s.Blocked)
 	}
 	g.open("a")
-	s, err = h.q.Wait(ctxT(t), c)
-	if err != nil || s.State != StateDone || resourceSHA(t, s.Response) != sha(dc) {
-		t.Fatalf("after the retry: %s, %v", s.State, err)
+	for _, id := range []string{c, d} {
+		s, err = h.q.Wait(ctxT(t), id)
+		if err != nil || s.State != StateDone || resourceSHA(t, s.Response) != sha(dc) {
+			t.Fatalf("after the retry: %s, %v", s.State, err)
+		}
 	}
 }

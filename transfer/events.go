@@ -191,6 +191,10 @@ type Snapshot struct {
 	Verified string
 }
 
+// Snapshot is the record as a job's snapshot, for a front end that reads
+// the journal without a queue (`carrier jobs`, `carrier resume --list`).
+func (r *Record) Snapshot() Snapshot { return snapshotOf(r) }
+
 func snapshotOf(r *Record) Snapshot {
 	return Snapshot{
 		ID: r.ID, Label: r.Label, Created: r.Created, Updated: r.Updated, URL: r.URL, Method: r.Method,

@@ -732,8 +732,12 @@ func PhotosDailyReset(t time.Time) time.Time {
 // PhotosQuotaWords says a daily quota is used up and when it resets, in
 // the person's local time.
 func PhotosQuotaWords(now time.Time) string {
-	r := PhotosDailyReset(now)
-	return fmt.Sprintf("Google Photos' quota for today is used up; it resets at %s (midnight Pacific time), in %s", r.Local().Format("15:04 Mon 2 Jan"), r.Sub(now).Round(time.Minute))
+	return PhotosQuotaWordsAt(now, PhotosDailyReset(now))
+}
+
+// PhotosQuotaWordsAt says the same of the reset at, as seen at now.
+func PhotosQuotaWordsAt(now, at time.Time) string {
+	return fmt.Sprintf("Google Photos' quota for today is used up; it resets at %s (midnight Pacific time), in %s", at.Local().Format("15:04 Mon 2 Jan"), at.Sub(now).Round(time.Minute))
 }
 
 // PhotosMore makes sure the items that job id, a batchCreate call just

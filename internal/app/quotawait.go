@@ -32,8 +32,8 @@ import (
 //     kept beside the journal (STATE/photos-quota.json).
 //
 // Any front end on the journal can run one: the window does from its
-// start; `carrier resume` could, instead of resuming now what the quota
-// would refuse.
+// start. `carrier resume` leaves what waits for a reset to come, names it
+// and, with --wait, waits for the reset itself (Load, Waiting).
 
 // quotaFile keeps the jobs Hold paused, beside the journal.
 const quotaFile = "photos-quota.json"
@@ -119,18 +119,11 @@ func (w *QuotaWait) Start(ctx context.Context) (time.Time, []string, error) {
 	w.mu.Lock()
 	w.ctx = ctx
 	w.mu.Unlock()
-	held, err := w.load()
+	err := w.Load()
 	recs, herr := w.q.History()
 	if herr != nil {
 		return time.Time{}, nil, herr
 	}
-	w.mu.Lock()
-	for id, at := range held {
-		if _, ok := w.held[id]; !ok {
-			w.held[id] = at
-		}
-	}
-	w.mu.Unlock()
 	var ids []string
 	resets := map[int64]time.Time{}
 	for _, s := range recs {
@@ -154,6 +147,20 @@ func (w *QuotaWait) Start(ctx context.Context) (time.Time, []string, error) {
 		w.Expect(at)
 	}
 	return soonest, ids, err
+}
+
+// Load reads the jobs Hold paused in an earlier process, for Waiting to
+// name them too; Start does it itself.
+func (w *QuotaWait) Load() error {
+	held, err := w.load()
+	w.mu.Lock()
+	for id, at := range held {
+		if _, ok := w.held[id]; !ok {
+			w.held[id] = at
+		}
+	}
+	w.mu.Unlock()
+	return err
 }
 
 // Hold pauses uploads that the quota, known to be used up, would refuse,
