@@ -3,6 +3,7 @@ package cli
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -176,5 +177,40 @@ func TestResumeAfterTheResetMeetsTheQuotaAgain(t *testing.T) {
 	albums, _ := e.get("/v1/albums")["albums"].([]any)
 	if len(albums) != 1 || albums[0].(map[string]any)["mediaItemsCount"] != "4" {
 		t.Errorf("albums: %v, want Quota with 4 items\n%s", albums, r.errs)
+	}
+}
+
+// A batch whose upload fails for good (its file was deleted meanwhile) is
+// not waited for in vain: resume ends, saying the upload failed and what
+// waits for it, exit 1.
+func TestResumeEndsWhenABatchsUploadFailsForGood(t *testing.T) {
+	e, sb, _ := quotaEnv(t)
+	shift, _ := shiftClock(t)
+	files := photoFiles(t, 3)
+	sb.SetPhotosQuota(sandbox.PhotosQuota{RequestsPerDay: 3}) // the album found, made, and the first upload started
+	if _, errs, code := e.runText(append([]string{"photos", "--album", "Gone"}, files...)...); code == 0 {
+		t.Fatalf("photos over the quota went through\n%s", errs)
+	}
+	if err := os.Remove(files[2]); err != nil {
+		t.Fatal(err)
+	}
+	shift(time.Until(app.PhotosDailyReset(time.Now())) + time.Minute)
+	sb.SetPhotosQuota(sandbox.PhotosQuota{RequestsPerDay: 1000})
+	type result struct {
+		errs string
+		code int
+	}
+	done := make(chan result, 1)
+	go func() {
+		_, er, c := e.runText("resume")
+		done <- result{er, c}
+	}()
+	select {
+	case r := <-done:
+		if r.code != 1 || !strings.Contains(r.errs, "shot 3.png") || !strings.Contains(r.errs, "waits: it needs") {
+			t.Fatalf("resume: exit %d\n%s", r.code, r.errs)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("resume still waits for a batch whose upload failed for good")
 	}
 }
