@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"text/tabwriter"
-	"time"
 
 	"carrier/auth"
 	"carrier/internal/app"
@@ -259,6 +258,7 @@ func finishPhotos(ctx context.Context, env *Env, q *app.Queue, b *app.PhotosBatc
 	}
 	failed := 0
 	var cause error
+	quotaOnly := true // every file not in Photos waits for the daily quota
 	for _, r := range res {
 		name := app.Printable(filepath.Base(r.Path))
 		switch {
@@ -274,14 +274,20 @@ func finishPhotos(ctx context.Context, env *Env, q *app.Queue, b *app.PhotosBatc
 			if r.Cause != nil {
 				cause = r.Cause
 			}
+			// A file whose upload went up waits for the batch's call,
+			// which waits for the others: no cause of its own.
+			quotaOnly = quotaOnly && (r.Cause == nil && r.State == transfer.StateWaiting || errors.Is(r.Cause, transfer.ErrDailyQuota))
 		}
 	}
 	if failed == 0 {
 		return nil
 	}
 	switch {
+	case errors.Is(cause, transfer.ErrDailyQuota) && quotaOnly:
+		// Nothing failed: the files wait in the journal for the reset.
+		return &quotaWaiting{fmt.Sprintf("%d of %d files are not in Google Photos yet. %s; run `carrier resume` after that, or `carrier resume --wait` to wait for it", failed, len(res), app.PhotosQuotaWords(clockNow()))}
 	case errors.Is(cause, transfer.ErrDailyQuota):
-		return fmt.Errorf("%d of %d files are not in Google Photos. %s; run `carrier resume` after that", failed, len(res), app.PhotosQuotaWords(time.Now()))
+		return fmt.Errorf("%d of %d files are not in Google Photos. %s; run `carrier resume` after that", failed, len(res), app.PhotosQuotaWords(clockNow()))
 	case cause != nil:
 		return fmt.Errorf("%d of %d files are not in Google Photos%s", failed, len(res), advice[cause])
 	}

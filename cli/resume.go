@@ -97,7 +97,7 @@ func runResume(ctx context.Context, env *Env, args []string) error {
 		}
 		reset := soonest(later)
 		if !*wait {
-			r.quota = &quotaWaiting{n: len(later), words: app.PhotosQuotaWordsAt(clockNow(), reset)}
+			r.quota = &quotaWaiting{quotaSentence(len(later), app.PhotosQuotaWordsAt(clockNow(), reset)) + ". Run `carrier resume` after that, or `carrier resume --wait` to wait for it"}
 			break
 		}
 		fmt.Fprintf(env.Stderr, "carrier resume: %s. Waiting for it; Ctrl+C stops waiting, and the uploads stay in the journal\n",
@@ -252,14 +252,9 @@ func quotaSentence(n int, words string) string {
 // quotaWaiting says uploads wait for Google Photos' daily quota to reset.
 // Main exits with ExitQuota for it: nothing failed, and a resume after
 // the reset (or --wait) sends them.
-type quotaWaiting struct {
-	n     int
-	words string
-}
+type quotaWaiting struct{ msg string }
 
-func (e *quotaWaiting) Error() string {
-	return quotaSentence(e.n, e.words) + ". Run `carrier resume` after that, or `carrier resume --wait` to wait for it"
-}
+func (e *quotaWaiting) Error() string { return e.msg }
 
 // clockShift moves the clock of the commands' queues and of resume's
 // wait for a quota's reset: tests reach a reset without waiting a day.

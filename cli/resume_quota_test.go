@@ -58,7 +58,7 @@ func TestResumeLeavesPhotosQuotaForItsReset(t *testing.T) {
 	files := photoFiles(t, 3)
 	sb.SetPhotosQuota(sandbox.PhotosQuota{RequestsPerDay: 3}) // the album found, made, and the first upload started
 	out, errs, code := e.runText(append([]string{"photos", "--album", "Quota"}, files...)...)
-	if code == 0 || !strings.Contains(errs, "quota for today is used up") {
+	if code != ExitQuota || !strings.Contains(errs, "3 of 3 files are not in Google Photos yet") || !strings.Contains(errs, "quota for today is used up") {
 		t.Fatalf("photos over the quota: exit %d\n%s\n%s", code, out, errs)
 	}
 
