@@ -135,7 +135,7 @@ func (a *accountScreen) signInWith(clientSecret []byte) {
 		a.u.do(func() {
 			a.signIn.Enable()
 			if err != nil {
-				setLabel(a.status, lang.X("account.notsignedin", "Not signed in: {{.Error}}", w{"Error": windowText(err.Error())}))
+				setLabel(a.status, signInFailedWords(err))
 				return
 			}
 			a.status.SetText("")

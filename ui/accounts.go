@@ -196,7 +196,7 @@ func sortedKeys(m map[string]int) []string {
 // when there is none yet (or it is given), through the set-up assistant.
 func (s *accountsSection) addAccount(clientSecret []byte, hint string) {
 	if clientSecret == nil && len(s.u.deps.Accounts.List()) == 0 {
-		s.a.openAssistant()
+		s.a.openAssistantFor(hint)
 		return
 	}
 	s.add.Disable()
@@ -207,7 +207,7 @@ func (s *accountsSection) addAccount(clientSecret []byte, hint string) {
 		s.u.do(func() {
 			s.add.Enable()
 			if err != nil {
-				setLabel(s.status, lang.X("account.notsignedin", "Not signed in: {{.Error}}", w{"Error": windowText(err.Error())}))
+				setLabel(s.status, signInFailedWords(err))
 				return
 			}
 			setLabel(s.status, lang.X("accounts.signedin", "Signed in as {{.Address}}.", w{"Address": app.Printable(addr)}))
@@ -263,6 +263,7 @@ func (s *accountsSection) signOut(addr string, jobs app.UnfinishedJobs) {
 type setupAssistant struct {
 	u       *UI
 	onFile  func(clientSecret []byte) // signs in with a checked file
+	hint    string                    // the account to offer first, "" for any
 	paste   *namedEntry
 	verdict *widget.Label
 	said    string // the verdict in logical order, for Copy
@@ -297,10 +298,15 @@ func testingWarning() string {
 		"You need not submit it for verification for your own use; Google then shows you an \"unverified app\" warning when you sign in, which you pass with Advanced > Go to (your app).")
 }
 
-func (a *accountScreen) openAssistant() {
-	s := &setupAssistant{u: a.u, onFile: func(data []byte) {
-		if a.u.deps.Accounts != nil && len(a.u.deps.Accounts.List()) > 0 && a.accounts != nil {
-			a.accounts.addAccount(data, "")
+func (a *accountScreen) openAssistant() { a.openAssistantFor("") }
+
+// openAssistantFor opens the set-up assistant to sign in as hint (""
+// for whoever the person chooses): the account whose uploads wait, when
+// every account is signed out and no client is kept to offer it at once.
+func (a *accountScreen) openAssistantFor(hint string) {
+	s := &setupAssistant{u: a.u, hint: hint, onFile: func(data []byte) {
+		if a.u.deps.Accounts != nil && a.accounts != nil && (hint != "" || len(a.u.deps.Accounts.List()) > 0) {
+			a.accounts.addAccount(data, hint)
 			return
 		}
 		a.signInWith(data)
@@ -364,6 +370,12 @@ func (s *setupAssistant) show() {
 		heading(lang.X("assistant.scopes", "What Carrier asks Google for")), scopes,
 		heading(lang.X("assistant.week", "Avoid being signed out every week")), warning,
 	)
+	if s.hint != "" {
+		// Whom the sign-in is for, before the steps.
+		forWho := wrapped(lang.X("assistant.for", "Uploads wait for {{.Address}}: once you give the client and press Sign in with Google, Google offers that account first.", w{"Address": app.Printable(s.hint)}))
+		forWho.TextStyle = fyne.TextStyle{Bold: true}
+		body.Objects = append([]fyne.CanvasObject{forWho}, body.Objects...)
+	}
 	scroll := container.NewVScroll(body)
 	scroll.SetMinSize(fyne.NewSize(640, 400))
 	// The verdict stays in sight beside Sign in, wherever the text is

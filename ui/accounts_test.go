@@ -362,3 +362,40 @@ func TestAccountScreenInPersian(t *testing.T) {
 		t.Errorf("a web client is refused with %q", a.verdict.Text)
 	}
 }
+
+// With every account signed out (no client kept to offer it at once),
+// Sign in on an account whose uploads wait opens the set-up assistant
+// saying whom it is for, and the client given there signs in offering
+// that account first.
+func TestSignInWithEveryAccountSignedOutOffersTheWaitingOne(t *testing.T) {
+	fu := &fakeUploads{recs: map[string]transfer.Snapshot{
+		"a": {ID: "a", Label: "one", State: transfer.StateSignIn, Account: "home@example.com", SignInFor: "home@example.com"},
+	}}
+	f := &fakeAccounts{}
+	h := newHarness(t, func(o *harnessOpts) {
+		o.uploads = fu
+		o.deps = func(d *Deps) { d.Accounts = f }
+	})
+	s := h.u.account.accounts
+	if s.ins["home@example.com"] == nil {
+		t.Fatalf("home@example.com, signed out with an upload waiting, is not listed: %v", s.kept)
+	}
+	test.Tap(s.ins["home@example.com"])
+	as := h.u.account.assistant
+	if as == nil || as.hint != "home@example.com" {
+		t.Fatalf("Sign in opened no assistant for home@example.com: %+v", as)
+	}
+	if l := labelWith(as.content, "Uploads wait for home@example.com"); l == nil {
+		t.Error("the assistant does not say whom the sign-in is for")
+	}
+	as.paste.SetText(`{"installed":{"client_id":"id.apps.googleusercontent.com","auth_uri":"https://accounts.google.com/o/oauth2/auth","token_uri":"https://oauth2.googleapis.com/token","client_secret":"s"}}`)
+	test.Tap(as.signIn)
+	h.until("signed in", func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return len(f.hints) == 1
+	})
+	if f.hints[0] != "home@example.com" || f.added[0] == nil {
+		t.Fatalf("signed in offering %q with client %q", f.hints[0], f.added[0])
+	}
+}

@@ -216,7 +216,7 @@ func (u *UI) signInAgain(who string) {
 		case u.account.accounts != nil:
 			u.account.accounts.addAccount(nil, hint)
 		case u.deps.SignIn != nil:
-			u.account.openAssistant()
+			u.account.openAssistantFor(hint)
 		}
 	})
 }

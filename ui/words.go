@@ -2,6 +2,7 @@ package ui
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"net/http"
 	"regexp"
@@ -231,6 +232,27 @@ func failureWords(snap transfer.Snapshot, live error) string {
 		s += "\n" + d
 	}
 	return s
+}
+
+// signInFailedWords says in the person's language why a sign-in did not happen,
+// by the cause auth names, with auth's own words, which say more (the
+// server's refusal, how long the browser was waited for), as the detail
+// line.
+func signInFailedWords(err error) string {
+	var s string
+	switch {
+	case errors.Is(err, auth.ErrDenied):
+		s = lang.X("signin.denied", "Not signed in: access was not granted in the browser. Nothing was saved; sign in again and choose Allow.")
+	case errors.Is(err, auth.ErrStateMismatch):
+		s = lang.X("signin.other", "Not signed in: another sign-in tab answered. Close the other sign-in tabs and sign in again; nothing was saved.")
+	case errors.Is(err, auth.ErrTimeout):
+		s = lang.X("signin.timeout", "Not signed in: no answer came from the browser. Was its sign-in window closed? Nothing was saved; sign in again.")
+	case errors.Is(err, context.Canceled):
+		s = lang.X("signin.stopped", "Not signed in: the sign-in was stopped before the browser answered. Nothing was saved.")
+	default:
+		s = lang.X("signin.failed", "Not signed in. What went wrong is below; nothing was saved.")
+	}
+	return s + "\n" + detailLine(err.Error())
 }
 
 // scopeAllows is what a scope lets Carrier do, in the person's language;

@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"text/template"
@@ -8,6 +11,7 @@ import (
 
 	"fyne.io/fyne/v2"
 
+	"carrier/auth"
 	"carrier/internal/app"
 	"carrier/transfer"
 )
@@ -211,5 +215,47 @@ func TestFailedRowInPersian(t *testing.T) {
 	}
 	if lines := strings.Split(row.state.Text, "\n"); strings.Trim(lines[len(lines)-1], "\u200e") != text {
 		t.Errorf("Google's words are not kept as they came, left to right, under the sentence: %q", row.state.Text)
+	}
+}
+
+// A sign-in that did not happen is said by its cause in each language,
+// each cause its own sentence, with auth's words after it on a line that
+// reads left to right.
+func TestSignInFailedWordsInEveryLanguage(t *testing.T) {
+	t.Cleanup(func() {
+		useLanguage("")
+		if err := LoadTranslations(); err != nil {
+			t.Error(err)
+		}
+	})
+	cases := []struct {
+		err error
+		key string
+	}{
+		{fmt.Errorf("%w (access_denied). Nothing was saved", auth.ErrDenied), "signin.denied"},
+		{fmt.Errorf("%w within 5m0s: was the sign-in window closed?", auth.ErrTimeout), "signin.timeout"},
+		{fmt.Errorf("%w within 5m0s; 1 answer(s) were ignored because %w", auth.ErrTimeout, auth.ErrStateMismatch), "signin.other"},
+		{fmt.Errorf("sign-in stopped before the browser answered: %w", context.Canceled), "signin.stopped"},
+		{errors.New("the sign-in server did not accept the authorization code: 400 invalid_grant"), "signin.failed"},
+	}
+	english := map[string]string{}
+	for _, code := range []string{"en", "fa", "he", "ar"} {
+		useLanguage(code)
+		if err := LoadTranslations(); err != nil {
+			t.Fatal(err)
+		}
+		cat := readCatalogue(t, code)
+		for _, c := range cases {
+			got := signInFailedWords(c.err)
+			want := cat[c.key].(string) + "\n\u200e" + windowText(c.err.Error())
+			if got != want {
+				t.Errorf("%s, %s: %q, want %q", code, c.key, got, want)
+			}
+			if code == "en" {
+				english[c.key] = got
+			} else if got == english[c.key] {
+				t.Errorf("%s, %s: still English", code, c.key)
+			}
+		}
 	}
 }
