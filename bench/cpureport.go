@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 )
@@ -166,34 +162,4 @@ func samplesOf(us []usage) []sample {
 		ss = append(ss, sample{usage: u})
 	}
 	return ss
-}
-
-// spliceCPU puts the CPU section into the page at path: in place of the
-// one there, or before "## What was measured" in a page written before
-// the CPU part existed.
-func spliceCPU(path, section string) error {
-	page, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return os.WriteFile(path, []byte(section), 0o644)
-	}
-	if err != nil {
-		return err
-	}
-	var out []byte
-	if i := bytes.Index(page, []byte(cpuBegin)); i >= 0 {
-		j := bytes.Index(page[i:], []byte(cpuEnd))
-		if j < 0 {
-			return fmt.Errorf("%s has the CPU part's first marker but not its last; mend it or run the whole harness", path)
-		}
-		out = append(append(append(out, page[:i]...), section...), page[i+j+len(cpuEnd):]...)
-	} else if i := bytes.Index(page, []byte("## What was measured")); i >= 0 {
-		out = append(append(append(out, page[:i]...), section+"\n"...), page[i:]...)
-	} else {
-		out = append(append(page, '\n'), section...)
-	}
-	tmp := filepath.Join(filepath.Dir(path), ".PERFORMANCE.md.tmp")
-	if err := os.WriteFile(tmp, out, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }

@@ -18,7 +18,7 @@ func TestSpliceCPUReplacesOnlyItsSection(t *testing.T) {
 		t.Fatal(err)
 	}
 	section := cpuBegin + "## CPU\n\nnew figures\n" + cpuEnd
-	if err := spliceCPU(path, section); err != nil {
+	if err := splicePart(path, "CPU", section, cpuBegin, cpuEnd); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(path)
@@ -36,7 +36,7 @@ func TestSpliceCPUIntoOlderPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	section := cpuBegin + "## CPU\n\nfigures\n" + cpuEnd
-	if err := spliceCPU(path, section); err != nil {
+	if err := splicePart(path, "CPU", section, cpuBegin, cpuEnd); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(path)
@@ -54,7 +54,7 @@ func TestSpliceCPURefusesAHalfMarkedPage(t *testing.T) {
 	if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := spliceCPU(path, cpuBegin+"new\n"+cpuEnd); err == nil || !strings.Contains(err.Error(), "last") {
+	if err := splicePart(path, "CPU", cpuBegin+"new\n"+cpuEnd, cpuBegin, cpuEnd); err == nil || !strings.Contains(err.Error(), "last") {
 		t.Fatalf("splicing into a page without the end marker: %v", err)
 	}
 	got, _ := os.ReadFile(path)
@@ -84,11 +84,11 @@ func TestSpliceCPUTwiceIsOnce(t *testing.T) {
 	if !strings.HasPrefix(section, cpuBegin) || !strings.HasSuffix(section, cpuEnd) {
 		t.Fatalf("the section does not sit between its markers:\n%s", section)
 	}
-	if err := spliceCPU(path, section); err != nil {
+	if err := splicePart(path, "CPU", section, cpuBegin, cpuEnd); err != nil {
 		t.Fatal(err)
 	}
 	once, _ := os.ReadFile(path)
-	if err := spliceCPU(path, section); err != nil {
+	if err := splicePart(path, "CPU", section, cpuBegin, cpuEnd); err != nil {
 		t.Fatal(err)
 	}
 	twice, _ := os.ReadFile(path)

@@ -323,20 +323,7 @@ func runCPUOnly(ctx context.Context, cfg *config, tf *testFile) error {
 	if err != nil {
 		return fmt.Errorf("CPU part: %w", err)
 	}
-	section := res.section(cfg)
-	if cfg.out == "" {
-		fmt.Print(section)
-		return nil
-	}
-	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
-		return err
-	}
-	path := filepath.Join(cfg.out, "PERFORMANCE.md")
-	if err := spliceCPU(path, section); err != nil {
-		return err
-	}
-	logf("wrote the CPU part's section of %s", path)
-	return nil
+	return writePart(cfg, "CPU", res.section(cfg), cpuBegin, cpuEnd)
 }
 
 func checkTools() error {

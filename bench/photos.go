@@ -18,12 +18,10 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -348,47 +346,5 @@ func runPhotosOnly(ctx context.Context, cfg *config, tf *testFile) error {
 	if err != nil {
 		return fmt.Errorf("Photos part: %w", err)
 	}
-	section := res.section()
-	if cfg.out == "" {
-		fmt.Print(section)
-		return nil
-	}
-	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
-		return err
-	}
-	path := filepath.Join(cfg.out, "PERFORMANCE.md")
-	if err := splicePart(path, section, photosBegin, photosEnd); err != nil {
-		return err
-	}
-	logf("wrote the Photos part's section of %s", path)
-	return nil
-}
-
-// splicePart puts section in place of the part between begin and end in
-// the page at path, or before "## What was measured" when it has none.
-func splicePart(path, section, begin, end string) error {
-	page, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return os.WriteFile(path, []byte(section), 0o644)
-	}
-	if err != nil {
-		return err
-	}
-	var out []byte
-	if i := bytes.Index(page, []byte(begin)); i >= 0 {
-		j := bytes.Index(page[i:], []byte(end))
-		if j < 0 {
-			return fmt.Errorf("%s has a part's first marker but not its last; mend it or run the whole harness", path)
-		}
-		out = append(append(append(out, page[:i]...), section...), page[i+j+len(end):]...)
-	} else if i := bytes.Index(page, []byte("## What was measured")); i >= 0 {
-		out = append(append(append(out, page[:i]...), section+"\n"...), page[i:]...)
-	} else {
-		out = append(append(page, '\n'), section...)
-	}
-	tmp := filepath.Join(filepath.Dir(path), ".PERFORMANCE.md.tmp")
-	if err := os.WriteFile(tmp, out, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return writePart(cfg, "Photos", res.section(), photosBegin, photosEnd)
 }

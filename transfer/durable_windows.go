@@ -1,7 +1,6 @@
 package transfer
 
 import (
-	"errors"
 	"os"
 	"syscall"
 	"time"
@@ -46,27 +45,13 @@ func durableRename(from, to string) error {
 	}
 }
 
-const (
-	errAccessDenied     = syscall.Errno(5)  // ERROR_ACCESS_DENIED
-	errSharingViolation = syscall.Errno(32) // ERROR_SHARING_VIOLATION
-)
+// readRefusalPasses: a reader that opens a journal file while another
+// process moves a new version over it is refused for that instant (see
+// sharingViolation), and tries again for a little while, as the writer
+// does (durableRename).
+func readRefusalPasses(err error) bool { return sharingViolation(err) }
 
 // syncDir does nothing: Windows refuses FlushFileBuffers on a folder
 // ("Access denied", on Windows 11 as under Wine), and the write-through
 // rename already made the move durable.
 func syncDir(string) error { return nil }
-
-// readRecord reads a journal file. A reader that opens it while another
-// process moves a new version over it is refused for that instant
-// (a sharing violation, or "Access denied" while the old one is deleted):
-// it tries again for a little while, as the writer does.
-func readRecord(path string) ([]byte, error) {
-	for wait := time.Millisecond; ; wait *= 2 {
-		data, err := os.ReadFile(path)
-		var e syscall.Errno
-		if err == nil || !errors.As(err, &e) || (e != errAccessDenied && e != errSharingViolation) || wait > 256*time.Millisecond {
-			return data, err
-		}
-		time.Sleep(wait)
-	}
-}

@@ -25,6 +25,9 @@ import (
 type Journal struct {
 	dir string
 
+	// reader reads its files; see recordReader.
+	reader recordReader
+
 	mu      sync.Mutex
 	syncErr error // the last folder sync's failure; see syncFolder
 }
@@ -45,7 +48,7 @@ func OpenJournal(stateDir string) (*Journal, error) {
 	if err := platform.Private(dir); err != nil {
 		return nil, fmt.Errorf("cannot make the upload journal folder private: %w", err)
 	}
-	return &Journal{dir: dir}, nil
+	return &Journal{dir: dir, reader: systemRecordReader()}, nil
 }
 
 // Dir is the folder holding the records.
@@ -172,7 +175,7 @@ func (j *Journal) SaveProgress(r *Record) error {
 // time, or the same time and further on: Windows' clock moves in steps of
 // up to 15.6 ms, within which a fast link confirms several chunks.
 func (j *Journal) mergeProgress(r *Record) {
-	data, err := readRecord(j.path(r.ID, ".progress"))
+	data, err := j.reader.readRecord(j.path(r.ID, ".progress"))
 	if err != nil {
 		return
 	}
@@ -198,7 +201,7 @@ func (j *Journal) Load(id string) (*Record, error) {
 	if !idPattern.MatchString(id) {
 		return nil, fmt.Errorf("%q is not a job id", id)
 	}
-	data, err := readRecord(j.path(id, ".json"))
+	data, err := j.reader.readRecord(j.path(id, ".json"))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("no job %q in the journal %s: %w", id, j.dir, err)

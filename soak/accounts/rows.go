@@ -59,6 +59,48 @@ func (r *row) tcpRatio() float64 {
 	return float64(r.TCPBytes) / float64(size)
 }
 
+// started is where every row stands when its sign-in is about to end: the
+// person signed in as the sandbox's default account, whose `carrier drive
+// upload` of the big file has -revoke-at of it confirmed.
+type started struct {
+	me      *person
+	home    string
+	refresh string // the default account's refresh token, to revoke
+	sum     string // the big file's SHA-256
+	before  sandbox.Stats
+	tcp     int64 // the sandbox's byte count before the upload
+	up      *proc
+	rec     *transfer.Record // the big file's job at that point
+	at      int64            // the bytes it waited for
+}
+
+// begin brings a row on the sandbox b to where its sign-in ends: the
+// rows differ only in how it ends and what follows. An upload that does
+// not get there is killed.
+func begin(ctx context.Context, c *config, dir string, b *box) (*started, error) {
+	s := &started{me: newPerson(c.bin, dir, b), home: sandbox.DefaultAccount}
+	if _, err := s.me.login(ctx, s.home); err != nil {
+		return nil, err
+	}
+	s.refresh = b.lastRefresh()
+	path := filepath.Join(dir, "big.bin")
+	var err error
+	if s.sum, err = sparseFile(path, c.size, 20); err != nil {
+		return nil, err
+	}
+	s.before, s.tcp = b.sb.Stats(), b.tcp.Load()
+	if s.up, err = s.me.start("drive", "upload", "--endpoint", b.base, "--file", path); err != nil {
+		return nil, err
+	}
+	s.at = int64(float64(c.size) * c.revokeAt)
+	s.rec, err = s.me.await(ctx, s.up, "", 5*time.Minute, fmt.Sprintf("%d bytes confirmed", s.at), func(rec *transfer.Record) bool { return rec.Confirmed >= s.at })
+	if err != nil {
+		s.up.kill()
+		return nil, err
+	}
+	return s, nil
+}
+
 // expiryTTL is the refresh tokens' lifetime in the expiry row, and
 // expiryJump how far the sandbox's clock moves mid-upload: past the
 // token's end, within the session's week.
@@ -83,30 +125,14 @@ func runOne(ctx context.Context, c *config, dir string, mode string) (*row, erro
 		return nil, err
 	}
 	defer b.close()
-	me := newPerson(c.bin, dir, b)
-	home := sandbox.DefaultAccount
-	if _, err := me.login(ctx, home); err != nil {
-		return r, err
-	}
-	refresh := b.lastRefresh()
-	path := filepath.Join(dir, "big.bin")
-	sum, err := sparseFile(path, c.size, 20)
+	s, err := begin(ctx, c, dir, b)
 	if err != nil {
 		return r, err
 	}
-	before, tcp := b.sb.Stats(), b.tcp.Load()
-	up, err := me.start("drive", "upload", "--endpoint", b.base, "--file", path)
-	if err != nil {
-		return r, err
-	}
-	at := int64(float64(c.size) * c.revokeAt)
-	if _, err := me.await(ctx, up, "", 5*time.Minute, fmt.Sprintf("%d bytes confirmed", at), func(rec *transfer.Record) bool { return rec.Confirmed >= at }); err != nil {
-		up.kill()
-		return r, err
-	}
+	me, home, up, at := s.me, s.home, s.up, s.at
 	if mode == "expiry" {
 		b.skew.Store(int64(expiryJump))
-	} else if err := b.revoke(refresh); err != nil {
+	} else if err := b.revoke(s.refresh); err != nil {
 		up.kill()
 		return r, err
 	}
@@ -144,11 +170,11 @@ func runOne(ctx context.Context, c *config, dir string, mode string) (*row, erro
 		return r, err
 	}
 	after := b.sb.Stats()
-	r.TCPBytes = b.tcp.Load() - tcp
-	r.Sessions = after.SessionsCreated - before.SessionsCreated
+	r.TCPBytes = b.tcp.Load() - s.tcp
+	r.Sessions = after.SessionsCreated - s.before.SessionsCreated
 	r.SameSession = final.Session == parked.Session && parked.Session != ""
 	r.WireBytes = b.sessionBytes(final.Session)
-	if err := r.identical(b, res.out.String(), sum); err != nil {
+	if err := r.identical(b, res.out.String(), s.sum); err != nil {
 		return r, err
 	}
 	return r, r.check(final)
@@ -204,35 +230,16 @@ func runKill(ctx context.Context, c *config, dir string) (*row, error) {
 		return nil, err
 	}
 	defer b.close()
-	me := newPerson(c.bin, dir, b)
-	home := sandbox.DefaultAccount
-	if _, err := me.login(ctx, home); err != nil {
-		return r, err
-	}
-	refresh := b.lastRefresh()
-	path := filepath.Join(dir, "big.bin")
-	sum, err := sparseFile(path, c.size, 20)
-	if err != nil {
-		return r, err
-	}
 	otherPath := filepath.Join(dir, "other.bin")
 	if _, err := sparseFile(otherPath, c.otherSize, 21); err != nil {
 		return r, err
 	}
-	before, tcp := b.sb.Stats(), b.tcp.Load()
-	up, err := me.start("drive", "upload", "--endpoint", b.base, "--file", path)
+	s, err := begin(ctx, c, dir, b)
 	if err != nil {
 		return r, err
 	}
-	var bigID string
-	at := int64(float64(c.size) * c.revokeAt)
-	rec, err := me.await(ctx, up, "", 5*time.Minute, fmt.Sprintf("%d bytes confirmed", at), func(rec *transfer.Record) bool { return rec.Confirmed >= at })
-	if err != nil {
-		up.kill()
-		return r, err
-	}
-	bigID = rec.ID
-	if err := b.revoke(refresh); err != nil {
+	me, home, up, at, bigID := s.me, s.home, s.up, s.at, s.rec.ID
+	if err := b.revoke(s.refresh); err != nil {
 		up.kill()
 		return r, err
 	}
@@ -336,8 +343,8 @@ func runKill(ctx context.Context, c *config, dir string) (*row, error) {
 		return r, err
 	}
 	after := b.sb.Stats()
-	r.TCPBytes = b.tcp.Load() - tcp
-	r.Sessions = after.SessionsCreated - before.SessionsCreated - 1 // the other file's session
+	r.TCPBytes = b.tcp.Load() - s.tcp
+	r.Sessions = after.SessionsCreated - s.before.SessionsCreated - 1 // the other file's session
 	r.SameSession = final.Session == parked.Session && parked.Session != ""
 	r.WireBytes = b.sessionBytes(final.Session)
 	r.Other.WireBytes = b.sessionBytes(ofinal.Session)
@@ -351,7 +358,7 @@ func runKill(ctx context.Context, c *config, dir string) (*row, error) {
 	if err != nil {
 		return r, err
 	}
-	r.Identical = size == r.Size && sha == sum
+	r.Identical = size == r.Size && sha == s.sum
 	err = r.check(final)
 	if ofinal.State != transfer.StateDone || ofinal.Verified == "" || !r.Other.SameSession || float64(r.Other.WireBytes) > 1.01*float64(r.Other.Size) {
 		err = errors.Join(err, fmt.Errorf("%s's file: %s, verified %q, same session %v, %d bytes on the wire for %d", work, ofinal.State, ofinal.Verified, r.Other.SameSession, r.Other.WireBytes, r.Other.Size))
