@@ -260,6 +260,23 @@ func (j *Journal) Lock(id string) (release func(), err error) {
 	return lockFile(j.path(id, ".lock"))
 }
 
+// LockFile takes the operating system's lock on the file at path (made
+// if missing), as Journal.Lock takes a job's, for a front end's own
+// read-modify-write of a file other Carrier processes write too. It waits
+// up to wait for another holder to let go, then fails with ErrBusy.
+func LockFile(path string, wait time.Duration) (release func(), err error) {
+	deadline := time.Now().Add(wait)
+	pause := 2 * time.Millisecond
+	for {
+		release, err = lockFile(path)
+		if !errors.Is(err, ErrBusy) || !time.Now().Before(deadline) {
+			return release, err
+		}
+		time.Sleep(min(pause, time.Until(deadline)))
+		pause = min(2*pause, 50*time.Millisecond)
+	}
+}
+
 // Remove deletes a job's record and lock file.
 func (j *Journal) Remove(id string) error {
 	if !idPattern.MatchString(id) {

@@ -361,3 +361,31 @@ func TestProgressFile(t *testing.T) {
 		t.Fatalf("a torn progress file: %v, confirmed %d", err, got.Confirmed)
 	}
 }
+
+// LockFile waits for the holder to let go, within its wait; past it, or
+// asked not to wait, it says ErrBusy.
+func TestLockFileWaitsForTheHolder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "stamp.lock")
+	release, err := LockFile(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LockFile(path, 0); !errors.Is(err, ErrBusy) {
+		t.Fatalf("a held lock, not waited for: %v, want ErrBusy", err)
+	}
+	if _, err := LockFile(path, 20*time.Millisecond); !errors.Is(err, ErrBusy) {
+		t.Fatalf("a held lock, waited for in vain: %v, want ErrBusy", err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		r, err := LockFile(path, time.Minute)
+		if err == nil {
+			r()
+		}
+		got <- err
+	}()
+	release()
+	if err := <-got; err != nil {
+		t.Fatalf("the lock let go was not taken: %v", err)
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"carrier/auth"
 	"carrier/internal/platform"
+	"carrier/transfer"
 )
 
 // The keychain cannot be watched (go-keyring reads and writes, nothing
@@ -29,6 +30,9 @@ const accountsStampName = "accounts-changed"
 // stampPoll is how often the stamp is read where the folder cannot be
 // watched (a system out of watches): reading a small file is cheap.
 const stampPoll = 5 * time.Second
+
+// stampLockWait is how long a note waits for another Carrier's.
+const stampLockWait = 5 * time.Second
 
 // stampTimes are an account's last sign-in and sign-out, in Unix
 // nanoseconds, by any Carrier.
@@ -72,9 +76,11 @@ func NoteSignOut(dir, endpoint, address string) error {
 
 // noteAccount writes the stamp again with address's sign-in or sign-out
 // time, atomically (a new file renamed over the old), and returns the
-// account's times as written. Two Carriers noting at the same instant may
-// lose one note; a window then still sees the other, and a parked job is
-// tried again at its next start.
+// account's times as written. The read and the write hold the stamp's
+// lock, so two Carriers noting at the same instant both keep their note.
+// A lock that cannot be had within stampLockWait (a Carrier hung holding
+// it) does not stop the note: written without it, it may then lose the
+// other, as it did before there was a lock.
 func noteAccount(dir, endpoint, address string, in bool) (stampTimes, error) {
 	base, err := auth.CanonicalEndpoint(endpoint)
 	if err != nil {
@@ -85,6 +91,9 @@ func noteAccount(dir, endpoint, address string, in bool) (stampTimes, error) {
 			return stampTimes{}, nil
 		}
 		return stampTimes{}, fmt.Errorf("cannot note the sign-in for other Carrier windows in %s: %w", dir, err)
+	}
+	if release, err := transfer.LockFile(filepath.Join(dir, accountsStampName+".lock"), stampLockWait); err == nil {
+		defer release()
 	}
 	st := readStamp(dir)
 	accts := st.Endpoints[base]

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -249,5 +251,31 @@ func BenchmarkStampUnchanged(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		g.stampChanged()
+	}
+}
+
+// Carriers noting sign-ins at the same instant keep every note: each
+// reads and writes the stamp under its lock (here goroutines, whose
+// separate opens of the lock conflict as separate processes' do).
+func TestAccountsStampKeepsNotesMadeAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	const n = 12
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			if err := NoteSignIn(dir, "http://127.0.0.1:1", fmt.Sprintf("a%d@example.com", i)); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	base, _ := auth.CanonicalEndpoint("http://127.0.0.1:1")
+	if got := readStamp(dir).Endpoints[base]; len(got) != n {
+		t.Fatalf("the stamp keeps %d of %d notes made at once: %v", len(got), n, slices.Sorted(maps.Keys(got)))
 	}
 }
