@@ -20,25 +20,23 @@ const chaosFaults = "seed=42,reset=0.08,err5xx=0.08,stall=0.02,stallfor=45s,part
 
 type accountScreen struct {
 	u               *UI
-	who             *widget.Label
-	drive           *widget.Label // whether the account allows Drive links
+	who             *wrapLabel
+	drive           *wrapLabel // whether the account allows Drive links
 	signIn, signOut *widget.Button
 	chaos           *namedCheck
 	settings        *settingsSection
 	accounts        *accountsSection // nil without deps.Accounts
 	assistant       *setupAssistant  // the last one opened, for tests
-	status          *widget.Label
+	status          *wrapLabel
 	content         fyne.CanvasObject
 }
 
 func newAccountScreen(u *UI) *accountScreen {
 	a := &accountScreen{u: u}
-	a.who = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	a.who.Wrapping = fyne.TextWrapWord
-	a.status = widget.NewLabel("")
-	a.status.Wrapping = fyne.TextWrapWord
-	a.drive = widget.NewLabel("")
-	a.drive.Wrapping = fyne.TextWrapWord
+	a.who = newWrapLabel("")
+	a.who.TextStyle = fyne.TextStyle{Bold: true}
+	a.status = newWrapLabel("")
+	a.drive = newWrapLabel("")
 	a.drive.Hide()
 	a.signIn = widget.NewButtonWithIcon(display(lang.X("account.signin", "Sign in with Google…")), theme.LoginIcon(), a.openAssistant)
 	a.signOut = widget.NewButtonWithIcon(display(lang.X("account.signout", "Sign out")), theme.LogoutIcon(), a.doSignOut)

@@ -49,7 +49,7 @@ type accountsSection struct {
 	a      *accountScreen
 	list   *fyne.Container
 	add    *widget.Button
-	status *widget.Label
+	status *wrapLabel
 	Object fyne.CanvasObject
 	outs   map[string]*widget.Button // each account's Sign out…
 	asked  *signOutQuestion          // the last question asked, for tests
@@ -68,8 +68,7 @@ type signOutQuestion struct {
 
 func newAccountsSection(u *UI, a *accountScreen) *accountsSection {
 	s := &accountsSection{u: u, a: a, list: container.NewVBox()}
-	s.status = widget.NewLabel("")
-	s.status.Wrapping = fyne.TextWrapWord
+	s.status = newWrapLabel("")
 	s.add = widget.NewButtonWithIcon(display(lang.X("accounts.add", "Add another Google account…")), theme.ContentAddIcon(), func() { s.addAccount(nil, "") })
 	heading := newLabel(lang.X("accounts.heading", "Google accounts"))
 	heading.TextStyle = fyne.TextStyle{Bold: true}
@@ -129,11 +128,11 @@ func (s *accountsSection) refresh() {
 // whenSaid holds a status line that takes no room while it says nothing:
 // an empty label keeps a line's height, which left a blank band under the
 // buttons of the Account screen until something went wrong.
-func whenSaid(l *widget.Label) *fyne.Container {
+func whenSaid(l *wrapLabel) *fyne.Container {
 	return container.New(saidLayout{l}, l)
 }
 
-type saidLayout struct{ l *widget.Label }
+type saidLayout struct{ l *wrapLabel }
 
 func (s saidLayout) MinSize([]fyne.CanvasObject) fyne.Size {
 	if s.l.Text == "" {
@@ -265,7 +264,7 @@ type setupAssistant struct {
 	onFile  func(clientSecret []byte) // signs in with a checked file
 	hint    string                    // the account to offer first, "" for any
 	paste   *namedEntry
-	verdict *widget.Label
+	verdict *wrapLabel
 	said    string // the verdict in logical order, for Copy
 	signIn  *dialogButton
 	checked []byte

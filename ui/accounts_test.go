@@ -227,6 +227,8 @@ func labelWidgets(o fyne.CanvasObject) []*widget.Label {
 	switch x := o.(type) {
 	case *widget.Label:
 		out = append(out, x)
+	case *wrapLabel:
+		out = append(out, &x.Label)
 	case *fyne.Container:
 		for _, c := range x.Objects {
 			out = append(out, labelWidgets(c)...)
@@ -235,6 +237,26 @@ func labelWidgets(o fyne.CanvasObject) []*widget.Label {
 		out = append(out, labelWidgets(x.Content)...)
 	}
 	return out
+}
+
+// wrapLabelOf is the wrapping label in o that shows text (in reading
+// order), broken into lines however its width has it.
+func wrapLabelOf(o fyne.CanvasObject, text string) *wrapLabel {
+	switch x := o.(type) {
+	case *wrapLabel:
+		if x.logical == text {
+			return x
+		}
+	case *fyne.Container:
+		for _, c := range x.Objects {
+			if l := wrapLabelOf(c, text); l != nil {
+				return l
+			}
+		}
+	case *container.Scroll:
+		return wrapLabelOf(x.Content, text)
+	}
+	return nil
 }
 
 func labelWith(o fyne.CanvasObject, part string) *widget.Label {
@@ -353,7 +375,7 @@ func TestAccountScreenInPersian(t *testing.T) {
 	}
 	h.u.account.openAssistant()
 	a := h.u.account.assistant
-	if l := labelWith(a.content, shown(fa["assistant.testing"].(string))); l == nil || l.Alignment != fyne.TextAlignTrailing {
+	if l := wrapLabelOf(a.content, fa["assistant.testing"].(string)); l == nil || l.Alignment != fyne.TextAlignTrailing {
 		t.Errorf("the warning of Testing is not shown in Persian, right-aligned: %+v", l)
 	}
 	a.paste.SetText(`{"web":{"client_id":"x"}}`)

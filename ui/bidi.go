@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"golang.org/x/text/unicode/bidi"
 )
@@ -38,16 +39,7 @@ func visualText(s string) (string, bool) {
 	if !needsBidi(s) {
 		return s, false
 	}
-	lines := strings.Split(s, "\n")
-	rtl := false
-	for i, line := range lines {
-		v, r := visualLine(line)
-		lines[i] = v
-		if i == 0 {
-			rtl = r
-		}
-	}
-	return strings.Join(lines, "\n"), rtl
+	return visualWrapped(s, nil)
 }
 
 // needsBidi is false for text without a right-to-left letter, which is
@@ -100,9 +92,14 @@ func paragraphRTL(runes []rune) bool {
 // when the catalogues are loaded.
 var windowRTL atomic.Bool
 
-// visualLine orders one paragraph's runs for display and says whether it
-// is right-to-left.
-func visualLine(line string) (string, bool) {
+// visualBroken orders one paragraph's runs for display, says whether it
+// is right-to-left, and breaks it into lines where fits says a line must
+// end: the levels are the
+// whole paragraph's (Unicode's rules up to L1), the reordering (L2) is of
+// each line, so the paragraph's first words open its first line in either
+// direction. fits reports whether a line of the paragraph's text, in
+// reading order, fits; nil keeps the paragraph one line.
+func visualBroken(line string, fits func(string) bool) (string, bool) {
 	runes := []rune(line)
 	if len(runes) == 0 {
 		return line, false
@@ -112,6 +109,41 @@ func visualLine(line string) (string, bool) {
 	if levels == nil {
 		return line, rtl
 	}
+	var b strings.Builder
+	for i, ln := range breakLines(runes, fits) {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		reorder(&b, runes[ln[0]:ln[1]], levels[ln[0]:ln[1]])
+	}
+	return b.String(), rtl
+}
+
+// breakLines cuts runes into lines at spaces, each as long as fits allows
+// (a word longer than a line stays whole, for the label to cut), and
+// returns each line's bounds without the space it ends at.
+func breakLines(runes []rune, fits func(string) bool) [][2]int {
+	if fits == nil || fits(string(runes)) {
+		return [][2]int{{0, len(runes)}}
+	}
+	var lines [][2]int
+	start, lastSpace := 0, -1
+	for i := 0; i <= len(runes); i++ {
+		if i < len(runes) && runes[i] != ' ' {
+			continue
+		}
+		if lastSpace > start && !fits(string(runes[start:i])) {
+			lines = append(lines, [2]int{start, lastSpace})
+			start = lastSpace + 1
+		}
+		lastSpace = i
+	}
+	return append(lines, [2]int{start, len(runes)})
+}
+
+// reorder writes one line's runs in display order (rule L2), each run
+// fenced for Fyne's shaper.
+func reorder(b *strings.Builder, runes []rune, levels []int) {
 	// Rule L2 on the runes' places: from the highest level down to the
 	// lowest odd one, reverse every stretch at that level or higher.
 	maxLevel := 0
@@ -144,7 +176,6 @@ func visualLine(line string) (string, bool) {
 	// as its words, each in reading order for the shaper to reverse and
 	// join, and the characters between them one by one, already mirrored
 	// and marked left-to-right.
-	var b strings.Builder
 	for i := 0; i < len(order); {
 		if lv[i]%2 == 0 {
 			b.WriteRune(lrm)
@@ -172,7 +203,6 @@ func visualLine(line string) (string, bool) {
 		b.WriteRune(rlm)
 		i = j
 	}
-	return b.String(), rtl
 }
 
 func reverseRunes(r []int, l []int) {
@@ -288,7 +318,12 @@ func markNumbers(runes []rune, levels []int) {
 
 // setLabel shows text on l in display order, aligned to the right when it
 // reads right to left.
-func setLabel(l *widget.Label, text string) {
+func setLabel(o fyne.CanvasObject, text string) {
+	if w, ok := o.(*wrapLabel); ok {
+		w.SetText(text)
+		return
+	}
+	l := o.(*widget.Label)
 	v, rtl := visualText(text)
 	align := fyne.TextAlignLeading
 	if rtl {
@@ -312,4 +347,93 @@ func newLabel(text string) *widget.Label {
 func display(text string) string {
 	v, _ := visualText(text)
 	return v
+}
+
+// wrapLabel is a label that wraps its words, for text that may read right
+// to left. Fyne wraps the text it is given from its start, and a
+// right-to-left paragraph is given in display order (its last words
+// first), so Fyne's own wrapping would put the paragraph's end on its
+// first line. A wrapLabel keeps the text in reading order, breaks it into
+// lines for its width itself, and reorders each line (visualBroken);
+// Fyne then finds every line fits. Left-to-right text is left to Fyne.
+type wrapLabel struct {
+	widget.Label
+	logical string
+	width   float32 // the width the lines were broken for
+}
+
+func newWrapLabel(text string) *wrapLabel {
+	l := &wrapLabel{}
+	l.ExtendBaseWidget(l)
+	l.Wrapping = fyne.TextWrapWord
+	l.SetText(text)
+	return l
+}
+
+// SetText shows text (in reading order) as setLabel does, broken into
+// lines for the label's width when it needs reordering.
+func (l *wrapLabel) SetText(text string) {
+	l.logical = text
+	l.show()
+}
+
+func (l *wrapLabel) Resize(size fyne.Size) {
+	l.Label.Resize(size)
+	if size.Width != l.width && needsBidi(l.logical) {
+		l.show()
+	}
+}
+
+// AccessibilityLabel is the text in reading order, for a screen reader,
+// which reads text in its own order.
+func (l *wrapLabel) AccessibilityLabel() string { return l.logical }
+
+func (l *wrapLabel) show() {
+	l.width = l.Size().Width
+	v, rtl := l.logical, false
+	if needsBidi(l.logical) {
+		v, rtl = visualWrapped(l.logical, l.fits())
+	}
+	align := fyne.TextAlignLeading
+	if rtl {
+		align = fyne.TextAlignTrailing
+	}
+	moved := false
+	if l.Alignment != align && (l.Alignment != fyne.TextAlignCenter || rtl) {
+		l.Alignment, moved = align, true
+	}
+	if v != l.Text || moved {
+		l.Label.SetText(v)
+	}
+}
+
+// fits says whether a line fits the label as its rich text lays lines
+// out (its width less the inner padding on each side); nil before the
+// label has a width.
+func (l *wrapLabel) fits() func(string) bool {
+	th := l.Theme()
+	room := l.width - 2*th.Size(theme.SizeNameInnerPadding) - 1
+	if room <= 0 {
+		return nil
+	}
+	name := l.SizeName
+	if name == "" {
+		name = theme.SizeNameText
+	}
+	size, style := th.Size(name), l.TextStyle
+	return func(s string) bool { return fyne.MeasureText(s, size, style).Width <= room }
+}
+
+// visualWrapped is visualText with each paragraph broken where fits says.
+func visualWrapped(s string, fits func(string) bool) (string, bool) {
+	lines := strings.Split(s, "\n")
+	rtl := false
+	for i, line := range lines {
+		v, r := visualBroken(line, fits)
+		lines[i] = v
+		if i == 0 {
+			rtl = r
+		}
+	}
+	return strings.Join(lines, "\n"), rtl
 }

@@ -1,9 +1,12 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 	"golang.org/x/text/unicode/bidi"
 )
 
@@ -139,5 +142,58 @@ func BenchmarkVisualText(b *testing.B) {
 				visualText(c.s)
 			}
 		})
+	}
+}
+
+// A right-to-left paragraph too long for its label wraps in reading
+// order: its first words open its first line, each line holds the words
+// that follow the last, and each fits the label. (Given to Fyne in display
+// order and wrapped by Fyne, its last words opened the first line.) A
+// screen reader is given the paragraph in reading order.
+func TestRightToLeftParagraphWrapsInReadingOrder(t *testing.T) {
+	test.NewTempApp(t)
+	windowRTL.Store(true)
+	defer windowRTL.Store(false)
+	logical := "بارگذاری‌هایی منتظر home@example.com هستند و Google نخست همین حساب را پیشنهاد می‌کند تا شما دوباره وارد شوید و بارگذاری‌ها ادامه یابند"
+	l := newWrapLabel(logical)
+	l.Resize(fyne.NewSize(260, 400))
+	lines := strings.Split(l.Text, "\n")
+	if len(lines) < 3 {
+		t.Fatalf("%d lines at 260 px: %q", len(lines), l.Text)
+	}
+	words := strings.Fields(logical)
+	fits := l.fits()
+	k := 0
+	for i, line := range lines {
+		got := strings.Fields(strings.NewReplacer(string(lrm), "", string(rlm), "").Replace(line))
+		if k+len(got) > len(words) {
+			t.Fatalf("line %d holds more words than are left: %q", i, got)
+		}
+		want := slices.Clone(words[k : k+len(got)])
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("line %d holds %q, want the next words %q", i, got, want)
+		}
+		if !fits(line) {
+			t.Errorf("line %d is wider than the label: %q", i, line)
+		}
+		k += len(got)
+	}
+	if k != len(words) {
+		t.Errorf("the lines hold %d of %d words", k, len(words))
+	}
+	if l.Alignment != fyne.TextAlignTrailing || l.AccessibilityLabel() != logical {
+		t.Errorf("aligned %v, read out as %q", l.Alignment, l.AccessibilityLabel())
+	}
+	// Wider, it breaks again for its width; English is left to Fyne.
+	l.Resize(fyne.NewSize(2000, 400))
+	if strings.Contains(l.Text, "\n") {
+		t.Errorf("at 2000 px still broken: %q", l.Text)
+	}
+	l.SetText("Uploads wait for home@example.com: once you give the client and press Sign in with Google, Google offers that account first.")
+	l.Resize(fyne.NewSize(260, 400))
+	if strings.Contains(l.Text, "\n") || l.Alignment != fyne.TextAlignLeading {
+		t.Errorf("English broken by Carrier or aligned %v: %q", l.Alignment, l.Text)
 	}
 }

@@ -38,12 +38,12 @@ type composeScreen struct {
 	share, expiry        *choices
 	meter                *sizeMeter
 	meterText            string
-	meterNote            *widget.Label
+	meterNote            *wrapLabel
 	sendBtn              *focusButton
 	draftBtn, attachBtn  *widget.Button
 	attHeading           *widget.Label
 	formProblem          bool // status shows what Check found: it goes once mended
-	status               *widget.Label
+	status               *wrapLabel
 	busy                 bool
 	consent              *driveConsent // the question about Drive, while it is open
 	held                 bool          // the form waits for the browser (hold)
@@ -135,17 +135,15 @@ func newComposeScreen(u *UI) *composeScreen {
 	c.linkOpts.Hide()
 	c.meter = newSizeMeter()
 	c.meter.TextFormatter = func() string { return display(c.meterText) }
-	c.meterNote = widget.NewLabel("")
-	c.meterNote.Wrapping = fyne.TextWrapWord
+	c.meterNote = newWrapLabel("")
 	c.meterNote.Hide()
 	c.sendBtn = newFocusButton(lang.X("compose.send", "Send"), theme.MailSendIcon(), func() { c.submit(compose.Send) })
 	c.sendBtn.Importance = widget.HighImportance
 	c.draftBtn = widget.NewButtonWithIcon(display(lang.X("compose.draft", "Save as draft")), theme.DocumentSaveIcon(), func() { c.submit(compose.Draft) })
-	c.status = widget.NewLabel("")
-	c.status.Wrapping = fyne.TextWrapWord
+	c.status = newWrapLabel("")
 	c.status.Hide()
-	hint := italic(lang.X("compose.hint", "Drop files anywhere on the window to attach them. Ctrl+Enter sends from any field; Tab moves between them."))
-	hint.Wrapping = fyne.TextWrapWord
+	hint := newWrapLabel(lang.X("compose.hint", "Drop files anywhere on the window to attach them. Ctrl+Enter sends from any field; Tab moves between them."))
+	hint.TextStyle = fyne.TextStyle{Italic: true}
 	l := &composeLayout{
 		top:  container.NewVBox(c.form),
 		body: body,
@@ -172,8 +170,7 @@ func newComposeScreen(u *UI) *composeScreen {
 // below, replaced by the entry's problem while it has one), but in plain
 // containers, which a screen reader walks.
 func formRow(label string, e *namedEntry, hint string) []fyne.CanvasObject {
-	note := newLabel(hint)
-	note.Wrapping = fyne.TextWrapWord
+	note := newWrapLabel(hint)
 	note.SizeName = theme.SizeNameCaptionText
 	if hint == "" {
 		note.Hide()
@@ -671,7 +668,7 @@ func (c *composeScreen) notSent(why string) {
 // instead (nil when the message would not fit), or cancel.
 type driveConsent struct {
 	d                     *carrierDialog
-	text                  *widget.Label
+	text                  *wrapLabel
 	allow, attach, cancel *dialogButton
 }
 
@@ -709,8 +706,7 @@ func (c *composeScreen) askDrive(method compose.Method, gmail app.GmailOptions, 
 	} else {
 		text += " " + lang.X("consent.nofit", "Attached, the files would not fit: the message would be {{.Size}}, over Gmail's {{.Limit}}. Allow it in your browser, or cancel and send smaller files.", w{"Size": humanSize(whole), "Limit": humanSize(method.Limit())})
 	}
-	a := &driveConsent{text: newLabel(app.Printable(text))}
-	a.text.Wrapping = fyne.TextWrapWord
+	a := &driveConsent{text: newWrapLabel(app.Printable(text))}
 	done := func() {
 		a.d.Hide()
 		if c.consent == a {

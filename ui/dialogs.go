@@ -198,8 +198,7 @@ func (u *UI) showInformation(title, message string) *carrierDialog {
 
 // dialogText is a dialog's message, wrapped, in display order.
 func dialogText(message string) fyne.CanvasObject {
-	l := newLabel(message)
-	l.Wrapping = fyne.TextWrapWord
+	l := newWrapLabel(message)
 	return l
 }
 

@@ -289,7 +289,7 @@ func TestScreensInPersian(t *testing.T) {
 	}{
 		{"Transfers' empty list", h.u.transfers.empty, "transfers.empty"},
 		{"Compose's attachments heading", h.u.compose.attHeading, "compose.attachments"},
-		{"Account's sender", h.u.account.who, "account.sandbox"},
+		{"Account's sender", &h.u.account.who.Label, "account.sandbox"},
 	} {
 		if c.key != "" && c.label.Text != shown(c.key) {
 			t.Errorf("%s reads %q, want %q", c.name, c.label.Text, shown(c.key))

@@ -51,7 +51,7 @@ type networkSettings struct {
 	speed   *choices
 	custom  *namedEntry
 	apply   *widget.Button
-	problem *widget.Label
+	problem *wrapLabel
 	metered *choices
 	spec    string           // the limit applied now, as typed
 	tray    []*fyne.MenuItem // the tray's presets, checked as the window's
@@ -70,8 +70,7 @@ func newNetworkSettings(u *UI) *networkSettings {
 	n.custom.SetPlaceHolder("2M, or a timetable: 08:00,1M 19:00,off")
 	n.custom.OnSubmitted = func(string) { n.applyCustom() }
 	n.apply = widget.NewButtonWithIcon(display(lang.X("limits.apply", "Apply limit")), theme.ConfirmIcon(), n.applyCustom)
-	n.problem = widget.NewLabel("")
-	n.problem.Wrapping = fyne.TextWrapWord
+	n.problem = newWrapLabel("")
 	n.problem.Importance = widget.DangerImportance
 	n.problem.Hide()
 	n.speed = newChoices(lang.X("limits.speed", "Upload speed"), names, func(i int) {

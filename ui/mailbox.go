@@ -49,7 +49,7 @@ type mailboxScreen struct {
 	list    *pagedList // one row per item, newest first
 	detail  *pagedList // the opened item, a line or a paragraph a row
 	opened  int        // the index of the opened item, -1 for none
-	status  *widget.Label
+	status  *wrapLabel
 	content fyne.CanvasObject
 	loading bool
 	want    string                   // a Gmail message or draft id to open once the list is read (openMessage)
@@ -67,8 +67,7 @@ func newMailboxScreen(u *UI) *mailboxScreen {
 	m := &mailboxScreen{u: u, opened: -1}
 	m.openURL = func(l *url.URL) error { return u.app.OpenURL(l) }
 	m.chooseSave = fileSaveDialog(u)
-	m.status = widget.NewLabel("")
-	m.status.Wrapping = fyne.TextWrapWord
+	m.status = newWrapLabel("")
 	m.list = newPagedList("item")
 	m.detail = newPagedList("line")
 	m.show(newLabel(lang.X("mailbox.choose", "Choose a message or a timeline item")))
@@ -417,8 +416,7 @@ func (m *mailboxScreen) open(it mailItem) {
 		}
 		m.u.do(func() {
 			if err != nil {
-				l := newLabel(lang.X("mailbox.open.failed", "Could not open it: {{.Error}}", w{"Error": windowText(err.Error())}))
-				l.Wrapping = fyne.TextWrapWord
+				l := newWrapLabel(lang.X("mailbox.open.failed", "Could not open it: {{.Error}}", w{"Error": windowText(err.Error())}))
 				m.show(l)
 			} else {
 				m.show(view()...)
@@ -495,11 +493,7 @@ func (m *mailboxScreen) messageView(ctx context.Context, it mailItem) (func() []
 }
 
 // wrapped is a label that wraps at the pane's width.
-func wrapped(text string) *widget.Label {
-	l := newLabel(text)
-	l.Wrapping = fyne.TextWrapWord
-	return l
-}
+func wrapped(text string) *wrapLabel { return newWrapLabel(text) }
 
 // paragraphs cuts a text into rows a page can hold: at blank lines, and
 // every few lines within a long paragraph.

@@ -33,9 +33,10 @@ import (
 
 // partRow is one Drive upload under its message's row.
 type partRow struct {
-	name, amount, state *widget.Label
-	bar                 *dualBar
-	object              fyne.CanvasObject
+	name, amount *widget.Label
+	state        *wrapLabel
+	bar          *dualBar
+	object       fyne.CanvasObject
 }
 
 const driveUpload = "/upload/drive/v3/files"
@@ -214,9 +215,8 @@ func heldFiles(g group) int {
 }
 
 func newPartRow() *partRow {
-	p := &partRow{name: widget.NewLabel(""), amount: widget.NewLabel(""), state: widget.NewLabel(""), bar: newDualBar()}
+	p := &partRow{name: widget.NewLabel(""), amount: widget.NewLabel(""), state: newWrapLabel(""), bar: newDualBar()}
 	p.name.Truncation = fyne.TextTruncateEllipsis
-	p.state.Wrapping = fyne.TextWrapWord
 	p.state.SizeName = theme.SizeNameCaptionText
 	indent := canvas.NewRectangle(color.Transparent)
 	indent.SetMinSize(fyne.NewSize(32, 0))
@@ -510,7 +510,7 @@ func (s *transfersScreen) onDrive(parts []string) []driveFile {
 // are already on Drive: delete them, or keep them there.
 type driveAsk struct {
 	d            dialog.Dialog
-	text         *widget.Label
+	text         *wrapLabel
 	remove, keep *dialogButton
 }
 
@@ -523,8 +523,7 @@ func (s *transfersScreen) askDrive(msg string, files []driveFile) {
 	if len(files) > 1 {
 		text = lang.XN("drive.ask", "The message is cancelled. {{.Count}} of its files are already on your Google Drive ({{.Names}}), where the recipients may open them. Delete them from Drive, or keep them there?", len(files), w{"Count": len(files), "Names": app.Printable(strings.Join(names, ", "))})
 	}
-	a := &driveAsk{text: newLabel(text)}
-	a.text.Wrapping = fyne.TextWrapWord
+	a := &driveAsk{text: newWrapLabel(text)}
 	settle := func(gone bool) {
 		a.d.Hide()
 		if s.ask == a {

@@ -38,7 +38,7 @@ func (s *transfersScreen) canReopen(msg transfer.Snapshot) bool {
 // cancelAsk is the question asked before an upload is cancelled.
 type cancelAsk struct {
 	d          *carrierDialog
-	text       *widget.Label
+	text       *wrapLabel
 	stop, keep *dialogButton
 }
 
@@ -67,8 +67,7 @@ func (s *transfersScreen) askCancel(id string) {
 		snap = v.snap
 	}
 	s.mu.Unlock()
-	a := &cancelAsk{text: newLabel(cancelQuestion(snap))}
-	a.text.Wrapping = fyne.TextWrapWord
+	a := &cancelAsk{text: newWrapLabel(cancelQuestion(snap))}
 	done := func() {
 		a.d.Hide()
 		if s.cancelling == a {

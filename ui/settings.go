@@ -37,15 +37,14 @@ type settingsSection struct {
 	lang    *choices
 	login   *namedCheck // nil when the system's login start is not offered
 	askQuit *namedCheck
-	status  *widget.Label
+	status  *wrapLabel
 	Object  fyne.CanvasObject
 }
 
 func newSettingsSection(u *UI) *settingsSection {
 	s := &settingsSection{u: u}
 	prefs := u.app.Preferences()
-	s.status = widget.NewLabel("")
-	s.status.Wrapping = fyne.TextWrapWord
+	s.status = newWrapLabel("")
 	s.status.Hide()
 	s.theme = newChoices(lang.X("settings.theme", "Theme"), themeChoices(), func(i int) {
 		prefs.SetInt(prefTheme, i)
@@ -185,8 +184,7 @@ type quitQuestion struct {
 func (u *UI) askQuit(quit func()) {
 	q := &quitQuestion{}
 	q.again = newNamedCheck(lang.X("quit.again", "Don't ask again: quit at once next time"), nil)
-	text := newLabel(lang.X("quit.text", "Quit anyway? Unfinished uploads are kept and go on the next time Carrier starts."))
-	text.Wrapping = fyne.TextWrapWord
+	text := newWrapLabel(lang.X("quit.text", "Quit anyway? Unfinished uploads are kept and go on the next time Carrier starts."))
 	q.keep = newDialogButton(display(lang.X("quit.keep", "Keep uploading")), nil, func() { q.d.Hide() })
 	q.keep.Importance = widget.HighImportance
 	q.quit = newDialogButton(display(lang.X("quit.quit", "Quit")), nil, func() {

@@ -58,15 +58,15 @@ type timelineScreen struct {
 	dest        *widget.Label
 	list        *pagedList // a row per file chosen, or per file of the batch
 	batch       *mediaBatch
-	batchState  *widget.Label // the batch's state in words
-	reading     int           // folders being read in the background
-	info        *widget.Label
+	batchState  *wrapLabel // the batch's state in words
+	reading     int        // folders being read in the background
+	info        *wrapLabel
 	album       *namedEntry
 	albums      *widget.Button
 	description *namedEntry
 	post        *widget.Button
 	clearFiles  *widget.Button
-	status      *widget.Label
+	status      *wrapLabel
 	albumChoice *widget.Select // the open list of Carrier's albums, for tests
 	content     fyne.CanvasObject
 	now         func() time.Time
@@ -79,10 +79,8 @@ func newTimelineScreen(u *UI) *timelineScreen {
 	t := &timelineScreen{u: u, now: time.Now, after: time.After}
 	t.dest = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	t.list = newPagedList("item")
-	t.batchState = widget.NewLabel("")
-	t.batchState.Wrapping = fyne.TextWrapWord
-	t.info = widget.NewLabel("")
-	t.info.Wrapping = fyne.TextWrapWord
+	t.batchState = newWrapLabel("")
+	t.info = newWrapLabel("")
 	t.album = newNamedEntry(lang.X("photos.album", "Album"), false)
 	t.album.SetPlaceHolder(display(lang.X("photos.album.hint", "Album (optional): a new one's name, or one Carrier made")))
 	t.albums = widget.NewButtonWithIcon(display(lang.X("photos.albums", "Carrier's albums…")), theme.FolderIcon(), t.pickAlbum)
@@ -97,8 +95,7 @@ func newTimelineScreen(u *UI) *timelineScreen {
 		lang.X("media.to.photos", "Google Photos"),
 		lang.X("media.to.mirror", "Mirror timeline (retired by Google; sandbox only)"),
 	}, func(int) { t.destinationChosen() })
-	t.status = widget.NewLabel("")
-	t.status.Wrapping = fyne.TextWrapWord
+	t.status = newWrapLabel("")
 	pick := widget.NewButtonWithIcon(display(lang.X("photos.add", "Add pictures or videos…")), theme.FileImageIcon(), t.pick)
 	folder := widget.NewButtonWithIcon(display(lang.X("photos.addfolder", "Add a folder…")), theme.FolderOpenIcon(), t.pickFolder)
 	t.content = container.NewPadded(container.NewBorder(

@@ -130,6 +130,8 @@ func mediaLabels(o fyne.CanvasObject) []string {
 	switch w := o.(type) {
 	case *widget.Label:
 		return []string{w.Text}
+	case *wrapLabel:
+		return []string{w.Text}
 	case *fyne.Container:
 		var out []string
 		for _, c := range w.Objects {

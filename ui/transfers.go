@@ -52,7 +52,7 @@ type transfersScreen struct {
 	now     func() time.Time
 	draws   int         // rows drawn, for the throttle's test
 	ticking atomic.Bool // the redraw ticker runs: only while a job moves
-	status  *widget.Label
+	status  *wrapLabel
 	clear   *widget.Button
 	network *networkSettings // nil when the queue takes no settings
 
@@ -69,7 +69,8 @@ type transfersScreen struct {
 
 type transferRow struct {
 	id                           string
-	name, dest, state, amount    *widget.Label
+	name, dest, amount           *widget.Label
+	state                        *wrapLabel
 	bar                          *dualBar
 	pause, resume, cancel, retry *widget.Button
 	sendAnyway                   *widget.Button  // a large upload held on a metered connection
@@ -86,8 +87,7 @@ func newTransfersScreen(u *UI) *transfersScreen {
 	s.box = s.paged.Box
 	s.empty = newLabel(lang.X("transfers.empty", "No uploads yet. Messages you send and pictures you post appear here."))
 	s.box.Add(s.empty)
-	s.status = widget.NewLabel("")
-	s.status.Wrapping = fyne.TextWrapWord
+	s.status = newWrapLabel("")
 	s.clear = widget.NewButtonWithIcon(display(lang.X("transfers.clear", "Clear finished")), theme.DeleteIcon(), s.clearFinished)
 	top := container.NewVBox(container.NewBorder(nil, nil, nil, s.clear, italic(lang.X("transfers.intro", "Uploads survive lost connections, sleep and restarts: each one resumes where the server says it stands."))))
 	if u.deps.Limits != nil {
@@ -267,8 +267,7 @@ func (s *transfersScreen) ensureRow(id string) {
 	r.name.Truncation = fyne.TextTruncateEllipsis
 	r.dest = widget.NewLabel("")
 	r.dest.Truncation = fyne.TextTruncateEllipsis
-	r.state = widget.NewLabel("")
-	r.state.Wrapping = fyne.TextWrapWord
+	r.state = newWrapLabel("")
 	r.amount = widget.NewLabel("")
 	r.bar = newDualBar()
 	r.pause = widget.NewButtonWithIcon(display(lang.X("row.pause", "Pause")), theme.MediaPauseIcon(), func() { s.act(id, "pause") })

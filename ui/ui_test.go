@@ -28,6 +28,8 @@ func labelsIn(o fyne.CanvasObject) string {
 		switch w := o.(type) {
 		case *widget.Label:
 			b.WriteString(w.Text + "\n")
+		case *wrapLabel:
+			b.WriteString(w.Text + "\n")
 		case *fyne.Container:
 			for _, c := range w.Objects {
 				walk(c)
