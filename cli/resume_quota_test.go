@@ -48,6 +48,41 @@ func shiftClock(t *testing.T) (shift func(time.Duration), waits chan chan time.T
 	return func(d time.Duration) { clockShift.Store(int64(d)) }, waits
 }
 
+// waitingResume runs `carrier resume --wait` and returns once it waits for
+// a reset; reset ends that wait (after the test moved its clock and the
+// quota on) and returns how the resume ended.
+func waitingResume(t *testing.T, e *sendEnv, waits chan chan time.Time) (reset func() (errs string, code int)) {
+	t.Helper()
+	type result struct {
+		errs string
+		code int
+	}
+	done := make(chan result, 1)
+	go func() {
+		_, er, c := e.runText("resume", "--wait")
+		done <- result{er, c}
+	}()
+	var fire chan time.Time
+	select {
+	case fire = <-waits:
+	case r := <-done:
+		t.Fatalf("resume --wait ended without waiting: exit %d\n%s", r.code, r.errs)
+	case <-time.After(30 * time.Second):
+		t.Fatal("resume --wait did not wait for the reset")
+	}
+	return func() (string, int) {
+		t.Helper()
+		fire <- time.Now()
+		select {
+		case r := <-done:
+			return r.errs, r.code
+		case <-time.After(60 * time.Second):
+			t.Fatal("resume --wait did not finish after the reset")
+		}
+		return "", 0
+	}
+}
+
 // Uploads Google Photos' daily quota stopped are left for its reset by
 // `carrier resume`, with their batch's call: no request spent on them,
 // the reset named, exit 5. With --wait it waits for the reset (the
@@ -81,41 +116,19 @@ func TestResumeLeavesPhotosQuotaForItsReset(t *testing.T) {
 	}
 
 	// --wait: the reset comes (the test's clock), the quota with it.
-	type result struct {
-		out, errs string
-		code      int
-	}
-	done := make(chan result, 1)
-	go func() {
-		o, er, c := e.runText("resume", "--wait")
-		done <- result{o, er, c}
-	}()
-	var reset chan time.Time
-	select {
-	case reset = <-waits:
-	case r := <-done:
-		t.Fatalf("resume --wait ended without waiting: exit %d\n%s\n%s", r.code, r.out, r.errs)
-	case <-time.After(30 * time.Second):
-		t.Fatal("resume --wait did not wait for the reset")
-	}
+	reset := waitingResume(t, e, waits)
 	if n := photos.Load() - before; n != 0 {
 		t.Errorf("resume --wait sent %d requests before the reset", n)
 	}
 	sb.SetPhotosQuota(sandbox.PhotosQuota{RequestsPerDay: 1000})
 	shift(25 * time.Hour)
-	reset <- time.Now()
-	var r result
-	select {
-	case r = <-done:
-	case <-time.After(60 * time.Second):
-		t.Fatal("resume --wait did not finish after the reset")
-	}
-	if r.code != 0 || !strings.Contains(r.errs, "Waiting for it") {
-		t.Fatalf("resume --wait: exit %d\n%s\n%s", r.code, r.out, r.errs)
+	errs, code = reset()
+	if code != 0 || !strings.Contains(errs, "Waiting for it") {
+		t.Fatalf("resume --wait: exit %d\n%s", code, errs)
 	}
 	albums, _ := e.get("/v1/albums")["albums"].([]any)
 	if len(albums) != 1 || albums[0].(map[string]any)["title"] != "Quota" || albums[0].(map[string]any)["mediaItemsCount"] != "3" {
-		t.Errorf("albums after the reset: %v, want Quota with 3 items\n%s", albums, r.errs)
+		t.Errorf("albums after the reset: %v, want Quota with 3 items\n%s", albums, errs)
 	}
 }
 
@@ -145,38 +158,16 @@ func TestResumeAfterTheResetMeetsTheQuotaAgain(t *testing.T) {
 
 	shift(time.Until(reset) + day + time.Minute)
 	sb.SetPhotosQuota(sandbox.PhotosQuota{RequestsPerDay: 5}) // one more again
-	type result struct {
-		errs string
-		code int
-	}
-	done := make(chan result, 1)
-	go func() {
-		_, er, c := e.runText("resume", "--wait")
-		done <- result{er, c}
-	}()
-	var fire chan time.Time
-	select {
-	case fire = <-waits:
-	case r := <-done:
-		t.Fatalf("resume --wait ended without waiting: exit %d\n%s", r.code, r.errs)
-	case <-time.After(30 * time.Second):
-		t.Fatal("resume --wait did not wait for the next reset")
-	}
+	next := waitingResume(t, e, waits)
 	shift(time.Until(reset) + 2*day + time.Minute)
 	sb.SetPhotosQuota(sandbox.PhotosQuota{RequestsPerDay: 1000})
-	fire <- time.Now()
-	var r result
-	select {
-	case r = <-done:
-	case <-time.After(60 * time.Second):
-		t.Fatal("resume --wait did not finish after the reset")
-	}
-	if r.code != 0 || !strings.Contains(r.errs, "1 upload to Google Photos waits for its daily quota") {
-		t.Fatalf("resume --wait: exit %d\n%s", r.code, r.errs)
+	errs, code = next()
+	if code != 0 || !strings.Contains(errs, "1 upload to Google Photos waits for its daily quota") {
+		t.Fatalf("resume --wait: exit %d\n%s", code, errs)
 	}
 	albums, _ := e.get("/v1/albums")["albums"].([]any)
 	if len(albums) != 1 || albums[0].(map[string]any)["mediaItemsCount"] != "4" {
-		t.Errorf("albums: %v, want Quota with 4 items\n%s", albums, r.errs)
+		t.Errorf("albums: %v, want Quota with 4 items\n%s", albums, errs)
 	}
 }
 
