@@ -123,6 +123,34 @@ func newNamedCheck(text string, changed func(bool)) *namedCheck {
 	return c
 }
 
+// CreateRenderer lays the check out mirrored in a right-to-left window:
+// its box on the right, its words beside it to the left, as a Persian,
+// Hebrew or Arabic form has it (Fyne draws the box on the left).
+func (c *namedCheck) CreateRenderer() fyne.WidgetRenderer {
+	r := c.Check.CreateRenderer()
+	if !windowRTL.Load() {
+		return r
+	}
+	for _, o := range r.Objects() {
+		if t, ok := o.(*canvas.Text); ok {
+			t.Alignment = fyne.TextAlignTrailing
+		}
+	}
+	return mirrored{r}
+}
+
+// mirrored is a renderer whose layout is its inner one's, mirrored left
+// to right.
+type mirrored struct{ fyne.WidgetRenderer }
+
+func (m mirrored) Layout(size fyne.Size) {
+	m.WidgetRenderer.Layout(size)
+	for _, o := range m.Objects() {
+		p := o.Position()
+		o.Move(fyne.NewPos(size.Width-p.X-o.Size().Width, p.Y))
+	}
+}
+
 func (c *namedCheck) AccessibilityLabel() string {
 	if c.Checked {
 		return c.Text + " (on)"

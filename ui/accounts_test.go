@@ -379,9 +379,11 @@ func TestAccountScreenInPersian(t *testing.T) {
 		t.Errorf("the warning of Testing is not shown in Persian, right-aligned: %+v", l)
 	}
 	a.paste.SetText(`{"web":{"client_id":"x"}}`)
-	sentence := shown(fa["assistant.bad.web"].(string))
-	if !strings.HasPrefix(a.verdict.Text, sentence+"\n") || !strings.Contains(strings.TrimPrefix(a.verdict.Text, sentence), `"Web application" client`) {
-		t.Errorf("a web client is refused with %q", a.verdict.Text)
+	// The verdict in reading order (its label breaks it into lines for
+	// its width): the Persian sentence, then auth's English under it.
+	sentence := fa["assistant.bad.web"].(string)
+	if said := a.verdict.AccessibilityLabel(); !strings.HasPrefix(said, sentence+"\n") || !strings.Contains(strings.TrimPrefix(said, sentence), `"Web application" client`) || a.verdict.Alignment != fyne.TextAlignTrailing {
+		t.Errorf("a web client is refused with %q, aligned %v", said, a.verdict.Alignment)
 	}
 }
 

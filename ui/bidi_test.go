@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"golang.org/x/text/unicode/bidi"
 )
@@ -195,5 +196,39 @@ func TestRightToLeftParagraphWrapsInReadingOrder(t *testing.T) {
 	l.Resize(fyne.NewSize(260, 400))
 	if strings.Contains(l.Text, "\n") || l.Alignment != fyne.TextAlignLeading {
 		t.Errorf("English broken by Carrier or aligned %v: %q", l.Alignment, l.Text)
+	}
+}
+
+// In a right-to-left window a check box stands to the right of its words,
+// which end at it; in a left-to-right one Fyne's layout stays.
+func TestCheckBoxMirroredRightToLeft(t *testing.T) {
+	test.NewTempApp(t)
+	place := func() (box, words fyne.CanvasObject) {
+		c := newNamedCheck("بارگذاری‌ها ادامه یابند", nil)
+		w := test.NewTempWindow(t, c)
+		w.Resize(fyne.NewSize(400, 60))
+		c.Resize(fyne.NewSize(400, 40))
+		for _, o := range test.WidgetRenderer(c).Objects() {
+			switch o.(type) {
+			case *canvas.Image:
+				box = o
+			case *canvas.Text:
+				words = o
+			}
+		}
+		if box == nil || words == nil {
+			t.Fatal("no box or no words in the check's renderer")
+		}
+		return box, words
+	}
+	box, words := place()
+	if box.Position().X > words.Position().X {
+		t.Errorf("left to right: the box at %v, the words at %v", box.Position(), words.Position())
+	}
+	windowRTL.Store(true)
+	defer windowRTL.Store(false)
+	box, words = place()
+	if box.Position().X < 300 || box.Position().X < words.Position().X || words.(*canvas.Text).Alignment != fyne.TextAlignTrailing {
+		t.Errorf("right to left: the box at %v, the words at %v aligned %v", box.Position(), words.Position(), words.(*canvas.Text).Alignment)
 	}
 }
