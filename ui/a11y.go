@@ -145,7 +145,13 @@ type mirrored struct{ fyne.WidgetRenderer }
 
 func (m mirrored) Layout(size fyne.Size) {
 	m.WidgetRenderer.Layout(size)
-	for _, o := range m.Objects() {
+	mirrorPlaces(m.Objects(), size)
+}
+
+// mirrorPlaces moves objects laid out in an area of size to their mirror
+// images across its middle.
+func mirrorPlaces(objects []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objects {
 		p := o.Position()
 		o.Move(fyne.NewPos(size.Width-p.X-o.Size().Width, p.Y))
 	}
@@ -211,14 +217,34 @@ func newChoices(question string, options []string, changed func(int)) *choices {
 	for i, o := range options {
 		b := &choiceButton{c: c, i: i}
 		b.Text, b.Importance = display(o), widget.LowImportance
+		if windowRTL.Load() {
+			b.IconPlacement = widget.ButtonIconTrailingText // the mark to the right of its words
+		}
 		b.OnTapped = func() { c.choose(i) }
 		b.ExtendBaseWidget(b)
 		c.buttons = append(c.buttons, b)
 		objs = append(objs, b)
 	}
 	c.Object = container.NewHBox(objs...)
+	if windowRTL.Load() {
+		// The question first from the right, its options after it
+		// leftwards; the order of the objects, and so of Tab, stays.
+		c.Object.Layout = mirroredLayout{c.Object.Layout}
+	}
 	c.show()
 	return c
+}
+
+// mirroredLayout is a layout mirrored left to right within its container.
+type mirroredLayout struct{ inner fyne.Layout }
+
+func (m mirroredLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
+	m.inner.Layout(objects, size)
+	mirrorPlaces(objects, size)
+}
+
+func (m mirroredLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
+	return m.inner.MinSize(objects)
 }
 
 func (c *choices) choose(i int) {

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 	"golang.org/x/text/unicode/bidi"
 )
 
@@ -230,5 +231,32 @@ func TestCheckBoxMirroredRightToLeft(t *testing.T) {
 	box, words = place()
 	if box.Position().X < 300 || box.Position().X < words.Position().X || words.(*canvas.Text).Alignment != fyne.TextAlignTrailing {
 		t.Errorf("right to left: the box at %v, the words at %v aligned %v", box.Position(), words.Position(), words.(*canvas.Text).Alignment)
+	}
+}
+
+// In a right-to-left window a row of choices reads from the right: the
+// question, then its options leftwards, each mark to the right of its
+// words; Tab still goes from the first option on.
+func TestChoicesMirroredRightToLeft(t *testing.T) {
+	test.NewTempApp(t)
+	windowRTL.Store(true)
+	defer windowRTL.Store(false)
+	c := newChoices("پوسته", []string{"مانند سیستم", "روشن", "تیره"}, nil)
+	w := test.NewTempWindow(t, c.Object)
+	w.Resize(fyne.NewSize(600, 60))
+	c.Object.Resize(fyne.NewSize(600, 40))
+	objs := c.Object.Objects
+	for i := 1; i < len(objs); i++ {
+		if objs[i].Position().X >= objs[i-1].Position().X {
+			t.Errorf("object %d at %v is not left of object %d at %v", i, objs[i].Position(), i-1, objs[i-1].Position())
+		}
+	}
+	if end := objs[0].Position().X + objs[0].Size().Width; end < 590 {
+		t.Errorf("the question ends at %v of 600, not at the right", end)
+	}
+	for _, b := range c.buttons {
+		if b.IconPlacement != widget.ButtonIconTrailingText {
+			t.Errorf("%q has its mark before its words", b.Text)
+		}
 	}
 }
