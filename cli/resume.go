@@ -102,10 +102,14 @@ func runResume(ctx context.Context, env *Env, args []string) error {
 		}
 		fmt.Fprintf(env.Stderr, "carrier resume: %s. Waiting for it; Ctrl+C stops waiting, and the uploads stay in the journal\n",
 			quotaSentence(len(later), app.PhotosQuotaWordsAt(clockNow(), reset)))
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("interrupted; the uploads waiting for Google Photos' quota stay in the journal: run `carrier resume` after its reset")
-		case <-quotaWait(reset.Sub(clockNow())):
+		// By the wall clock, a minute at a time: a timer's clock stops
+		// while the computer sleeps, and the reset comes regardless.
+		for now := clockNow(); now.Before(reset); now = clockNow() {
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("interrupted; the uploads waiting for Google Photos' quota stay in the journal: run `carrier resume` after its reset")
+			case <-quotaWait(min(reset.Sub(now), time.Minute)):
+			}
 		}
 	}
 	return r.status()

@@ -205,3 +205,61 @@ func TestResumeEndsWhenABatchsUploadFailsForGood(t *testing.T) {
 		t.Fatal("resume still waits for a batch whose upload failed for good")
 	}
 }
+
+// resume --wait goes by the wall clock: a timer's clock stops while the
+// computer sleeps, so it looks at the time at least once a minute and goes
+// on once the reset has passed, however the timers ran.
+func TestResumeWaitGoesByTheWallClock(t *testing.T) {
+	e, sb, photos := quotaEnv(t)
+	shift, waits := shiftClock(t)
+	var longest atomic.Int64 // the longest wait asked of a timer
+	fake := quotaWait
+	quotaWait = func(d time.Duration) <-chan time.Time {
+		longest.Store(max(longest.Load(), int64(d)))
+		return fake(d)
+	}
+	files := photoFiles(t, 2)
+	sb.SetPhotosQuota(sandbox.PhotosQuota{RequestsPerDay: 3}) // the album found, made, and the first upload started
+	if _, errs, code := e.runText(append([]string{"photos", "--album", "Asleep"}, files...)...); code != ExitQuota {
+		t.Fatalf("photos over the quota: exit %d\n%s", code, errs)
+	}
+	before := photos.Load()
+	done := make(chan int, 1)
+	go func() {
+		_, _, c := e.runText("resume", "--wait")
+		done <- c
+	}()
+	next := func(what string) chan time.Time {
+		select {
+		case c := <-waits:
+			return c
+		case c := <-done:
+			t.Fatalf("resume --wait ended (exit %d) %s", c, what)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("resume --wait did not wait %s", what)
+		}
+		return nil
+	}
+	// A minute by the timer; the reset still hours away: it waits again.
+	next("for the reset") <- time.Now()
+	slept := next("again while the reset is still to come")
+	if n := photos.Load() - before; n != 0 {
+		t.Errorf("%d requests to Google Photos before the reset", n)
+	}
+	if d := time.Duration(longest.Load()); d > time.Minute {
+		t.Errorf("a timer was asked to wait %v: a sleep in it would pass the reset unseen", d)
+	}
+	// The computer slept through the reset: the wall clock is past it,
+	// though no timer says so.
+	shift(time.Until(app.PhotosDailyReset(time.Now())) + time.Hour)
+	sb.SetPhotosQuota(sandbox.PhotosQuota{RequestsPerDay: 1000})
+	slept <- time.Now()
+	select {
+	case c := <-done:
+		if c != 0 {
+			t.Fatalf("resume --wait after the reset: exit %d", c)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("resume --wait did not go on after the reset")
+	}
+}
