@@ -35,6 +35,9 @@ import (
 // start. `carrier resume` leaves what waits for a reset to come, names it
 // and, with --wait, waits for the reset itself (Load, Waiting).
 
+// quotaLook is how often a wait for a reset looks at the wall clock.
+const quotaLook = time.Minute
+
 // quotaFile keeps the jobs Hold paused, beside the journal.
 const quotaFile = "photos-quota.json"
 
@@ -196,10 +199,14 @@ func (w *QuotaWait) Expect(at time.Time) {
 	ctx := w.ctx
 	w.mu.Unlock()
 	wait := func(ctx context.Context) {
-		select {
-		case <-ctx.Done():
-			return
-		case <-w.after(at.Sub(w.now())):
+		// By the wall clock, a minute at a time: a timer's clock stops
+		// while the computer sleeps, and the reset comes regardless.
+		for now := w.now(); now.Before(at); now = w.now() {
+			select {
+			case <-ctx.Done():
+				return
+			case <-w.after(min(at.Sub(now), quotaLook)):
+			}
 		}
 		w.fire(ctx, at)
 	}
