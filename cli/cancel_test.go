@@ -17,6 +17,8 @@ import (
 	"carrier/internal/app"
 	"carrier/sandbox"
 	"carrier/transfer"
+
+	"carrier/internal/syncio"
 )
 
 // heldSend is `carrier send` of two files that go as Drive links, stopped
@@ -30,8 +32,7 @@ type heldSend struct {
 	msg    string // the message's job
 	stop   context.CancelFunc
 	ended  chan int
-	stderr *lockedWriter
-	errBuf *bytes.Buffer
+	stderr *syncio.Buffer
 }
 
 func newHeldSend(t *testing.T) *heldSend {
@@ -68,8 +69,7 @@ func newHeldSend(t *testing.T) *heldSend {
 	}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { sb.Close() })
-	h := &heldSend{sendEnv: &sendEnv{t: t, url: srv.URL, state: t.TempDir()}, ended: make(chan int, 1), errBuf: &bytes.Buffer{}}
-	h.stderr = &lockedWriter{w: h.errBuf}
+	h := &heldSend{sendEnv: &sendEnv{t: t, url: srv.URL, state: t.TempDir()}, ended: make(chan int, 1), stderr: &syncio.Buffer{}}
 	pa, a := namedRandomFile(t, "a.mov", 27<<20)
 	pb, b := namedRandomFile(t, "b.mov", 27<<20)
 	h.a, h.b = a, b
@@ -100,9 +100,7 @@ func newHeldSend(t *testing.T) *heldSend {
 }
 
 func (h *heldSend) out() string {
-	h.stderr.mu.Lock()
-	defer h.stderr.mu.Unlock()
-	return h.errBuf.String()
+	return h.stderr.String()
 }
 
 // interrupt stops the send as Ctrl-C would: its jobs stay in the journal.

@@ -20,6 +20,8 @@ import (
 
 	"carrier/auth"
 	"carrier/sandbox"
+
+	"carrier/internal/syncio"
 )
 
 func mockKeyring(t *testing.T) {
@@ -72,7 +74,7 @@ func runLoginCLI(t *testing.T, args ...string) (code int, stdout, stderr string)
 	var errOut bytes.Buffer
 	done := make(chan int, 1)
 	go func() {
-		done <- Main(context.Background(), &Env{Stdout: pw, Stderr: &lockedWriter{w: &errOut}}, append([]string{"login", "--no-browser"}, args...))
+		done <- Main(context.Background(), &Env{Stdout: pw, Stderr: &syncio.Writer{W: &errOut}}, append([]string{"login", "--no-browser"}, args...))
 		pw.Close()
 	}()
 	var out strings.Builder

@@ -6,12 +6,13 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"carrier/compose"
 	"carrier/internal/app"
 	"carrier/transfer"
+
+	"carrier/internal/syncio"
 )
 
 // progress shows transfer events on stderr: a redrawn bar on a terminal,
@@ -263,8 +264,8 @@ func runQueue(ctx context.Context, env *Env, f *transferFlags, auth transfer.Aut
 	q.SetSchedule(f.schedule) // before any job is added: a rate, or a timetable followed
 	// The command's own words on stderr go out between the printer's
 	// lines, never inside one.
-	if _, ok := env.Stderr.(*lockedWriter); !ok {
-		env.Stderr = &lockedWriter{w: env.Stderr}
+	if _, ok := env.Stderr.(*syncio.Writer); !ok {
+		env.Stderr = &syncio.Writer{W: env.Stderr}
 	}
 	stop, printed := make(chan struct{}), make(chan struct{})
 	go newProgress(env.Stderr).watch(events, stop, printed)
@@ -283,16 +284,4 @@ func who(e transfer.Event) string {
 		return e.Job
 	}
 	return e.Job + " (" + app.Printable(e.Snap.Label) + ")"
-}
-
-// lockedWriter lets two goroutines write whole writes to one writer.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(b []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(b)
 }

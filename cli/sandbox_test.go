@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"carrier/internal/app"
+
+	"carrier/internal/syncio"
 )
 
 // startSandbox runs `carrier sandbox` in-process and returns its first
@@ -23,7 +25,7 @@ func startSandbox(t *testing.T, args ...string) (url, token string, stop func() 
 	var stderr bytes.Buffer
 	done := make(chan int, 1)
 	go func() {
-		code := Main(ctx, &Env{Stdout: pw, Stderr: &lockedWriter{w: &stderr}}, append([]string{"sandbox"}, args...))
+		code := Main(ctx, &Env{Stdout: pw, Stderr: &syncio.Writer{W: &stderr}}, append([]string{"sandbox"}, args...))
 		pw.Close()
 		done <- code
 	}()

@@ -18,6 +18,8 @@ import (
 
 	"carrier/internal/app"
 	"carrier/transfer"
+
+	"carrier/internal/syncio"
 )
 
 // recorder is a server that keeps what it was sent and answers as told.
@@ -247,7 +249,7 @@ func runSandboxOnce(t *testing.T, args ...string) string {
 	var stderr bytes.Buffer
 	done := make(chan int, 1)
 	go func() {
-		code := Main(ctx, &Env{Stdout: pw, Stderr: &lockedWriter{w: &stderr}}, append([]string{"sandbox"}, args...))
+		code := Main(ctx, &Env{Stdout: pw, Stderr: &syncio.Writer{W: &stderr}}, append([]string{"sandbox"}, args...))
 		pw.Close()
 		done <- code
 	}()

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"carrier/internal/syncio"
 )
 
 const (
@@ -494,7 +496,7 @@ func TestOAuthWithTheOAuth2Library(t *testing.T) {
 // TestOAuthKeepsNoTokenInTheClear checks the store and the log: both
 // could leak, and neither needs a usable secret.
 func TestOAuthKeepsNoTokenInTheClear(t *testing.T) {
-	var logs lockedBuffer
+	var logs syncio.Buffer
 	e, _ := newOAuthEnv(t, func(o *Options) { o.Logger = newTestLogger(&logs) })
 	u := e.consent(authParams(nil), "allow")
 	code := u.Query().Get("code")
@@ -526,15 +528,3 @@ func TestOAuthKeepsNoTokenInTheClear(t *testing.T) {
 		t.Fatalf("the log shows no request at all, so the check above proves nothing:\n%s", logs.String())
 	}
 }
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -18,11 +17,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"carrier/transfer"
+
+	"carrier/internal/syncio"
 )
 
 // person is one person's Carrier: folders of their own (journal, data) in
@@ -49,23 +49,6 @@ func newPerson(bin, dir string, b *box) *person {
 	return &person{bin: bin, env: env, state: filepath.Join(home, "state", "carrier"), box: b}
 }
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 var (
 	consentForm = regexp.MustCompile(`<form method="post" action="([^"]+)"><input type="hidden" name="id" value="([^"]+)">`)
 	allowButton = regexp.MustCompile(`<button id="allow" name="decision" value="allow">`)
@@ -80,7 +63,7 @@ func (p *person) login(ctx context.Context, account string) (string, error) {
 	cmd := exec.CommandContext(ctx, p.bin, "login", "--no-browser", "--endpoint", p.box.base, "--for", "send,links", "--account", account)
 	// The sandbox signs in only who holds its token (the consent proof).
 	cmd.Env = append(p.env, "CARRIER_TOKEN="+p.box.token)
-	var errOut lockedBuffer
+	var errOut syncio.Buffer
 	cmd.Stderr = &errOut
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -152,8 +135,8 @@ func visit(authURL string) error {
 // proc is a carrier process running in the background.
 type proc struct {
 	cmd    *exec.Cmd
-	out    lockedBuffer
-	errOut lockedBuffer
+	out    syncio.Buffer
+	errOut syncio.Buffer
 	exited chan struct{}
 	code   int
 }

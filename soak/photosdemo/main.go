@@ -44,13 +44,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/godbus/dbus/v5"
 
 	"carrier/transfer"
+
+	"carrier/internal/syncio"
 )
 
 type config struct {
@@ -666,7 +667,7 @@ func (d *demo) videoJob() *transfer.Record {
 type child struct {
 	*exec.Cmd
 	name           string
-	stdout, stderr lockedBuffer
+	stdout, stderr syncio.Buffer
 	exited         chan struct{}
 }
 
@@ -768,21 +769,4 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, " | ")
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
