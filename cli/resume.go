@@ -102,14 +102,8 @@ func runResume(ctx context.Context, env *Env, args []string) error {
 		}
 		fmt.Fprintf(env.Stderr, "carrier resume: %s. Waiting for it; Ctrl+C stops waiting, and the uploads stay in the journal\n",
 			quotaSentence(len(later), app.PhotosQuotaWordsAt(clockNow(), reset)))
-		// By the wall clock, a minute at a time: a timer's clock stops
-		// while the computer sleeps, and the reset comes regardless.
-		for now := clockNow(); now.Before(reset); now = clockNow() {
-			select {
-			case <-ctx.Done():
-				return fmt.Errorf("interrupted; the uploads waiting for Google Photos' quota stay in the journal: run `carrier resume` after its reset")
-			case <-quotaWait(min(reset.Sub(now), time.Minute)):
-			}
+		if app.WaitUntil(ctx, reset, clockNow, quotaWait) != nil {
+			return fmt.Errorf("interrupted; the uploads waiting for Google Photos' quota stay in the journal: run `carrier resume` after its reset")
 		}
 	}
 	return r.status()

@@ -38,6 +38,22 @@ import (
 // quotaLook is how often a wait for a reset looks at the wall clock.
 const quotaLook = time.Minute
 
+// WaitUntil waits until the wall clock (now) reaches at, or ctx ends (its
+// error then). It looks at the clock a minute at a time, with after's
+// timers: a timer's clock stops while the computer sleeps, and a reset
+// comes regardless, so one timer set for it would end late by as long as
+// the lid was closed.
+func WaitUntil(ctx context.Context, at time.Time, now func() time.Time, after func(time.Duration) <-chan time.Time) error {
+	for t := now(); t.Before(at); t = now() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-after(min(at.Sub(t), quotaLook)):
+		}
+	}
+	return nil
+}
+
 // quotaFile keeps the jobs Hold paused, beside the journal.
 const quotaFile = "photos-quota.json"
 
@@ -199,16 +215,9 @@ func (w *QuotaWait) Expect(at time.Time) {
 	ctx := w.ctx
 	w.mu.Unlock()
 	wait := func(ctx context.Context) {
-		// By the wall clock, a minute at a time: a timer's clock stops
-		// while the computer sleeps, and the reset comes regardless.
-		for now := w.now(); now.Before(at); now = w.now() {
-			select {
-			case <-ctx.Done():
-				return
-			case <-w.after(min(at.Sub(now), quotaLook)):
-			}
+		if WaitUntil(ctx, at, w.now, w.after) == nil {
+			w.fire(ctx, at)
 		}
-		w.fire(ctx, at)
 	}
 	if w.Go != nil {
 		w.Go(wait)
