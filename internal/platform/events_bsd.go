@@ -49,15 +49,14 @@ func watchRoutes(ctx context.Context, fn func(Signal)) error {
 		return fmt.Errorf("routing socket: %v", err)
 	}
 	f := os.NewFile(uintptr(fd), "routing socket")
-	link := &linkState{read: systemInterfaces}
-	s := &settle{wait: 500 * time.Millisecond, check: func() {
+	link := newLinkWatch(systemInterfaces, 500*time.Millisecond, func(sig Signal) {
 		if ctx.Err() == nil {
-			if sig, ok := link.changed(); ok {
-				fn(sig)
-			}
+			fn(sig)
 		}
-	}}
-	s.poke() // a first reading: a machine started offline is held at once
+	})
+	if link.start() { // the socket is open: a change from here on is read
+		fn(NetworkDown)
+	}
 	go func() {
 		<-ctx.Done()
 		f.Close()
@@ -69,13 +68,13 @@ func watchRoutes(ctx context.Context, fn func(Signal)) error {
 			if err != nil {
 				if !errors.Is(err, os.ErrClosed) && ctx.Err() == nil {
 					time.Sleep(time.Second) // ENOBUFS after a burst: messages were lost, read on
-					s.poke()
+					link.poke()
 					continue
 				}
 				return
 			}
 			if routeChange(buf[:n]) {
-				s.poke()
+				link.poke()
 			}
 		}
 	}()

@@ -56,17 +56,10 @@ func powerCallback(_ uintptr, typ uint32, _ uintptr) uintptr {
 	return 0
 }
 
-var (
-	winLink   = &linkState{read: systemInterfaces}
-	winSettle = &settle{wait: 500 * time.Millisecond, check: func() {
-		if s, ok := winLink.changed(); ok {
-			tell(s)
-		}
-	}}
-)
+var winLink = newLinkWatch(systemInterfaces, 500*time.Millisecond, tell)
 
 func networkCallback(_, _ uintptr, _ uint32) uintptr {
-	winSettle.poke()
+	winLink.poke()
 	return 0
 }
 
@@ -94,7 +87,7 @@ func register() error {
 	if procNotifyIPChange.Find() == nil {
 		var nh uintptr
 		procNotifyIPChange.Call(afUnspec, networkCb, 0, 0, uintptr(unsafe.Pointer(&nh)))
-		winSettle.poke() // a first reading: a machine started offline is held at once
+		winLink.start() // each watch is told below if it is offline
 	}
 	// Registered for the life of the process: the callbacks cannot be
 	// freed, and later Watches reuse them.
@@ -106,10 +99,16 @@ func watch(ctx context.Context, fn func(Signal)) error {
 	if winErr != nil {
 		return winErr
 	}
+	// A machine offline when the watch starts is held at once (linkWatch's
+	// start). Told under winMu, so that a change read meanwhile reaches fn
+	// after it, not before.
 	winMu.Lock()
 	id := winNext
 	winNext++
 	winFns[id] = fn
+	if winLink.offline() {
+		fn(NetworkDown)
+	}
 	winMu.Unlock()
 	go func() {
 		<-ctx.Done()

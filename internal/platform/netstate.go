@@ -69,7 +69,31 @@ type linkState struct {
 	read  func() ([]iface, error)
 }
 
-// changed reads the interfaces again and says what to tell, if anything.
+// baseline reads the interfaces once, when the watch starts, and keeps
+// what it finds as the state later changes are compared with, telling
+// nothing: connections made before it were made on this network, so an
+// online machine has nothing to abandon (telling NetworkUp here abandoned
+// every upload's first request half a second after the start). Unreadable,
+// the state stays unknown and the first change tells what it finds.
+func (l *linkState) baseline() {
+	ifs, err := l.read()
+	if err != nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.up, l.known = online(ifs), true
+}
+
+// offline says whether the last reading found no network.
+func (l *linkState) offline() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.known && !l.up
+}
+
+// changed reads the interfaces again after the system reported a change
+// and says what to tell, if anything.
 func (l *linkState) changed() (Signal, bool) {
 	ifs, err := l.read()
 	if err != nil {
@@ -88,6 +112,39 @@ func (l *linkState) changed() (Signal, bool) {
 	}
 	return 0, false // offline, still
 }
+
+// linkWatch is how Windows and macOS follow the network: a baseline when
+// the watch starts, then a reading after each burst of the system's
+// change reports settles, told if it is news.
+type linkWatch struct {
+	linkState
+	settle settle
+}
+
+func newLinkWatch(read func() ([]iface, error), wait time.Duration, tell func(Signal)) *linkWatch {
+	w := &linkWatch{linkState: linkState{read: read}}
+	w.settle = settle{wait: wait, check: func() {
+		if s, ok := w.changed(); ok {
+			tell(s)
+		}
+	}}
+	return w
+}
+
+// start takes the baseline, at once rather than after a first change
+// report (whose reading would then be swallowed as the baseline), and says
+// whether the machine is offline. The caller tells NetworkDown then, as
+// the Linux watch does: the queue starts as if online, and held at once
+// it burns no retry and says it waits for a network (a first reading that
+// is online tells nothing). It is taken after the system's reports are
+// asked for, so a change between the two is read, not missed.
+func (w *linkWatch) start() (offline bool) {
+	w.baseline()
+	return w.offline()
+}
+
+// poke is a change the system reported.
+func (w *linkWatch) poke() { w.settle.poke() }
 
 // settle runs check once, a short while after the last of a burst of
 // calls: a network coming up changes several interfaces and addresses
