@@ -79,13 +79,15 @@ func Usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'carrier COMMAND -h' for the flags of a command, 'carrier --version' for the version.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Exit status: 0 done, 1 the work failed, 2 the command was misused, 4 sign-in needed: uploads")
+	fmt.Fprintln(w, "Exit status: 0 done (for resume: or left to another Carrier that is sending them; --wait waits for")
+	fmt.Fprintln(w, "them), 1 the work failed, 2 the command was misused, 4 sign-in needed: uploads")
 	fmt.Fprintln(w, "wait for an account whose sign-in ended (revoked, expired); `carrier login`, then `carrier resume`;")
 	fmt.Fprintln(w, "5 uploads wait for Google Photos' daily quota: `carrier resume` after its reset, or `carrier resume --wait`.")
 }
 
 // Main runs the command named by args[0] and returns the process exit code:
-// 0 on success, 1 when the work failed, 2 when the command was misused, 4
+// 0 on success (a resume's jobs another Carrier sends count: nothing
+// failed), 1 when the work failed, 2 when the command was misused, 4
 // (ExitSignIn) when uploads wait for a person to sign in again, 5
 // (ExitQuota) when they wait for Google Photos' daily quota to reset.
 func Main(ctx context.Context, env *Env, args []string) int {

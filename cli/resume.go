@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"text/tabwriter"
 	"time"
@@ -18,7 +21,7 @@ import (
 func init() {
 	register(&Command{
 		Name:    "resume",
-		Summary: "finish (or list) every unfinished upload of the journal (exit 4: some wait for a sign-in)",
+		Summary: "finish (or list) every unfinished upload of the journal (exit 4: some wait for a sign-in); jobs another Carrier sends are its own (exit 0; --wait waits for them)",
 		Run:     runResume,
 	})
 }
@@ -28,7 +31,7 @@ func runResume(ctx context.Context, env *Env, args []string) error {
 	var tf transferFlags
 	tf.add(fs, env.dirs())
 	list := fs.Bool("list", false, "list the unfinished and failed jobs instead of resuming them")
-	wait := fs.Bool("wait", false, "when uploads wait for Google Photos' daily quota, wait here for its reset (midnight Pacific time) and send them then")
+	wait := fs.Bool("wait", false, "wait for the uploads another Carrier is sending to end (and send those it leaves unfinished), and for Google Photos' daily quota to reset (midnight Pacific time) to send the uploads it stopped")
 	endpoint := fs.String("endpoint", "", "the server --token, --token-file or CARRIER_TOKEN is for; jobs on other servers use their own sign-ins")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -63,15 +66,16 @@ func runResume(ctx context.Context, env *Env, args []string) error {
 	if err := quota.Load(); err != nil {
 		return err
 	}
-	r := resumer{ctx: ctx, env: env, q: q, seen: map[string]bool{}}
+	r := resumer{ctx: ctx, env: env, q: q, seen: map[string]bool{}, stateDir: tf.stateDir, elsewhere: map[string]bool{}}
 	for pass := 0; ; pass++ {
 		later, due, err := quotaWaits(quota, q, clockNow())
 		if err != nil {
 			return err
 		}
 		ids, skipped := q.ResumeJournalExcept(true, slices.Collect(maps.Keys(later)))
+		busy, skipped := transfer.BusyJobs(skipped)
 		if skipped != nil && pass == 0 {
-			// Held by another process, unreadable: said once.
+			// Unreadable, or not to be locked: said once.
 			r.failed = append(r.failed, fmt.Errorf("some jobs were not resumed: %w", skipped))
 		}
 		for _, id := range due {
@@ -82,12 +86,31 @@ func runResume(ctx context.Context, env *Env, args []string) error {
 		// The jobs the quota stopped in an earlier pass, and those that
 		// wait for them, are waited for again.
 		ids, r.again = append(r.again, ids...), nil
-		if pass == 0 && len(ids) == 0 && skipped == nil && len(later) == 0 {
+		if pass == 0 && len(ids) == 0 && skipped == nil && len(later) == 0 && len(busy) == 0 {
 			fmt.Fprintln(env.Stderr, "carrier resume: no unfinished uploads")
 			return nil
 		}
+		r.heldElsewhere(busy, ids, *wait)
 		if err := r.finish(ids); err != nil {
 			return err
+		}
+		// Jobs another Carrier holds are waited for until it lets them go:
+		// what it finished is said, what it left unfinished is sent here.
+		for len(r.busy) > 0 && *wait {
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("interrupted; %s stay with the Carrier that sends them", jobsWord(len(r.busy)))
+			case <-time.After(busyPoll):
+			}
+			if later, _, err = quotaWaits(quota, q, clockNow()); err != nil {
+				return err
+			}
+			ids, skipped := q.ResumeJournalExcept(true, slices.Collect(maps.Keys(later)))
+			busy, _ := transfer.BusyJobs(skipped) // the rest was said in the first pass
+			r.heldElsewhere(busy, ids, true)
+			if err := r.finish(ids); err != nil {
+				return err
+			}
 		}
 		if later, _, err = quotaWaits(quota, q, clockNow()); err != nil {
 			return err
@@ -119,7 +142,107 @@ type resumer struct {
 	parked signInNeeded
 	quota  *quotaWaiting // uploads left for the quota's reset
 	again  []string      // held jobs the quota stopped, or that wait for one: finished after the reset
+
+	stateDir  string
+	elsewhere map[string]bool // jobs found held by another Carrier, ever
+	busy      []string        // those it holds still, at the last look
 }
+
+// heldElsewhere takes note of the jobs another Carrier holds (busy) as the
+// journal was read again, this resume having taken up ids: those newly
+// held are said once (with wait; without, status says them at the end),
+// and of those let go since, what became of them.
+func (r *resumer) heldElsewhere(busy, ids []string, wait bool) {
+	var fresh []string
+	for _, id := range busy {
+		if !r.elsewhere[id] {
+			r.elsewhere[id] = true
+			fresh = append(fresh, id)
+		}
+	}
+	if wait && len(fresh) > 0 {
+		fmt.Fprintf(r.env.Stderr, "carrier resume: another Carrier is sending %s: %s. Waiting for it to end them; Ctrl+C stops waiting, and they stay its own\n",
+			jobsWord(len(fresh)), r.describe(fresh))
+	}
+	var taken []string
+	for _, id := range r.busy {
+		switch {
+		case slices.Contains(busy, id):
+		case slices.Contains(ids, id):
+			taken = append(taken, id)
+		default:
+			r.endedElsewhere(id)
+		}
+	}
+	if len(taken) > 0 {
+		fmt.Fprintf(r.env.Stderr, "carrier resume: the other Carrier stopped before finishing %s: %s; sending them here\n",
+			jobsWord(len(taken)), strings.Join(taken, ", "))
+	}
+	r.busy = busy
+}
+
+// endedElsewhere says what became of a job another Carrier let go of and
+// this resume did not take up.
+func (r *resumer) endedElsewhere(id string) {
+	j, err := transfer.OpenJournal(r.stateDir)
+	if err != nil {
+		r.failed = append(r.failed, err)
+		return
+	}
+	rec, err := j.Load(id)
+	switch {
+	case err != nil:
+		fmt.Fprintf(r.env.Stderr, "carrier resume: job %s: ended in the other Carrier, which removed it from the journal\n", id)
+	case rec.State == transfer.StateDone:
+		fmt.Fprintf(r.env.Stderr, "carrier resume: job %s: sent by the other Carrier\n", id)
+	case rec.State == transfer.StateCancelled:
+		fmt.Fprintf(r.env.Stderr, "carrier resume: job %s: cancelled in the other Carrier\n", id)
+	case rec.State == transfer.StateFailed:
+		s := rec.Snapshot()
+		if _, ok := app.QuotaStopped(s); ok {
+			return // left for the quota's reset, said with the others
+		}
+		r.failed = append(r.failed, fmt.Errorf("job %s failed in the other Carrier: %s%s", id, s.Error, advice[s.Cause]))
+	}
+	// Unfinished and not taken: it waits for a job the quota stopped
+	// (said with those), or a third Carrier took it up.
+}
+
+// describe names jobs for people: each id, with its file or label and
+// its state where it is not being sent.
+func (r *resumer) describe(ids []string) string {
+	j, _ := transfer.OpenJournal(r.stateDir)
+	parts := make([]string, 0, len(ids))
+	for _, id := range ids {
+		var what []string
+		if j != nil {
+			if rec, err := j.Load(id); err == nil {
+				if name := cmp.Or(rec.Label, filepath.Base(rec.Path)); name != "" && name != "." {
+					what = append(what, app.Printable(name))
+				}
+				if !rec.State.Active() && rec.State != transfer.StateQueued {
+					what = append(what, string(rec.State))
+				}
+			}
+		}
+		if len(what) > 0 {
+			id += " (" + strings.Join(what, ", ") + ")"
+		}
+		parts = append(parts, id)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func jobsWord(n int) string {
+	if n == 1 {
+		return "1 job"
+	}
+	return fmt.Sprintf("%d jobs", n)
+}
+
+// busyPoll is how often `carrier resume --wait` looks whether another
+// Carrier let go of the jobs it holds; tests shorten it.
+var busyPoll = time.Second
 
 func (r *resumer) finish(ids []string) error {
 	// A Photos batch's call may find items whose upload expired (a day
@@ -163,6 +286,12 @@ func (r *resumer) finish(ids []string) error {
 // status is the resume's outcome: what failed, whom to sign in as, what
 // waits for a quota, in that order of weight for the exit status.
 func (r *resumer) status() error {
+	if len(r.busy) > 0 {
+		// Not a failure: the other Carrier finishes them, and a script
+		// that needs them ended runs `carrier resume --wait`.
+		fmt.Fprintf(r.env.Stderr, "carrier resume: another Carrier is sending %s: %s. They are its own to finish; `carrier resume --wait` waits for them\n",
+			jobsWord(len(r.busy)), r.describe(r.busy))
+	}
 	if r.quota != nil && (len(r.failed) > 0 || r.parked.accounts != nil) {
 		fmt.Fprintf(r.env.Stderr, "carrier resume: %s\n", r.quota.Error())
 	}

@@ -420,6 +420,15 @@ func TestResumeJournalExceptLeavesWhatNeedsTheExcepted(t *testing.T) {
 	if !slices.Equal(ids, want) {
 		t.Errorf("the next resume took %v, want %v", ids, want)
 	}
+	// The jobs the first resume holds are named, each (BusyJobs), and
+	// nothing else went wrong.
+	busy, rest := BusyJobs(err)
+	slices.Sort(busy)
+	want = []string{b, e}
+	slices.Sort(want)
+	if !slices.Equal(busy, want) || rest != nil || !errors.Is(err, ErrBusy) {
+		t.Errorf("held elsewhere: %v (rest %v), want %v", busy, rest, want)
+	}
 }
 
 // What needs an excepted job through others is left too, whatever order

@@ -266,7 +266,8 @@ func specProtocol(spec Spec, typ UploadType, method string) (Protocol, error) {
 // paused, waiting ones wait. With all, paused jobs and jobs that failed for
 // a passing reason (the network, a server in trouble) start too, as
 // `carrier resume` wants. It returns the ids taken; jobs it could not take
-// (held elsewhere, unreadable) are reported in the error.
+// (held elsewhere, unreadable) are reported in the error, each job held
+// elsewhere as a *BusyError (BusyJobs).
 //
 // A job parked for a sign-in (StateSignIn) is tried once: a credential may
 // work now (the person signed in from another Carrier, or the Authorizer
@@ -326,6 +327,10 @@ func (q *Queue) takeJournal(wanted func(*Record) bool, all bool) ([]string, erro
 			continue
 		}
 		release, err := q.journal.Lock(rec.ID)
+		if errors.Is(err, ErrBusy) {
+			errs = append(errs, &BusyError{ID: rec.ID})
+			continue
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("job %s: %w", rec.ID, err))
 			continue

@@ -36,6 +36,38 @@ type Journal struct {
 // process or another) holds the job.
 var ErrBusy = errors.New("the job is being worked by another Carrier process or window")
 
+// BusyError is ErrBusy for one job: ResumeJournal's error carries one for
+// each job it found held, so a front end can name them.
+type BusyError struct{ ID string }
+
+func (e *BusyError) Error() string { return fmt.Sprintf("job %s: %v", e.ID, ErrBusy) }
+func (e *BusyError) Unwrap() error { return ErrBusy }
+
+// BusyJobs splits an error of ResumeJournal into the jobs another worker
+// holds and the rest (nil when nothing else went wrong).
+func BusyJobs(err error) (ids []string, rest error) {
+	var others []error
+	var walk func(error)
+	walk = func(err error) {
+		var b *BusyError
+		switch e := err.(type) {
+		case nil:
+		case interface{ Unwrap() []error }:
+			for _, x := range e.Unwrap() {
+				walk(x)
+			}
+		default:
+			if errors.As(err, &b) {
+				ids = append(ids, b.ID)
+				return
+			}
+			others = append(others, err)
+		}
+	}
+	walk(err)
+	return ids, errors.Join(others...)
+}
+
 // OpenJournal opens (making it if needed) the journal under stateDir. The
 // folder is made private: records hold session URIs, which are credentials.
 func OpenJournal(stateDir string) (*Journal, error) {
