@@ -7,6 +7,9 @@ import (
 	"unsafe"
 )
 
+// kernel32 is loaded by name: it is a KnownDLL, always the system's own.
+var kernel32 = syscall.NewLazyDLL("kernel32.dll")
+
 var procGetFileInformationByHandleEx = kernel32.NewProc("GetFileInformationByHandleEx")
 
 // fileBasicInfo is FILE_BASIC_INFO; times count 100 ns since 1601.

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"carrier/internal/platform"
 )
 
 // swapSeam sets one of journal.go's seams for the rest of the test.
@@ -105,7 +107,7 @@ func TestJournalFailedSaveIsNeverSent(t *testing.T) {
 		if mine(to) {
 			return injected
 		}
-		return durableRename(from, to)
+		return platform.DurableRename(from, to)
 	})
 
 	srv, uploads := countingServer(t)
@@ -126,7 +128,7 @@ func TestJournalFailedSaveIsNeverSent(t *testing.T) {
 			t.Errorf("left behind: %s", e.Name())
 		}
 	}
-	renameRecord = durableRename
+	renameRecord = platform.DurableRename
 	q2, err := New(Config{StateDir: state})
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +144,7 @@ func TestJournalFailedSaveIsNeverSent(t *testing.T) {
 
 	// Moved, then reported failed: the record stands, so Save says so.
 	renameRecord = func(from, to string) error {
-		if err := durableRename(from, to); err != nil {
+		if err := platform.DurableRename(from, to); err != nil {
 			return err
 		}
 		return injected

@@ -140,11 +140,11 @@ func (j *Journal) Save(r *Record) error {
 
 // Seams of the durability tests: the two steps after the record is written.
 // renameRecord moves a synced temporary file over the record, durably
-// where the system can (durable_*.go); syncJournalDir makes the rename
-// itself durable where the system needs the folder synced.
+// where the system can (platform.DurableRename); syncJournalDir makes the
+// rename itself durable where the system needs the folder synced.
 var (
-	renameRecord   = durableRename
-	syncJournalDir = syncDir
+	renameRecord   = platform.DurableRename
+	syncJournalDir = platform.SyncDir
 )
 
 // syncFolder syncs the folder once a rename stands. Its failure is not

@@ -23,7 +23,7 @@ func systemRecordReader() recordReader {
 }
 
 // The waits between tries double from the first to the last, as the
-// writer's do (durableRename): 1 ms to 256 ms, 511 ms in all, longer than
+// writer's do (platform.DurableRename): 1 ms to 256 ms, 511 ms in all, longer than
 // another process takes to move one record into place.
 const (
 	readFirstWait = time.Millisecond

@@ -1,8 +1,9 @@
 // Package platform is what differs by operating system outside the upload
 // engine (whose own such files are transfer/*_windows.go and the like):
 // where Carrier keeps its files, how a file is made private to the
-// person who runs it, the system's sleep and network signals, starting at
-// login, and notifications with actions. One file per system; nothing
+// person who runs it, how a file written is put in place durably, the
+// system's sleep and network signals, starting at login, and
+// notifications with actions. One file per system; nothing
 // else asks which system it runs on. The standard library, godbus (the
 // buses of Linux) and x/sys's registry (Windows) only.
 package platform
