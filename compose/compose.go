@@ -23,6 +23,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/emersion/go-message/mail"
+
+	"carrier/internal/platform"
 )
 
 // Method is where a message goes; it decides the size limit.
@@ -291,15 +293,17 @@ func Build(ctx context.Context, m *Message, method Method, dir string) (*Spool, 
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the spool folder %s: %w", dir, err)
 	}
-	f, err := os.CreateTemp(dir, "msg-*.eml.tmp")
+	f, err := spoolDisk.create(dir, "msg-*.eml.tmp")
 	if err != nil {
 		return nil, fmt.Errorf("cannot create a spool file in %s: %w", dir, err)
 	}
+	final := strings.TrimSuffix(f.Name(), ".tmp")
 	ok := false
 	defer func() {
 		if !ok {
 			f.Close()
 			os.Remove(f.Name())
+			os.Remove(final) // the name is this build's alone
 		}
 	}()
 	h := sha256.New()
@@ -323,21 +327,42 @@ func Build(ctx context.Context, m *Message, method Method, dir string) (*Spool, 
 	if err := bw.Flush(); err != nil {
 		return nil, fmt.Errorf("cannot write the spool file: %w", err)
 	}
-	if err := f.Sync(); err != nil {
+	// The job recorded for this spool keeps its path and, on Linux, its
+	// change time (transfer's source identity), and a resume refuses a
+	// file whose change time moved. So the file is whole and in place
+	// for good before Build returns, and nothing changes it after: its
+	// mode is set first (a reminder to everyone that these bytes never
+	// change; a failure changes nothing, so it is not one), then the
+	// bytes and the mode are synced, the file renamed to its name and the
+	// folder synced. The rename moves the change time as well, and goes
+	// to the disk with the folder's sync.
+	spoolDisk.chmod(f.Name(), 0o400)
+	if err := spoolDisk.sync(f); err != nil {
 		return nil, fmt.Errorf("cannot write the spool file: %w", err)
 	}
 	if err := f.Close(); err != nil {
 		return nil, fmt.Errorf("cannot write the spool file: %w", err)
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
-	final := strings.TrimSuffix(f.Name(), ".tmp")
-	if err := os.Rename(f.Name(), final); err != nil {
+	if err := spoolDisk.rename(f.Name(), final); err != nil {
 		return nil, fmt.Errorf("cannot keep the spool file: %w", err)
 	}
-	os.Chmod(final, 0o400) // a reminder to everyone: these bytes never change
+	if err := spoolDisk.syncDir(dir); err != nil {
+		return nil, fmt.Errorf("cannot keep the spool file: %w", err)
+	}
 	ok = true
 	return &Spool{Path: final, Size: cw.n, SHA256: sum}, nil
 }
+
+// spoolDisk is how Build makes its file and puts it in place; the
+// power-cut test records each step.
+var spoolDisk = struct {
+	create  func(dir, pattern string) (*os.File, error)
+	chmod   func(path string, mode os.FileMode) error
+	sync    func(*os.File) error
+	rename  func(from, to string) error
+	syncDir func(dir string) error
+}{os.CreateTemp, os.Chmod, (*os.File).Sync, platform.DurableRename, platform.SyncDir}
 
 // spoolBuffer is the size of the blocks the spool is written in.
 const spoolBuffer = 256 << 10
