@@ -228,7 +228,7 @@ func (s *Sandbox) noRoute(api *http.ServeMux, r *http.Request) *apiError {
 			return errorf(http.StatusMethodNotAllowed, "httpMethodNotAllowed", "%s is not allowed on %s", r.Method, r.URL.Path)
 		}
 	}
-	return notFound("The sandbox serves nothing at %s. See PROTOCOL.md for the endpoints.", r.URL.Path)
+	return notFound("The sandbox serves nothing at %s. See docs/PROTOCOL.md in Carrier's source for the endpoints.", r.URL.Path)
 }
 
 // guardedBody puts a deadline on every request body. A body starts on an

@@ -2,7 +2,7 @@
 // endpoints: Gmail and Mirror media uploads, Cloud Storage objects, Drive
 // files with their sharing (drive.go), Google Photos' library and its
 // second resumable dialect (photos.go), their read endpoints, and the resumable upload protocol with the behaviour of
-// real Google servers (PROTOCOL.md). It shares no code with package
+// real Google servers (docs/PROTOCOL.md). It shares no code with package
 // transfer on purpose: it is the other side of the wire.
 package sandbox
 

@@ -5,7 +5,7 @@
 // slept, a crash and a restart, without sending different bytes, sending
 // twice, or holding the file in memory.
 //
-// The rules it follows are those of PROTOCOL.md sections 4 and 5, and for
+// The rules it follows are those of docs/PROTOCOL.md sections 4 and 5, and for
 // Google's second resumable dialect (Spec.Protocol ProtocolGoogUpload, the
 // Photos Library API's) section 8, in the same session loop. It knows
 // nothing of Fyne, Gmail or MIME: a job is a file, a target URI, a media type
