@@ -19,6 +19,7 @@ FUZZTIME  ?= 30s
 # mingw-w64, the installer built by wixl (scripts/windows/).
 WIN_PKGS  := wine64 gcc-mingw-w64-x86-64 msitools wixl curl xvfb xdotool imagemagick
 WIN_OUT   := artifacts/windows
+REL_OUT   := artifacts/release
 WIN_ENV   := GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc
 
 .PHONY: all build run test test-desktop test-desktop-fa test-accounts test-media test-package test-keyring test-windows deps-run deps-test deps-windows deps-deb vet vet-cross fmt-check bench bench-cpu soak fuzz \
@@ -98,13 +99,18 @@ test-accounts: build
 	@scripts/deps.sh xvfb xdotool imagemagick python3-gi gir1.2-gtk-3.0 dbus-daemon gnome-keyring
 	/usr/bin/python3 scripts/e2e_accounts.py $(BIN)
 
-# The Debian package around the binary test-desktop built (uncompressed:
-# xz would take most of the time): its desktop entry and metainfo
-# validated, installed with dpkg -i, the installed carrier --version run,
-# removed with dpkg -r (scripts/deb/test.sh).
-test-package: build deps-deb
-	DEB_COMPRESS=none GO="$(GO)" scripts/deb/build.sh $(BIN) bin/carrier-test.deb
-	scripts/deb/test.sh bin/carrier-test.deb
+# What Carrier ships for Linux (scripts/release/linux.sh: the release
+# binary built by the fyne tool, Carrier.tar.xz and Carrier.deb around it,
+# exactly as make package builds them), installed as a person installs them
+# and then used (scripts/release/test-linux.sh): the tarball's make install
+# into a scratch prefix and the .deb's dpkg -i, each installed carrier
+# saying its version, serving the sandbox, sending a message with an
+# attachment that arrives once, opening its window on a virtual X server
+# (screenshots artifacts/screenshots/release-*.png); then make uninstall and
+# dpkg -r, which leave no program file and keep the person's data.
+test-package: deps-test
+	GO="$(GO)" scripts/release/linux.sh $(REL_OUT)
+	scripts/release/test-linux.sh $(REL_OUT)
 
 # Sign-in against a real Secret Service: a private D-Bus session, an
 # unlocked gnome-keyring-daemon and a scratch HOME that is then searched for
@@ -114,26 +120,31 @@ test-keyring:
 
 # Windows: every package's tests built for Windows and run under Wine in a
 # private prefix (scripts/windows/test.sh; logs in artifacts/windows/logs),
-# then the app cross-built, run under Wine as a command (send; kill -9 of an
-# upload and two resumes at once: scripts/windows/test-cli.sh) and as a
-# window on a virtual X server (a message typed and sent; screenshots in
-# artifacts/screenshots/windows-*.png: scripts/windows/test-window.sh), and
-# put in an installer, which is inspected and installed and uninstalled
-# under Wine (scripts/windows/test-msi.sh).
+# then what ships: Carrier.exe and Carrier.msi built exactly as make
+# package builds them (scripts/windows/release.sh), the exe's DLL imports
+# checked against what Windows has (scripts/windows/imports.sh), and the
+# .msi installed with msiexec in a fresh prefix, the installed exe run as a
+# command (its version; a send through its embedded sandbox; carrier
+# sandbox, send, kill -9 of an upload and two resumes at once:
+# scripts/windows/test-cli.sh) and uninstalled, the person's data kept
+# (scripts/windows/test-msi.sh). The window is tested on the same release
+# build without -tags accessibility, since Wine 8.0 aborts on a UI
+# Automation call it lacks (UiaRaiseStructureChangedEvent): a message typed
+# and sent, screenshots in artifacts/screenshots/windows-*.png
+# (scripts/windows/test-window.sh).
 test-windows: deps-windows
 	GO="$(GO)" scripts/windows/test.sh
+	GO="$(GO)" scripts/windows/release.sh $(WIN_OUT)/release
+	scripts/windows/imports.sh $(WIN_OUT)/release/Carrier.exe
+	scripts/windows/test-msi.sh $(WIN_OUT)/release/Carrier.msi $(WIN_OUT)/release/Carrier.exe
 	@$(MAKE) --no-print-directory build-windows
-	scripts/windows/test-cli.sh $(WIN_OUT)/Carrier.exe
-	scripts/windows/test-window.sh $(WIN_OUT)/Carrier.exe
-	GO="$(GO)" scripts/windows/package.sh $(WIN_OUT)/Carrier.exe $(WIN_OUT)/Carrier.msi
-	scripts/windows/test-msi.sh $(WIN_OUT)/Carrier.msi $(WIN_OUT)/Carrier.exe
+	scripts/windows/imports.sh $(WIN_OUT)/window/Carrier.exe
+	scripts/windows/test-window.sh $(WIN_OUT)/window/Carrier.exe
 
-# The app for Windows, a GUI-subsystem exe (no console window), as the
-# tests run it under Wine: without -tags accessibility, since Wine 8.0 aborts
-# on UI Automation calls it lacks (UiaRaiseStructureChangedEvent). The
-# package (package-windows) is built with the tag.
+# The release build for Windows without -tags accessibility, which the
+# window test runs under Wine 8.0 (see test-windows).
 build-windows: deps-windows
-	$(WIN_ENV) $(GO) build -ldflags -H=windowsgui -o $(WIN_OUT)/Carrier.exe .
+	GO="$(GO)" scripts/windows/release.sh $(WIN_OUT)/window ""
 
 # docs/PERFORMANCE.md and docs/performance.png (go run ./bench: the same
 # file uploaded by curl, carrier upload and the official Go client to the
@@ -211,30 +222,25 @@ fuzz: deps-test
 		done; \
 	done
 
-# A desktop package (Carrier.tar.xz on Linux: binary, icon, .desktop file)
-# built by the fyne tool from FyneApp.toml; on Linux Carrier.deb too
-# (scripts/deb/build.sh: the binary, its desktop entry, the icon in the
-# hicolor sizes, AppStream metainfo), checked as test-package checks it but
-# not installed; and the Windows installer.
-package: build deps-deb
-	$(GO) tool fyne package -os $$($(GO) env GOOS) --release
-	if [ "$$($(GO) env GOOS)" = linux ]; then \
-		GO="$(GO)" scripts/deb/build.sh $(BIN) Carrier.deb && scripts/deb/test.sh --no-install Carrier.deb; \
-	fi
-	@$(MAKE) --no-print-directory package-windows
-	@ls -l Carrier.* 2>/dev/null || true
+# What Carrier ships, in dist/: Carrier.tar.xz and Carrier.deb (the Linux
+# release binary, scripts/release/linux.sh), Carrier.msi (the release
+# Carrier.exe with -tags accessibility, scripts/windows/release.sh) and
+# SHA256SUMS. The same scripts build what make test installs and runs
+# (test-package, test-windows); here each is checked without installing.
+# Packaging leaves the tree as it was (the fyne tool's rewrite of
+# FyneApp.toml is undone), so two runs stamp the same version and build.
+package: deps-run deps-deb deps-windows
+	GO="$(GO)" scripts/release/linux.sh dist
+	scripts/deb/test.sh --no-install dist/Carrier.deb
+	GO="$(GO)" scripts/windows/release.sh dist
+	scripts/windows/imports.sh dist/Carrier.exe
+	scripts/windows/test-msi.sh --no-install dist/Carrier.msi dist/Carrier.exe
+	cd dist && sha256sum Carrier.tar.xz Carrier.deb Carrier.msi >SHA256SUMS && cat SHA256SUMS
 
-# Carrier.msi: Carrier.exe built by the fyne tool (icon, version and
-# manifest in the exe, GUI subsystem, release flags), wrapped by wixl, then
-# checked like the test's (scripts/windows/test-msi.sh needs the Wine
-# prefix of make test-windows; without it only msiinfo's checks run).
 package-windows: deps-windows
-	$(GO) build -o bin/fyne fyne.io/tools/cmd/fyne # built for this host, then run with mingw's CC
-	# Its release build hardens the C code (-fstack-protector-strong), which
-	# with mingw needs libssp at link time.
-	CC=x86_64-w64-mingw32-gcc CGO_LDFLAGS=-lssp bin/fyne package -os windows --release --tags accessibility
-	GO="$(GO)" scripts/windows/package.sh Carrier.exe Carrier.msi
-	scripts/windows/test-msi.sh Carrier.msi Carrier.exe
+	GO="$(GO)" scripts/windows/release.sh dist
+	scripts/windows/imports.sh dist/Carrier.exe
+	scripts/windows/test-msi.sh --no-install dist/Carrier.msi dist/Carrier.exe
 
 clean:
-	rm -rf bin artifacts
+	rm -rf bin artifacts dist

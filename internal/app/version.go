@@ -6,9 +6,10 @@ import (
 	"runtime/debug"
 )
 
-// Version is Carrier's version, as FyneApp.toml says it (a test keeps the
-// two equal); a release build may set it with -ldflags "-X".
-var Version = "0.1.0"
+// Version is Carrier's version. FyneApp.toml is the one place it is
+// written: the carrier binary (main.go's version.go) sets this from the
+// copy of the file it embeds; "dev" is what packages built without it say.
+var Version = "dev"
 
 // VersionLine is what `carrier --version` prints: the version, the source
 // revision when the build knows it, and the platform.

@@ -3,8 +3,8 @@
 # scripts/deb/build.sh BIN OUT.deb (DEB_COMPRESS=none for a quick one:
 # xz takes most of the time on a 37 MB binary). The package holds the binary
 # (/usr/bin/carrier), its desktop entry, the icon in the hicolor sizes and
-# the AppStream metainfo; its version is internal/app/version.go's, which
-# the binary must print too; its dependencies are what the binary links
+# the AppStream metainfo (laid out by stage.sh, as the tarball's); its
+# version is FyneApp.toml's, which the binary must print too; its dependencies are what the binary links
 # against (dpkg-shlibdeps), so they follow the build, not a list kept by hand.
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: $0 BIN OUT.deb" >&2; exit 2; }
@@ -13,27 +13,14 @@ out=$(realpath -m "$2")
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 GO=${GO:-go}
-id=app.carrier.desktop
 
-version=$(sed -n 's/^var Version = "\(.*\)"/\1/p' "$root/internal/app/version.go")
-[ -n "$version" ] || { echo "no Version in internal/app/version.go" >&2; exit 1; }
-said=$("$bin" --version)
-case "$said" in
-"carrier $version "*) ;;
-*) echo "$bin says \"$said\", not version $version: build it from this tree first" >&2; exit 1 ;;
-esac
-# The release date is the source's, so two builds of one commit agree.
-date=$(git -C "$root" log -1 --format=%cs 2>/dev/null || date -u +%F)
+version=$("$root/scripts/release/version.sh")
 arch=$(dpkg --print-architecture)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 pkg=$work/pkg
-install -D -m 0755 "$bin" "$pkg/usr/bin/carrier"
-install -D -m 0644 "$here/carrier.desktop" "$pkg/usr/share/applications/$id.desktop"
-install -d "$pkg/usr/share/metainfo"
-sed -e "s/@VERSION@/$version/" -e "s/@DATE@/$date/" "$here/$id.metainfo.xml" >"$pkg/usr/share/metainfo/$id.metainfo.xml"
-(cd "$root" && "$GO" run ./scripts/deb/mkicons assets/icon.png "$pkg/usr/share/icons/hicolor" "$id")
+GO="$GO" "$here/stage.sh" "$bin" "$pkg" /usr
 install -D -m 0644 /dev/null "$pkg/usr/share/doc/carrier/copyright"
 printf 'Carrier\nSee the source repository for its terms.\n' >"$pkg/usr/share/doc/carrier/copyright"
 

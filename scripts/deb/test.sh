@@ -4,8 +4,10 @@
 # desktop-file-validate; its metainfo passes appstreamcli (alone, and
 # with the tree, which checks that the launchable names the entry); the
 # icon is there in every hicolor size; then it is installed with dpkg -i,
-# the installed carrier prints the package's version, and dpkg -r leaves
-# nothing of it (not with --no-install). Needs root or sudo, as dpkg does.
+# the installed carrier prints the package's version, serves the sandbox,
+# sends a message and opens its window (scripts/release/smoke.py), and
+# dpkg -r leaves nothing of it but the person's own data (not with
+# --no-install). Needs root or sudo, as dpkg does.
 set -euo pipefail
 install=1
 [ "${1:-}" = --no-install ] && { install=0; shift; }
@@ -45,7 +47,7 @@ if dpkg-query -W -f='${Status}' carrier 2>/dev/null | grep -q "install ok instal
 	echo "deb test: SKIPPED dpkg -i/-r: a carrier package is installed on this machine already" >&2
 	exit 0
 fi
-trap 'rm -rf "$tree"; $sudo dpkg -r carrier >/dev/null 2>&1 || true' EXIT
+trap 'rm -rf "$tree" "$tree-home"; $sudo dpkg -r carrier >/dev/null 2>&1 || true' EXIT
 $sudo dpkg -i "$deb" >/dev/null || fail "dpkg -i $deb failed"
 said=$(env -u DISPLAY -u WAYLAND_DISPLAY /usr/bin/carrier --version) || fail "the installed carrier --version failed"
 case "$said" in
@@ -53,9 +55,13 @@ case "$said" in
 *) fail "the installed carrier says \"$said\", the package is $version" ;;
 esac
 desktop-file-validate "/usr/share/applications/$id.desktop" || fail "the installed desktop entry does not validate"
+home=$tree-home
+"$(dirname "$0")/../release/smoke.py" /usr/bin/carrier deb "$home" || fail "the installed carrier failed its first use"
 $sudo dpkg -r carrier >/dev/null || fail "dpkg -r carrier failed"
 dpkg-query -W -f='${Status}' carrier 2>/dev/null | grep -q "install ok installed" && fail "carrier is still installed after dpkg -r"
 for f in /usr/bin/carrier "/usr/share/applications/$id.desktop" "/usr/share/metainfo/$id.metainfo.xml" "/usr/share/icons/hicolor/48x48/apps/$id.png"; do
 	[ ! -e "$f" ] || fail "$f is left after dpkg -r"
 done
+[ -f "$home/.local/share/carrier/sandbox/token" ] || fail "dpkg -r took the person's data ($home/.local/share/carrier)"
+rm -rf "$home"
 echo "deb test: $deb validated, installed, ran and removed"

@@ -19,7 +19,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${WINDOWS_OUT:-$root/artifacts/windows}
 WINE=${WINE:-$(command -v wine64 || echo /usr/lib/wine/wine64)}
 WINESERVER=${WINESERVER:-$(command -v wineserver || echo /usr/lib/wine/wineserver)}
-export WINEPREFIX="$OUT/_prefix" WINEARCH=win64 WINEDEBUG=-all WINEDLLOVERRIDES="mscoree=;mshtml="
+export WINEPREFIX="${WINEPREFIX:-$OUT/_prefix}" WINEARCH=win64 WINEDEBUG=-all WINEDLLOVERRIDES="mscoree=;mshtml="
 unset DISPLAY WAYLAND_DISPLAY
 [ -f "$WINEPREFIX/system.reg" ] || { echo "no Wine prefix in $WINEPREFIX: run scripts/windows/test.sh first" >&2; exit 1; }
 work=$(mktemp -d)
