@@ -40,7 +40,7 @@ type composeScreen struct {
 	meterText            string
 	meterNote            *wrapLabel
 	sendBtn              *focusButton
-	draftBtn, attachBtn  *widget.Button
+	draftBtn, attachBtn  *focusButton
 	discardBtn           *focusButton // empties the form and its copy (keep.go)
 	attHeading           *widget.Label
 	formProblem          bool // status shows what Check found: it goes once mended
@@ -127,7 +127,7 @@ func newComposeScreen(u *UI) *composeScreen {
 	c.attPaged.compact = true
 	c.attPaged.showPlace()
 	c.attList = c.attPaged.Box
-	c.attachBtn = widget.NewButtonWithIcon(display(lang.X("compose.attach", "Attach…")), theme.ContentAddIcon(), c.pickFile)
+	c.attachBtn = newFocusButton(lang.X("compose.attach", "Attach…"), theme.ContentAddIcon(), c.pickFile)
 	c.attHeading = widget.NewLabelWithStyle(lang.X("compose.attachments", "Attachments"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	c.share = newChoices(lang.X("compose.share", "Who can open the links"), shareChoices(), func(int) { c.updateMeter() })
 	c.expiry = newChoices(lang.X("compose.expiry", "Access ends"), expiryChoices(), func(int) { c.keepLocal() })
@@ -141,7 +141,7 @@ func newComposeScreen(u *UI) *composeScreen {
 	c.meterNote.Hide()
 	c.sendBtn = newFocusButton(lang.X("compose.send", "Send"), theme.MailSendIcon(), func() { c.submit(compose.Send) })
 	c.sendBtn.Importance = widget.HighImportance
-	c.draftBtn = widget.NewButtonWithIcon(display(lang.X("compose.draft", "Save as draft")), theme.DocumentSaveIcon(), func() { c.submit(compose.Draft) })
+	c.draftBtn = newFocusButton(lang.X("compose.draft", "Save as draft"), theme.DocumentSaveIcon(), func() { c.submit(compose.Draft) })
 	c.discardBtn = newFocusButton(lang.X("compose.discard", "Discard"), theme.DeleteIcon(), c.askDiscard)
 	c.status = newWrapLabel("")
 	c.status.Hide()

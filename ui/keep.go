@@ -226,6 +226,18 @@ func (c *composeScreen) askDiscard() {
 			if ok && !c.busy && !c.held {
 				c.clear()
 				c.say("")
+				c.focusTo()
 			}
 		})
+}
+
+// focusTo puts the keyboard's focus in To, so that what is typed when
+// Compose opens lands there and Tab goes on from it; not while a dialog
+// is open, whose buttons have it.
+func (c *composeScreen) focusTo() {
+	cv := c.u.win.Canvas()
+	if cv == nil || len(c.u.modals) > 0 || cv.Overlays().Top() != nil || c.u.tabs == nil || c.u.tabs.Selected() != c.u.composeTab {
+		return
+	}
+	cv.Focus(c.to)
 }

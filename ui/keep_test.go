@@ -71,8 +71,8 @@ func TestComposeKeptAcrossRestart(t *testing.T) {
 	if want := "Restored what you were writing when Carrier closed: 'Plans'. Save as draft updates the draft; Send sends it. Discard empties Compose."; c.status.Text != want {
 		t.Errorf("Compose says %q, want %q", c.status.Text, want)
 	}
-	if h.u.tabs.Selected() != h.u.composeTab {
-		t.Error("the restored Compose is not showing")
+	if h.u.tabs.Selected() != h.u.composeTab || h.w.Canvas().Focused() != c.to {
+		t.Error("the restored Compose is not showing with the focus in To")
 	}
 }
 
@@ -176,7 +176,7 @@ func TestComposeDiscard(t *testing.T) {
 		t.Fatalf("Tab from No reached %T", cv.Focused())
 	}
 	pressKey(cv, fyne.KeyReturn)
-	if !c.blank() || c.status.Visible() {
+	if !c.blank() || c.status.Visible() || cv.Focused() != c.to {
 		t.Fatalf("Discard left subject %q, attachments %v, words %q", c.subject.Text, c.attachments, c.status.Text)
 	}
 	h.until("the copy gone", func() bool {
@@ -206,4 +206,64 @@ func TestComposeDamagedCopyIsKept(t *testing.T) {
 	if data, _ := os.ReadFile(aside[0]); string(data) != `{"To":["zoe@exa` {
 		t.Errorf("the damaged copy holds %q", data)
 	}
+}
+
+// Compose opens with the focus in To: at the start, when its tab is
+// chosen, and after Send emptied it; what is typed at once lands in To,
+// and the first Tab goes on to Cc.
+func TestComposeOpensWithFocusOnTo(t *testing.T) {
+	h := newHarness(t)
+	c := h.u.compose
+	cv := h.w.Canvas()
+	if cv.Focused() != c.to {
+		t.Fatalf("at the start the focus is on %T", cv.Focused())
+	}
+	for _, r := range "zoe@example.com" {
+		cv.Focused().TypedRune(r)
+	}
+	pressTab(cv, false)
+	if c.to.Text != "zoe@example.com" || cv.Focused() != c.cc {
+		t.Fatalf("typed at once: To %q, then Tab reached %T", c.to.Text, cv.Focused())
+	}
+	test.Tap(h.u.transfersTab.button)
+	cv.Focus(h.u.transfersTab.button)
+	test.Tap(h.u.composeTab.button)
+	if cv.Focused() != c.to {
+		t.Fatalf("Compose chosen: the focus is on %T", cv.Focused())
+	}
+	h.sendMessage(t)
+	test.Tap(h.u.composeTab.button)
+	if !c.blank() || cv.Focused() != c.to {
+		t.Fatalf("after Send: blank %v, the focus on %T", c.blank(), cv.Focused())
+	}
+}
+
+// Return presses a focused button of Compose, as Space does: a file's
+// way, a choice, Discard and Send.
+func TestComposeButtonsTakeReturn(t *testing.T) {
+	h := newHarness(t)
+	c := h.u.compose
+	cv := h.w.Canvas()
+	h.writeMessage("zoe@example.com", "By Return")
+	att := writeFile(t, "notes.txt", []byte("notes"))
+	c.attach(att)
+	cv.Focus(c.attRows[att].toggle)
+	pressKey(cv, fyne.KeyReturn)
+	if !c.choice[att] {
+		t.Error("Return on Send as link did nothing")
+	}
+	cv.Focus(c.share.buttons[1])
+	pressKey(cv, fyne.KeyReturn)
+	if c.share.chosen != 1 {
+		t.Error("Return on a choice did nothing")
+	}
+	cv.Focus(c.discardBtn)
+	pressKey(cv, fyne.KeyReturn)
+	if cv.Overlays().Top() == nil {
+		t.Fatal("Return on Discard did not ask")
+	}
+	pressKey(cv, fyne.KeyEscape)
+	cv.Focus(c.sendBtn)
+	pressKey(cv, fyne.KeyReturn)
+	h.until("the message sent by Return", func() bool { return h.u.tabs.Selected() == h.u.transfersTab })
 }

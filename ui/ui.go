@@ -179,12 +179,16 @@ func New(a fyne.App, w fyne.Window, d Deps) *UI {
 		if t == u.mailboxTab {
 			u.mailbox.refresh()
 		}
+		if t == u.composeTab {
+			u.compose.focusTo()
+		}
 	}
 	w.SetContent(u.tabs.content)
 	w.SetOnDropped(u.dropped)
 	w.Canvas().SetOnTypedKey(u.dialogKey)
 	u.compose.addShortcuts(w.Canvas())
 	u.compose.startKeeping(d.Unsent)
+	u.compose.focusTo()
 	u.transfers.start()
 	return u
 }
