@@ -6,10 +6,10 @@ export PATH := $(PATH):/usr/local/go/bin:$(HOME)/go/bin
 BIN       := bin/carrier
 # System packages: what building Carrier needs (cgo and Fyne's OpenGL
 # driver), and what the tests add (a virtual X server, a drag source,
-# screenshots).
+# screenshots, a window closed as a window manager closes it).
 RUN_PKGS  := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev \
              libxi-dev libxxf86vm-dev libwayland-dev libxkbcommon-dev
-TEST_PKGS := $(RUN_PKGS) curl xvfb xdotool imagemagick python3-gi gir1.2-gtk-3.0 dbus-daemon python3-dbusmock \
+TEST_PKGS := $(RUN_PKGS) curl xvfb xdotool imagemagick python3-gi gir1.2-gtk-3.0 dbus-daemon python3-dbusmock python3-xlib \
              $(DEB_PKGS)
 # The Debian package: built by dpkg-deb with its dependencies from
 # dpkg-shlibdeps (dpkg-dev), checked by desktop-file-utils and appstream.

@@ -151,6 +151,7 @@ func deps(ctx context.Context, core *app.App, q *app.Queue, events <-chan transf
 		Uploads:  q,
 		Outbox:   q,
 		Keeper:   q,
+		Unsent:   app.NewUnsentStore(core.Dirs.State), // Compose's copy, beside the journal
 		Events:   events,
 		Endpoint: core.Sandbox.URL,
 		Auth:     core.Creds, // each server its own credential; the mailbox reads only the sandbox

@@ -14,7 +14,9 @@ offers Open in Mailbox, which, invoked, shows the
 Mailbox. Ten files dropped at once leave the window its size, and a
 message goes from the keyboard alone. A draft saved with an attachment is
 reopened from the Mailbox with Edit, edited and sent: the sandbox holds
-the message with the edit and the attachment, and no draft. Screenshots
+the message with the edit and the attachment, and no draft. A message
+written in Compose, its window closed as the last key is typed, is back
+after a restart and goes from there. Screenshots
 of every screen are kept in artifacts/screenshots/.
 
 Usage: e2e_desktop.py BINARY
@@ -198,6 +200,81 @@ def plain_text(msg):
 
     walk(msg["payload"])
     return texts
+
+
+def close_window(env, wid):
+    """Asks the window to close as a window manager does when its close
+    button is pressed: the WM_DELETE_WINDOW message of ICCCM."""
+    from Xlib import X, display, protocol
+    d = display.Display(env["DISPLAY"])
+    w = d.create_resource_object("window", int(wid))
+    ev = protocol.event.ClientMessage(window=w, client_type=d.intern_atom("WM_PROTOCOLS"),
+                                      data=(32, [d.intern_atom("WM_DELETE_WINDOW"), X.CurrentTime, 0, 0, 0]))
+    w.send_event(ev, event_mask=X.NoEventMask)
+    d.flush()
+    d.close()
+
+
+def compose_kept_across_close(env, carrier, wid, binary, log, click, drag, base, token, scratch, shot_no, suffix=""):
+    """A message written in Compose (recipient, subject, body, a dropped
+    file), its window closed the moment the last key is typed, comes back
+    when Carrier starts again, and is sent from there with Ctrl+Enter: the
+    sandbox then holds it whole. Compose opens with the focus in To, so
+    nothing is clicked before typing. Returns the new Carrier and its
+    window."""
+    subject = "Kept while Carrier was closed"
+    body = "Typed the moment before the window closed."
+    kept = os.path.join(env["XDG_STATE_HOME"], "carrier", "compose.json")
+    before = {m["id"] for m in api(base, token, "/gmail/v1/users/me/messages").get("messages", [])}
+    click(60, 21)  # Compose
+    time.sleep(0.5)
+    notes = os.path.join(scratch, "kept notes.txt")
+    with open(notes, "w") as f:
+        f.write("notes attached before closing\n")
+    drag(notes, 550, 330)
+    xdo(env, "type", "--delay", "20", "zoe@example.com")
+    for key in ("Tab", "Tab", "Tab"):  # Cc, Bcc, Subject
+        xdo(env, "key", key)
+    xdo(env, "type", "--delay", "20", subject)
+    xdo(env, "key", "Tab")  # the body
+    xdo(env, "type", "--delay", "20", body)
+    close_window(env, wid)
+    try:
+        code = carrier.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        fail("Carrier did not quit when its window was closed with nothing uploading")
+    if code != 0:
+        fail("Carrier exited %d when its window was closed" % code)
+    if not os.path.exists(kept) or os.stat(kept).st_mode & 0o077:
+        fail("Compose's copy after closing: %r" % (os.path.exists(kept) and oct(os.stat(kept).st_mode)))
+    carrier = start([binary], env, stdout=log, stderr=log)
+    wid = carrier_window(env, carrier, log, "Carrier's window after closing with a filled Compose")
+    time.sleep(2)
+    shot(env, "%d-compose-restored-after-close%s" % (shot_no, suffix))
+    xdo(env, "key", "ctrl+Return")  # from To, where the focus is
+
+    def restored_sent():
+        for m in api(base, token, "/gmail/v1/users/me/messages").get("messages", []):
+            if m["id"] not in before:
+                msg = api(base, token, "/gmail/v1/users/me/messages/%s?format=full" % m["id"])
+                if headers(msg).get("Subject") == subject:
+                    return msg
+        return None
+
+    msg = wait_for("the restored message sent", restored_sent, timeout=60)
+    files = []
+
+    def walk(p):
+        if p.get("filename"):
+            files.append(p["filename"])
+        for c in p.get("parts", []):
+            walk(c)
+
+    walk(msg["payload"])
+    if [t.strip() for t in plain_text(msg)] != [body] or files != ["kept notes.txt"] or "zoe@example.com" not in headers(msg).get("To", ""):
+        fail("the restored message went to %r with text %r and files %r" % (headers(msg).get("To"), plain_text(msg), files))
+    wait_for("Compose's copy gone once the message was queued", lambda: not os.path.exists(kept), timeout=10)
+    return carrier, wid
 
 
 def draft_reopened_and_sent(env, click, type_text, drag, base, token, scratch, origin, first_shot, suffix=""):
@@ -542,7 +619,8 @@ def main():
     watcher.AddProperty("org.kde.StatusNotifierWatcher", "IsStatusNotifierHostRegistered", True,
                         dbus_interface="org.freedesktop.DBus.Mock")
     env2 = dict(env, FYNE_THEME="light", DBUS_SYSTEM_BUS_ADDRESS=bus_addr, DBUS_SESSION_BUS_ADDRESS=bus_addr)
-    wid = carrier_window(env2, start([binary], env2, stdout=log, stderr=log), log, "Carrier's window after a restart")
+    carrier2 = start([binary], env2, stdout=log, stderr=log)
+    wid = carrier_window(env2, carrier2, log, "Carrier's window after a restart")
     time.sleep(2)
     click(270, 21)
     time.sleep(1)
@@ -687,6 +765,9 @@ def main():
 
     # A draft saved, reopened from the Mailbox, edited and sent.
     draft_reopened_and_sent(env2, click, type_text, drag, base, token, scratch, (wx, wy), 17, "-light")
+
+    # A filled Compose, its window closed: nothing is asked, nothing lost.
+    compose_kept_across_close(env2, carrier2, wid, binary, log, click, drag, base, token, scratch, 21, "-light")
     print("ok: dragged %s onto Carrier, sent it; the sandbox holds message %s with it; screenshots in %s"
           % (os.path.basename(attachment), mid, SHOTS), flush=True)
 

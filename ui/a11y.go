@@ -193,6 +193,25 @@ func newIconButton(name string, icon fyne.Resource, tapped func()) *iconButton {
 
 func (b *iconButton) AccessibilityLabel() string { return b.name }
 
+// TypedKey presses the button with Return as with Space.
+func (b *iconButton) TypedKey(ev *fyne.KeyEvent) {
+	if !pressedByReturn(&b.Button, ev) {
+		b.Button.TypedKey(ev)
+	}
+}
+
+// pressedByReturn presses b when ev is Return or Enter, as a native
+// button does (Fyne's take only Space), and reports whether it was.
+func pressedByReturn(b *widget.Button, ev *fyne.KeyEvent) bool {
+	if ev.Name != fyne.KeyReturn && ev.Name != fyne.KeyEnter {
+		return false
+	}
+	if !b.Disabled() {
+		b.Tapped(&fyne.PointEvent{})
+	}
+	return true
+}
+
 // choices are a few buttons of which one is chosen, as radio buttons are,
 // each saying its question and whether it is the one chosen ("Who can
 // open the links: Recipients (chosen)"). Buttons, unlike a Select whose
@@ -275,6 +294,13 @@ func (c *choices) show() {
 	}
 }
 
+// TypedKey chooses with Return as with Space.
+func (b *choiceButton) TypedKey(ev *fyne.KeyEvent) {
+	if !pressedByReturn(&b.Button, ev) {
+		b.Button.TypedKey(ev)
+	}
+}
+
 func (b *choiceButton) AccessibilityLabel() string {
 	if b.i == b.c.chosen {
 		return b.c.question + ": " + b.Text + " (chosen)"
@@ -309,6 +335,13 @@ func (b *focusButton) FocusGained() {
 func (b *focusButton) FocusLost() {
 	b.focused = false
 	b.Button.FocusLost()
+}
+
+// TypedKey presses the button with Return as with Space.
+func (b *focusButton) TypedKey(ev *fyne.KeyEvent) {
+	if !pressedByReturn(&b.Button, ev) {
+		b.Button.TypedKey(ev)
+	}
 }
 
 func (b *focusButton) CreateRenderer() fyne.WidgetRenderer {

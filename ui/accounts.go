@@ -518,6 +518,7 @@ func (f *fromSelector) refresh() {
 		// checks before sending (Drive allowed?) is that account's.
 		accounts, use := f.accounts, f.u.deps.Accounts.Use
 		f.u.goBackground(func(context.Context) { use(accounts[i]) })
+		f.u.compose.keepLocal() // the copy of Compose names its sender (keep.go)
 	})
 	if i := indexOf(accounts, chosen); i >= 0 {
 		f.c.set(i) // the person's choice stands while the list changes

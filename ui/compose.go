@@ -40,7 +40,8 @@ type composeScreen struct {
 	meterText            string
 	meterNote            *wrapLabel
 	sendBtn              *focusButton
-	draftBtn, attachBtn  *widget.Button
+	draftBtn, attachBtn  *focusButton
+	discardBtn           *focusButton // empties the form and its copy (keep.go)
 	attHeading           *widget.Label
 	formProblem          bool // status shows what Check found: it goes once mended
 	status               *wrapLabel
@@ -48,6 +49,7 @@ type composeScreen struct {
 	consent              *driveConsent // the question about Drive, while it is open
 	held                 bool          // the form waits for the browser (hold)
 	draft                string        // the draft the form edits (reopen.go): Save updates it, Send sends it
+	local                *localCopy    // writes what the form holds to this computer (keep.go); nil: not kept
 	content              fyne.CanvasObject
 	box                  *fyne.Container // laid out by composeLayout
 }
@@ -125,10 +127,10 @@ func newComposeScreen(u *UI) *composeScreen {
 	c.attPaged.compact = true
 	c.attPaged.showPlace()
 	c.attList = c.attPaged.Box
-	c.attachBtn = widget.NewButtonWithIcon(display(lang.X("compose.attach", "Attach…")), theme.ContentAddIcon(), c.pickFile)
+	c.attachBtn = newFocusButton(lang.X("compose.attach", "Attach…"), theme.ContentAddIcon(), c.pickFile)
 	c.attHeading = widget.NewLabelWithStyle(lang.X("compose.attachments", "Attachments"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	c.share = newChoices(lang.X("compose.share", "Who can open the links"), shareChoices(), func(int) { c.updateMeter() })
-	c.expiry = newChoices(lang.X("compose.expiry", "Access ends"), expiryChoices(), nil)
+	c.expiry = newChoices(lang.X("compose.expiry", "Access ends"), expiryChoices(), func(int) { c.keepLocal() })
 	keepChoice(u.app.Preferences(), prefLinkShare, c.share)
 	keepChoice(u.app.Preferences(), prefLinkExpiry, c.expiry)
 	c.linkOpts = container.NewHBox(c.share.Object, widget.NewSeparator(), c.expiry.Object)
@@ -139,7 +141,8 @@ func newComposeScreen(u *UI) *composeScreen {
 	c.meterNote.Hide()
 	c.sendBtn = newFocusButton(lang.X("compose.send", "Send"), theme.MailSendIcon(), func() { c.submit(compose.Send) })
 	c.sendBtn.Importance = widget.HighImportance
-	c.draftBtn = widget.NewButtonWithIcon(display(lang.X("compose.draft", "Save as draft")), theme.DocumentSaveIcon(), func() { c.submit(compose.Draft) })
+	c.draftBtn = newFocusButton(lang.X("compose.draft", "Save as draft"), theme.DocumentSaveIcon(), func() { c.submit(compose.Draft) })
+	c.discardBtn = newFocusButton(lang.X("compose.discard", "Discard"), theme.DeleteIcon(), c.askDiscard)
 	c.status = newWrapLabel("")
 	c.status.Hide()
 	hint := newWrapLabel(lang.X("compose.hint", "Drop files anywhere on the window to attach them. Ctrl+Enter sends from any field; Tab moves between them."))
@@ -153,13 +156,13 @@ func newComposeScreen(u *UI) *composeScreen {
 			c.linkOpts,
 			container.NewBorder(nil, nil, newLabel(lang.X("compose.size", "Size")), nil, c.meter),
 			c.meterNote,
-			container.NewBorder(nil, nil, nil, container.NewHBox(c.draftBtn, c.sendBtn), hint),
+			container.NewBorder(nil, nil, nil, container.NewHBox(c.discardBtn, c.draftBtn, c.sendBtn), hint),
 			c.status,
 		),
 		listFloor: c.attachmentsFloor,
 	}
 	// In this order for Tab: the fields, the body, then the attachments'
-	// buttons, Save as draft and Send.
+	// buttons, Discard, Save as draft and Send.
 	c.box = container.New(l, l.top, l.body, l.head, l.list, l.rest)
 	c.content = container.NewPadded(c.box)
 	c.refreshAttachments()
@@ -510,6 +513,7 @@ func (c *composeScreen) updateMeter() {
 	c.meterNote.Refresh()
 	c.updateButtons()
 	c.relayout()
+	c.keepLocal()
 }
 
 // linkOptions are the message's link settings as chosen on the screen.
@@ -540,6 +544,11 @@ func (c *composeScreen) updateButtons() {
 		} else {
 			b.Disable()
 		}
+	}
+	if c.busy || c.held || c.blank() {
+		c.discardBtn.Disable()
+	} else {
+		c.discardBtn.Enable()
 	}
 	if c.formProblem {
 		// What Send found wrong stays only while it is still wrong.
@@ -632,6 +641,12 @@ func (c *composeScreen) send(ctx context.Context, method compose.Method, gmail a
 	if err == nil {
 		ids, err = c.u.deps.Outbox.SendWithLinks(ctx, drive, msg, method, up, opts, bind)
 	}
+	if err == nil && c.local != nil {
+		// Queued, and kept in the journal's folder from now on: the copy
+		// of the form goes now if it holds just this message, not when
+		// the UI thread empties the form, which a quit may come before.
+		c.local.queued(msg)
+	}
 	c.u.do(func() {
 		if err != nil {
 			c.notSent(problemText(err))
@@ -645,6 +660,7 @@ func (c *composeScreen) send(ctx context.Context, method compose.Method, gmail a
 		} else {
 			if gmail.SendDraft != "" {
 				c.draft = "" // sent, the draft is gone: what the form keeps is a new message
+				c.keepLocal()
 			}
 			c.say(lang.X("compose.queued.asitwas", "Queued as it was when you pressed the button. The form keeps what you changed since."))
 			c.updateButtons()
@@ -775,7 +791,7 @@ func (c *composeScreen) hold(on bool) {
 			e.Enable()
 		}
 	}
-	buttons := []fyne.Disableable{c.attachBtn}
+	buttons := []fyne.Disableable{c.attachBtn, c.discardBtn}
 	for _, r := range c.attRows {
 		buttons = append(buttons, r.toggle, r.remove)
 	}

@@ -87,9 +87,9 @@ func TestComposeCtrlEnterSendsFromAnyField(t *testing.T) {
 	}
 }
 
-// Tab walks To, Cc, Bcc, Subject, the body, the attachments' buttons, Save
-// as draft and Send, in that order; in the body Tab inserts nothing and
-// leaves, and Shift+Tab goes back to Subject.
+// Tab walks To, Cc, Bcc, Subject, the body, the attachments' buttons,
+// Discard, Save as draft and Send, in that order; in the body Tab inserts
+// nothing and leaves, and Shift+Tab goes back to Subject.
 func TestComposeTabOrder(t *testing.T) {
 	h := newHarness(t)
 	c := h.u.compose
@@ -100,7 +100,7 @@ func TestComposeTabOrder(t *testing.T) {
 	want := []struct {
 		name string
 		o    fyne.Focusable
-	}{{"To", c.to}, {"Cc", c.cc}, {"Bcc", c.bcc}, {"Subject", c.subject}, {"the body", c.body}, {"Attach…", c.attachBtn}, {"the file's way", row.toggle}, {"the file's Remove", row.remove}, {"Save as draft", c.draftBtn}, {"Send", c.sendBtn}}
+	}{{"To", c.to}, {"Cc", c.cc}, {"Bcc", c.bcc}, {"Subject", c.subject}, {"the body", c.body}, {"Attach…", c.attachBtn}, {"the file's way", row.toggle}, {"the file's Remove", row.remove}, {"Discard", c.discardBtn}, {"Save as draft", c.draftBtn}, {"Send", c.sendBtn}}
 	cv.Focus(c.to)
 	next := 1
 	for range 40 {

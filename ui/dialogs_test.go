@@ -93,6 +93,15 @@ func dialogCases(t *testing.T, h *harness, fu *fakeUploads, accts *fakeAccounts,
 			}
 			return nil
 		}},
+		{name: "Discard this message?", open: func() {
+			h.writeMessage("zoe@example.com", "Keep me")
+			c.askDiscard()
+		}, safe: func() error {
+			if c.subject.Text != "Keep me" {
+				return fmt.Errorf("Compose holds %q", c.subject.Text)
+			}
+			return nil
+		}},
 		{name: "Send large files through Google Drive?", open: func() {
 			h.writeMessage("zoe@example.com", "Big")
 			big := writeFile(t, "big.bin", []byte("big"))

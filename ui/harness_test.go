@@ -97,6 +97,7 @@ func newHarness(t *testing.T, opts ...func(*harnessOpts)) *harness {
 	}
 	if h.q != nil {
 		d.Limits, d.Keeper = h.q, h.q
+		d.Unsent = app.NewUnsentStore(h.state) // as main.go does: beside the journal
 	}
 	if o.deps != nil {
 		o.deps(&d)

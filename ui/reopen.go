@@ -141,10 +141,17 @@ func (c *composeScreen) blank() bool {
 	return len(c.attachments) == 0
 }
 
-// load fills the form with k: its fields, its attachments that are still
-// on this computer (the others named in words), the person's choices of
-// how each file goes, and the draft it belongs to, if any.
+// load fills the form with k (fill), says so and shows Compose.
 func (c *composeScreen) load(k *app.Composed, what string) {
+	c.say(c.fill(k, what))
+	c.u.tabs.Select(c.u.composeTab)
+}
+
+// fill fills the form with k: its fields, its attachments that are still
+// on this computer, the person's choices of how each file goes, and the
+// draft it belongs to, if any. It returns the words that say so, naming
+// the attachments no longer there.
+func (c *composeScreen) fill(k *app.Composed, what string) string {
 	c.clear()
 	c.to.SetText(strings.Join(k.To, ", "))
 	c.cc.SetText(strings.Join(k.Cc, ", "))
@@ -195,6 +202,5 @@ func (c *composeScreen) load(k *app.Composed, what string) {
 		}
 	}
 	c.updateMeter()
-	c.say(words)
-	c.u.tabs.Select(c.u.composeTab)
+	return words
 }

@@ -61,6 +61,7 @@ type Deps struct {
 	Uploads  Uploads
 	Outbox   Outbox
 	Keeper   Keeper                // nil: messages cannot be reopened, nor drafts edited
+	Unsent   UnsentStore           // keeps what Compose holds across restarts (keep.go); nil: not kept
 	Events   <-chan transfer.Event // the queue's events; the UI drains it
 	Endpoint string                // the sandbox's API root: the mailbox reads it
 	// Auth authorizes the mailbox's reads and the Drive calls of a
@@ -178,19 +179,29 @@ func New(a fyne.App, w fyne.Window, d Deps) *UI {
 		if t == u.mailboxTab {
 			u.mailbox.refresh()
 		}
+		if t == u.composeTab {
+			u.compose.focusTo()
+		}
 	}
 	w.SetContent(u.tabs.content)
 	w.SetOnDropped(u.dropped)
 	w.Canvas().SetOnTypedKey(u.dialogKey)
 	u.compose.addShortcuts(w.Canvas())
+	u.compose.startKeeping(d.Unsent)
+	u.compose.focusTo()
 	u.transfers.start()
 	return u
 }
 
 // Close stops the UI's goroutines. The queue is the caller's.
+// What Compose holds is written to this computer before it returns,
+// whatever closed the window.
 func (u *UI) Close() {
 	u.stop()
 	u.wg.Wait()
+	if u.compose.local != nil {
+		u.compose.local.flush()
+	}
 	u.mailbox.files.remove()
 }
 
@@ -258,7 +269,8 @@ func (u *UI) goBackground(fn func(ctx context.Context)) {
 }
 
 // CloseRequested decides what closing the window means. With nothing
-// uploading it quits. With uploads running it keeps them going in the
+// uploading it quits, asking nothing: what Compose holds is kept on this
+// computer (Close writes the last of it) and comes back at the next start. With uploads running it keeps them going in the
 // background when a system tray can bring the window back, and otherwise
 // asks first, unless the person said not to ask again.
 func (u *UI) CloseRequested(tray bool, quit, hide func()) {
