@@ -115,9 +115,16 @@ func (g *Google) AddAccount(ctx context.Context, clientSecret []byte, hint strin
 	g.mu.Lock()
 	acct := g.acct
 	g.mu.Unlock()
-	if clientSecret == nil && acct != nil {
+	switch {
+	case clientSecret == nil && acct != nil:
 		cfg, err = acct.Config()
-	} else {
+	case clientSecret == nil:
+		// Every account signed out: the client they signed in with
+		// was kept, so no file is asked for again.
+		if cfg, err = auth.Client(g.endpoint); errors.Is(err, auth.ErrNoClient) {
+			cfg, err = g.config(nil)
+		}
+	default:
 		cfg, err = g.config(clientSecret)
 	}
 	if err != nil {
@@ -206,6 +213,13 @@ func (w WindowAccounts) For(address string) transfer.Authorizer { return w.G.For
 // for what they need too, Drive's for a message whose file is there.
 func (w WindowAccounts) Add(ctx context.Context, clientSecret []byte, hint string) (string, error) {
 	return w.G.AddAccount(ctx, clientSecret, hint, NeededKinds(w.Q, hint)...)
+}
+
+// HasClient reports whether a client is kept to sign in with, with every
+// account signed out (auth.Client).
+func (w WindowAccounts) HasClient() bool {
+	_, err := auth.Client(w.G.endpoint)
+	return err == nil
 }
 
 // AlsoAsked are the kinds of work signing address in asks for because its

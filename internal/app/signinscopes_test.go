@@ -49,8 +49,9 @@ func (ta *twoAccounts) linkedMessage(account string) (upload, share, message str
 }
 
 // Issue 32: a message whose Drive file finished uploading, its account
-// signed out with its uploads kept and signed in again from the window
-// (which asks for sending and drafts alone): the sign-in asks for Drive
+// signed out with its uploads kept (and the other account too) and signed
+// in again from the window, with the client kept, no file asked for (the
+// window's own sign-in asks for sending and drafts alone): the sign-in asks for Drive
 // too, since a job of the account needs it, and the share and the
 // message go, the message once.
 func TestSigningInAgainAsksForWhatWaitingJobsNeed(t *testing.T) {
@@ -75,6 +76,12 @@ func TestSigningInAgainAsksForWhatWaitingJobsNeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	ta.await(map[string]transfer.EventKind{share: transfer.EventSignIn})
+	if err := w.SignOut(ctx, ta.home, KeepJobs); err != nil { // nobody is signed in now
+		t.Fatal(err)
+	}
+	if !w.HasClient() {
+		t.Fatal("with every account signed out, the client they signed in with is gone: the window would ask for its file again")
+	}
 
 	if _, err := w.Add(ctx, nil, work); err != nil { // the window's Sign in on the waiting account
 		t.Fatal(err)
