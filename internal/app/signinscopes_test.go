@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -155,5 +156,18 @@ func TestKindOfAJobFromItsURL(t *testing.T) {
 		if got := KindOf(u); got != want {
 			t.Errorf("KindOf(%s) = %q, want %q", u, got, want)
 		}
+	}
+}
+
+// A request that went out before its account signed out here with its
+// jobs kept, refused once the tokens were revoked, waits for a sign-in:
+// the refresh it asks for says so, rather than that no token can be
+// refreshed (which failed the job).
+func TestARefreshAfterSigningOutWaitsForASignIn(t *testing.T) {
+	c := NewCredentials(context.Background(), t.TempDir())
+	c.SignedOut(work)
+	err := c.Refresh(transfer.WithAccount(context.Background(), work))
+	if !errors.Is(err, transfer.ErrSignInNeeded) {
+		t.Fatalf("refresh for an account signed out: %v, want a sign-in needed", err)
 	}
 }
