@@ -210,6 +210,11 @@ func Logout(ctx context.Context, endpoint, address string) (string, error) {
 	if e != nil && e.RevokeURL != "" {
 		revokeErr = revoke(ctx, e.RevokeURL, e.Refresh)
 	}
+	if e != nil {
+		// Signing in again (Client) needs no client file. Not worth
+		// failing the sign-out for: the file is asked for again.
+		_ = keepClient(host, e)
+	}
 	if err := deleteEntry(host, address); err != nil {
 		return "", err
 	}
@@ -250,6 +255,32 @@ func httpClient(ctx context.Context) *http.Client {
 		return c
 	}
 	return http.DefaultClient
+}
+
+// ErrNoClient says no client is known at an endpoint: nobody signed in
+// there, or the client was never kept. The person gives its file.
+var ErrNoClient = errors.New("no OAuth client is kept for this endpoint")
+
+// Client is the sign-in configuration of the client last used at
+// endpoint: the default account's, else the one kept when the last
+// account signed out, so that signing in again needs no client file. It
+// fails with ErrNoClient when there is none.
+func Client(endpoint string) (*Config, error) {
+	if a, err := Load(endpoint); err == nil {
+		return a.Config()
+	}
+	_, host, err := canonicalEndpoint(endpoint)
+	if err != nil {
+		return nil, err
+	}
+	e, err := readClient(host)
+	if err != nil {
+		return nil, err
+	}
+	if e == nil {
+		return nil, fmt.Errorf("%w: %s", ErrNoClient, endpoint)
+	}
+	return newAccount(host, e).Config()
 }
 
 // Use makes address, signed in at endpoint, the default account there: the

@@ -110,9 +110,7 @@ func TestLogoutRevokesAndRemoves(t *testing.T) {
 	if err != nil || who != sandbox.DefaultAccount {
 		t.Fatalf("logout: %q %v", who, err)
 	}
-	if got := spy.snapshot(); len(got) != 0 {
-		t.Fatalf("entries left: %v", keysOf(got))
-	}
+	onlyClientLeft(t, spy, e)
 	if sb.status(t, e.Access) != 401 {
 		t.Fatal("the server still takes the token of a signed-out account")
 	}
@@ -131,14 +129,43 @@ func TestLogoutRevokesAndRemoves(t *testing.T) {
 }
 
 func TestLogoutOfflineStillRemoves(t *testing.T) {
-	sb, spy, _ := signedIn(t, nil)
+	sb, spy, acct := signedIn(t, nil)
+	e := savedEntry(t, spy, acct)
 	sb.srv.Close()
 	who, err := Logout(context.Background(), sb.url, sandbox.DefaultAccount)
 	if who != sandbox.DefaultAccount || !errors.Is(err, ErrNotRevoked) {
 		t.Fatalf("logout offline: %q %v", who, err)
 	}
-	if got := spy.snapshot(); len(got) != 0 {
-		t.Fatalf("entries left: %v", keysOf(got))
+	onlyClientLeft(t, spy, e)
+}
+
+// onlyClientLeft checks that the keychain holds nothing after the last
+// account signed out but the client it signed in with (issue 32: signing
+// in again needs no client file), with no token or address in it, and
+// that Client gives it back.
+func onlyClientLeft(t *testing.T, spy *spyKeychain, e entry) {
+	t.Helper()
+	got := spy.snapshot()
+	if len(got) != 1 {
+		t.Fatalf("entries left: %v, want the client's alone", keysOf(got))
+	}
+	for _, raw := range got {
+		for _, secret := range []string{e.Refresh, e.Access, e.Account} {
+			if secret != "" && strings.Contains(raw, secret) {
+				t.Fatalf("the client kept after sign-out holds a token or the address: %q", raw)
+			}
+		}
+	}
+	cfg, err := Client(e.Endpoint)
+	if err != nil || cfg.OAuth.ClientID != e.ClientID || cfg.OAuth.Endpoint.TokenURL != e.TokenURL {
+		t.Fatalf("the client after sign-out: %+v %v, want %s", cfg, err, e.ClientID)
+	}
+}
+
+func TestNoClientBeforeAnySignIn(t *testing.T) {
+	mockKeychain(t)
+	if _, err := Client("http://h:1"); !errors.Is(err, ErrNoClient) {
+		t.Fatalf("Client with nothing signed in ever: %v, want ErrNoClient", err)
 	}
 }
 
@@ -192,7 +219,7 @@ func TestSeveralAccountsAtOneEndpoint(t *testing.T) {
 	if _, err := Logout(context.Background(), "http://h:1", "two@x"); err != nil {
 		t.Fatal(err)
 	}
-	if a, err := Load("http://h:1"); err != nil || a.Address != "one@x" || len(spy.snapshot()) != 2 {
+	if a, err := Load("http://h:1"); err != nil || a.Address != "one@x" || len(spy.snapshot()) != 3 { // the index, one@x, the client kept
 		t.Fatalf("after logout of the default: %v %v", err, keysOf(spy.snapshot()))
 	}
 }

@@ -143,6 +143,41 @@ func writeIndex(host string, ix index) error {
 	return nil
 }
 
+// clientKey names the entry of the OAuth client an endpoint's accounts
+// signed in with, kept when an account signs out (keepClient). A host has
+// no space, so it cannot collide with an index or an account key.
+func clientKey(host string) string { return "client " + host }
+
+// keepClient keeps e's client (its id, its secret, its OAuth addresses;
+// no token, no address), so that signing in again after the last account
+// signed out does not make the person choose the client file again. A
+// desktop client's secret is not confidential (Google says an installed
+// app cannot keep one), but it stays in the keychain with the sign-ins.
+func keepClient(host string, e *entry) error {
+	c := entry{V: e.V, Endpoint: e.Endpoint, ClientID: e.ClientID, ClientSecret: e.ClientSecret, TokenURL: e.TokenURL, RevokeURL: e.RevokeURL}
+	data, _ := json.Marshal(&c)
+	if err := store.Set(Service, clientKey(host), string(data)); err != nil {
+		return &keychainError{op: "keep the sign-in's client", err: err}
+	}
+	return nil
+}
+
+// readClient is the client kept for host, nil when none is.
+func readClient(host string) (*entry, error) {
+	s, err := store.Get(Service, clientKey(host))
+	if errors.Is(err, keyring.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &keychainError{op: "read the sign-in's client", err: err}
+	}
+	var e entry
+	if err := json.Unmarshal([]byte(s), &e); err != nil || e.ClientID == "" || e.TokenURL == "" {
+		return nil, nil // damaged: the person gives the file again
+	}
+	return &e, nil
+}
+
 func (ix index) withFirst(address string) index {
 	rest := slices.DeleteFunc(slices.Clone(ix.Accounts), func(a string) bool { return a == address })
 	return index{Accounts: append([]string{address}, rest...)}

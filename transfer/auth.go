@@ -65,6 +65,9 @@ type SignInError struct {
 }
 
 func (e *SignInError) Error() string {
+	if e.Account == "" && e.Err != nil {
+		return fmt.Sprintf("%v: %v", ErrSignInNeeded, e.Err)
+	}
 	if e.Err == nil {
 		return fmt.Sprintf("%v (%s)", ErrSignInNeeded, e.Account)
 	}
@@ -72,6 +75,17 @@ func (e *SignInError) Error() string {
 }
 
 func (e *SignInError) Unwrap() []error { return []error{ErrSignInNeeded, e.Err} }
+
+// A RefusalJudge is an Authorizer that can tell, of a refusal that ends
+// an upload, whether only a new sign-in mends it: the credential is valid
+// but was not granted what the request needs, so trying again with it
+// fails the same way. It returns a *SignInError for such a refusal (the
+// job then waits in StateSignIn, as for a sign-in that ended, and the next
+// sign-in of its account sends it on) and nil for any other. job is the
+// job's URL, ctx carries its account (AccountOf).
+type RefusalJudge interface {
+	SignInNeeded(ctx context.Context, job string, refused *APIError) error
+}
 
 // accountNeeded is the account err names, "" when it names none.
 func accountNeeded(err error) string {

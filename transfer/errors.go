@@ -19,7 +19,7 @@ type APIError struct {
 	Code    int      // HTTP status
 	Status  string   // Google's status word, e.g. INVALID_ARGUMENT
 	Message string   // the server's own words, redacted
-	Reasons []string // errors[].reason, e.g. rateLimitExceeded
+	Reasons []string // errors[].reason, e.g. rateLimitExceeded, then details[].reason (Google's ErrorInfo)
 
 	// slowDown: the answer's words ask to slow down whatever its code says
 	// (the second dialect's per-minute quota comes as a 400).
@@ -98,6 +98,9 @@ func parseAPIError(code int, body []byte) *APIError {
 				Message string `json:"message"`
 				Reason  string `json:"reason"`
 			} `json:"errors"`
+			Details []struct {
+				Reason string `json:"reason"`
+			} `json:"details"`
 		} `json:"error"`
 	}
 	if json.Unmarshal(body, &g) == nil && (g.Error.Message != "" || g.Error.Status != "" || len(g.Error.Errors) > 0) {
@@ -109,6 +112,11 @@ func parseAPIError(code int, body []byte) *APIError {
 			}
 			if e.Message == "" {
 				e.Message = x.Message
+			}
+		}
+		for _, x := range g.Error.Details {
+			if x.Reason != "" {
+				e.Reasons = append(e.Reasons, x.Reason)
 			}
 		}
 	} else {

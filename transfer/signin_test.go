@@ -370,3 +370,61 @@ func TestParkedJobIsNotHeldByTheMeteredRule(t *testing.T) {
 		t.Errorf("a parked job on a metered connection: state %s, held %q", snap.State, snap.Held)
 	}
 }
+
+// scopeJudge is an Authorizer that judges a refusal carrying Google's
+// ACCESS_TOKEN_SCOPE_INSUFFICIENT one only a new sign-in mends.
+type scopeJudge struct{ deadableAuth }
+
+func (*scopeJudge) SignInNeeded(ctx context.Context, job string, refused *APIError) error {
+	for _, r := range refused.Reasons {
+		if r == "ACCESS_TOKEN_SCOPE_INSUFFICIENT" {
+			return &SignInError{Account: AccountOf(ctx), Err: refused}
+		}
+	}
+	return nil
+}
+
+// A refusal the Authorizer judges a sign-in's (the credential lacks a
+// grant) parks the job, with no retry spent, and the next sign-in of its
+// account sends it on; a refusal it does not judge so fails as before.
+func TestARefusalTheAuthorizerJudgesASignInsParksTheJob(t *testing.T) {
+	f := newFake(t)
+	f.token = "tok"
+	var refuse atomic.Value
+	refuse.Store("ACCESS_TOKEN_SCOPE_INSUFFICIENT")
+	f.hook = func(kind string, n int, w http.ResponseWriter, r *http.Request, s *fakeSession) bool {
+		reason := refuse.Load().(string)
+		if kind != "start" || reason == "" {
+			return false
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		w.Write([]byte(`{"error":{"code":403,"message":"Request had insufficient authentication scopes.","status":"PERMISSION_DENIED","errors":[{"reason":"insufficientPermissions"}],"details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"` + reason + `"}]}}`))
+		return true
+	}
+	h := newHarness(t, Config{Auth: &scopeJudge{}})
+	path, data := writeFile(t, ChunkQuantum+100)
+	id := h.add(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: path, Account: "zoe@example.com"})
+	parked := h.await(func(e Event) bool {
+		return e.Job == id && (e.Kind == EventSignIn || e.Kind == EventFailed || e.Kind == EventDone)
+	})
+	if parked.Kind != EventSignIn || parked.Snap.SignInFor != "zoe@example.com" {
+		t.Fatalf("the refused job: %s, for %q; want it parked for zoe@example.com", parked, parked.Snap.SignInFor)
+	}
+	noRetries(t, h, id)
+	refuse.Store("")
+	if ids, err := h.q.SignedIn("zoe@example.com"); err != nil || len(ids) != 1 {
+		t.Fatalf("SignedIn: %v %v", ids, err)
+	}
+	if resourceSHA(t, h.mustDone(id)) != sha(data) {
+		t.Fatal("bytes differ")
+	}
+
+	refuse.Store("SOMETHING_ELSE")
+	other := h.add(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: path, Account: "zoe@example.com"})
+	if e := h.await(func(e Event) bool {
+		return e.Job == other && (e.Kind == EventSignIn || e.Kind == EventFailed || e.Kind == EventDone)
+	}); e.Kind != EventFailed {
+		t.Fatalf("a refusal the Authorizer did not judge a sign-in's: %s, want failed", e)
+	}
+}

@@ -226,7 +226,7 @@ func (u *Uploader) Upload(ctx context.Context, w Work) (*Response, error) {
 		resp, err = up.oneShot(ctx)
 	}
 	if err != nil {
-		return nil, err
+		return nil, up.judged(ctx, err)
 	}
 	// What the server reports of the bytes it holds, against the file.
 	if resp.Verified, err = up.verify(ctx, resp); err != nil {
@@ -245,6 +245,20 @@ func (u *Uploader) Upload(ctx context.Context, w Work) (*Response, error) {
 		c.Summed, c.SumState = 0, nil
 	})
 	return resp, nil
+}
+
+// judged is err, or the sign-in the Authorizer says a refusal needs
+// (RefusalJudge): such a job waits for a sign-in rather than fail.
+func (up *upload) judged(ctx context.Context, err error) error {
+	j, ok := up.u.Auth.(RefusalJudge)
+	var ae *APIError
+	if !ok || !errors.As(err, &ae) || ctx.Err() != nil {
+		return err
+	}
+	if signIn := j.SignInNeeded(ctx, up.rec.URL, ae); signIn != nil {
+		return signIn
+	}
+	return err
 }
 
 // keep records a change of the cursor through the sink.

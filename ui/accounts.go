@@ -40,6 +40,13 @@ type Accounts interface {
 	Unfinished(address string) int
 	// For authorizes requests made as address outside the queue.
 	For(address string) transfer.Authorizer
+	// HasClient reports whether the client the accounts signed in with
+	// is kept, so signing in again needs no client file even when every
+	// account signed out.
+	HasClient() bool
+	// AlsoAsked are the kinds of work signing address in asks for
+	// besides sending and drafts, because its waiting uploads need them.
+	AlsoAsked(address string) []auth.Kind
 }
 
 // accountsSection is the Account screen's list of accounts, each with its
@@ -194,13 +201,19 @@ func sortedKeys(m map[string]int) []string {
 // addAccount signs in another account with the client already used, or,
 // when there is none yet (or it is given), through the set-up assistant.
 func (s *accountsSection) addAccount(clientSecret []byte, hint string) {
-	if clientSecret == nil && len(s.u.deps.Accounts.List()) == 0 {
+	accounts := s.u.deps.Accounts
+	if clientSecret == nil && len(accounts.List()) == 0 && !accounts.HasClient() {
 		s.a.openAssistantFor(hint)
 		return
 	}
 	s.add.Disable()
-	setLabel(s.status, lang.X("account.browser", "Finish signing in in your browser…"))
-	accounts := s.u.deps.Accounts
+	words := lang.X("account.browser", "Finish signing in in your browser…")
+	if hint != "" {
+		if why := alsoAskedWords(accounts.AlsoAsked(hint)); why != "" {
+			words += " " + why
+		}
+	}
+	setLabel(s.status, words)
 	s.u.goBackground(func(ctx context.Context) {
 		addr, err := accounts.Add(ctx, clientSecret, hint)
 		s.u.do(func() {
@@ -213,6 +226,21 @@ func (s *accountsSection) addAccount(clientSecret []byte, hint string) {
 			s.a.show()
 		})
 	})
+}
+
+// alsoAskedWords says why a sign-in asks for more than sending and
+// drafts: the uploads waiting for the account need it. "" when it asks
+// for nothing more.
+func alsoAskedWords(kinds []auth.Kind) string {
+	switch {
+	case len(kinds) == 0:
+		return ""
+	case len(kinds) == 1 && kinds[0] == auth.Links:
+		return lang.X("accounts.also.drive", "Carrier also asks for Google Drive because a message waiting to go has a file there.")
+	case len(kinds) == 1 && kinds[0] == auth.Photos:
+		return lang.X("accounts.also.photos", "Carrier also asks for Google Photos because pictures waiting to go are for it.")
+	}
+	return lang.X("accounts.also.more", "Carrier also asks for what the uploads waiting for this account need, so that they can go on.")
 }
 
 // askSignOut asks what becomes of the account's unfinished uploads before

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"carrier/auth"
 	"carrier/internal/app"
 	"carrier/transfer"
 )
@@ -26,6 +27,21 @@ type fakeAccounts struct {
 	added      [][]byte
 	hints      []string
 	signedOut  []string // "ADDR keep|cancel"
+	client     bool     // a client is kept (HasClient)
+	also       map[string][]auth.Kind
+	gate       chan struct{} // non-nil: Add waits for it to close, as a browser keeps a sign-in open
+}
+
+func (f *fakeAccounts) HasClient() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.client
+}
+
+func (f *fakeAccounts) AlsoAsked(a string) []auth.Kind {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.also[a]
 }
 
 func (f *fakeAccounts) List() []string {
@@ -42,6 +58,9 @@ func (f *fakeAccounts) Use(a string) error {
 }
 
 func (f *fakeAccounts) Add(_ context.Context, secret []byte, hint string) (string, error) {
+	if f.gate != nil {
+		<-f.gate
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.added = append(f.added, secret)
@@ -421,5 +440,40 @@ func TestSignInWithEveryAccountSignedOutOffersTheWaitingOne(t *testing.T) {
 	})
 	if f.hints[0] != "home@example.com" || f.added[0] == nil {
 		t.Fatalf("signed in offering %q with client %q", f.hints[0], f.added[0])
+	}
+}
+
+// With every account signed out but their client kept (issue 32), Sign in
+// on an account whose uploads wait asks for no client file: it signs in
+// at once, offering that account, and says that it asks for Drive too
+// because a message waiting to go has a file there.
+func TestSignInAgainWithTheClientKeptSaysWhyItAsksForDrive(t *testing.T) {
+	fu := &fakeUploads{recs: map[string]transfer.Snapshot{
+		"a": {ID: "a", Label: "share", State: transfer.StateSignIn, Account: "home@example.com", SignInFor: "home@example.com"},
+	}}
+	f := &fakeAccounts{client: true, also: map[string][]auth.Kind{"home@example.com": {auth.Links}}, gate: make(chan struct{})}
+	h := newHarness(t, func(o *harnessOpts) {
+		o.uploads = fu
+		o.deps = func(d *Deps) { d.Accounts = f }
+	})
+	s := h.u.account.accounts
+	if s.ins["home@example.com"] == nil {
+		t.Fatalf("home@example.com, signed out with an upload waiting, is not listed: %v", s.kept)
+	}
+	test.Tap(s.ins["home@example.com"])
+	if as := h.u.account.assistant; as != nil {
+		t.Fatal("Sign in opened the set-up assistant although the client is kept")
+	}
+	if said := s.status.Text; !strings.Contains(said, "also asks for Google Drive because a message waiting to go has a file there") {
+		t.Errorf("the window says %q while the browser signs in: want why Drive is asked for", said)
+	}
+	close(f.gate)
+	h.until("signed in", func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return len(f.hints) == 1
+	})
+	if f.hints[0] != "home@example.com" || f.added[0] != nil {
+		t.Fatalf("signed in offering %q with client %q, want the waiting account with the kept client", f.hints[0], f.added[0])
 	}
 }

@@ -50,6 +50,7 @@ type composeScreen struct {
 	held                 bool          // the form waits for the browser (hold)
 	draft                string        // the draft the form edits (reopen.go): Save updates it, Send sends it
 	local                *localCopy    // writes what the form holds to this computer (keep.go); nil: not kept
+	reopened             string        // the job the form was reopened from (reopen.go): a message queued from it replaces it
 	content              fyne.CanvasObject
 	box                  *fyne.Container // laid out by composeLayout
 }
@@ -523,6 +524,7 @@ func (c *composeScreen) linkOptions() app.LinkOptions {
 	for p, w := range ways {
 		o.Choose[p] = w.link
 	}
+	o.Replaces = c.reopened
 	if c.share.chosen == 1 {
 		o.Share = app.ShareAnyone
 	} else {
@@ -662,8 +664,12 @@ func (c *composeScreen) send(ctx context.Context, method compose.Method, gmail a
 				c.draft = "" // sent, the draft is gone: what the form keeps is a new message
 				c.keepLocal()
 			}
+			c.reopened = "" // replaced by the one queued
 			c.say(lang.X("compose.queued.asitwas", "Queued as it was when you pressed the button. The form keeps what you changed since."))
 			c.updateButtons()
+		}
+		if opts.Replaces != "" {
+			c.u.transfers.draw(opts.Replaces) // it no longer offers to reopen it
 		}
 		last := len(ids) - 1
 		c.u.transfers.claim(ids[last], ids[:last])
@@ -832,6 +838,7 @@ func (c *composeScreen) clear() {
 		e.SetText("")
 	}
 	c.draft = ""
+	c.reopened = ""
 	c.attachments = nil
 	c.attSizes = map[string]int64{}
 	c.choice = map[string]bool{}

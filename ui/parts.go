@@ -188,19 +188,22 @@ func (s *transfersScreen) drawGroup(r *transferRow, v jobView) {
 			}
 		}
 	}
-	var running, paused, failed bool
+	var running, paused, failed, mendless bool
 	for _, j := range g.all {
 		running = running || (j.State.Unfinished() && j.State != transfer.StatePaused)
 		paused = paused || j.State == transfer.StatePaused
 		failed = failed || j.State == transfer.StateFailed
+		mendless = mendless || needsNew(j)
 	}
 	open := msg.State.Unfinished() || msg.State == transfer.StateFailed
 	show(r.pause, open && running)
 	show(r.resume, open && paused)
-	show(r.retry, open && failed)
+	// Retry is offered only when it can finish the message: a part that
+	// would fail the same way (a file changed) needs a new message.
+	show(r.retry, open && failed && !mendless)
 	show(r.cancel, open)
 	show(r.sendAnyway, open && s.u.deps.Limits != nil && heldFiles(g) > 0)
-	show(r.reopen, s.canReopen(msg))
+	show(r.reopen, s.canReopen(msg, g.all[1:]...))
 }
 
 // heldFiles counts a message's uploads that wait on a metered connection.

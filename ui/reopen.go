@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fyne.io/fyne/v2/lang"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -30,9 +31,31 @@ func isMessage(s transfer.Snapshot) bool {
 	return strings.Contains(s.URL, "/upload/gmail/")
 }
 
-// canReopen reports whether a message's row offers Reopen in Compose.
-func (s *transfersScreen) canReopen(msg transfer.Snapshot) bool {
-	return s.u.deps.Keeper != nil && isMessage(msg) && (msg.State == transfer.StateFailed || msg.State == transfer.StateCancelled)
+// reopenable reports whether a message, by its state, is one to reopen in
+// Compose: it failed or was cancelled, or a part it needs failed in a way
+// Retry cannot mend (needsNew), so only a new message sends it.
+func reopenable(msg transfer.Snapshot, parts ...transfer.Snapshot) bool {
+	if !isMessage(msg) {
+		return false
+	}
+	if msg.State == transfer.StateFailed || msg.State == transfer.StateCancelled {
+		return true
+	}
+	return msg.State.Unfinished() && slices.ContainsFunc(parts, needsNew)
+}
+
+// canReopen reports whether a message's row offers Reopen in Compose: it
+// is reopenable and its fields are still kept (not once a message
+// reopened from it was queued, so it cannot be sent twice).
+func (s *transfersScreen) canReopen(msg transfer.Snapshot, parts ...transfer.Snapshot) bool {
+	k := s.u.deps.Keeper
+	return k != nil && reopenable(msg, parts...) && k.Kept(msg.ID)
+}
+
+// needsNew reports whether a job failed in a way Retry cannot mend: the
+// same failure would come again (retryCannotMend).
+func needsNew(s transfer.Snapshot) bool {
+	return s.State == transfer.StateFailed && retryCannotMend(s)
 }
 
 // cancelAsk is the question asked before an upload is cancelled.
@@ -186,6 +209,7 @@ func (c *composeScreen) fill(k *app.Composed, what string) string {
 		}
 	}
 	c.draft = k.DraftID
+	c.reopened = k.From
 	words := lang.X("reopen.what", "{{.What}}: '{{.Subject}}'.", w{"What": what, "Subject": app.Printable(orNone(k.Subject))})
 	if c.draft != "" {
 		words += " " + lang.X("reopen.draft", "Save as draft updates the draft; Send sends it.")

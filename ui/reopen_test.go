@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2/test"
 
@@ -190,6 +191,9 @@ func TestACancelledMessageReopens(t *testing.T) {
 	if len(msgs) != 1 || strings.Join(msgs[0].attachments, ",") != "notes.txt" || !strings.Contains(msgs[0].raw, "Line two.") {
 		t.Fatalf("sent: %+v", msgs)
 	}
+	// Issue 32: reopened and sent, the cancelled one is not offered again
+	// (once Compose hears it was queued, which may come after it went).
+	h.until("the cancelled message's row no longer offers Reopen in Compose", func() bool { return !row.reopen.Visible() })
 	test.Tap(h.u.transfers.clear)
 	if kept, _ := os.ReadDir(app.ComposedDir(state)); len(kept) != 0 {
 		t.Errorf("sent and cleared, yet kept: %v", kept)
@@ -213,10 +217,10 @@ func TestEditsMadeWhileQueuingStay(t *testing.T) {
 }
 
 // Reopen in Compose is offered for a message that failed or was
-// cancelled, not for one on its way or sent, nor for a timeline post.
+// cancelled, or waits for a part that failed in a way Retry cannot mend,
+// not for one on its way or sent, nor for a timeline post.
 func TestWhichRowsReopen(t *testing.T) {
 	h := newHarness(t)
-	s := h.u.transfers
 	gmail, timeline := h.url+"/upload/gmail/v1/users/me/messages/send", h.url+"/upload/mirror/v1/timeline"
 	for _, c := range []struct {
 		url   string
@@ -231,11 +235,91 @@ func TestWhichRowsReopen(t *testing.T) {
 		{timeline, transfer.StateFailed, false},
 		{timeline, transfer.StateCancelled, false},
 	} {
-		if got := s.canReopen(transfer.Snapshot{URL: c.url, State: c.state}); got != c.want {
+		if got := reopenable(transfer.Snapshot{URL: c.url, State: c.state}); got != c.want {
 			t.Errorf("%s %s: reopen %v, want %v", c.url, c.state, got, c.want)
 		}
 	}
+	// A message that waits for a part: reopened only when the part
+	// failed in a way Retry cannot mend (its file changed).
+	waiting := transfer.Snapshot{URL: gmail, State: transfer.StateWaiting}
+	changed := transfer.Snapshot{URL: h.url + "/upload/drive/v3/files", State: transfer.StateFailed, Cause: transfer.ErrSourceChanged}
+	gaveUp := transfer.Snapshot{URL: h.url + "/upload/drive/v3/files", State: transfer.StateFailed, Cause: transfer.ErrGaveUp}
+	if !reopenable(waiting, changed) || reopenable(waiting, gaveUp) || reopenable(waiting) {
+		t.Errorf("a waiting message: reopen with a changed part %v, with one that gave up %v, alone %v; want true, false, false",
+			reopenable(waiting, changed), reopenable(waiting, gaveUp), reopenable(waiting))
+	}
 	if got := cancelQuestion(transfer.Snapshot{URL: timeline, Label: "dot.png · to the timeline"}); got != "Cancel 'dot.png · to the timeline'? Its upload stops." {
 		t.Errorf("a post's question: %q", got)
+	}
+}
+
+// holdDriveUploads keeps every request of a Drive upload waiting until
+// release, so a test may change a file between its queuing and its bytes.
+func holdDriveUploads() (opt func(*harnessOpts), release func()) {
+	held := make(chan struct{})
+	var once sync.Once
+	return func(o *harnessOpts) {
+		o.wrap = func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasPrefix(r.URL.Path, "/upload/drive/") {
+					select {
+					case <-held:
+					case <-r.Context().Done():
+						return
+					}
+				}
+				next.ServeHTTP(w, r)
+			})
+		}
+	}, func() { once.Do(func() { close(held) }) }
+}
+
+// Issue 32: a file going as a Drive link saved again after its message
+// was queued (the same bytes, a new modification time) stops its upload
+// for good. The message's row says which file changed and how, offers no
+// Retry (it would stop the same way) but Reopen in Compose; the message
+// reopened and sent arrives once, and the old row then no longer offers
+// Reopen in Compose, so it cannot be sent twice.
+func TestAChangedFileOffersReopenNotRetryAndOnlyOnce(t *testing.T) {
+	hold, release := holdDriveUploads()
+	defer release()
+	h := newHarness(t, hold)
+	c := h.u.compose
+	h.writeMessage("zoe@example.com", "Scans")
+	scan := patterned(t, "scan.pdf", 1<<20)
+	drop(h, scan)
+	test.Tap(c.attRows[scan].toggle) // as a Drive link
+	test.Tap(c.sendBtn)
+	var row *transferRow
+	h.until("the message's row", func() bool { row = h.onlyRow(); return row != nil && len(row.partRows) == 1 })
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(scan, later, later); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	h.until("the upload stopped", func() bool { return strings.Contains(row.state.Text, "failed") })
+	if want := "scan.pdf changed after its upload began: it was saved again (its modification time changed)"; !strings.Contains(row.state.Text, want) {
+		t.Errorf("the row says %q, want %q", row.state.Text, want)
+	}
+	if row.retry.Visible() || !row.reopen.Visible() {
+		t.Fatalf("a message whose file changed: Retry %v, Reopen in Compose %v; want Reopen alone", row.retry.Visible(), row.reopen.Visible())
+	}
+	test.Tap(row.reopen)
+	h.until("the message back in Compose", func() bool { return c.subject.Text == "Scans" && len(c.attachments) == 1 })
+	test.Tap(c.sendBtn)
+	h.until("the reopened message sent", func() bool {
+		for _, r := range h.u.transfers.rows {
+			if r != row && r.state.Text == "Sent" {
+				return true
+			}
+		}
+		return false
+	})
+	h.until("the old row no longer offers to reopen", func() bool { return !row.reopen.Visible() })
+	if row.retry.Visible() {
+		t.Error("the old row offers Retry")
+	}
+	if msgs := h.messages(); len(msgs) != 1 {
+		t.Fatalf("the sandbox holds %d messages, want the reopened one", len(msgs))
 	}
 }

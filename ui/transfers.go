@@ -350,7 +350,7 @@ func (s *transfersScreen) draw(id string) {
 	st := snap.State
 	show(r.pause, st.Unfinished() && st != transfer.StatePaused)
 	show(r.resume, st == transfer.StatePaused)
-	show(r.retry, st == transfer.StateFailed)
+	show(r.retry, st == transfer.StateFailed && !retryCannotMend(snap))
 	show(r.cancel, st.Unfinished() || st == transfer.StateFailed)
 	show(r.sendAnyway, s.u.deps.Limits != nil && heldMetered(snap))
 	show(r.reopen, s.canReopen(snap))

@@ -48,6 +48,10 @@ type Outbox interface {
 type Keeper interface {
 	Composed(id string) (*app.Composed, error)
 	OpenDraft(id string, raw []byte) (*app.Composed, error)
+	// Kept reports whether message id's fields are kept to reopen it:
+	// not once it was sent, cleared, or replaced by a message reopened
+	// from it (app.LinkOptions.Replaces).
+	Kept(id string) bool
 }
 
 // Account describes who Carrier sends as.

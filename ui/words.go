@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -222,7 +223,11 @@ func detailLine(text string) string {
 // failureWords is a failed job's words: the sentence, then the detail
 // line.
 func failureWords(snap transfer.Snapshot, live error) string {
-	s := failureSentence(classifyFailure(snap.Cause, snap.Error, live), serverName(snap.URL))
+	fl := classifyFailure(snap.Cause, snap.Error, live)
+	s := failureSentence(fl, serverName(snap.URL))
+	if fl.kind == failChanged && snap.Path != "" && !isMessage(snap) {
+		s = changedWords(snap)
+	}
 	if reset, ok := app.QuotaStopped(snap); ok {
 		// The window's QuotaWait sends a Photos job on by itself at the
 		// reset: "press Retry" would not be true.
@@ -232,6 +237,48 @@ func failureWords(snap transfer.Snapshot, live error) string {
 		s += "\n" + d
 	}
 	return s
+}
+
+// changedHow reads how a file changed off the engine's words (transfer's
+// changedError: its own fixed phrases), in the person's language; "" when
+// they say none of these.
+func changedHow(text string) string {
+	switch {
+	case strings.Contains(text, "its size is now"):
+		return lang.X("fail.changed.size", "its size is not what it was")
+	case strings.Contains(text, "its modification time changed"):
+		return lang.X("fail.changed.time", "it was saved again (its modification time changed), even if its bytes may be the same")
+	case strings.Contains(text, "its change time moved"):
+		return lang.X("fail.changed.written", "it was written to")
+	case strings.Contains(text, "differ"):
+		return lang.X("fail.changed.content", "its content is different")
+	}
+	return ""
+}
+
+// changedWords says which file changed after its upload began, and how:
+// Retry would stop the same way, so the way on is the file sent again.
+func changedWords(snap transfer.Snapshot) string {
+	how := changedHow(snap.Error)
+	if how == "" {
+		how = lang.X("fail.changed.content", "its content is different")
+	}
+	return lang.X("fail.changed.named", "{{.Name}} changed after its upload began: {{.How}}. Carrier stopped rather than send a mix of old and new, and Retry would stop the same way: send the file again (for a message, Reopen in Compose) if its new content is what you want.",
+		w{"Name": app.Printable(filepath.Base(snap.Path)), "How": how})
+}
+
+// retryCannotMend reports whether Retry on a job that failed this way
+// would fail the same way: the file changed (its size and times are
+// compared, so even the same bytes put back fail), the copy at the
+// destination is not the file, what the upload goes to is gone, Google
+// Photos dropped the uploaded bytes, or the file is too large. The row
+// does not offer Retry then; a message's offers Reopen in Compose.
+func retryCannotMend(snap transfer.Snapshot) bool {
+	switch classifyFailure(snap.Cause, snap.Error, nil).kind {
+	case failChanged, failNotVerified, failNotFound, failPhotosToken, failTooLarge:
+		return true
+	}
+	return false
 }
 
 // signInFailedWords says in the person's language why a sign-in did not happen,

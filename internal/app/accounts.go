@@ -104,24 +104,33 @@ func (g *Google) Use(address string) error {
 }
 
 // AddAccount signs another account in beside those signed in, offering
-// hint first in the browser (login_hint; "" lets the person choose). With
-// no client file, the default account's client is used again.
-func (g *Google) AddAccount(ctx context.Context, clientSecret []byte, hint string) (string, error) {
+// hint first in the browser (login_hint; "" lets the person choose), for
+// sending and drafts and the kinds of work also names (what the account's
+// waiting jobs need: NeededKinds). With no client file, the default
+// account's client is used again.
+func (g *Google) AddAccount(ctx context.Context, clientSecret []byte, hint string, also ...auth.Kind) (string, error) {
 	defer g.resetCreds()
 	var cfg *auth.Config
 	var err error
 	g.mu.Lock()
 	acct := g.acct
 	g.mu.Unlock()
-	if clientSecret == nil && acct != nil {
+	switch {
+	case clientSecret == nil && acct != nil:
 		cfg, err = acct.Config()
-	} else {
+	case clientSecret == nil:
+		// Every account signed out: the client they signed in with
+		// was kept, so no file is asked for again.
+		if cfg, err = auth.Client(g.endpoint); errors.Is(err, auth.ErrNoClient) {
+			cfg, err = g.config(nil)
+		}
+	default:
 		cfg, err = g.config(clientSecret)
 	}
 	if err != nil {
 		return "", err
 	}
-	scopes, err := auth.ScopesFor(windowKinds...)
+	scopes, err := auth.ScopesFor(append(slices.Clone(windowKinds), also...)...)
 	if err != nil {
 		return "", err
 	}
@@ -200,9 +209,22 @@ func (w WindowAccounts) List() []string                         { return w.G.Acc
 func (w WindowAccounts) Use(address string) error               { return w.G.Use(address) }
 func (w WindowAccounts) For(address string) transfer.Authorizer { return w.G.For(address) }
 
+// Add signs an account in; signing in one whose jobs wait (hint) asks
+// for what they need too, Drive's for a message whose file is there.
 func (w WindowAccounts) Add(ctx context.Context, clientSecret []byte, hint string) (string, error) {
-	return w.G.AddAccount(ctx, clientSecret, hint)
+	return w.G.AddAccount(ctx, clientSecret, hint, NeededKinds(w.Q, hint)...)
 }
+
+// HasClient reports whether a client is kept to sign in with, with every
+// account signed out (auth.Client).
+func (w WindowAccounts) HasClient() bool {
+	_, err := auth.Client(w.G.endpoint)
+	return err == nil
+}
+
+// AlsoAsked are the kinds of work signing address in asks for because its
+// waiting jobs need them (AlsoAsked), for the window to say why.
+func (w WindowAccounts) AlsoAsked(address string) []auth.Kind { return AlsoAsked(w.Q, address) }
 
 func (w WindowAccounts) SignOut(ctx context.Context, address string, jobs UnfinishedJobs) error {
 	_, err := w.G.SignOutAccount(ctx, address, w.Q, jobs)

@@ -251,6 +251,13 @@ func (c *Credentials) Authorize(ctx context.Context, req *http.Request) error {
 func (c *Credentials) Refresh(ctx context.Context) error {
 	account := transfer.AccountOf(ctx)
 	c.mu.Lock()
+	if account != "" && c.out[account] {
+		// A request sent before the account signed out here was
+		// refused: its job waits for the account, as the next request
+		// would (Authorize), rather than fail.
+		c.mu.Unlock()
+		return &transfer.SignInError{Account: account, Err: fmt.Errorf("%s was signed out on this computer", account)}
+	}
 	var as []transfer.Authorizer
 	for k, used := range c.used {
 		if used && (account == "" || k.account == account) {

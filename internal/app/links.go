@@ -59,6 +59,11 @@ type LinkOptions struct {
 	// true sends one as a link, false attaches it (the desktop app's
 	// per-file choice). The others follow Policy.
 	Choose map[string]bool
+	// Replaces is the message this one was reopened from (Reopen in
+	// Compose), "" for none: once this one is queued, that one is
+	// cancelled if it could still go and its kept fields go (Replace), so
+	// it is neither sent nor reopened a second time.
+	Replaces string
 }
 
 // MaxLinkExpiry is Drive's limit on a permission's expiration.
@@ -240,6 +245,7 @@ func (q *Queue) SendWithLinks(ctx context.Context, d Drive, msg *compose.Message
 		if err != nil {
 			return nil, err
 		}
+		q.Replace(ctx, opts.Replaces)
 		return []string{id}, nil
 	}
 	if opts.Expiry < 0 || opts.Expiry > MaxLinkExpiry {
@@ -303,6 +309,7 @@ func (q *Queue) SendWithLinks(ctx context.Context, d Drive, msg *compose.Message
 	if err != nil {
 		return undo(err)
 	}
+	q.Replace(ctx, opts.Replaces)
 	return append(jobs, id), nil
 }
 

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,6 +43,10 @@ type Composed struct {
 	Choose map[string]bool `json:",omitempty"`
 	Share  Share           `json:",omitempty"`
 	Expiry time.Duration   `json:",omitempty"`
+	// From is the job the fields were kept for (Queue.Composed), "" for
+	// a draft opened from the Mailbox: a message sent from them replaces
+	// it (LinkOptions.Replaces).
+	From string `json:"-"`
 }
 
 // Message is the compose.Message the fields make.
@@ -164,7 +169,49 @@ func (q *Queue) Composed(id string) (*Composed, error) {
 	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, fmt.Errorf("the message kept to reopen is damaged: %w", err)
 	}
+	c.From = id
 	return &c, nil
+}
+
+// Kept reports whether message id's fields are kept to reopen it: not
+// once it was sent, cleared, or replaced by a message reopened from it.
+func (q *Queue) Kept(id string) bool {
+	p := q.keptPath(fileOf(q.Queue, id))
+	if p == "" {
+		return false
+	}
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// Replace is told that a message reopened from message id was queued:
+// id's fields are no longer kept to reopen, and id, with its unfinished
+// parts, is cancelled if it could still go (it failed, or it waits for a
+// part), so the message is not sent twice. Its files already on Drive
+// stay. "" does nothing; a message already ended needs no cancelling.
+func (q *Queue) Replace(ctx context.Context, id string) {
+	if id == "" {
+		return
+	}
+	path := fileOf(q.Queue, id)
+	// The journal has the parts of an earlier run; the queue's own
+	// snapshots are the newest of the jobs it holds.
+	byID := map[string]transfer.Snapshot{}
+	recs, _ := q.Journal().List()
+	for _, r := range recs {
+		byID[r.ID] = r.Snapshot()
+	}
+	for _, s := range q.Jobs() {
+		byID[s.ID] = s
+	}
+	jobs := make([]transfer.Snapshot, 0, len(byID))
+	for _, s := range byID {
+		jobs = append(jobs, s)
+	}
+	if g, err := GraphOf(jobs, id); err == nil && g.Ended() == nil {
+		q.CancelMessage(context.WithoutCancel(ctx), g)
+	}
+	q.drop(path)
 }
 
 // OpenedGrace is how long the attachments of a draft opened in Compose
