@@ -4,6 +4,10 @@
 GO        ?= go
 export PATH := $(PATH):/usr/local/go/bin:$(HOME)/go/bin
 BIN       := bin/carrier
+# The desktop tests run the release binary, the one the packages hold
+# (scripts/release/linux.sh --binary), not a build of their own.
+REL_OUT   := artifacts/release
+REL_BIN   := $(REL_OUT)/carrier
 # System packages: what building Carrier needs (cgo and Fyne's OpenGL
 # driver), and what the tests add (a virtual X server, a drag source,
 # screenshots, a window closed as a window manager closes it).
@@ -19,10 +23,9 @@ FUZZTIME  ?= 30s
 # mingw-w64, the installer built by wixl (scripts/windows/).
 WIN_PKGS  := wine64 gcc-mingw-w64-x86-64 msitools wixl curl xvfb xdotool imagemagick
 WIN_OUT   := artifacts/windows
-REL_OUT   := artifacts/release
 WIN_ENV   := GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc
 
-.PHONY: all build run test test-desktop test-desktop-fa test-accounts test-media test-package test-keyring test-windows deps-run deps-test deps-windows deps-deb vet vet-cross fmt-check bench bench-cpu soak fuzz \
+.PHONY: all build release-bin run test test-desktop test-desktop-fa test-accounts test-media test-package test-keyring test-windows deps-run deps-test deps-windows deps-deb vet vet-cross fmt-check bench bench-cpu soak fuzz \
         package package-windows build-windows clean bench-net bench-photos demo-accounts demo-photos
 
 all: build
@@ -42,6 +45,10 @@ deps-deb:
 
 build: deps-run
 	$(GO) build -o $(BIN) .
+
+# The Linux release binary alone (what Carrier.tar.xz and Carrier.deb hold).
+release-bin: deps-run
+	GO="$(GO)" scripts/release/linux.sh --binary $(REL_OUT)
 
 # Opens Carrier's window on the embedded sandbox in the user's data folder.
 run: build
@@ -74,20 +81,20 @@ test: deps-test fmt-check vet vet-cross
 
 # The real binary under a virtual X server: a file dragged from another
 # program onto the window is sent; screenshots go to artifacts/screenshots.
-test-desktop: build
-	/usr/bin/python3 scripts/e2e_desktop.py $(BIN)
+test-desktop: release-bin
+	/usr/bin/python3 scripts/e2e_desktop.py $(REL_BIN)
 
 # A folder of 40 pictures and a 128 MiB video dragged onto the Media
 # screen from another program, posted into a new album: the sandbox's
 # Photos must hold exactly those 41 files, byte for byte; screenshots under
 # way and done in artifacts/screenshots/media-*.png. About 40 s.
-test-media: build
-	/usr/bin/python3 scripts/e2e_media.py $(BIN)
+test-media: release-bin
+	/usr/bin/python3 scripts/e2e_media.py $(REL_BIN)
 
 # The same binary started in Persian (LANGUAGE=fa), both themes: every
 # screen photographed to artifacts/screenshots/fa-*.png, to be looked at.
-test-desktop-fa: build
-	/usr/bin/python3 scripts/e2e_persian.py $(BIN)
+test-desktop-fa: release-bin
+	/usr/bin/python3 scripts/e2e_persian.py $(REL_BIN)
 
 # The Google set-up assistant walked in the real window (about 30 s): the
 # embedded sandbox stands in for Google (CARRIER_SANDBOX_SIGNIN=1), a
@@ -95,9 +102,9 @@ test-desktop-fa: build
 # web client's JSON are refused in words read back from the window, the
 # sandbox's client signs in through its consent page, and the account is
 # listed. Screenshots in artifacts/screenshots/accounts-*.png.
-test-accounts: build
+test-accounts: release-bin
 	@scripts/deps.sh xvfb xdotool imagemagick python3-gi gir1.2-gtk-3.0 dbus-daemon gnome-keyring
-	/usr/bin/python3 scripts/e2e_accounts.py $(BIN)
+	/usr/bin/python3 scripts/e2e_accounts.py $(REL_BIN)
 
 # What Carrier ships for Linux (scripts/release/linux.sh: the release
 # binary built by the fyne tool, Carrier.tar.xz and Carrier.deb around it,

@@ -9,9 +9,12 @@
 #    user-install / user-uninstall for ~/.local;
 #  - OUT/Carrier.deb: scripts/deb/build.sh around the same binary.
 # The release check (scripts/release/test-linux.sh) installs both and runs
-# what they installed.
+# what they installed. With --binary only OUT/carrier is built: the binary
+# the desktop tests run (make test-desktop and the others).
 set -euo pipefail
-[ $# -eq 1 ] || { echo "usage: $0 OUT" >&2; exit 2; }
+only=0
+[ "${1:-}" = --binary ] && { only=1; shift; }
+[ $# -eq 1 ] || { echo "usage: $0 [--binary] OUT" >&2; exit 2; }
 out=$(realpath -m "$1")
 root=$(cd "$(dirname "$0")/../.." && pwd)
 GO=${GO:-go}
@@ -23,6 +26,7 @@ rm -f "$out/carrier"
 before=$(sha256sum FyneApp.toml)
 bin/fyne build --release -o "$out/carrier"
 [ "$(sha256sum FyneApp.toml)" = "$before" ] || { echo "the fyne tool changed FyneApp.toml" >&2; exit 1; }
+[ $only = 0 ] || exit 0
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
