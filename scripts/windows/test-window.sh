@@ -13,7 +13,7 @@ OUT=${WINDOWS_OUT:-$root/artifacts/windows}
 SHOTS=$root/artifacts/screenshots
 WINE=${WINE:-$(command -v wine64 || echo /usr/lib/wine/wine64)}
 WINESERVER=${WINESERVER:-$(command -v wineserver || echo /usr/lib/wine/wineserver)}
-export WINEPREFIX="$OUT/_prefix" WINEARCH=win64 WINEDEBUG=-all WINEDLLOVERRIDES="mscoree=;mshtml="
+export WINEPREFIX="${WINEPREFIX:-$OUT/_prefix}" WINEARCH=win64 WINEDEBUG=-all WINEDLLOVERRIDES="mscoree=;mshtml="
 [ -f "$WINEPREFIX/system.reg" ] || { echo "no Wine prefix in $WINEPREFIX: run scripts/windows/test.sh first" >&2; exit 1; }
 mkdir -p "$SHOTS" "$OUT/logs"
 xvfb= app=
