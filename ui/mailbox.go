@@ -81,12 +81,12 @@ func newMailboxScreen(u *UI) *mailboxScreen {
 // button that opens it (named after the item, so a screen reader says
 // which).
 func (m *mailboxScreen) row(i int, it mailItem) fyne.CanvasObject {
-	title := newLabel(kindName(it.Kind) + " · " + app.Printable(it.Title))
+	title := newLabel(kindName(it.Kind) + " · " + app.Readable(it.Title))
 	title.TextStyle = fyne.TextStyle{Bold: i == m.opened}
 	title.Truncation = fyne.TextTruncateEllipsis
-	sub := newLabel(app.Printable(it.Detail) + " · " + it.When.Local().Format("Jan 2 15:04"))
+	sub := newLabel(app.Readable(it.Detail) + " · " + it.When.Local().Format("Jan 2 15:04"))
 	sub.Truncation = fyne.TextTruncateEllipsis
-	open := newIconButton(lang.X("mailbox.open", "Open {{.Kind}} {{.Title}}", w{"Kind": kindName(it.Kind), "Title": app.Printable(it.Title)}), theme.NavigateNextIcon(), func() { m.choose(i) })
+	open := newIconButton(lang.X("mailbox.open", "Open {{.Kind}} {{.Title}}", w{"Kind": kindName(it.Kind), "Title": app.Readable(it.Title)}), theme.NavigateNextIcon(), func() { m.choose(i) })
 	// The whole row opens the item on a click; the button is there for
 	// the keyboard and the screen reader.
 	return container.NewStack(newTapArea(func() { m.choose(i) }), container.NewBorder(nil, nil, nil, m.draftButtons(it, open), container.NewVBox(title, sub)))
@@ -485,9 +485,7 @@ func (m *mailboxScreen) messageView(ctx context.Context, it mailItem) (func() []
 		rows := []fyne.CanvasObject{widget.NewLabelWithStyle(it.Kind, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})}
 		rows = append(rows, readingHeaders(hs, me, received, m.zone)...)
 		rows = append(rows, widget.NewSeparator())
-		for _, p := range paragraphs(app.PrintableLines(text)) {
-			rows = append(rows, wrapped(p))
-		}
+		rows = append(rows, m.textRows(app.ReadableLines(text))...)
 		return append(rows, m.attachmentRows(attachments)...)
 	}, nil
 }
@@ -560,9 +558,7 @@ func (m *mailboxScreen) timelineView(ctx context.Context, it mailItem) (func() [
 	return func() []fyne.CanvasObject {
 		rows := []fyne.CanvasObject{widget.NewLabelWithStyle(display(lang.X("mailbox.timelineitem", "Timeline item")), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})}
 		if text, ok := it.Item["text"]; ok {
-			for _, p := range paragraphs(app.PrintableLines(orNone(fmt.Sprint(text)))) {
-				rows = append(rows, wrapped(p))
-			}
+			rows = append(rows, m.textRows(app.ReadableLines(orNone(fmt.Sprint(text))))...)
 		} else {
 			rows = append(rows, wrapped(lang.X("mailbox.nocaption", "(no caption)")))
 		}
@@ -571,7 +567,7 @@ func (m *mailboxScreen) timelineView(ctx context.Context, it mailItem) (func() [
 				img := canvas.NewImageFromReader(bytes.NewReader(s.data), s.name)
 				img.FillMode = canvas.ImageFillContain
 				img.SetMinSize(fyne.NewSize(240, 180))
-				rows = append(rows, img, newLabel(lang.X("mailbox.picture", "Picture: {{.Name}} ({{.Type}})", w{"Name": app.Printable(s.name), "Type": s.ctype})))
+				rows = append(rows, img, newLabel(lang.X("mailbox.picture", "Picture: {{.Name}} ({{.Type}})", w{"Name": app.Readable(s.name), "Type": s.ctype})))
 			} else {
 				rows = append(rows, container.NewHBox(widget.NewIcon(theme.FileIcon()), newLabel(s.ctype)))
 			}
