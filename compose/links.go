@@ -163,14 +163,11 @@ func (m *Message) bodies() (text, htm string) {
 	return text, htm
 }
 
-// Names are isolated from the text around them (FSI ... PDI in text, bdi
-// in HTML), so a Persian, Hebrew or Arabic name, or one with a direction
-// override of its own, cannot reorder the size or the link beside it.
-const (
-	fsi = "\u2068"
-	pdi = "\u2069"
-)
-
+// In the text each file takes three lines: its name, its size, its link.
+// A line break ends a paragraph for the bidirectional algorithm, so a
+// Persian, Hebrew or Arabic name cannot reorder the size or the link, and
+// the text needs no invisible isolates (FSI ... PDI), which plain readers
+// show as junk. In HTML the name is isolated by bdi.
 func linksText(links []Link) string {
 	var b strings.Builder
 	if len(links) == 1 {
@@ -179,7 +176,7 @@ func linksText(links []Link) string {
 		fmt.Fprintf(&b, "%d files are shared with you on Google Drive:\n", len(links))
 	}
 	for _, l := range links {
-		fmt.Fprintf(&b, "\n%s%s%s (%s)\n%s\n", fsi, plainName(l.Name), pdi, HumanSize(l.Size), l.URL)
+		fmt.Fprintf(&b, "\n%s\n%s\n%s\n", plainName(l.Name), HumanSize(l.Size), l.URL)
 	}
 	return b.String()
 }
@@ -196,7 +193,7 @@ func linksHTML(links []Link) string {
 }
 
 // plainName is a name without control characters, line breaks or
-// direction overrides (the isolates around it do the bidi work).
+// direction marks (its own line, or bdi, does the bidi work).
 func plainName(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {

@@ -36,8 +36,9 @@ type Accounts interface {
 	// SignOut signs address out, its unfinished jobs kept parked or
 	// cancelled as jobs says; no other account's are touched.
 	SignOut(ctx context.Context, address string, jobs app.UnfinishedJobs) error
-	// Unfinished counts address's jobs that are not done.
-	Unfinished(address string) int
+	// Unfinished counts what waits for address: messages (each with the
+	// Drive uploads and shares its links need) and other uploads.
+	Unfinished(address string) app.Waiting
 	// For authorizes requests made as address outside the queue.
 	For(address string) transfer.Authorizer
 	// HasClient reports whether the client the accounts signed in with
@@ -63,13 +64,14 @@ type accountsSection struct {
 	// ins are the Sign in buttons of accounts signed out whose uploads
 	// are kept waiting for them; kept is what the list shows of those.
 	ins      map[string]*widget.Button
-	kept     map[string]int
+	kept     map[string]app.Waiting
 	signedIn []string // as the list last read them
 }
 
 // signOutQuestion is the question asked before an account with unfinished
 // uploads is signed out.
 type signOutQuestion struct {
+	text               *wrapLabel
 	keep, cancel, back *dialogButton
 }
 
@@ -121,11 +123,11 @@ func (s *accountsSection) refresh() {
 	// An account signed out with its uploads kept stays listed, or
 	// nothing on this screen would say that they wait, nor for whom.
 	for _, addr := range sortedKeys(s.kept) {
-		n := s.kept[addr]
+		waiting := s.kept[addr]
 		in := widget.NewButtonWithIcon(display(lang.X("accounts.signin", "Sign in")), theme.LoginIcon(), func() { s.addAccount(nil, addr) })
 		in.Importance = widget.HighImportance
 		s.ins[addr] = in
-		label := newLabel(lang.XN("accounts.waiting", "{{.Address}} · signed out · {{.Count}} uploads waiting", n, w{"Address": app.Printable(addr), "Count": n}))
+		label := newLabel(lang.X("accounts.signedout.waiting", "{{.Address}} · signed out · {{.Waiting}}", w{"Address": app.Printable(addr), "Waiting": waitingText(waiting)}))
 		label.Importance = widget.WarningImportance
 		s.list.Add(container.NewBorder(nil, nil, nil, in, label))
 	}
@@ -169,30 +171,50 @@ func (s *accountsSection) keptChanged() {
 	s.refresh()
 }
 
-// keptAccounts counts, for each account not among signedIn, its uploads
-// that are not done: what signing it out kept waiting for it (the same
-// jobs app.AccountJobs counts for the sign-out question).
-func keptAccounts(uploads Uploads, signedIn []string) map[string]int {
-	kept := map[string]int{}
+// keptAccounts counts, for each account not among signedIn, what of its
+// is not done: what signing it out kept waiting for it, in messages and
+// uploads as the sign-out question counts them (app.CountWaiting).
+func keptAccounts(uploads Uploads, signedIn []string) map[string]app.Waiting {
+	kept := map[string]app.Waiting{}
 	if uploads == nil {
 		return kept
 	}
-	for _, j := range uploads.Jobs() {
-		if j.State == transfer.StateDone || j.State == transfer.StateCancelled {
+	whose := func(j transfer.Snapshot) string {
+		if j.Account != "" {
+			return j.Account
+		}
+		return j.SignInFor
+	}
+	jobs := uploads.Jobs()
+	for _, j := range jobs {
+		who := whose(j)
+		if j.State == transfer.StateDone || j.State == transfer.StateCancelled || who == "" || slices.Contains(signedIn, who) {
 			continue
 		}
-		who := j.Account
-		if who == "" {
-			who = j.SignInFor
-		}
-		if who != "" && !slices.Contains(signedIn, who) {
-			kept[who]++
+		if _, ok := kept[who]; !ok {
+			kept[who] = app.CountWaiting(jobs, func(s transfer.Snapshot) bool { return whose(s) == who })
 		}
 	}
 	return kept
 }
 
-func sortedKeys(m map[string]int) []string {
+// waitingText says what waits: "1 message waiting", "3 uploads waiting",
+// "2 messages and 1 upload waiting". A message counts with its Drive
+// uploads and shares, a Photos batch with all its files.
+func waitingText(n app.Waiting) string {
+	switch {
+	case n.Uploads == 0:
+		return lang.XN("waiting.messages", "{{.Count}} messages waiting", n.Messages, w{"Count": n.Messages})
+	case n.Messages == 0:
+		return lang.XN("waiting.uploads", "{{.Count}} uploads waiting", n.Uploads, w{"Count": n.Uploads})
+	}
+	return lang.X("waiting.both", "{{.Messages}} and {{.Uploads}} waiting", w{
+		"Messages": lang.XN("waiting.both.messages", "{{.Count}} messages", n.Messages, w{"Count": n.Messages}),
+		"Uploads":  lang.XN("waiting.both.uploads", "{{.Count}} uploads", n.Uploads, w{"Count": n.Uploads}),
+	})
+}
+
+func sortedKeys[V any](m map[string]V) []string {
 	keys := slices.Collect(maps.Keys(m))
 	slices.Sort(keys)
 	return keys
@@ -246,18 +268,19 @@ func alsoAskedWords(kinds []auth.Kind) string {
 // askSignOut asks what becomes of the account's unfinished uploads before
 // it is signed out; an account with none is signed out at once.
 func (s *accountsSection) askSignOut(addr string) {
-	n := s.u.deps.Accounts.Unfinished(addr)
+	waiting := s.u.deps.Accounts.Unfinished(addr)
+	n := waiting.Total()
 	if n == 0 {
 		s.signOut(addr, app.KeepJobs)
 		return
 	}
-	text := wrapped(lang.XN("accounts.signout.ask", "{{.Address}} has {{.Count}} unfinished uploads. Keep them waiting until you sign in as {{.Address}} again, or cancel them? Other accounts' uploads go on either way.", n, w{"Address": app.Printable(addr), "Count": n}))
+	text := wrapped(lang.XN("accounts.signout.ask", "{{.Address}} has {{.Waiting}}. Should they wait until you sign in as {{.Address}} again, or be cancelled? Other accounts' messages and uploads go on either way.", n, w{"Address": app.Printable(addr), "Waiting": waitingText(waiting), "Count": n}))
 	var d *carrierDialog
 	keep := newDialogButton(display(lang.X("accounts.signout.keep", "Keep them waiting")), nil, func() { d.Hide(); s.signOut(addr, app.KeepJobs) })
 	keep.Importance = widget.HighImportance
 	cancel := newDialogButton(display(lang.X("accounts.signout.cancel", "Cancel them")), nil, func() { d.Hide(); s.signOut(addr, app.CancelJobs) })
 	back := newDialogButton(display(lang.X("accounts.signout.stay", "Stay signed in")), nil, func() { d.Hide() })
-	s.asked = &signOutQuestion{keep: keep, cancel: cancel, back: back}
+	s.asked = &signOutQuestion{text: text, keep: keep, cancel: cancel, back: back}
 	d = s.u.newDialog(display(lang.X("accounts.signout.title", "Sign out {{.Address}}?", w{"Address": app.Printable(addr)})), container.NewVBox(text, container.NewHBox(keep, cancel, back)), back)
 	d.Resize(fyne.NewSize(520, 200))
 	d.Show()

@@ -221,6 +221,11 @@ func TestWindowFinishesALinkedMessageAfterSigningOutAndIn(t *testing.T) {
 	if a.accounts.asked == nil {
 		t.Fatal("signing out with an upload unfinished did not ask")
 	}
+	// The message, its upload to Drive and its share are one message to
+	// the person, not "3 unfinished uploads".
+	if q := a.accounts.asked.text.AccessibilityLabel(); !strings.HasPrefix(q, me+" has 1 message waiting. Should it wait") {
+		t.Errorf("the question reads %q", q)
+	}
 	test.Tap(a.accounts.asked.keep)
 	h.until("signed out, its upload waiting", func() bool { return a.accounts.ins[me] != nil })
 	let()

@@ -22,7 +22,7 @@ import (
 type fakeAccounts struct {
 	mu         sync.Mutex
 	list       []string
-	unfinished map[string]int
+	unfinished map[string]app.Waiting
 	used       []string
 	added      [][]byte
 	hints      []string
@@ -77,7 +77,7 @@ func (f *fakeAccounts) SignOut(_ context.Context, a string, jobs app.UnfinishedJ
 	return nil
 }
 
-func (f *fakeAccounts) Unfinished(a string) int { return f.unfinished[a] }
+func (f *fakeAccounts) Unfinished(a string) app.Waiting { return f.unfinished[a] }
 
 func (f *fakeAccounts) For(string) transfer.Authorizer { return transfer.StaticToken(tok) }
 
@@ -124,7 +124,7 @@ func TestComposeSendsAsTheChosenAccount(t *testing.T) {
 // Signing out an account with unfinished uploads asks what becomes of
 // them, and signs out that account alone, as answered.
 func TestSignOutAsksAboutTheAccountsUploads(t *testing.T) {
-	f := &fakeAccounts{list: []string{"work@example.com", "home@example.com"}, unfinished: map[string]int{"home@example.com": 2}}
+	f := &fakeAccounts{list: []string{"work@example.com", "home@example.com"}, unfinished: map[string]app.Waiting{"home@example.com": {Uploads: 2}}}
 	h := newHarness(t, withAccounts(f))
 	s := h.u.account.accounts
 	test.Tap(s.outs["home@example.com"])
@@ -372,7 +372,7 @@ func TestAccountScreenInPersian(t *testing.T) {
 	for _, c := range []struct{ name, want string }{
 		{"heading", shown(fa["accounts.heading"].(string))},
 		{"default sender", shown(fill("accounts.default", w{"Address": "work@example.com"}))},
-		{"signed out with uploads waiting", shown(renderTemplate(t, fa["accounts.waiting"].(map[string]any)["other"].(string), w{"Address": "home@example.com", "Count": 3}))},
+		{"signed out with uploads waiting", shown(fill("accounts.signedout.waiting", w{"Address": "home@example.com", "Waiting": renderTemplate(t, fa["waiting.uploads"].(map[string]any)["other"].(string), w{"Count": 3})}))},
 	} {
 		l := labelWith(s.Object, c.want)
 		if l == nil || l.Text != c.want {
@@ -475,5 +475,33 @@ func TestSignInAgainWithTheClientKeptSaysWhyItAsksForDrive(t *testing.T) {
 	})
 	if f.hints[0] != "home@example.com" || f.added[0] != nil {
 		t.Fatalf("signed in offering %q with client %q, want the waiting account with the kept client", f.hints[0], f.added[0])
+	}
+}
+
+// An account signed out with a message waiting (its upload to Drive
+// done, its share and the message not) and a Photos batch (two files and
+// its call) is listed with 1 message and 1 upload waiting, not 6 uploads.
+func TestSignedOutAccountCountsDeliveries(t *testing.T) {
+	const api = "http://127.0.0.1:9"
+	home := "home@example.com"
+	job := func(id, url string, st transfer.State, needs ...string) transfer.Snapshot {
+		return transfer.Snapshot{ID: id, Label: id, URL: api + url, Account: home, State: st, Needs: needs}
+	}
+	fu := &fakeUploads{recs: map[string]transfer.Snapshot{
+		"film":  job("film", "/upload/drive/v3/files?uploadType=resumable", transfer.StateDone),
+		"share": job("share", "/drive/v3/files/F/permissions", transfer.StateSignIn, "film"),
+		"msg":   job("msg", "/upload/gmail/v1/users/me/messages/send?uploadType=resumable", transfer.StateWaiting, "film", "share"),
+		"p1":    job("p1", "/v1/uploads", transfer.StateSignIn),
+		"p2":    job("p2", "/v1/uploads", transfer.StateQueued),
+		"batch": job("batch", "/v1/mediaItems:batchCreate", transfer.StateWaiting, "p1", "p2"),
+	}}
+	f := &fakeAccounts{list: []string{"work@example.com"}}
+	h := newHarness(t, func(o *harnessOpts) {
+		o.uploads = fu
+		o.deps = func(d *Deps) { d.Accounts = f }
+	})
+	s := h.u.account.accounts
+	if l := labelWith(s.list, home); l == nil || l.Text != home+" · signed out · 1 message and 1 upload waiting" {
+		t.Fatalf("the row reads %+v", l)
 	}
 }

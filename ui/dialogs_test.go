@@ -180,7 +180,7 @@ func (f *fakeAccounts) addedCount() int {
 // upload, and Allow recorded.
 func dialogHarness(t *testing.T) (*harness, *fakeUploads, *fakeAccounts, *allowRecord) {
 	fu := &fakeUploads{recs: map[string]transfer.Snapshot{"j": {ID: "j", State: transfer.StateRunning, URL: "http://127.0.0.1:9/upload/gmail/v1/users/me/messages/send"}}}
-	accts := &fakeAccounts{list: []string{"work@example.com"}, unfinished: map[string]int{"work@example.com": 1}}
+	accts := &fakeAccounts{list: []string{"work@example.com"}, unfinished: map[string]app.Waiting{"work@example.com": {Messages: 1}}}
 	allowed := &allowRecord{}
 	h := newHarness(t, func(o *harnessOpts) {
 		o.uploads = fu

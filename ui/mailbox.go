@@ -49,6 +49,8 @@ type mailboxScreen struct {
 	list    *pagedList // one row per item, newest first
 	detail  *pagedList // the opened item, a line or a paragraph a row
 	opened  int        // the index of the opened item, -1 for none
+	shown   *mailItem  // the item the reading pane shows (or loads), nil for none
+	gen     int        // counts what the reading pane was told to show, so a late read is dropped
 	status  *wrapLabel
 	content fyne.CanvasObject
 	loading bool
@@ -70,7 +72,6 @@ func newMailboxScreen(u *UI) *mailboxScreen {
 	m.status = newWrapLabel("")
 	m.list = newPagedList("item")
 	m.detail = newPagedList("line")
-	m.show(newLabel(lang.X("mailbox.choose", "Choose a message or a timeline item")))
 	refresh := widget.NewButtonWithIcon(display(lang.X("mailbox.refresh", "Refresh")), theme.ViewRefreshIcon(), m.refresh)
 	panes := container.NewGridWithColumns(2, m.list.Object, m.detail.Object)
 	m.content = container.NewBorder(container.NewBorder(nil, nil, newLabel(lang.X("mailbox.intro", "What the sandbox holds: sent messages, drafts and timeline items, newest first.")), refresh), m.status, nil, nil, panes)
@@ -81,12 +82,12 @@ func newMailboxScreen(u *UI) *mailboxScreen {
 // button that opens it (named after the item, so a screen reader says
 // which).
 func (m *mailboxScreen) row(i int, it mailItem) fyne.CanvasObject {
-	title := newLabel(kindName(it.Kind) + " · " + app.Printable(it.Title))
+	title := newLabel(kindName(it.Kind) + " · " + app.Readable(it.Title))
 	title.TextStyle = fyne.TextStyle{Bold: i == m.opened}
 	title.Truncation = fyne.TextTruncateEllipsis
-	sub := newLabel(app.Printable(it.Detail) + " · " + it.When.Local().Format("Jan 2 15:04"))
+	sub := newLabel(app.Readable(it.Detail) + " · " + it.When.Local().Format("Jan 2 15:04"))
 	sub.Truncation = fyne.TextTruncateEllipsis
-	open := newIconButton(lang.X("mailbox.open", "Open {{.Kind}} {{.Title}}", w{"Kind": kindName(it.Kind), "Title": app.Printable(it.Title)}), theme.NavigateNextIcon(), func() { m.choose(i) })
+	open := newIconButton(lang.X("mailbox.open", "Open {{.Kind}} {{.Title}}", w{"Kind": kindName(it.Kind), "Title": app.Readable(it.Title)}), theme.NavigateNextIcon(), func() { m.choose(i) })
 	// The whole row opens the item on a click; the button is there for
 	// the keyboard and the screen reader.
 	return container.NewStack(newTapArea(func() { m.choose(i) }), container.NewBorder(nil, nil, nil, m.draftButtons(it, open), container.NewVBox(title, sub)))
@@ -128,7 +129,8 @@ func (m *mailboxScreen) choose(i int) {
 	m.open(it)
 }
 
-// drawList makes the list's rows again from the items.
+// drawList makes the list's rows again from the items. An empty list
+// says so where the items would be, and what the Mailbox never lists.
 func (m *mailboxScreen) drawList() {
 	m.mu.Lock()
 	items := append([]mailItem(nil), m.items...)
@@ -137,8 +139,53 @@ func (m *mailboxScreen) drawList() {
 	for i, it := range items {
 		rows[i] = m.row(i, it)
 	}
+	if len(items) == 0 {
+		rows = []fyne.CanvasObject{wrapped(emptyText())}
+	}
 	m.list.Box.Objects = rows
 	m.list.Box.Refresh()
+}
+
+// follow keeps the reading pane true to a list just read: the item it
+// showed is shown again as the list has it now (a draft saved again holds
+// other words), or, gone from the list (a draft sent, a message deleted),
+// leaves the pane. UI thread.
+func (m *mailboxScreen) follow() {
+	prev := m.shown
+	if prev == nil {
+		m.empty()
+		return
+	}
+	m.mu.Lock()
+	i := slices.IndexFunc(m.items, func(it mailItem) bool { return it.Kind == prev.Kind && it.ID == prev.ID })
+	var now mailItem
+	if i >= 0 {
+		now = m.items[i]
+	}
+	m.mu.Unlock()
+	if i < 0 {
+		m.empty()
+		return
+	}
+	m.opened = i
+	if now.MsgID != prev.MsgID || !now.When.Equal(prev.When) || now.Title != prev.Title || now.Detail != prev.Detail {
+		m.open(now)
+	}
+}
+
+// empty shows no item: a word to choose one when there are some, nothing
+// when the list itself says it is empty. UI thread.
+func (m *mailboxScreen) empty() {
+	m.gen++ // a read still under way shows nothing
+	m.shown, m.opened = nil, -1
+	m.mu.Lock()
+	n := len(m.items)
+	m.mu.Unlock()
+	if n == 0 {
+		m.show()
+		return
+	}
+	m.show(newLabel(lang.X("mailbox.choose", "Choose a message or a timeline item")))
 }
 
 // show puts rows in the detail pane, from its first page.
@@ -248,6 +295,7 @@ func (m *mailboxScreen) refresh() {
 			m.mu.Unlock()
 			setLabel(m.status, countText(len(items)))
 			m.opened = -1
+			m.follow()
 			m.list.ShowFirst()
 			m.drawList()
 			m.openWanted()
@@ -361,11 +409,20 @@ func (m *mailboxScreen) load(ctx context.Context) ([]mailItem, error) {
 	return items, nil
 }
 
+// countText is the status line under a list read: how many items, and
+// nothing when there are none (the list says so itself).
 func countText(n int) string {
 	if n == 0 {
-		return lang.X("mailbox.empty", "Nothing yet: messages you send and pictures you post show up here.")
+		return ""
 	}
 	return lang.XN("mailbox.count", "{{.Count}} items", n, w{"Count": n})
+}
+
+// emptyText is what an empty list says: what will show up in it, and
+// where pictures and videos go instead, since Google Photos posts are
+// not listed here.
+func emptyText() string {
+	return lang.X("mailbox.empty", "Nothing yet: messages you send and drafts you save show up here. Pictures and videos go to Google Photos, not here; the Media screen says how each post went.")
 }
 
 // people shows an address header the way people read it: names where
@@ -405,6 +462,9 @@ func orNone(s string) string {
 // open shows one item: headers, text and attachment names of a message;
 // the caption and pictures of a timeline item.
 func (m *mailboxScreen) open(it mailItem) {
+	m.gen++
+	gen := m.gen
+	m.shown = &it
 	m.show(newLabel(lang.X("mailbox.loading", "Loading…")))
 	m.u.goBackground(func(ctx context.Context) {
 		var view func() []fyne.CanvasObject
@@ -415,6 +475,9 @@ func (m *mailboxScreen) open(it mailItem) {
 			view, err = m.messageView(ctx, it)
 		}
 		m.u.do(func() {
+			if gen != m.gen {
+				return // another item was chosen, or the list no longer has this one
+			}
 			if err != nil {
 				l := newWrapLabel(lang.X("mailbox.open.failed", "Could not open it: {{.Error}}", w{"Error": windowText(err.Error())}))
 				m.show(l)
@@ -485,9 +548,7 @@ func (m *mailboxScreen) messageView(ctx context.Context, it mailItem) (func() []
 		rows := []fyne.CanvasObject{widget.NewLabelWithStyle(it.Kind, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})}
 		rows = append(rows, readingHeaders(hs, me, received, m.zone)...)
 		rows = append(rows, widget.NewSeparator())
-		for _, p := range paragraphs(app.PrintableLines(text)) {
-			rows = append(rows, wrapped(p))
-		}
+		rows = append(rows, m.textRows(app.ReadableLines(text))...)
 		return append(rows, m.attachmentRows(attachments)...)
 	}, nil
 }
@@ -560,9 +621,7 @@ func (m *mailboxScreen) timelineView(ctx context.Context, it mailItem) (func() [
 	return func() []fyne.CanvasObject {
 		rows := []fyne.CanvasObject{widget.NewLabelWithStyle(display(lang.X("mailbox.timelineitem", "Timeline item")), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})}
 		if text, ok := it.Item["text"]; ok {
-			for _, p := range paragraphs(app.PrintableLines(orNone(fmt.Sprint(text)))) {
-				rows = append(rows, wrapped(p))
-			}
+			rows = append(rows, m.textRows(app.ReadableLines(orNone(fmt.Sprint(text))))...)
 		} else {
 			rows = append(rows, wrapped(lang.X("mailbox.nocaption", "(no caption)")))
 		}
@@ -571,7 +630,7 @@ func (m *mailboxScreen) timelineView(ctx context.Context, it mailItem) (func() [
 				img := canvas.NewImageFromReader(bytes.NewReader(s.data), s.name)
 				img.FillMode = canvas.ImageFillContain
 				img.SetMinSize(fyne.NewSize(240, 180))
-				rows = append(rows, img, newLabel(lang.X("mailbox.picture", "Picture: {{.Name}} ({{.Type}})", w{"Name": app.Printable(s.name), "Type": s.ctype})))
+				rows = append(rows, img, newLabel(lang.X("mailbox.picture", "Picture: {{.Name}} ({{.Type}})", w{"Name": app.Readable(s.name), "Type": s.ctype})))
 			} else {
 				rows = append(rows, container.NewHBox(widget.NewIcon(theme.FileIcon()), newLabel(s.ctype)))
 			}

@@ -52,7 +52,7 @@ func readingHeaders(hs []headerField, me string, received time.Time, loc *time.L
 	date, _ := get("Date")
 	rows = append(rows, wrapped(lang.X("read.date", "Date: {{.Date}}", w{"Date": readableDate(date, received, loc)})))
 	subject, _ := get("Subject")
-	rows = append(rows, wrapped(lang.X("read.subject", "Subject: {{.Subject}}", w{"Subject": app.Printable(orNone(subject))})))
+	rows = append(rows, wrapped(lang.X("read.subject", "Subject: {{.Subject}}", w{"Subject": app.Readable(orNone(subject))})))
 	return rows
 }
 
@@ -61,11 +61,11 @@ func readingHeaders(hs []headerField, me string, received time.Time, loc *time.L
 // that does not parse is shown as it is.
 func addressRow(name, value string) fyne.CanvasObject {
 	names, addresses := displayNames(value)
-	main := wrapped(lang.X("read.header", "{{.Name}}: {{.Value}}", w{"Name": name, "Value": app.Printable(names)}))
+	main := wrapped(lang.X("read.header", "{{.Name}}: {{.Value}}", w{"Name": name, "Value": app.Readable(names)}))
 	if addresses == "" {
 		return main
 	}
-	sub := wrapped(app.Printable(addresses))
+	sub := wrapped(app.Readable(addresses))
 	sub.SizeName = theme.SizeNameCaptionText
 	// The addresses belong to the names above them: drawn close under them
 	// (a label's own padding apart), not a row's gap away.
@@ -112,7 +112,7 @@ func readableDate(header string, received time.Time, loc *time.Location) string 
 	}
 	t, err := netmail.ParseDate(header)
 	if err != nil {
-		return app.Printable(header)
+		return app.Readable(header)
 	}
 	return t.In(loc).Format(readLayout)
 }

@@ -79,6 +79,67 @@ func AccountJobs(q *Queue, account string) []transfer.Snapshot {
 	return out
 }
 
+// Waiting is what unfinished jobs come to for a person: messages, each
+// with the Drive uploads and shares its links need, and other uploads (a
+// Photos batch with its files and calls, a timeline post, a file), each
+// counted once however many jobs it takes.
+type Waiting struct{ Messages, Uploads int }
+
+// Total is how many deliveries wait.
+func (w Waiting) Total() int { return w.Messages + w.Uploads }
+
+// CountWaiting counts the deliveries among jobs (a queue's, finished ones
+// too) that have a job not done nor cancelled for which mine is true. A
+// delivery is a job and all it needs, grouped as GraphOf groups them: a
+// job belongs to the first job that needs it, climbing to the one nothing
+// needs, whose URL says whether it is a message.
+func CountWaiting(jobs []transfer.Snapshot, mine func(transfer.Snapshot) bool) Waiting {
+	byID := make(map[string]transfer.Snapshot, len(jobs))
+	parent := map[string]string{}
+	for _, j := range jobs {
+		byID[j.ID] = j
+		for _, n := range j.Needs {
+			if _, ok := parent[n]; !ok && n != j.ID {
+				parent[n] = j.ID
+			}
+		}
+	}
+	var w Waiting
+	counted := map[string]bool{}
+	for _, j := range jobs {
+		if !unfinished(j) || !mine(j) {
+			continue
+		}
+		top := j.ID
+		for seen := map[string]bool{top: true}; ; {
+			p, ok := parent[top]
+			if !ok || seen[p] {
+				break
+			}
+			top, seen[p] = p, true
+		}
+		if counted[top] {
+			continue
+		}
+		counted[top] = true
+		switch KindOf(byID[top].URL) {
+		case auth.Send, auth.Drafts, auth.Insert:
+			w.Messages++
+		default:
+			w.Uploads++
+		}
+	}
+	return w
+}
+
+// AccountWaiting counts the deliveries of account's unfinished jobs in q
+// (those AccountJobs lists): what signing it out leaves waiting.
+func AccountWaiting(q *Queue, account string) Waiting {
+	return CountWaiting(q.Jobs(), func(s transfer.Snapshot) bool {
+		return s.Account == account || s.Account == "" && s.SignInFor == account
+	})
+}
+
 // Accounts lists the accounts signed in, the default (last used) first.
 func (g *Google) Accounts() []string {
 	as, _ := auth.Accounts(g.endpoint)
@@ -236,9 +297,11 @@ func (w WindowAccounts) SignOut(ctx context.Context, address string, jobs Unfini
 // again.
 func (w WindowAccounts) OnChange(f func()) { w.G.OnAccountsChanged(f) }
 
-func (w WindowAccounts) Unfinished(address string) int {
+// Unfinished counts what waits for address: messages and other uploads,
+// a message with its Drive parts once.
+func (w WindowAccounts) Unfinished(address string) Waiting {
 	if w.Q == nil {
-		return 0
+		return Waiting{}
 	}
-	return len(AccountJobs(w.Q, address))
+	return AccountWaiting(w.Q, address)
 }

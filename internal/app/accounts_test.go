@@ -280,3 +280,37 @@ func TestPhotosBatchBoundToItsAccount(t *testing.T) {
 		}
 	}
 }
+
+// What waits is counted in deliveries, not jobs (issue 32: signing out
+// said "3 unfinished uploads" of one message): a message with its Drive
+// upload and share is one message, a Photos batch with its files and its
+// two calls is one upload, a timeline post another; a finished message
+// and another account's jobs count for nothing.
+func TestCountWaitingCountsDeliveries(t *testing.T) {
+	const api = "http://127.0.0.1:9"
+	job := func(id, url, account string, st transfer.State, needs ...string) transfer.Snapshot {
+		return transfer.Snapshot{ID: id, URL: api + url, Account: account, State: st, Needs: needs}
+	}
+	me, other := "me@example.com", "other@example.com"
+	jobs := []transfer.Snapshot{
+		job("film", "/upload/drive/v3/files?uploadType=resumable", me, transfer.StateDone),
+		job("share", "/drive/v3/files/F/permissions", me, transfer.StateSignIn, "film"),
+		job("msg", "/upload/gmail/v1/users/me/messages/send?uploadType=resumable", me, transfer.StateWaiting, "film", "share"),
+		job("p1", "/v1/uploads", me, transfer.StateQueued),
+		job("p2", "/v1/uploads", me, transfer.StateQueued),
+		job("p3", "/v1/uploads", me, transfer.StateFailed),
+		job("batch1", "/v1/mediaItems:batchCreate", me, transfer.StateWaiting, "p1", "p2"),
+		job("batch2", "/v1/mediaItems:batchCreate", me, transfer.StatePaused, "batch1", "p3"),
+		job("post", "/upload/mirror/v1/timeline?uploadType=media", "", transfer.StateSignIn),
+		job("old", "/upload/gmail/v1/users/me/messages/send?uploadType=media", me, transfer.StateDone),
+		job("draft", "/upload/gmail/v1/users/me/drafts?uploadType=media", other, transfer.StateQueued),
+	}
+	jobs[8].SignInFor = me
+	mine := func(s transfer.Snapshot) bool { return s.Account == me || s.Account == "" && s.SignInFor == me }
+	if got, want := CountWaiting(jobs, mine), (Waiting{Messages: 1, Uploads: 2}); got != want {
+		t.Errorf("%s waits for %+v, want %+v", me, got, want)
+	}
+	if got, want := CountWaiting(jobs, func(s transfer.Snapshot) bool { return s.Account == other }), (Waiting{Messages: 1}); got != want {
+		t.Errorf("%s waits for %+v, want %+v", other, got, want)
+	}
+}

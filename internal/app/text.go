@@ -27,13 +27,25 @@ var loginAdvice = regexp.MustCompile("run `carrier login [^`]*`")
 // a visible \x.. or \u.... escape, so nothing a server writes can move the
 // cursor, retitle a window, hide text or make text read backwards. Invalid
 // UTF-8 becomes U+FFFD.
-func Printable(s string) string { return printable(s, false) }
+func Printable(s string) string { return printable(s, false, false) }
 
 // PrintableLines is Printable for text of several lines (a response body,
 // errors joined one per line): line breaks and tabs are kept.
-func PrintableLines(s string) string { return printable(s, true) }
+func PrintableLines(s string) string { return printable(s, true, false) }
 
-func printable(s string, lines bool) string {
+// Readable is Printable for what a person wrote and reads (a message's
+// subject, its text, a caption): the bidirectional embeddings, overrides
+// and isolates are dropped, not written as escapes. In mail they are most
+// often a writer's isolates around a name (FSI ... PDI), which a
+// \u2068 would turn into junk; dropped, none of them can make text read
+// backwards, and the window lays the text out by its letters.
+func Readable(s string) string { return printable(s, false, true) }
+
+// ReadableLines is Readable for text of several lines: line breaks and
+// tabs are kept.
+func ReadableLines(s string) string { return printable(s, true, true) }
+
+func printable(s string, lines, dropBidi bool) string {
 	if isPlain(s, lines) {
 		return s
 	}
@@ -55,6 +67,7 @@ func printable(s string, lines bool) string {
 			}
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
 			fmt.Fprintf(&b, `\x%02x`, r)
+		case isBidiControl(r) && dropBidi:
 		case isBidiControl(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:

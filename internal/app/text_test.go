@@ -40,6 +40,29 @@ func TestPrintableDefusesTerminalControls(t *testing.T) {
 	}
 }
 
+// What a person wrote and reads (a subject, a message's text) loses its
+// bidirectional controls instead of showing them as escapes: a writer's
+// isolates around a name read as the name, an override can reverse
+// nothing; the other controls are defused as Printable does, and the
+// implicit marks (LRM, RLM) stay.
+func TestReadableDropsBidiControls(t *testing.T) {
+	cases := []struct{ in, one, lines string }{
+		{"\u2068holiday-video.zip\u2069 (38.1 MiB)", "holiday-video.zip (38.1 MiB)", "holiday-video.zip (38.1 MiB)"},
+		{"file\u202egnp.exe", "filegnp.exe", "filegnp.exe"},
+		{"\u202bembedded\u202c\u2066\u2067x\u2069\u2069", "embeddedx", "embeddedx"},
+		{"marks \u200e\u200f stay", "marks \u200e\u200f stay", "marks \u200e\u200f stay"},
+		{"a\x1b[2Jb\x00\nc", `ab\x00 c`, "ab\\x00\nc"},
+	}
+	for _, c := range cases {
+		if got := Readable(c.in); got != c.one {
+			t.Errorf("Readable(%q) = %q, want %q", c.in, got, c.one)
+		}
+		if got := ReadableLines(c.in); got != c.lines {
+			t.Errorf("ReadableLines(%q) = %q, want %q", c.in, got, c.lines)
+		}
+	}
+}
+
 // The window never tells a desktop user to run a command: the failures
 // whose text carries a command line say what to do in the window instead,
 // and the CLI's text is left as it was.
