@@ -115,17 +115,7 @@ func noteAccount(dir, endpoint, address string, in bool) (stampTimes, error) {
 	if err != nil {
 		return stampTimes{}, err
 	}
-	f, err := os.CreateTemp(dir, accountsStampName+".*.tmp")
-	if err != nil {
-		return stampTimes{}, fmt.Errorf("cannot note the sign-in for other Carrier windows: %w", err)
-	}
-	_, err = f.Write(data)
-	err = errors.Join(err, f.Close())
-	if err == nil {
-		err = platform.ReplaceFile(f.Name(), filepath.Join(dir, accountsStampName))
-	}
-	if err != nil {
-		os.Remove(f.Name())
+	if err := platform.WriteFile(filepath.Join(dir, accountsStampName), data); err != nil {
 		return stampTimes{}, fmt.Errorf("cannot note the sign-in for other Carrier windows: %w", err)
 	}
 	return t, nil

@@ -362,23 +362,8 @@ func (w *QuotaWait) saveLocked() error {
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(w.path), quotaFile+".*.tmp")
-	if err != nil {
+	if err := platform.WriteFile(w.path, data); err != nil {
 		return fmt.Errorf("cannot keep the uploads held for Google Photos' quota: %w", err)
-	}
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = platform.ReplaceFile(f.Name(), w.path)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("cannot keep the uploads held for Google Photos' quota: %w", werr)
 	}
 	return nil
 }

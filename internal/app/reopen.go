@@ -117,23 +117,8 @@ func (q *Queue) keep(spoolPath string, c *Composed) error {
 	if err := platform.MkdirPrivate(q.kept); err != nil {
 		return fmt.Errorf("cannot keep the message to reopen: %w", err)
 	}
-	f, err := os.CreateTemp(q.kept, "*.tmp")
-	if err != nil {
+	if err := platform.WriteFile(p, data); err != nil {
 		return fmt.Errorf("cannot keep the message to reopen: %w", err)
-	}
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = platform.ReplaceFile(f.Name(), p)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("cannot keep the message to reopen: %w", werr)
 	}
 	return nil
 }

@@ -114,26 +114,8 @@ func (s *UnsentStore) Save(u *Unsent) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(s.path), unsentFile+".*.tmp") // CreateTemp makes it 0600
-	if err != nil {
+	if err := platform.WriteFile(s.path, data); err != nil {
 		return fmt.Errorf("cannot keep what Compose holds: %w", err)
-	}
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = platform.Private(f.Name())
-	}
-	if werr == nil {
-		werr = platform.ReplaceFile(f.Name(), s.path)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("cannot keep what Compose holds: %w", werr)
 	}
 	return nil
 }

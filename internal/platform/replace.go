@@ -3,6 +3,7 @@ package platform
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"runtime"
 	"syscall"
 	"time"
@@ -29,4 +30,37 @@ func ReplaceFile(from, to string) error {
 func busy(err error) bool {
 	var errno syscall.Errno
 	return errors.As(err, &errno) && (errno == 5 || errno == 32)
+}
+
+// WriteFile puts data at path for good, the one way Carrier writes a file
+// it keeps: a private temporary file beside path (0600, and owner-only on
+// Windows) written and synced, moved over path (DurableRename: retried
+// while another Carrier reads path on Windows, written through there), and
+// the folder synced, all before it returns, so that whatever refers to
+// path afterwards finds it whole; a power cut before the end leaves the
+// old file or none, never a part. The temporary file is removed on
+// failure.
+func WriteFile(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp") // CreateTemp makes it 0600
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	err = errors.Join(err, f.Close())
+	if err == nil {
+		err = Private(tmp)
+	}
+	if err == nil {
+		err = DurableRename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return SyncDir(dir)
 }
