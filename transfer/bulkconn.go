@@ -2,11 +2,13 @@ package transfer
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -69,9 +71,51 @@ func bulkTransport() *http.Transport {
 	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := d.DialContext(ctx, network, addr)
 		if tc, ok := c.(*net.TCPConn); ok {
-			return bulkConn{tc}, nil
+			return &engineConn{bulkConn: bulkConn{tc}}, nil
 		}
 		return c, err
 	}
 	return t
+}
+
+// engineConn is a connection the engine dialed, which knows the request
+// it carries (exchange, while it is in flight). Closed while that
+// request's context is done, which is the engine abandoning it (a stall,
+// a wake or a network change, a hold, a pause or cancel), it is reset
+// (SO_LINGER 0: an RST, not a FIN behind the unsent bytes): on a dead path
+// a polite close reaches the server only when the kernel gives up, and the
+// server keeps the session's request, and whatever it holds, till then; a
+// reset goes out as soon as any path carries it. A connection closed for
+// any other reason (its answer read, idle, the server's close) closes
+// politely.
+type engineConn struct {
+	bulkConn
+	carrying atomic.Pointer[context.Context]
+}
+
+// carry ties the connection to a request's context until release.
+func (c *engineConn) carry(ctx context.Context) (release func()) {
+	p := &ctx
+	c.carrying.Store(p)
+	return func() { c.carrying.CompareAndSwap(p, nil) }
+}
+
+func (c *engineConn) Close() error {
+	if p := c.carrying.Load(); p != nil && (*p).Err() != nil {
+		_ = c.TCPConn.SetLinger(0)
+	}
+	return c.TCPConn.Close()
+}
+
+// engineConnOf is the connection the engine dialed under a request's, or nil
+// (another transport's, or HTTP/2's, which carries several requests).
+func engineConnOf(c net.Conn) *engineConn {
+	if tc, ok := c.(*tls.Conn); ok {
+		if tc.ConnectionState().NegotiatedProtocol == "h2" {
+			return nil
+		}
+		c = tc.NetConn()
+	}
+	ec, _ := c.(*engineConn)
+	return ec
 }

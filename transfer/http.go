@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
@@ -266,7 +267,30 @@ func (up *upload) exchange(ctx context.Context, req *http.Request, op, where str
 		defer body.Close()
 		defer up.trail()()
 	}
-	req = req.WithContext(reqCtx)
+	// The connection is tied to the request while it is in flight, so
+	// that abandoning the request resets it (engineConn); one whose answer
+	// was read goes back to the pool untied, to be reused or closed
+	// politely.
+	var (
+		tieMu   sync.Mutex
+		release func()
+	)
+	untie := func() {
+		tieMu.Lock()
+		defer tieMu.Unlock()
+		if release != nil {
+			release()
+			release = nil
+		}
+	}
+	tied := httptrace.WithClientTrace(reqCtx, &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) {
+		if ec := engineConnOf(i.Conn); ec != nil {
+			tieMu.Lock()
+			release = ec.carry(reqCtx)
+			tieMu.Unlock()
+		}
+	}})
+	req = req.WithContext(tied)
 	resp, err := u.Client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -293,6 +317,7 @@ func (up *upload) exchange(ctx context.Context, req *http.Request, op, where str
 		}
 		return nil, netError(op+" (reading the answer)", where, err)
 	}
+	untie()
 	a := &answer{status: resp.StatusCode, header: resp.Header, body: data}
 	// The official client asks for 200 + override instead of 308; some
 	// servers answer that way unasked. Both mean the same.

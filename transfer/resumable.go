@@ -96,6 +96,7 @@ func (up *upload) resumable(ctx context.Context) (*Response, error) {
 		}
 		if err == nil {
 			up.refreshed = false
+			up.asked = 0
 			continue
 		}
 		if ctx.Err() != nil {
@@ -122,6 +123,13 @@ func (up *upload) resumable(ctx context.Context) (*Response, error) {
 			needStatus = rec.Session != ""
 		case verdictBackoffAsk, verdictRetry:
 			needStatus = needStatus || s == stepChunk
+			if s == stepStatus && up.mayAskAgain(err) {
+				if err := up.askAgain(ctx, err); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			up.asked = 0
 			if s == stepChunk && up.mayAskAtOnce(err) {
 				if err := up.quickAsk(ctx, err); err != nil {
 					return nil, err
@@ -473,6 +481,63 @@ func (up *upload) quickAsk(ctx context.Context, cause error) error {
 	select {
 	case <-t.C():
 	case <-up.u.Interrupt():
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+	return nil
+}
+
+// A status query that got no answer for a network reason (refused,
+// reset, a name not found, a timeout: not an HTTP answer) is asked again
+// on its own short schedule, uncounted: after a cut the link is often
+// still broken for a moment, and the upload's backoff (a second and
+// more) would cost most of the time lost. askAgainBase doubles to
+// askAgainCap, each wait jittered over its upper half; after
+// askAgainTries such queries in a row the next failure backs off,
+// counted, so a server that cannot be reached still ends the upload after
+// MaxRetries. A 5xx or 429 answer backs off as ever.
+const (
+	askAgainBase  = 100 * time.Millisecond
+	askAgainCap   = time.Second
+	askAgainTries = 5
+)
+
+// mayAskAgain reports whether a failed status query is asked again on the
+// short schedule.
+func (up *upload) mayAskAgain(err error) bool {
+	var ne *NetError
+	if !errors.As(err, &ne) || errors.Is(err, errWoke) {
+		return false
+	}
+	return up.asked < askAgainTries
+}
+
+// askAgainWait is the wait before the n-th quick query again (n from 0).
+func askAgainWait(n int) time.Duration {
+	w := askAgainBase
+	for i := 0; i < n && w < askAgainCap; i++ {
+		w *= 2
+	}
+	w = min(w, askAgainCap)
+	return w/2 + time.Duration(mrand.Int64N(int64(w/2)+1))
+}
+
+// askAgain waits before a status query again after one got no answer;
+// the failure is not counted.
+func (up *upload) askAgain(ctx context.Context, cause error) error {
+	if held, err := up.waitHeld(ctx); held || err != nil {
+		return err
+	}
+	wait := askAgainWait(up.asked)
+	up.asked++
+	wake := up.u.Interrupt()
+	t := up.u.Clock.NewTimer(wait)
+	defer t.Stop()
+	up.sink.Retrying(RetryNotice{Attempt: up.failures, Wait: wait, Reason: cause.Error() + "; asking the server again where the upload stands"})
+	defer up.sink.Retried()
+	select {
+	case <-t.C():
+	case <-wake:
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}

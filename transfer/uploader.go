@@ -183,6 +183,7 @@ type upload struct {
 	chunkTook time.Duration // the last chunk's request, first byte to answer
 	cutAfter  int64         // body bytes the last chunk handed the transport before it failed
 	quickAt   int64         // best when the session was last asked at once after a cut; -1: never
+	asked     int           // status queries in a row that got no answer for a network reason, asked again quickly
 
 	// The running sums of the file's bytes as they go out (checksum.go):
 	// the source check's (sha: the SHA-256, or Record.SourceSum's; nil
