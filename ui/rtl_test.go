@@ -1,0 +1,93 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
+)
+
+// inLanguage makes the window speak code for the test, and English again
+// after it.
+func inLanguage(t *testing.T, code string) {
+	t.Helper()
+	t.Cleanup(func() {
+		useLanguage("")
+		if err := LoadTranslations(); err != nil {
+			t.Error(err)
+		}
+	})
+	useLanguage(code)
+	if err := LoadTranslations(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// composePlaces are where Compose's To label and field, Send, Save as
+// draft, the attachments' heading and Attach… lie in the window.
+type composePlaces struct {
+	toLabel, to, send, draft, heading, attach fyne.Position
+	toSize, sendSize                          fyne.Size
+}
+
+func placesOfCompose(t *testing.T, h *harness) composePlaces {
+	t.Helper()
+	c := h.u.compose
+	h.w.Resize(fyne.NewSize(1100, 720))
+	var toLabel *widget.Label
+	for i, o := range c.form.Objects {
+		if l, ok := o.(*widget.Label); ok && i+1 < len(c.form.Objects) {
+			if box, ok := c.form.Objects[i+1].(*fyne.Container); ok && len(box.Objects) > 0 && box.Objects[0] == c.to {
+				toLabel = l
+			}
+		}
+	}
+	if toLabel == nil {
+		t.Fatal("no label beside To")
+	}
+	at := fyne.CurrentApp().Driver().AbsolutePositionForObject
+	return composePlaces{
+		toLabel: at(toLabel), to: at(c.to), send: at(c.sendBtn), draft: at(c.draftBtn),
+		heading: at(c.attHeading), attach: at(c.attachBtn), toSize: c.to.Size(), sendSize: c.sendBtn.Size(),
+	}
+}
+
+// In Persian, Compose is mirrored as the other screens are: each label on
+// the right of its field, Send at the bottom left with Save as draft on
+// its right, the attachments' heading on the right and Attach… on the
+// left; Tab still goes To, Cc, Bcc, Subject. In English nothing moved.
+func TestComposeMirroredInPersian(t *testing.T) {
+	english := placesOfCompose(t, newHarness(t))
+	if english.toLabel.X >= english.to.X || english.send.X <= english.draft.X || english.heading.X >= english.attach.X {
+		t.Fatalf("English Compose is not as it was: %+v", english)
+	}
+
+	inLanguage(t, "fa")
+	h := newHarness(t)
+	p := placesOfCompose(t, h)
+	if p.toLabel.X < p.to.X+p.toSize.Width {
+		t.Errorf("To's label at x=%v is not right of its field (x=%v, %v wide)", p.toLabel.X, p.to.X, p.toSize.Width)
+	}
+	if p.send.X >= p.draft.X {
+		t.Errorf("Send at x=%v is not left of Save as draft at x=%v", p.send.X, p.draft.X)
+	}
+	if p.send.X > 40 {
+		t.Errorf("Send at x=%v, not at the left edge", p.send.X)
+	}
+	if p.heading.X <= p.attach.X {
+		t.Errorf("the attachments' heading at x=%v is not right of Attach… at x=%v", p.heading.X, p.attach.X)
+	}
+	// Send's paper plane points left, the way a right-to-left line goes.
+	if c := string(h.u.compose.sendBtn.Icon.Content()); !strings.Contains(c, `matrix(-1 0 0 1`) {
+		t.Errorf("Send's icon is not mirrored: %.120s", c)
+	}
+	c := h.u.compose
+	h.w.Canvas().Focus(c.to)
+	for _, next := range []fyne.Focusable{c.cc, c.bcc, c.subject} {
+		h.w.Canvas().FocusNext()
+		if h.w.Canvas().Focused() != next {
+			t.Fatalf("Tab went to %T, not the next field in reading order", h.w.Canvas().Focused())
+		}
+	}
+}
