@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -88,6 +89,41 @@ func TestComposeMirroredInPersian(t *testing.T) {
 		h.w.Canvas().FocusNext()
 		if h.w.Canvas().Focused() != next {
 			t.Fatalf("Tab went to %T, not the next field in reading order", h.w.Canvas().Focused())
+		}
+	}
+}
+
+// The page counter reads "1–3 of 16 uploads" in Persian order: from the
+// right, the range as written, then "of", the total and the noun; it was
+// drawn "بارگذاری 16 از 3–1", the range backwards.
+func TestPageCounterInPersian(t *testing.T) {
+	inLanguage(t, "fa")
+	v, rtl := visualText(placeWords("upload", 1, 3, 16))
+	if got, want := fyneShows(t, v), "یراذگراب 16 زا 1–3"; got != want || !rtl {
+		t.Errorf("the page counter is drawn %q (rtl %v), want %q", got, rtl, want)
+	}
+}
+
+// Numbers are written in Latin digits in every language, as the
+// numbers Carrier makes (sizes, counts, times) are: a catalogue that
+// wrote some in Persian or Arabic-Indic digits mixed the two on one
+// screen ("۳۰ روز" beside "12.0 KiB").
+func TestCataloguesWriteLatinDigits(t *testing.T) {
+	localDigit := regexp.MustCompile(`[\x{0660}-\x{0669}\x{06F0}-\x{06F9}]`)
+	for _, code := range []string{"fa", "he", "ar"} {
+		for key, v := range readCatalogue(t, code) {
+			forms := []any{v}
+			if m, ok := v.(map[string]any); ok {
+				forms = nil
+				for _, f := range m {
+					forms = append(forms, f)
+				}
+			}
+			for _, f := range forms {
+				if s, _ := f.(string); localDigit.MatchString(s) {
+					t.Errorf("%s.json: %q writes %q", code, key, localDigit.FindString(s))
+				}
+			}
 		}
 	}
 }
