@@ -4,9 +4,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
+
+	"carrier/transfer"
 )
 
 // inLanguage makes the window speak code for the test, and English again
@@ -90,6 +93,57 @@ func TestComposeMirroredInPersian(t *testing.T) {
 		if h.w.Canvas().Focused() != next {
 			t.Fatalf("Tab went to %T, not the next field in reading order", h.w.Canvas().Focused())
 		}
+	}
+}
+
+// englishLeft finds the English words of the catalogue-less row text the
+// issue saw in Persian rows: the route ("Gmail · send"), the place
+// ("sandbox, on this computer"), the label's joints ("to", "shared
+// with") and the size's unit ("bytes").
+var englishLeft = regexp.MustCompile(`\b(to|send|sandbox|on this computer|bytes|shared|with|anyone|link|subject|Uploading|left|of)\b`)
+
+// A Persian window words every Transfers row in Persian, jobs read back
+// from the journal included, whose labels the recipes stored in English:
+// only names, addresses and Google's product names stay Latin. The
+// progress line keeps its numbers apart: the rate and the minutes are not
+// run together ("KiB/s · 2 502.8").
+func TestTransfersRowsInPersian(t *testing.T) {
+	inLanguage(t, "fa")
+	root := "http://127.0.0.1:9"
+	fu := &fakeUploads{recs: map[string]transfer.Snapshot{
+		"m1": {ID: "m1", Label: "Quarterly report · to zoe@example.com", URL: root + "/upload/gmail/v1/users/me/messages/send?uploadType=resumable",
+			State: transfer.StateRunning, Size: 20 << 20, Confirmed: 10 << 20, Rate: 502.8 * 1024, Created: time.Unix(1, 0)},
+		"m2": {ID: "m2", Label: "(no subject) · to ali@example.ir", URL: root + "/upload/gmail/v1/users/me/drafts?uploadType=resumable",
+			State: transfer.StateQueued, Size: 700, Confirmed: 300, Created: time.Unix(2, 0)},
+		"d1": {ID: "d1", Label: "holiday.zip · to Google Drive", URL: root + "/upload/drive/v3/files?uploadType=resumable",
+			State: transfer.StatePaused, Size: 900, Created: time.Unix(3, 0)},
+		"s1": {ID: "s1", Label: "holiday.zip · shared with anyone with the link", URL: root + "/drive/v3/files/abc/permissions", Type: transfer.Call,
+			State: transfer.StateQueued, Created: time.Unix(4, 0)},
+	}}
+	h := newHarness(t, func(o *harnessOpts) { o.uploads, o.events = fu, make(chan transfer.Event, 8) })
+	for id, r := range h.u.transfers.rows {
+		for _, l := range []*widget.Label{r.name, r.dest, r.amount} {
+			said := fyneShows(t, l.Text)
+			said = strings.NewReplacer("zoe@example.com", "", "ali@example.ir", "", "holiday.zip", "", "Quarterly report", "").Replace(said)
+			if m := englishLeft.FindString(said); m != "" {
+				t.Errorf("row %s says %q in a Persian window: %q", id, m, said)
+			}
+		}
+		if m := englishLeft.FindString(r.state.AccessibilityLabel()); m != "" {
+			t.Errorf("row %s's state says %q: %q", id, m, r.state.AccessibilityLabel())
+		}
+	}
+	if len(h.u.transfers.rows) != 4 {
+		t.Fatalf("%d rows, want 4", len(h.u.transfers.rows))
+	}
+	// "Uploading · 502.8 KiB/s · 20 min left", drawn in Persian order:
+	// read from the right, the rate and then the time, each whole.
+	state := fyneShows(t, h.u.transfers.rows["m1"].state.Text)
+	if !strings.Contains(state, " · 502.8 KiB/s · ") || strings.Contains(state, "KiB/s · 2") {
+		t.Errorf("the progress line is drawn %q: the rate and the time run together", state)
+	}
+	if f := fence(stateWords(jobView{snap: fu.recs["m1"]}, time.Now())); !strings.Contains(f, "\u2068502.8 KiB/s\u2069") || !strings.Contains(f, "\u206820\u2069") {
+		t.Errorf("the progress line's numbers are not isolated: %q", f)
 	}
 }
 
