@@ -50,7 +50,8 @@ const (
 // marks are removed again after reordering. Only Latin digits are
 // fenced: Carrier writes its numbers in Latin digits in every language
 // (DEVELOPERS.md). A number inside a word, an address or a file name
-// ("v2", "a1@x.ir", "file-2.zip") is left alone.
+// ("v2", "a1@x.ir", "file-2.zip") is left alone, and so is a bare
+// number after a word, which reads with it ("Report 2024", "از 16").
 func fence(line string) string {
 	runes := []rune(line)
 	var b strings.Builder
@@ -63,10 +64,15 @@ func fence(line string) string {
 		if end < len(runes) && (runes[end] == '–' || runes[end] == '-') && end+1 < len(runes) && isDigit(runes[end+1]) {
 			end = numberEnd(runes, end+1)
 		}
+		bare := end
 		end = unitEnd(runes, end)
 		if end < len(runes) && (isLetterOrDigit(runes[end]) || end+1 < len(runes) && glued(runes[end]) && isLetterOrDigit(runes[end+1])) {
 			i = end
 			continue // part of a word, an address or a name
+		}
+		if end == bare && !strings.ContainsAny(string(runes[i:end]), "–-") && afterWord(runes, i) {
+			i = end
+			continue // a bare number after a word is the word's: "Report 2024"
 		}
 		b.WriteString(string(runes[last:i]))
 		b.WriteRune(fsi)
@@ -82,6 +88,14 @@ func fence(line string) string {
 }
 
 func isDigit(r rune) bool { return r >= '0' && r <= '9' }
+
+// afterWord reports whether the nearest rune before i, spaces aside, is a
+// letter.
+func afterWord(runes []rune, i int) bool {
+	for i--; i >= 0 && runes[i] == ' '; i-- {
+	}
+	return i >= 0 && unicode.IsLetter(runes[i])
+}
 
 func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 

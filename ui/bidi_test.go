@@ -132,6 +132,11 @@ func TestBidiParagraphInRTLWindow(t *testing.T) {
 		{"Carrier را باز کن", "نک زاب ار Carrier", true},
 		{"Hello, world.", "Hello, world.", false},
 		{"you@carrier.sandbox به نام", "مان هب you@carrier.sandbox", true},
+		// A bare number after a Latin word reads with it (a subject in a
+		// Transfers row); the rate's number stands apart from the unit
+		// before it.
+		{"Report 2024 · به zoe@example.com", "zoe@example.com هب · Report 2024", true},
+		{"Done · 12.0 KiB/s · 3 دقیقه", "هقیقد 3 · 12.0 KiB/s · Done", true},
 	} {
 		got, rtl := visualText(c.in)
 		if shown := fyneShows(t, got); shown != c.want || rtl != c.rtl {
