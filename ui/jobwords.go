@@ -31,6 +31,7 @@ const (
 	labelToPhotos   = " · to Google Photos"
 	labelToTimeline = " · to the timeline"
 	labelItems      = "Google Photos · items %d–%d of %d"
+	labelInto       = " into " // the album's name follows
 )
 
 // jobTitle is the name a job's row shows, in the window's language, safe
@@ -67,7 +68,14 @@ func jobTitle(s transfer.Snapshot) string {
 	case p.Kind == "photos.items":
 		var first, last, total int
 		if n, err := fmt.Sscanf(label, labelItems, &first, &last, &total); err == nil && n == 3 {
-			return lang.XN("job.items", "Google Photos · items {{.First}}–{{.Last}} of {{.Total}}", total, w{"First": first, "Last": last, "Total": total})
+			f := w{"First": first, "Last": last, "Total": total}
+			switch rest := strings.TrimPrefix(label, fmt.Sprintf(labelItems, first, last, total)); {
+			case rest == "":
+				return lang.XN("job.items", "Google Photos · items {{.First}}–{{.Last}} of {{.Total}}", total, f)
+			case strings.HasPrefix(rest, labelInto):
+				f["Album"] = strings.TrimPrefix(rest, labelInto)
+				return lang.XN("job.items.album", "Google Photos · items {{.First}}–{{.Last}} of {{.Total}} into {{.Album}}", total, f)
+			}
 		}
 	case strings.HasPrefix(p.Kind, "timeline"):
 		if name, ok := strings.CutSuffix(label, labelToTimeline); ok {
