@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """The desktop app started in Persian (LANGUAGE=fa) under a virtual X server.
 
-The real binary opens on a scratch sandbox in each theme; every screen is
-photographed into artifacts/screenshots/fa-*.png, to be looked at: Persian
+The real binary opens on a scratch sandbox in each theme; a message is sent
+from Compose (so Transfers has a row), and every screen is photographed
+into artifacts/screenshots/fa-*.png, to be looked at: Compose mirrored, Persian
 words, right-to-left lines aligned to the right, mixed lines (an address in
 a Persian sentence) in the right order. The test fails when the window does
 not open, or when the Persian screens look the same as the English ones
@@ -48,6 +49,18 @@ def main():
         app = e.start([binary], dict(env, LANGUAGE="fa", FYNE_THEME=theme), stdout=log, stderr=log)
         e.carrier_window(env, app, log, "Carrier's window in Persian")
         time.sleep(2)
+        if theme == "dark":
+            # A message, so that Transfers has a row to word in Persian
+            # (and, at the light theme's start, one read back from the
+            # journal): Compose, mirrored, is photographed filled first.
+            e.xdo(env, "type", "--delay", "20", "zoe@example.com")  # To has the focus
+            for key in ("Tab", "Tab", "Tab"):  # Cc, Bcc, Subject
+                e.xdo(env, "key", key)
+            e.xdo(env, "type", "--delay", "20", "Report 2024")
+            time.sleep(0.5)
+            e.shot(env, "fa-compose-filled-%s" % theme)
+            e.xdo(env, "key", "ctrl+Return")
+            time.sleep(2)
         # The tabs' places in Persian: نوشتن, خط زمانی, انتقال‌ها, صندوق پست, حساب.
         for x, screen in ((45, "compose"), (150, "timeline"), (258, "transfers"), (375, "mailbox"), (485, "account")):
             e.xdo(env, "mousemove", x, 21)

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"fyne.io/fyne/v2/lang"
 	"image/color"
+	"regexp"
+	"strconv"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -254,6 +257,24 @@ func newChoices(question string, options []string, changed func(int)) *choices {
 	return c
 }
 
+// mirrorRTL mirrors c's layout in a right-to-left window (mirroredLayout)
+// and returns it; in a left-to-right one c is left as it is.
+func mirrorRTL(c *fyne.Container) *fyne.Container {
+	if windowRTL.Load() {
+		c.Layout = mirroredLayout{c.Layout}
+	}
+	return c
+}
+
+// directional is an icon that points a way (Send's paper plane), drawn
+// mirrored in a right-to-left window, where forward is leftwards.
+func directional(icon fyne.Resource) fyne.Resource {
+	if !windowRTL.Load() {
+		return icon
+	}
+	return mirroredIcon(icon)
+}
+
 // mirroredLayout is a layout mirrored left to right within its container.
 type mirroredLayout struct{ inner fyne.Layout }
 
@@ -373,4 +394,28 @@ func (r *focusRingRenderer) Refresh() {
 	}
 	ring.CornerRadius = r.b.Theme().Size(theme.SizeNameInputRadius)
 	ring.Refresh()
+}
+
+var viewBox = regexp.MustCompile(`viewBox="\s*([-\d.]+)[\s,]+[-\d.]+[\s,]+([\d.]+)`)
+
+// mirroredIcon is an SVG icon drawn mirrored left to right, themed as the
+// icon is (its colour follows the button's importance); an icon that is
+// not SVG is returned as it is.
+func mirroredIcon(icon fyne.Resource) fyne.Resource {
+	svg := string(icon.Content())
+	start := strings.Index(svg, "<svg")
+	end := strings.LastIndex(svg, "</svg>")
+	m := viewBox.FindStringSubmatch(svg)
+	if start < 0 || end < 0 || m == nil {
+		return icon
+	}
+	open := start + strings.Index(svg[start:], ">") + 1
+	x, _ := strconv.ParseFloat(m[1], 64)
+	width, _ := strconv.ParseFloat(m[2], 64)
+	flipped := svg[:open] + fmt.Sprintf(`<g transform="matrix(-1 0 0 1 %g 0)">`, 2*x+width) + svg[open:end] + "</g>" + svg[end:]
+	res := fyne.NewStaticResource(strings.TrimSuffix(icon.Name(), ".svg")+"-mirrored.svg", []byte(flipped))
+	if _, ok := icon.(fyne.ThemedResource); ok {
+		return theme.NewThemedResource(res)
+	}
+	return res
 }

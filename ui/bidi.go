@@ -3,6 +3,7 @@ package ui
 import (
 	"strings"
 	"sync/atomic"
+	"unicode"
 	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
@@ -30,7 +31,130 @@ import (
 const (
 	lrm = '\u200e'
 	rlm = '\u200f'
+	fsi = '\u2068' // first-strong isolate: a number's fence (fence)
+	pdi = '\u2069' // pop directional isolate: its end
 )
+
+// fence isolates every number of a right-to-left line with its unit ("502.8 KiB/s",
+// "12 bytes", "40%") and every range ("1–3") as a piece of text of its
+// own (Unicode's first-strong isolate, FSI … PDI), before the line's
+// levels are resolved. Unfenced, the algorithm joins a number to the
+// Latin letters before it and parts it from its unit: in
+// "در حال بارگذاری · 502.8 KiB/s · 2 دقیقه مانده" the 2 of the minutes
+// took the direction of "KiB/s" and was drawn beside 502.8, "293.0 KiB"
+// was drawn "KiB 293.0", and a range's two ends, parted by a dash, were
+// placed right to left ("3–1"). Fenced, each reads as one word of its
+// line, in its own direction. It is done here, when a label is drawn,
+// rather than where the words are made, so that every screen gets it
+// and no mark is ever stored, sent, or escaped by app.Printable; the
+// marks are removed again after reordering. Only Latin digits are
+// fenced: Carrier writes its numbers in Latin digits in every language
+// (DEVELOPERS.md). A number inside a word, an address or a file name
+// ("v2", "a1@x.ir", "file-2.zip") is left alone, and so is a bare
+// number after a word, which reads with it ("Report 2024", "از 16").
+func fence(line string) string {
+	runes := []rune(line)
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(runes); i++ {
+		if !isDigit(runes[i]) || i > 0 && glued(runes[i-1]) {
+			continue
+		}
+		end := numberEnd(runes, i)
+		if end < len(runes) && (runes[end] == '–' || runes[end] == '-') && end+1 < len(runes) && isDigit(runes[end+1]) {
+			end = numberEnd(runes, end+1)
+		}
+		bare := end
+		end = unitEnd(runes, end)
+		if end < len(runes) && (isLetterOrDigit(runes[end]) || end+1 < len(runes) && glued(runes[end]) && isLetterOrDigit(runes[end+1])) {
+			i = end
+			continue // part of a word, an address or a name
+		}
+		if end == bare && !strings.ContainsAny(string(runes[i:end]), "–-") && afterWord(runes, i) {
+			i = end
+			continue // a bare number after a word is the word's: "Report 2024"
+		}
+		b.WriteString(string(runes[last:i]))
+		b.WriteRune(fsi)
+		b.WriteString(string(runes[i:end]))
+		b.WriteRune(pdi)
+		last, i = end, end-1
+	}
+	if last == 0 {
+		return line
+	}
+	b.WriteString(string(runes[last:]))
+	return b.String()
+}
+
+func isDigit(r rune) bool { return r >= '0' && r <= '9' }
+
+// afterWord reports whether the nearest rune before i, spaces aside, is a
+// letter.
+func afterWord(runes []rune, i int) bool {
+	for i--; i >= 0 && runes[i] == ' '; i-- {
+	}
+	return i >= 0 && unicode.IsLetter(runes[i])
+}
+
+func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// glued is true of what binds a number into a word, an address or a name
+// around it.
+func glued(r rune) bool {
+	return isLetterOrDigit(r) || strings.ContainsRune("._-@/:+#", r)
+}
+
+// numberEnd is where the number starting at i ends: digits, with decimal
+// or thousands separators between digits.
+func numberEnd(runes []rune, i int) int {
+	for i < len(runes) {
+		switch {
+		case isDigit(runes[i]):
+			i++
+		case (runes[i] == '.' || runes[i] == ',') && i+1 < len(runes) && isDigit(runes[i+1]):
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// units are those that follow a number after a space; "%" follows it at once.
+var units = []string{"bytes", "byte", "KiB/s", "MiB/s", "GiB/s", "KiB", "MiB", "GiB", "TiB", "KB", "MB", "GB", "TB", "B/s", "B"}
+
+// unitEnd is where the unit after a number ending at i ends, or i.
+func unitEnd(runes []rune, i int) int {
+	if i < len(runes) && runes[i] == '%' {
+		return i + 1
+	}
+	if i+1 >= len(runes) || runes[i] != ' ' {
+		return i
+	}
+	rest := string(runes[i+1:])
+	for _, u := range units {
+		if strings.HasPrefix(rest, u) {
+			end := i + 1 + utf8.RuneCountInString(u)
+			if end == len(runes) || !isLetterOrDigit(runes[end]) {
+				return end
+			}
+		}
+	}
+	return i
+}
+
+// isolates are the directional isolates' marks, read by the bidi
+// algorithm and removed from what is drawn or read out.
+var isolates = strings.NewReplacer("\u2066", "", "\u2067", "", "\u2068", "", "\u2069", "")
+
+// unfenced is s without its isolates' marks.
+func unfenced(s string) string {
+	if !strings.ContainsAny(s, "\u2066\u2067\u2068\u2069") {
+		return s
+	}
+	return isolates.Replace(s)
+}
 
 // visualText is s in display order, line by line, and whether its first
 // line is right-to-left (by its first strong letter, as Unicode's rules
@@ -105,6 +229,12 @@ func visualBroken(line string, fits func(string) bool) (string, bool) {
 		return line, false
 	}
 	rtl := paragraphRTL(runes)
+	if rtl {
+		// A left-to-right paragraph's numbers keep to the right-to-left
+		// words before them, as Unicode's rules have it (markNumbers).
+		line = fence(line)
+		runes = []rune(line)
+	}
 	levels := bidiLevels(line, runes, rtl)
 	if levels == nil {
 		return line, rtl
@@ -421,7 +551,7 @@ func (l *wrapLabel) fits() func(string) bool {
 		name = theme.SizeNameText
 	}
 	size, style := th.Size(name), l.TextStyle
-	return func(s string) bool { return fyne.MeasureText(s, size, style).Width <= room }
+	return func(s string) bool { return fyne.MeasureText(unfenced(s), size, style).Width <= room }
 }
 
 // visualWrapped is visualText with each paragraph broken where fits says.
@@ -430,7 +560,7 @@ func visualWrapped(s string, fits func(string) bool) (string, bool) {
 	rtl := false
 	for i, line := range lines {
 		v, r := visualBroken(line, fits)
-		lines[i] = v
+		lines[i] = unfenced(v)
 		if i == 0 {
 			rtl = r
 		}

@@ -81,9 +81,17 @@ func TestBidiVisualOrder(t *testing.T) {
 	}{
 		{"Carrier (293.0 KiB)", "Carrier (293.0 KiB)", false},
 		{"دوست <friend@example.ir>", "<friend@example.ir> تسود", true},
-		// A number and a Latin unit in a right-to-left line are two runs: the
-		// number counts as right-to-left for the space between (rule N1).
-		{"پیوست (293.0 KiB)", "(KiB 293.0) تسویپ", true},
+		// A number and its Latin unit in a right-to-left line are one piece
+		// (fence): unfenced, the number counted as right-to-left for the
+		// space between (rule N1) and was drawn after its unit.
+		{"پیوست (293.0 KiB)", "(293.0 KiB) تسویپ", true},
+		// The progress line: the rate and the minutes are two pieces, not
+		// "KiB/s · 2 502.8" run together (issue 32).
+		{"در حال بارگذاری · 502.8 KiB/s · 2 دقیقه مانده", "هدنام هقیقد 2 · 502.8 KiB/s · یراذگراب لاح رد", true},
+		// A range of Latin digits reads as written, from its first end.
+		{"1–3 از 16 بارگذاری", "یراذگراب 16 زا 1–3", true},
+		// A number inside a name or an address is the name's.
+		{"پرونده holiday-2024.zip به a1@x.ir", "a1@x.ir هب holiday-2024.zip هدنورپ", true},
 		{"سلام.", ".مالس", true},
 		{"שלום עולם", "םלוע םולש", true},
 		{"Hi سلام 123 ok", "Hi 123 مالس ok", false},
@@ -124,6 +132,11 @@ func TestBidiParagraphInRTLWindow(t *testing.T) {
 		{"Carrier را باز کن", "نک زاب ار Carrier", true},
 		{"Hello, world.", "Hello, world.", false},
 		{"you@carrier.sandbox به نام", "مان هب you@carrier.sandbox", true},
+		// A bare number after a Latin word reads with it (a subject in a
+		// Transfers row); the rate's number stands apart from the unit
+		// before it.
+		{"Report 2024 · به zoe@example.com", "zoe@example.com هب · Report 2024", true},
+		{"Done · 12.0 KiB/s · 3 دقیقه", "هقیقد 3 · 12.0 KiB/s · Done", true},
 	} {
 		got, rtl := visualText(c.in)
 		if shown := fyneShows(t, got); shown != c.want || rtl != c.rtl {

@@ -121,7 +121,16 @@ func newComposeScreen(u *UI) *composeScreen {
 	}{{lang.X("compose.to", "To"), to, lang.X("compose.to.hint", "Recipients, separated by commas")}, {lang.X("compose.cc", "Cc"), cc, ""}, {lang.X("compose.bcc", "Bcc"), bcc, lang.X("compose.bcc.hint", "Hidden from the other recipients")}, {lang.X("compose.subject", "Subject"), subject, ""}} {
 		rows = append(rows, formRow(f.label, f.entry, f.hint)...)
 	}
-	c.form = container.New(layout.NewFormLayout(), rows...)
+	if windowRTL.Load() {
+		// Its label hugs its field, on the field's right.
+		c.from.label.Alignment = fyne.TextAlignLeading
+	}
+	// In a right-to-left window Compose is mirrored as the other screens
+	// are: the labels on the right of their fields, the attachments'
+	// heading on the right and Attach… on the left, each file's buttons
+	// on its left, Send and Save as draft at the bottom left. The objects
+	// keep their order, and so does Tab: from To on, in reading order.
+	c.form = mirrorRTL(container.New(layout.NewFormLayout(), rows...))
 	// Three rows show; more turn pages, so the window never grows.
 	c.attPaged = newPagedList("attachment")
 	c.attPaged.layout.rows = 3
@@ -134,13 +143,13 @@ func newComposeScreen(u *UI) *composeScreen {
 	c.expiry = newChoices(lang.X("compose.expiry", "Access ends"), expiryChoices(), func(int) { c.keepLocal() })
 	keepChoice(u.app.Preferences(), prefLinkShare, c.share)
 	keepChoice(u.app.Preferences(), prefLinkExpiry, c.expiry)
-	c.linkOpts = container.NewHBox(c.share.Object, widget.NewSeparator(), c.expiry.Object)
+	c.linkOpts = mirrorRTL(container.NewHBox(c.share.Object, widget.NewSeparator(), c.expiry.Object))
 	c.linkOpts.Hide()
 	c.meter = newSizeMeter()
 	c.meter.TextFormatter = func() string { return display(c.meterText) }
 	c.meterNote = newWrapLabel("")
 	c.meterNote.Hide()
-	c.sendBtn = newFocusButton(lang.X("compose.send", "Send"), theme.MailSendIcon(), func() { c.submit(compose.Send) })
+	c.sendBtn = newFocusButton(lang.X("compose.send", "Send"), directional(theme.MailSendIcon()), func() { c.submit(compose.Send) })
 	c.sendBtn.Importance = widget.HighImportance
 	c.draftBtn = newFocusButton(lang.X("compose.draft", "Save as draft"), theme.DocumentSaveIcon(), func() { c.submit(compose.Draft) })
 	c.discardBtn = newFocusButton(lang.X("compose.discard", "Discard"), theme.DeleteIcon(), c.askDiscard)
@@ -151,13 +160,13 @@ func newComposeScreen(u *UI) *composeScreen {
 	l := &composeLayout{
 		top:  container.NewVBox(c.form),
 		body: body,
-		head: container.NewVBox(widget.NewSeparator(), container.NewBorder(nil, nil, c.attHeading, c.attachBtn)),
+		head: container.NewVBox(widget.NewSeparator(), mirrorRTL(container.NewBorder(nil, nil, c.attHeading, c.attachBtn))),
 		list: c.attPaged.Object,
 		rest: container.NewVBox(
 			c.linkOpts,
-			container.NewBorder(nil, nil, newLabel(lang.X("compose.size", "Size")), nil, c.meter),
+			mirrorRTL(container.NewBorder(nil, nil, newLabel(lang.X("compose.size", "Size")), nil, c.meter)),
 			c.meterNote,
-			container.NewBorder(nil, nil, nil, container.NewHBox(c.discardBtn, c.draftBtn, c.sendBtn), hint),
+			mirrorRTL(container.NewBorder(nil, nil, nil, mirrorRTL(container.NewHBox(c.discardBtn, c.draftBtn, c.sendBtn)), hint)),
 			c.status,
 		),
 		listFloor: c.attachmentsFloor,
@@ -207,7 +216,13 @@ func formRow(label string, e *namedEntry, hint string) []fyne.CanvasObject {
 			show(e.Validator(e.Text))
 		}
 	}
-	return []fyne.CanvasObject{widget.NewLabelWithStyle(label, fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}), container.NewVBox(e, note)}
+	// The label ends at its field: on the field's left, or, mirrored, on
+	// its right.
+	align := fyne.TextAlignTrailing
+	if windowRTL.Load() {
+		align = fyne.TextAlignLeading
+	}
+	return []fyne.CanvasObject{widget.NewLabelWithStyle(display(label), align, fyne.TextStyle{Bold: true}), container.NewVBox(e, note)}
 }
 
 // composeLayout places the address fields at the top; the attachments'
@@ -359,7 +374,7 @@ func (c *composeScreen) refreshAttachments() {
 		name.Truncation = fyne.TextTruncateEllipsis
 		r.toggle = newIconButton("", nil, func() { c.flip(p) })
 		r.remove = newIconButton(lang.X("compose.remove", "Remove {{.Name}}", w{"Name": filepath.Base(p)}), theme.DeleteIcon(), func() { c.remove(p) })
-		r.object = container.NewBorder(nil, nil, widget.NewIcon(theme.FileIcon()), container.NewHBox(newLabel(humanSize(c.attSizes[p])), r.how, r.toggle, r.remove), name)
+		r.object = mirrorRTL(container.NewBorder(nil, nil, widget.NewIcon(theme.FileIcon()), mirrorRTL(container.NewHBox(newLabel(humanSize(c.attSizes[p])), r.how, r.toggle, r.remove)), name))
 		c.attRows[p] = r
 		c.attList.Add(r.object)
 	}

@@ -14,7 +14,14 @@ type w = map[string]any
 
 func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
 
-func humanSize(n int64) string { return compose.HumanSize(n) }
+// humanSize is a size as the window says it: "2.4 MiB", or "512 bytes" in
+// the window's language.
+func humanSize(n int64) string {
+	if n < 1<<10 {
+		return lang.XN("size.bytes", "{{.N}} bytes", int(n), w{"N": n})
+	}
+	return compose.HumanSize(n)
+}
 
 // humanDuration is a time left as people say it: "12 s", "3 min", "2 h 5 min".
 func humanDuration(d time.Duration) string {
@@ -30,6 +37,7 @@ func humanDuration(d time.Duration) string {
 	return lang.X("time.hours", "{{.H}} h {{.M}} min", w{"H": h, "M": int(d.Minutes()) - 60*h})
 }
 
+// humanRate is a rate: "502.8 KiB/s".
 func humanRate(bps float64) string {
 	if bps <= 0 {
 		return ""

@@ -30,7 +30,7 @@ type NoticeAction struct {
 // or is nil) Fyne's notification says the same without buttons. Any
 // goroutine: the service is called off the caller's.
 func (u *UI) notifyJob(snap transfer.Snapshot) {
-	title, body := lang.X("notify.sent", "Carrier: sent"), jobName(snap)
+	title, body := lang.X("notify.sent", "Carrier: sent"), jobTitle(snap)
 	if snap.State == transfer.StateFailed {
 		title, body = lang.X("notify.failed", "Carrier: failed"), lang.X("notify.failed.body", "{{.Name}}: {{.Error}}", w{"Name": body, "Error": failureWords(snap, nil)})
 	}

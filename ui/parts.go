@@ -130,8 +130,8 @@ func (s *transfersScreen) group(id string) group {
 func (s *transfersScreen) drawGroup(r *transferRow, v jobView) {
 	g := s.group(r.id)
 	msg := g.msg.snap
-	r.name.SetText(app.Printable(jobName(msg)))
-	r.dest.SetText(app.Describe(msg.URL, s.u.deps.Endpoint))
+	setLabel(r.name, jobTitle(msg))
+	setLabel(r.dest, whereWords(msg.URL, s.u.deps.Endpoint))
 	var total, confirmed, sent int64
 	for _, j := range append([]jobView{g.msg}, g.uploads...) {
 		total += j.snap.Size
@@ -234,8 +234,8 @@ func newPartRow() *partRow {
 // drawPart shows one Drive upload and what became of its shares.
 func (s *transfersScreen) drawPart(p *partRow, u jobView, shares []jobView, draft bool) {
 	snap := u.snap
-	setLabel(p.name, app.Printable(jobName(snap)))
-	p.bar.name = lang.X("parts.bar.file", "Upload of {{.Name}}", w{"Name": app.Printable(jobName(snap))})
+	setLabel(p.name, jobTitle(snap))
+	p.bar.name = lang.X("parts.bar.file", "Upload of {{.Name}}", w{"Name": jobTitle(snap)})
 	if snap.Size > 0 {
 		p.bar.Set(float64(snap.Confirmed)/float64(snap.Size), float64(max(snap.Sent, snap.Confirmed))/float64(snap.Size))
 	} else if snap.State == transfer.StateDone {
@@ -271,8 +271,7 @@ func (s *transfersScreen) partWords(u jobView, shares []jobView, draft bool) str
 	for _, sh := range shares {
 		switch sh.snap.State {
 		case transfer.StateDone:
-			_, who, _ := strings.Cut(jobName(sh.snap), " · shared with ")
-			with = append(with, who)
+			with = append(with, sharedWith(sh.snap))
 		case transfer.StateFailed:
 			return lang.X("part.share.failed", "On Google Drive · sharing failed:") + "\n" + failureWords(sh.snap, sh.failErr)
 		case transfer.StateCancelled:
@@ -326,9 +325,9 @@ func (s *transfersScreen) groupWords(g group) string {
 	for _, p := range g.all[1:] {
 		switch p.State {
 		case transfer.StateFailed:
-			return lang.X("group.part.failed", "Waiting: {{.Name}} failed:", w{"Name": app.Printable(jobName(p))}) + "\n" + failureWords(p, nil)
+			return lang.X("group.part.failed", "Waiting: {{.Name}} failed:", w{"Name": jobTitle(p)}) + "\n" + failureWords(p, nil)
 		case transfer.StateCancelled:
-			return lang.X("group.part.cancelled", "Waiting: {{.Name}} was cancelled. Cancel this message.", w{"Name": app.Printable(jobName(p))})
+			return lang.X("group.part.cancelled", "Waiting: {{.Name}} was cancelled. Cancel this message.", w{"Name": jobTitle(p)})
 		case transfer.StateSignIn:
 			return signInWords(p)
 		}

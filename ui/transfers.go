@@ -314,8 +314,8 @@ func (s *transfersScreen) draw(id string) {
 		return
 	}
 	snap := v.snap
-	setLabel(r.name, app.Printable(jobName(snap)))
-	setLabel(r.dest, app.Describe(snap.URL, s.u.deps.Endpoint)+accountNote(snap))
+	setLabel(r.name, jobTitle(snap))
+	setLabel(r.dest, whereWords(snap.URL, s.u.deps.Endpoint)+accountNote(snap))
 	frac := func(n int64) float64 {
 		if snap.Size <= 0 {
 			if snap.State == transfer.StateDone {

@@ -37,18 +37,20 @@ const (
 	mirrorTimeline = "/upload/mirror/v1/timeline"
 )
 
-type route struct{ path, what string }
+// route is a request Carrier makes: its path, its words for people and a
+// stable name for a front end to word it by (Place.Kind).
+type route struct{ path, what, kind string }
 
 var (
-	routeSend        = route{gmailUsers + "/messages/send", "Gmail · send"}
-	routeDraftSend   = route{gmailUsers + "/drafts/send", "Gmail · send draft"}
-	routeDraftUpdate = route{gmailUsers + "/drafts/{id}", "Gmail · update draft"}
-	routeDraft       = route{gmailUsers + "/drafts", "Gmail · save draft"}
-	routeImport      = route{gmailUsers + "/messages/import", "Gmail · import"}
-	routeInsert      = route{gmailUsers + "/messages", "Gmail · insert"}
-	routeAttach      = route{mirrorTimeline + "/{id}/attachments", "Timeline · add to item"}
-	routeTimeline    = route{mirrorTimeline, "Timeline"}
-	routeStorage     = route{"/upload/storage/v1/b/{id}/o", "Storage"}
+	routeSend        = route{gmailUsers + "/messages/send", "Gmail · send", "gmail.send"}
+	routeDraftSend   = route{gmailUsers + "/drafts/send", "Gmail · send draft", "gmail.senddraft"}
+	routeDraftUpdate = route{gmailUsers + "/drafts/{id}", "Gmail · update draft", "gmail.updatedraft"}
+	routeDraft       = route{gmailUsers + "/drafts", "Gmail · save draft", "gmail.savedraft"}
+	routeImport      = route{gmailUsers + "/messages/import", "Gmail · import", "gmail.import"}
+	routeInsert      = route{gmailUsers + "/messages", "Gmail · insert", "gmail.insert"}
+	routeAttach      = route{mirrorTimeline + "/{id}/attachments", "Timeline · add to item", "timeline.attach"}
+	routeTimeline    = route{mirrorTimeline, "Timeline", "timeline"}
+	routeStorage     = route{"/upload/storage/v1/b/{id}/o", "Storage", "storage"}
 
 	routes = []route{routeSend, routeDraftSend, routeDraftUpdate, routeDraft, routeImport, routeInsert, routeAttach, routeTimeline, routeStorage}
 )
@@ -145,26 +147,52 @@ func Checksums(uploadURL string, md5 bool) []string {
 
 // Describe names where an upload goes, for people, from its URL:
 // "Gmail · send (sandbox, on this computer)", "Timeline at example.com".
-// sandbox is the embedded sandbox's API root.
+// sandbox is the embedded sandbox's API root. The window words the same
+// parts in its own language (Where).
 func Describe(uploadURL, sandbox string) string {
-	u, err := url.Parse(uploadURL)
-	if err != nil {
+	p, ok := Where(uploadURL, sandbox)
+	switch {
+	case !ok:
 		return ""
+	case p.Local:
+		return p.What + " (sandbox, on this computer)"
+	case p.Host == "":
+		return p.What
 	}
-	what := whatAt(u.EscapedPath(), u.Path)
-	if e, err := url.Parse(sandbox); err == nil && e.Host == u.Host {
-		if strings.HasPrefix(u.Host, "127.0.0.1") || strings.HasPrefix(u.Host, "localhost") {
-			return what + " (sandbox, on this computer)"
-		}
-		return what
-	}
-	return what + " at " + u.Host
+	return p.What + " at " + p.Host
 }
 
-// whatAt names the route whose path ends the URL's (escaped, so that an
-// id holding a slash stays one segment; p is the same path unescaped): an
-// API root may have a path of its own before it.
-func whatAt(escaped, p string) string {
+// Place is where an upload goes, in parts: the kind of request (Kind, a
+// stable name such as "gmail.send" or "drive.upload"; "" when the URL is
+// none Carrier makes), its English words (What: "Gmail · send", or the
+// URL's path for an unknown kind), the server's host unless it is the
+// embedded sandbox, and whether it is that sandbox on this computer.
+type Place struct {
+	Kind, What, Host string
+	Local            bool
+}
+
+// Where is where an upload goes, from its URL; sandbox is the embedded
+// sandbox's API root. False when the URL does not parse.
+func Where(uploadURL, sandbox string) (Place, bool) {
+	u, err := url.Parse(uploadURL)
+	if err != nil {
+		return Place{}, false
+	}
+	r := routeAt(u.EscapedPath(), u.Path)
+	p := Place{Kind: r.kind, What: r.what, Host: u.Host}
+	if e, err := url.Parse(sandbox); err == nil && e.Host == u.Host {
+		p.Local = strings.HasPrefix(u.Host, "127.0.0.1") || strings.HasPrefix(u.Host, "localhost")
+		p.Host = ""
+	}
+	return p, true
+}
+
+// routeAt is the route whose path ends the URL's (escaped, so that an id
+// holding a slash stays one segment; p is the same path unescaped): an
+// API root may have a path of its own before it. An unknown one is named
+// by its path.
+func routeAt(escaped, p string) route {
 	segs := strings.Split(strings.TrimSuffix(escaped, "/"), "/")
 	for _, r := range routes {
 		want := strings.Split(strings.TrimPrefix(r.path, "/"), "/")
@@ -176,20 +204,27 @@ func whatAt(escaped, p string) string {
 			ok = ok && (w == tail[i] || w == "{id}" && tail[i] != "")
 		}
 		if ok {
-			return r.what
+			return r
 		}
 	}
 	switch {
 	case strings.HasSuffix(p, "/v1/uploads"):
-		return "Google Photos · upload"
+		return route{what: "Google Photos · upload", kind: "photos.upload"}
 	case strings.HasSuffix(p, "/v1/mediaItems:batchCreate"):
-		return "Google Photos · media items made"
+		return route{what: "Google Photos · media items made", kind: "photos.items"}
 	case strings.HasSuffix(p, "/v1/albums"):
-		return "Google Photos · album"
+		return route{what: "Google Photos · album", kind: "photos.album"}
 	case strings.Contains(p, "/mirror/v1/timeline"):
-		return routeTimeline.what
+		return routeTimeline
 	case strings.Contains(p, "/storage/v1/b/"):
-		return routeStorage.what
+		return routeStorage
+	case strings.HasSuffix(p, "/upload/drive/v3/files"):
+		return route{what: p, kind: "drive.upload"}
+	case strings.HasSuffix(p, "/permissions") && strings.Contains(p, "/drive/v3/files/"):
+		return route{what: p, kind: "drive.share"}
 	}
-	return p
+	return route{what: p}
 }
+
+// whatAt names the route at a URL's path, as routeAt finds it.
+func whatAt(escaped, p string) string { return routeAt(escaped, p).what }
