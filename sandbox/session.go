@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -520,4 +521,34 @@ func (s *Sandbox) takeSession(w http.ResponseWriter, r *http.Request, id string)
 			return nil, nil, false
 		}
 	}
+}
+
+// SetSerializeSessions switches SerializeSessions at run time, for every
+// account; requests already waiting keep the rule they came under.
+func (s *Sandbox) SetSerializeSessions(on bool) { s.root.serialize.Store(on) }
+
+// SerializeSessions says whether session requests wait for each other.
+func (s *Sandbox) SerializeSessions() bool { return s.root.serialize.Load() }
+
+// serveSessionsControl is GET and PUT /sandbox/v1/sessions:
+// {"serialize": true} makes session requests wait for each other again.
+func (s *Sandbox) serveSessionsControl(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPut {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4096))
+		if err != nil {
+			writeError(w, badRequest("The body is too long or unreadable: %v", err))
+			return
+		}
+		var in struct {
+			Serialize *bool `json:"serialize"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&in); err != nil || in.Serialize == nil {
+			writeError(w, badRequest(`The body must be JSON such as {"serialize": true}, the one session control.`))
+			return
+		}
+		s.SetSerializeSessions(*in.Serialize)
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"serialize": s.SerializeSessions()})
 }

@@ -150,8 +150,21 @@ func TestCancelWhileARequestStallsMidBody(t *testing.T) {
 // With SerializeSessions, the behaviour before issue 33: the status query
 // waits until the stalled request ends (its connection closes), then
 // counts the bytes it brought.
+// The switch is an Option and a control at run time.
 func TestSerializeSessionsQueryWaitsForTheStalledRequest(t *testing.T) {
-	e := newEnv(t, func(o *Options) { o.SerializeSessions = true })
+	t.Run("option", func(t *testing.T) {
+		serializedQueryWaits(t, newEnv(t, func(o *Options) { o.SerializeSessions = true }))
+	})
+	t.Run("control", func(t *testing.T) {
+		e := newEnv(t)
+		if r := e.do(http.MethodPut, "/sandbox/v1/sessions", auth(), []byte(`{"serialize": true}`)); r.code != 200 || !strings.Contains(string(r.body), `"serialize": true`) {
+			t.Fatalf("control: %d %s", r.code, r.body)
+		}
+		serializedQueryWaits(t, e)
+	})
+}
+
+func serializedQueryWaits(t *testing.T, e *testEnv) {
 	data := randomData(35, 4*kib256)
 	total := int64(len(data))
 	uri := e.initiate("POST", "/upload/storage/v1/b/bkt/o?name=serial.bin", "application/octet-stream", total, "")
