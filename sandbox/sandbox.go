@@ -93,7 +93,7 @@ type Options struct {
 	// for the one before it, a status query included, as the sandbox did
 	// before issue 33; by default a status query is answered at once from
 	// what is stored, and a new chunk or a cancel takes the session over
-	// from a request stalled in its body (PROTOCOL.md 4.6).
+	// from a request stalled in its body (PROTOCOL.md 4.3.1).
 	// SetSerializeSessions and PUT /sandbox/v1/sessions change it.
 	SerializeSessions bool
 }

@@ -98,7 +98,7 @@ func (s *Sandbox) serveSession(w http.ResponseWriter, r *http.Request) {
 		unlock, ok = s.sessionLock(r, id) // the upload is being filed: its answer is coming
 	default:
 		// A chunk or a cancel takes the session over from a request that
-		// holds it, which stops reading its body (PROTOCOL.md 4.6).
+		// holds it, which stops reading its body (PROTOCOL.md 4.3.1).
 		var lost *atomic.Bool
 		unlock, lost, ok = s.takeSession(w, r, id)
 		if ok {
