@@ -415,9 +415,12 @@ func (s *Sandbox) peekStatus(w http.ResponseWriter, r *http.Request, id string) 
 				s.refuse(w, r, badRequest("The total in Content-Range (%d) is less than the %d bytes already stored.", cr.Total, sess.Stored))
 				return true
 			}
-			if sess.Total < 0 {
-				return false // the total is to be stored: under the lock
+			if e := s.admit(methodByName[sess.Upload.Method], cr.Total); e != nil {
+				s.refuse(w, r, e)
+				return true
 			}
+			// A total the session did not know yet is stored by the next
+			// request under the lock (a chunk states it again).
 			total = cr.Total
 		}
 	} else if sess.Total == 0 {

@@ -25,8 +25,12 @@ func stalledPut(t *testing.T, e *testEnv, uri string, data []byte, first, total 
 	}
 	t.Cleanup(func() { c.Close() })
 	path := strings.TrimPrefix(uri, e.srv.URL)
-	fmt.Fprintf(c, "PUT %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\nContent-Range: bytes %d-%d/%d\r\n\r\n",
-		path, e.srv.Listener.Addr(), len(data), first, first+int64(len(data))-1, total)
+	tot := "*"
+	if total >= 0 {
+		tot = formatInt(total)
+	}
+	fmt.Fprintf(c, "PUT %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\nContent-Range: bytes %d-%d/%s\r\n\r\n",
+		path, e.srv.Listener.Addr(), len(data), first, first+int64(len(data))-1, tot)
 	half := len(data) / 2
 	if _, err := c.Write(data[:half]); err != nil {
 		t.Fatal(err)
@@ -188,6 +192,30 @@ func serializedQueryWaits(t *testing.T, e *testEnv) {
 		t.Fatal("the status query was not answered after the stalled connection closed")
 	}
 	if r := e.chunk(uri, data[2*kib256:], 2*kib256, total); r.code != 200 || r.json(t)["md5Hash"] != md5Of(data) {
+		t.Fatalf("last chunk: %d %s", r.code, r.body)
+	}
+}
+
+// A session of unknown size: the query names the total, which the session
+// does not know yet, and is still answered at once.
+func TestStatusQueryWithATotalWhileARequestStalls(t *testing.T) {
+	e := newEnv(t)
+	data := randomData(36, 4*kib256)
+	total := int64(len(data))
+	uri := e.initiate("POST", "/upload/storage/v1/b/bkt/o?name=unsized.bin", "application/octet-stream", -1, "")
+	if r := e.chunk(uri, data[:kib256], 0, -1); r.code != 308 {
+		t.Fatalf("first chunk: %d %s", r.code, r.body)
+	}
+	stalledPut(t, e, uri, data[kib256:3*kib256], kib256, -1)
+	select {
+	case r := <-goQuery(e, uri, total):
+		if r.code != 308 || r.h.Get("Range") != "bytes=0-262143" {
+			t.Fatalf("status query: %d Range %q %s", r.code, r.h.Get("Range"), r.body)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the status query waited behind the stalled request")
+	}
+	if r := e.chunk(uri, data[kib256:], kib256, total); r.code != 200 || r.json(t)["md5Hash"] != md5Of(data) {
 		t.Fatalf("last chunk: %d %s", r.code, r.body)
 	}
 }
