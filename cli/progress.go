@@ -47,12 +47,24 @@ type jobView struct {
 
 func newProgress(w io.Writer) *progress {
 	p := &progress{w: w, every: 2 * time.Second, now: time.Now, jobs: map[string]*jobView{}}
-	if f, ok := w.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			p.tty, p.every = true, 500*time.Millisecond
-		}
+	if isTerminal(w) {
+		p.tty, p.every = true, 500*time.Millisecond
 	}
 	return p
+}
+
+// isTerminal says whether w ends in a terminal, looking through the lock
+// runQueue puts around stderr: the writer it sees is never the file.
+func isTerminal(w io.Writer) bool {
+	if l, ok := w.(*syncio.Writer); ok {
+		w = l.W
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func (p *progress) job(id string) *jobView {

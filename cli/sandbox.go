@@ -38,6 +38,7 @@ func runSandbox(ctx context.Context, env *Env, args []string) error {
 	fs.Var(&accounts, "account", "another Google account served beside the default one, with its own mailbox and Drive (repeatable); a sign-in picks it with login_hint")
 	faults := fs.String("faults", "", "fault spec, e.g. seed=7,reset=0.05,err5xx=0.05,stall=0.02,partial=0.2,dropfinal=0.1,latency=20ms,rate=20MB")
 	quiet := fs.Bool("quiet", false, "log only warnings and errors")
+	serialize := fs.Bool("serialize-sessions", false, "make every request to an upload session wait for the one before it, a status query included, however long that one's body stalls (by default a status query is answered at once and a new chunk or a cancel takes the session over)")
 	fsync := fs.Bool("fsync", true, "make every stored chunk durable before answering; false for benchmarks of the protocol rather than the disk")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -102,7 +103,7 @@ func runSandbox(ctx context.Context, env *Env, args []string) error {
 		publicHosts = append([]string{*addr}, hosts...)
 	}
 	sb, err := sandbox.Open(sandbox.Options{Dir: *dir, Token: *token, SessionTTL: *ttl, Faults: *faults, Logger: logger, AutoConsent: *autoConsent, TokenTTL: *tokenTTL, NoSync: !*fsync, PublicHosts: publicHosts,
-		RefreshTokenTTL: *refreshTTL, RefreshTokenLimit: *refreshLimit, SessionNeedsToken: *sessionNeedsToken, Accounts: accounts})
+		RefreshTokenTTL: *refreshTTL, RefreshTokenLimit: *refreshLimit, SessionNeedsToken: *sessionNeedsToken, Accounts: accounts, SerializeSessions: *serialize})
 	if err != nil {
 		var running *sandbox.ErrAlreadyRunning
 		if errors.As(err, &running) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -152,5 +153,28 @@ func TestUsage(t *testing.T) {
 	out.Reset()
 	if code := Main(context.Background(), &Env{Stdout: &out, Stderr: &out}, []string{"--version"}); code != 0 || !strings.HasPrefix(out.String(), "carrier "+app.Version+" ") {
 		t.Fatalf("--version: %d %q", code, out.String())
+	}
+}
+
+// Issue 33: --serialize-sessions reaches the sandbox (GET /sandbox/v1/sessions).
+func TestSandboxCommandSerializeSessions(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		args := []string{"--addr", "127.0.0.1:0", "--data", t.TempDir()}
+		if on {
+			args = append(args, "--serialize-sessions")
+		}
+		url, token, stop := startSandbox(t, args...)
+		req, _ := http.NewRequest("GET", url+"/sandbox/v1/sessions", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		r, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if want := fmt.Sprintf(`"serialize": %v`, on); r.StatusCode != 200 || !strings.Contains(string(b), want) {
+			t.Errorf("--serialize-sessions given %v: %d %s", on, r.StatusCode, b)
+		}
+		stop()
 	}
 }

@@ -51,6 +51,8 @@ func (s *Sandbox) routes() http.Handler {
 	s.handle(api, "POST /sandbox/v1/faults", static, http.HandlerFunc(s.serveFaults))
 	s.handle(api, "GET /sandbox/v1/auth", static, http.HandlerFunc(s.serveAuthControl))
 	s.handle(api, "PUT /sandbox/v1/auth", static, http.HandlerFunc(s.serveAuthControl))
+	s.handle(api, "GET /sandbox/v1/sessions", static, http.HandlerFunc(s.serveSessionsControl))
+	s.handle(api, "PUT /sandbox/v1/sessions", static, http.HandlerFunc(s.serveSessionsControl))
 	s.handle(api, "GET /sandbox/v1/accounts", static, http.HandlerFunc(s.serveAccounts))
 	s.handle(api, "POST /sandbox/v1/accounts", static, http.HandlerFunc(s.serveAccounts))
 	s.handle(api, "POST /sandbox/v1/accounts/{account}/password", static, http.HandlerFunc(s.servePasswordChange))

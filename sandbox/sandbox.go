@@ -88,6 +88,14 @@ type Options struct {
 	// writes them back, so a power cut can lose what a crash cannot. For
 	// benchmarks that measure the protocol rather than the disk.
 	NoSync bool
+
+	// SerializeSessions makes every request to a resumable session wait
+	// for the one before it, a status query included, as the sandbox did
+	// before issue 33; by default a status query is answered at once from
+	// what is stored, and a new chunk or a cancel takes the session over
+	// from a request stalled in its body (PROTOCOL.md 4.3.1).
+	// SetSerializeSessions and PUT /sandbox/v1/sessions change it.
+	SerializeSessions bool
 }
 
 // Stats counts what the sandbox saw since it was opened.
@@ -123,10 +131,12 @@ type Sandbox struct {
 	root *Sandbox
 	auth *authority
 
-	locksMu sync.Mutex
-	locks   map[string]*sessionMutex // only sessions with a request in flight
-	closing chan struct{}
-	closed  sync.Once
+	locksMu   sync.Mutex
+	locks     map[string]*sessionMutex // only sessions with a request in flight
+	serialize atomic.Bool              // SerializeSessions, read on the root
+	holderSeq atomic.Uint64            // orders the requests that take sessions over
+	closing   chan struct{}
+	closed    sync.Once
 
 	stats struct {
 		requests, sessionsCreated, sessionsCompleted, completions atomic.Int64
@@ -240,6 +250,7 @@ func openOne(o Options) (*Sandbox, error) {
 	s := &Sandbox{opts: o, dir: o.Dir, db: db, log: o.Logger, now: o.Now, faults: newFaultInjector(faults), closing: make(chan struct{}), locks: map[string]*sessionMutex{},
 		heavy: make(chan struct{}, o.HeavyRequests)}
 	s.root = s
+	s.serialize.Store(o.SerializeSessions)
 	s.auth = &authority{root: s, accounts: map[string]*Sandbox{}}
 	s.handler = s.routes()
 	s.sweep()
@@ -399,8 +410,9 @@ var errUnauthenticated = errorf(http.StatusUnauthorized, "required",
 // requests holding or awaiting it, so the map keeps no entry for idle
 // sessions (nor for the made-up ids a hostile client may send).
 type sessionMutex struct {
-	ch   chan struct{}
-	refs int
+	ch     chan struct{}
+	refs   int
+	holder *sessionHolder // the request holding ch, when it may be superseded (session.go)
 }
 
 // sessionLock takes the per-session lock, giving up when the request ends:

@@ -1,11 +1,13 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"os"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -84,7 +86,25 @@ func (s *Sandbox) serveSession(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	unlock, ok := s.sessionLock(r, id)
+	var unlock func()
+	var ok bool
+	switch {
+	case s.root.serialize.Load():
+		unlock, ok = s.sessionLock(r, id)
+	case r.Method != http.MethodDelete && isStatusQuery(r):
+		if s.peekStatus(w, r, id) {
+			return
+		}
+		unlock, ok = s.sessionLock(r, id) // the upload is being filed: its answer is coming
+	default:
+		// A chunk or a cancel takes the session over from a request that
+		// holds it, which stops reading its body (PROTOCOL.md 4.3.1).
+		var lost *atomic.Bool
+		unlock, lost, ok = s.takeSession(w, r, id)
+		if ok {
+			r.Body = &supersedable{ReadCloser: r.Body, lost: lost}
+		}
+	}
 	if !ok {
 		// Stopping, or the client left: never the implicit 200 of a
 		// handler that wrote nothing, which reads as a finished upload.
@@ -308,6 +328,12 @@ func (s *Sandbox) interrupted(w http.ResponseWriter, err error) {
 		abortConn()
 	}
 	w.Header().Set("Connection", "close")
+	if errors.Is(err, errSuperseded) {
+		// Its client has most likely gone: it sent the session a chunk or
+		// a cancel on another connection.
+		writeError(w, badRequest("This request stopped: %v; ask where the upload stands and resume.", err))
+		return
+	}
 	writeError(w, badRequest("The request body ended early (%v); ask where the upload stands and resume.", err))
 }
 
@@ -342,4 +368,190 @@ func (s *Sandbox) complete(w http.ResponseWriter, r *http.Request, sess *session
 		abortConn()
 	}
 	s.replay(w, sess)
+}
+
+// isStatusQuery says whether a session request asks where the upload
+// stands: no body, and no Content-Range or one naming no bytes.
+func isStatusQuery(r *http.Request) bool {
+	if r.ContentLength != 0 {
+		return false
+	}
+	v := r.Header.Get("Content-Range")
+	if v == "" {
+		return true
+	}
+	cr, err := parseContentRange(v)
+	return err == nil && cr.Query
+}
+
+// peekStatus answers a status query from the stored session without
+// waiting for a request in flight on it: the offset is what was persisted,
+// never bytes a stalled request holds unsaved. It returns false, having
+// written nothing, when the answer must wait for the session's lock: the
+// bytes are all stored and the upload is being filed.
+func (s *Sandbox) peekStatus(w http.ResponseWriter, r *http.Request, id string) bool {
+	sess, e := s.loadSession(id)
+	if e != nil {
+		s.refuse(w, r, e)
+		return true
+	}
+	if sess.Done {
+		s.replay(w, sess)
+		return true
+	}
+	total := sess.Total
+	if v := r.Header.Get("Content-Range"); v != "" {
+		cr, err := parseContentRange(v)
+		if err != nil {
+			s.refuse(w, r, badRequest("%v", err))
+			return true
+		}
+		if cr.Total >= 0 {
+			switch {
+			case sess.Total >= 0 && cr.Total != sess.Total:
+				s.refuse(w, r, badRequest("The total in Content-Range (%d) contradicts the upload's size (%d, from X-Upload-Content-Length or an earlier request).", cr.Total, sess.Total))
+				return true
+			case cr.Total < sess.Stored:
+				s.refuse(w, r, badRequest("The total in Content-Range (%d) is less than the %d bytes already stored.", cr.Total, sess.Stored))
+				return true
+			}
+			if e := s.admit(methodByName[sess.Upload.Method], cr.Total); e != nil {
+				s.refuse(w, r, e)
+				return true
+			}
+			// A total the session did not know yet is stored by the next
+			// request under the lock (a chunk states it again).
+			total = cr.Total
+		}
+	} else if sess.Total == 0 {
+		return false
+	}
+	if total >= 0 && sess.Stored == total {
+		return false
+	}
+	s.incomplete(w, r, sess)
+	return true
+}
+
+// sessionHolder is a request holding a session's lock that a newer request
+// may take the session over from: stop marks it lost and wakes its body
+// read at once, however dead its connection.
+type sessionHolder struct {
+	seq  uint64
+	lost atomic.Bool
+	rc   *http.ResponseController
+}
+
+func (h *sessionHolder) stop() {
+	h.lost.Store(true)
+	h.rc.SetReadDeadline(time.Now())
+}
+
+// errSuperseded ends the body of a request whose session another request
+// took over.
+var errSuperseded = errors.New("another request on this upload session took it over")
+
+// supersedable is a body that stops once its request lost the session: the
+// bytes read until then are stored as any that arrived, under the lock, so
+// the file, the offset and the hashes stay one story.
+type supersedable struct {
+	io.ReadCloser
+	lost *atomic.Bool
+}
+
+func (b *supersedable) Read(p []byte) (int, error) {
+	if b.lost.Load() {
+		return 0, errSuperseded
+	}
+	n, err := b.ReadCloser.Read(p)
+	if b.lost.Load() {
+		return n, errSuperseded
+	}
+	return n, err
+}
+
+// takeSession takes a session's lock for a request that carries bytes or
+// cancels, stopping any older request that holds it rather than waiting
+// behind a body that may never come; it gives up when the request ends
+// or the sandbox stops.
+func (s *Sandbox) takeSession(w http.ResponseWriter, r *http.Request, id string) (unlock func(), lost *atomic.Bool, ok bool) {
+	me := &sessionHolder{seq: s.root.holderSeq.Add(1), rc: http.NewResponseController(w)}
+	s.locksMu.Lock()
+	m := s.locks[id]
+	if m == nil {
+		m = &sessionMutex{ch: make(chan struct{}, 1)}
+		s.locks[id] = m
+	}
+	m.refs++
+	s.locksMu.Unlock()
+	release := func() {
+		s.locksMu.Lock()
+		if m.refs--; m.refs == 0 {
+			delete(s.locks, id)
+		}
+		s.locksMu.Unlock()
+	}
+	// The holder may take the lock a moment before it says who it is:
+	// look again until the lock is ours.
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		s.locksMu.Lock()
+		if h := m.holder; h != nil && h.seq < me.seq && !h.lost.Load() {
+			h.stop()
+		}
+		s.locksMu.Unlock()
+		select {
+		case m.ch <- struct{}{}:
+			s.locksMu.Lock()
+			m.holder = me
+			s.locksMu.Unlock()
+			return func() {
+				s.locksMu.Lock()
+				if m.holder == me {
+					m.holder = nil
+				}
+				s.locksMu.Unlock()
+				<-m.ch
+				release()
+			}, &me.lost, true
+		case <-tick.C:
+		case <-r.Context().Done():
+			release()
+			return nil, nil, false
+		case <-s.closing:
+			release()
+			return nil, nil, false
+		}
+	}
+}
+
+// SetSerializeSessions switches SerializeSessions at run time, for every
+// account; requests already waiting keep the rule they came under.
+func (s *Sandbox) SetSerializeSessions(on bool) { s.root.serialize.Store(on) }
+
+// SerializeSessions says whether session requests wait for each other.
+func (s *Sandbox) SerializeSessions() bool { return s.root.serialize.Load() }
+
+// serveSessionsControl is GET and PUT /sandbox/v1/sessions:
+// {"serialize": true} makes session requests wait for each other again.
+func (s *Sandbox) serveSessionsControl(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPut {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4096))
+		if err != nil {
+			writeError(w, badRequest("The body is too long or unreadable: %v", err))
+			return
+		}
+		var in struct {
+			Serialize *bool `json:"serialize"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&in); err != nil || in.Serialize == nil {
+			writeError(w, badRequest(`The body must be JSON such as {"serialize": true}, the one session control.`))
+			return
+		}
+		s.SetSerializeSessions(*in.Serialize)
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"serialize": s.SerializeSessions()})
 }
