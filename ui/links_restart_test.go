@@ -81,6 +81,14 @@ func TestAMessageWithALinkGoesOnAfterARestart(t *testing.T) {
 			return false
 		}
 	})
+	// The upload starts as soon as it is queued, before its shares and
+	// the message are: the crash comes once the whole message is recorded
+	// (its row, grouped by the ids SendWithLinks returned), or a Close
+	// that beat the last of them would have undone the message instead.
+	h.until("the message recorded", func() bool {
+		r := h.onlyRow()
+		return r != nil && len(r.partRows) == 1
+	})
 	q.Close() // the crash: the engine stops where it stands, the journal stays
 	h.close()
 	hold.Store(false)
