@@ -161,6 +161,11 @@ func (q *Queue) moved(jb *job, from, to State) (hold bool) {
 	if from == StateQueued {
 		q.removePendingLocked(jb)
 	}
+	if to == StateWaiting && q.jobs[jb.id] == jb { // one being adopted goes in with putLocked
+		q.waiting[jb] = struct{}{}
+	} else {
+		delete(q.waiting, jb)
+	}
 	switch {
 	case to == StateQueued && !q.closed:
 		if ok, _ := q.needsMet(jb); !ok {

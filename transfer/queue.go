@@ -104,6 +104,15 @@ type Queue struct {
 	// parked is closed and replaced whenever a job parks, so Wait callers
 	// of the jobs that need it look again.
 	parked chan struct{}
+	// needers indexes who needs whom: for a job's id, the jobs of this
+	// queue whose Needs name it; waiting holds the jobs of this queue that
+	// wait. Both are kept by putLocked, dropLocked and moved, so a job's
+	// end looks only at the jobs that need it (deps.go).
+	needers map[string][]*job
+	waiting map[*job]struct{}
+	// depSteps counts the jobs the dependency bookkeeping looked at (a
+	// seam for tests: it grows with the edges touched, not the queue).
+	depSteps atomic.Int64
 }
 
 // Why a run was stopped from outside.
@@ -135,6 +144,8 @@ func New(cfg Config) (*Queue, error) {
 		holds:     newHolds(),
 		events:    cfg.Events,
 		jobs:      map[string]*job{},
+		needers:   map[string][]*job{},
+		waiting:   map[*job]struct{}{},
 		signal:    make(chan struct{}, 1),
 		parked:    make(chan struct{}),
 	}
