@@ -557,3 +557,25 @@ func TestWaitingWaitLearnsOfANeedCancelledThroughOthers(t *testing.T) {
 		t.Fatal("Wait for d did not learn that a was cancelled")
 	}
 }
+
+// Adding a job and starting one do not look through the pending list: 150
+// jobs queued behind one that holds the only worker cost no step there,
+// where each add and each start looked through the list (11,000 steps).
+func TestPendingListIsNotWalkedPerJob(t *testing.T) {
+	f := newFake(t)
+	g := newGates(f, "first")
+	h := newHarness(t, Config{Workers: 1})
+	p, _ := writeFile(t, 100)
+	first := h.add(Spec{URL: named(f, "first"), ContentType: "application/octet-stream", Path: p})
+	h.untilState(first, StateRunning)
+	var last string
+	for i := range 150 {
+		last = h.add(Spec{URL: named(f, fmt.Sprintf("j%d", i)), ContentType: "application/octet-stream", Path: p})
+	}
+	g.open("first")
+	h.mustDone(first)
+	h.mustDone(last)
+	if n := h.q.pendingSteps.Load(); n > 0 {
+		t.Errorf("151 jobs looked at %d jobs of the pending list", n)
+	}
+}
