@@ -511,6 +511,11 @@ func TestJobEndLooksOnlyAtItsDependents(t *testing.T) {
 	c := h.add(Spec{URL: named(f, "c"), ContentType: "application/octet-stream", Path: p, Needs: []string{a}})
 	h.mustDone(a)
 	h.mustDone(c)
+	for _, id := range []string{a, c} { // and let go by their workers
+		if _, err := h.q.Wait(ctxT(t), id); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// c was looked at when a ended, perhaps once more on a periodic look
 	// at the waiting jobs; nothing else.
 	if n := h.q.depSteps.Load(); n > 4 {
