@@ -260,7 +260,7 @@ func (q *Queue) Forget(id string) error {
 			q.mu.Unlock()
 			return fmt.Errorf("job %s: %w", id, ErrUnfinished)
 		}
-		delete(q.jobs, id)
+		q.dropLocked(jb)
 		jb.letGo()
 	}
 	q.mu.Unlock()

@@ -63,9 +63,40 @@ func (q *Queue) needState(id string) (State, string) {
 	return rec.State, rec.Label
 }
 
+// putLocked takes jb into the queue's jobs and its index of who needs
+// whom; dropLocked takes it out. Every job of q.jobs goes in and out
+// through them. Queue.mu must be held.
+func (q *Queue) putLocked(jb *job) {
+	q.jobs[jb.id] = jb
+	jb.mu.Lock()
+	needs, st := jb.rec.Needs, jb.rec.State
+	jb.mu.Unlock()
+	for _, id := range needs {
+		q.needers[id] = append(q.needers[id], jb)
+	}
+	if st == StateWaiting {
+		q.waiting[jb] = struct{}{}
+	}
+}
+
+func (q *Queue) dropLocked(jb *job) {
+	delete(q.jobs, jb.id)
+	delete(q.waiting, jb)
+	for _, id := range jb.record().Needs {
+		ns := slices.DeleteFunc(q.needers[id], func(n *job) bool { return n == jb })
+		if len(ns) == 0 {
+			delete(q.needers, id)
+		} else {
+			q.needers[id] = ns
+		}
+	}
+}
+
 // recheckWaiting looks again at waiting jobs: those that need the job that
 // just ended (ended != ""), or all of them. A job whose needs are done is
-// released; one whose need failed says so.
+// released; one whose need failed says so. It looks only at the jobs the
+// index names (q.needers, q.waiting), so a job's end costs as many steps
+// as jobs need it, however many the queue holds.
 func (q *Queue) recheckWaiting(ended string) {
 	type verdict struct {
 		jb      *job
@@ -73,13 +104,19 @@ func (q *Queue) recheckWaiting(ended string) {
 		blocked string
 	}
 	var vs []verdict
-	notify := false
+	var changed []*job
 	q.mu.Lock()
-	for _, jb := range q.jobs {
-		jb.mu.Lock()
-		waiting := jb.rec.State == StateWaiting && (ended == "" || slices.Contains(jb.rec.Needs, ended))
-		jb.mu.Unlock()
-		if waiting {
+	var look []*job
+	if ended != "" {
+		look = q.needers[ended]
+	} else {
+		for jb := range q.waiting {
+			look = append(look, jb)
+		}
+	}
+	for _, jb := range look {
+		q.depSteps.Add(1)
+		if jb.state() == StateWaiting {
 			met, blocked := q.needsMet(jb)
 			vs = append(vs, verdict{jb, met, blocked})
 		}
@@ -91,24 +128,36 @@ func (q *Queue) recheckWaiting(ended string) {
 			continue
 		}
 		v.jb.mu.Lock()
-		changed := v.jb.blocked != v.blocked && v.jb.rec.State == StateWaiting
-		if changed {
+		differs := v.jb.blocked != v.blocked && v.jb.rec.State == StateWaiting
+		if differs {
 			v.jb.blocked = v.blocked
 		}
 		snap := q.snapLocked(v.jb)
 		v.jb.mu.Unlock()
-		if changed {
+		if differs {
 			q.emit(Event{Kind: EventWaiting, Snap: snap})
-			notify = true
+			changed = append(changed, v.jb)
 		}
 	}
-	if notify {
+	if len(changed) > 0 {
 		// A Wait for a job that needs, through others, one that changed
-		// looks again (stuckLocked).
+		// looks again (stuckLocked): the waiting jobs that need it,
+		// directly or through waiting ones.
 		q.mu.Lock()
-		for _, jb := range q.jobs {
-			if jb.state() == StateWaiting {
-				jb.notify()
+		seen := map[*job]bool{}
+		for len(changed) > 0 {
+			jb := changed[len(changed)-1]
+			changed = changed[:len(changed)-1]
+			if seen[jb] {
+				continue
+			}
+			seen[jb] = true
+			q.depSteps.Add(1)
+			jb.notify()
+			for _, n := range q.needers[jb.id] {
+				if n.state() == StateWaiting {
+					changed = append(changed, n)
+				}
 			}
 		}
 		q.mu.Unlock()
@@ -139,11 +188,9 @@ func (q *Queue) stuckLocked(jb *job, seen map[string]bool) string {
 
 // neededLocked reports whether an unfinished job of this queue needs id.
 func (q *Queue) neededLocked(id string) bool {
-	for _, jb := range q.jobs {
-		jb.mu.Lock()
-		needs := jb.rec.State.Unfinished() && slices.Contains(jb.rec.Needs, id)
-		jb.mu.Unlock()
-		if needs {
+	for _, jb := range q.needers[id] {
+		q.depSteps.Add(1)
+		if jb.state().Unfinished() {
 			return true
 		}
 	}

@@ -492,3 +492,95 @@ func TestWaitGivesBackAJobWhoseNeedFailed(t *testing.T) {
 		}
 	}
 }
+
+// A job's end looks at the jobs that need it, not at every job of the
+// queue: among 2,000 finished jobs that need nothing of it, an upload and
+// the one job that needs it cost a handful of steps of the dependency
+// bookkeeping (depSteps), and so does forgetting them.
+func TestJobEndLooksOnlyAtItsDependents(t *testing.T) {
+	f := newFake(t)
+	h := newHarness(t, Config{})
+	const finished = 2000
+	h.q.mu.Lock()
+	for i := range finished {
+		h.q.putLocked(newJob(&Record{ID: fmt.Sprintf("old%04d", i), State: StateDone}, nil))
+	}
+	h.q.mu.Unlock()
+	p, _ := writeFile(t, 1000)
+	a := h.add(Spec{URL: named(f, "a"), ContentType: "application/octet-stream", Path: p})
+	c := h.add(Spec{URL: named(f, "c"), ContentType: "application/octet-stream", Path: p, Needs: []string{a}})
+	h.mustDone(a)
+	h.mustDone(c)
+	for _, id := range []string{a, c} { // and let go by their workers
+		if _, err := h.q.Wait(ctxT(t), id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// c was looked at when a ended, perhaps once more on a periodic look
+	// at the waiting jobs; nothing else.
+	if n := h.q.depSteps.Load(); n > 4 {
+		t.Errorf("two jobs ending looked at %d jobs, in a queue of %d", n, finished+2)
+	}
+	before := h.q.depSteps.Load()
+	for _, id := range []string{c, a} {
+		if err := h.q.Forget(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := h.q.depSteps.Load() - before; n > 1 {
+		t.Errorf("forgetting looked at %d jobs", n)
+	}
+}
+
+// A Wait already waiting for a job that needs, through a waiting one, a
+// job cancelled meanwhile gives the job back: the jobs that need the
+// cancelled one, and those that need them, are told.
+func TestWaitingWaitLearnsOfANeedCancelledThroughOthers(t *testing.T) {
+	f := newFake(t)
+	newGates(f, "a")
+	h := newHarness(t, Config{})
+	p, _ := writeFile(t, 1000)
+	a := h.add(Spec{URL: named(f, "a"), ContentType: "application/octet-stream", Path: p, Label: "Holiday.mov"})
+	c := h.add(Spec{URL: named(f, "c"), ContentType: "application/octet-stream", Path: p, Needs: []string{a}})
+	d := h.add(Spec{URL: named(f, "d"), ContentType: "application/octet-stream", Path: p, Needs: []string{c}})
+	h.untilState(a, StateRunning)
+	got := make(chan Snapshot, 1)
+	go func() {
+		s, _ := h.q.Wait(ctxT(t), d)
+		got <- s
+	}()
+	time.Sleep(50 * time.Millisecond) // let Wait go to sleep on d
+	if err := h.q.Cancel(ctxT(t), a); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case s := <-got:
+		if s.State != StateWaiting || !strings.Contains(s.Blocked, "Holiday.mov") {
+			t.Fatalf("Wait gave back %s, blocked %q", s.State, s.Blocked)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Wait for d did not learn that a was cancelled")
+	}
+}
+
+// Adding a job and starting one do not look through the pending list: 150
+// jobs queued behind one that holds the only worker cost no step there,
+// where each add and each start looked through the list (11,000 steps).
+func TestPendingListIsNotWalkedPerJob(t *testing.T) {
+	f := newFake(t)
+	g := newGates(f, "first")
+	h := newHarness(t, Config{Workers: 1})
+	p, _ := writeFile(t, 100)
+	first := h.add(Spec{URL: named(f, "first"), ContentType: "application/octet-stream", Path: p})
+	h.untilState(first, StateRunning)
+	var last string
+	for i := range 150 {
+		last = h.add(Spec{URL: named(f, fmt.Sprintf("j%d", i)), ContentType: "application/octet-stream", Path: p})
+	}
+	g.open("first")
+	h.mustDone(first)
+	h.mustDone(last)
+	if n := h.q.pendingSteps.Load(); n > 0 {
+		t.Errorf("151 jobs looked at %d jobs of the pending list", n)
+	}
+}

@@ -124,13 +124,12 @@ func (q *Queue) adopt(jb *job) error {
 		q.mu.Unlock()
 		return errClosed
 	}
-	q.jobs[jb.id] = jb
+	q.putLocked(jb)
 	st := jb.state() // no worker has it yet
 	// A job ResumeJournal moved to queued is pending already, or taken by
 	// a worker even: queued twice, it would run twice at once.
-	if st == StateQueued && jb.run == nil && !slices.Contains(q.pending, jb) {
-		q.pending = append(q.pending, jb)
-		q.poke()
+	if st == StateQueued && jb.run == nil && !jb.pending {
+		q.pushPendingLocked(jb)
 	}
 	if st == StateWaiting {
 		_, jb.blocked = q.needsMet(jb)
@@ -397,6 +396,6 @@ func (q *Queue) claim(id string) error {
 		release()
 		return nil
 	}
-	q.jobs[id] = newJob(rec, release)
+	q.putLocked(newJob(rec, release))
 	return nil
 }

@@ -22,6 +22,7 @@ type job struct {
 	release func()     // the journal lock; nil once let go
 	run     *activeRun // a worker (or Cancel) holds the job
 	resend  bool       // the person chose to send a media/multipart job again
+	pending bool       // in Queue.pending
 	changed chan struct{}
 }
 
@@ -161,13 +162,17 @@ func (q *Queue) moved(jb *job, from, to State) (hold bool) {
 	if from == StateQueued {
 		q.removePendingLocked(jb)
 	}
+	if to == StateWaiting && q.jobs[jb.id] == jb { // one being adopted goes in with putLocked
+		q.waiting[jb] = struct{}{}
+	} else {
+		delete(q.waiting, jb)
+	}
 	switch {
 	case to == StateQueued && !q.closed:
 		if ok, _ := q.needsMet(jb); !ok {
 			return true
 		}
-		q.pending = append(q.pending, jb)
-		q.poke()
+		q.pushPendingLocked(jb)
 	case !to.Unfinished():
 		jb.letGo()
 	case to == StateSignIn:

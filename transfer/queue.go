@@ -104,6 +104,18 @@ type Queue struct {
 	// parked is closed and replaced whenever a job parks, so Wait callers
 	// of the jobs that need it look again.
 	parked chan struct{}
+	// needers indexes who needs whom: for a job's id, the jobs of this
+	// queue whose Needs name it; waiting holds the jobs of this queue that
+	// wait. Both are kept by putLocked, dropLocked and moved, so a job's
+	// end looks only at the jobs that need it (deps.go).
+	needers map[string][]*job
+	waiting map[*job]struct{}
+	// depSteps counts the jobs the dependency bookkeeping looked at (a
+	// seam for tests: it grows with the edges touched, not the queue).
+	depSteps atomic.Int64
+	// pendingSteps counts the jobs looked at in the pending list (a seam
+	// for tests).
+	pendingSteps atomic.Int64
 }
 
 // Why a run was stopped from outside.
@@ -135,6 +147,8 @@ func New(cfg Config) (*Queue, error) {
 		holds:     newHolds(),
 		events:    cfg.Events,
 		jobs:      map[string]*job{},
+		needers:   map[string][]*job{},
+		waiting:   map[*job]struct{}{},
 		signal:    make(chan struct{}, 1),
 		parked:    make(chan struct{}),
 	}
@@ -299,7 +313,13 @@ func (q *Queue) take() (*job, context.Context) {
 		return nil, nil // what is left waits for the connection
 	}
 	jb := q.pending[i]
-	q.pending = slices.Delete(q.pending, i, i+1)
+	if i == 0 { // the usual case: no copy of the rest of the list
+		q.pending[0] = nil
+		q.pending = q.pending[1:]
+	} else {
+		q.pending = slices.Delete(q.pending, i, i+1)
+	}
+	jb.pending = false
 	if len(q.pending) > 0 {
 		q.poke() // another worker may be idle
 	}
@@ -401,10 +421,25 @@ func (q *Queue) waitIdleLocked(ctx context.Context, jb *job) error {
 	return nil
 }
 
+// pushPendingLocked puts jb at the end of the pending list;
+// removePendingLocked takes it out. A job knows whether it is in the list
+// (job.pending), so a job that starts, taken from the list already, or is
+// added does not cost a look through the whole list.
+func (q *Queue) pushPendingLocked(jb *job) {
+	q.pending = append(q.pending, jb)
+	jb.pending = true
+	q.poke()
+}
+
 func (q *Queue) removePendingLocked(jb *job) {
+	if !jb.pending {
+		return
+	}
 	for i, p := range q.pending {
+		q.pendingSteps.Add(1)
 		if p == jb {
 			q.pending = append(q.pending[:i], q.pending[i+1:]...)
+			jb.pending = false
 			return
 		}
 	}
