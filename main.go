@@ -166,6 +166,7 @@ func deps(ctx context.Context, core *app.App, q *app.Queue, events <-chan transf
 		},
 		SignOut:     func() error { return core.Google.SignOut(ctx) },
 		CheckClient: core.Google.CheckClient,
+		StandIn:     core.Google.Endpoint() != auth.GoogleEndpoint,
 		Accounts:    app.WindowAccounts{G: core.Google, Q: q},
 		May:         core.Google.May,
 		Allow:       core.Google.Allow,

@@ -85,6 +85,10 @@ type Deps struct {
 	// CheckClient checks a client file as SignIn will and names its
 	// client (app.Google.CheckClient); nil: auth.GoogleConfig's checks.
 	CheckClient func(clientSecret []byte) (clientID string, err error)
+	// StandIn says the embedded sandbox stands in for Google in sign-ins
+	// (app.SandboxSignInEnv): the assistant then says a client it takes
+	// signs in through the sandbox, not Google.
+	StandIn bool
 	// Accounts are the Google accounts signed in side by side; nil: one
 	// at most, through SignIn and SignOut.
 	Accounts Accounts
