@@ -98,6 +98,8 @@ func runDesktop(ctx context.Context, dirs app.Dirs, hidden bool) int {
 	}
 	u := ui.New(a, w, d)
 	defer u.Close()
+	// A sign-in whose browser cannot be opened shows its address.
+	core.Google.OnBrowserFailed(u.BrowserFailed)
 	if _, err := q.ResumeJournal(false); err != nil {
 		logger.Warn("some uploads could not be resumed", "err", err)
 	}

@@ -139,7 +139,10 @@ type UI struct {
 	tray      atomic.Pointer[tray] // nil without a system tray
 	parked    parkedNotices        // the accounts told their uploads wait for them
 	quitAsked *quitQuestion        // the last quit question, for tests
-	modals    []*modal             // Carrier's dialogs open, the last shown last
+	// browserAsked is the last word that the browser could not be
+	// opened, for tests.
+	browserAsked *browserFailedDialog
+	modals       []*modal // Carrier's dialogs open, the last shown last
 	// fyneNotify sends Fyne's notification, where the desktop's service
 	// cannot be reached; a test's own sees what it sends.
 	fyneNotify func(*fyne.Notification)
