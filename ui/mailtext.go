@@ -7,7 +7,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
-
 )
 
 // A message's text in the reading pane: paragraphs as wrapped labels, and
