@@ -45,6 +45,11 @@ func main() {
 		code = runDesktop(ctx, dirs, false)
 	}
 	stop()
+	if restarting.Load() {
+		if err := relaunch(); err != nil {
+			fmt.Fprintln(os.Stderr, "carrier: could not start again:", err)
+		}
+	}
 	os.Exit(code)
 }
 
@@ -84,6 +89,12 @@ func runDesktop(ctx context.Context, dirs app.Dirs, hidden bool) int {
 	core.Google.Watch(watch, dirs.Data)
 
 	d := deps(ctx, core, q, events)
+	// Restart now (Settings, after a new language): Quit, then main
+	// starts the window again once everything here is closed.
+	d.Restart = func() {
+		restarting.Store(true)
+		a.Quit()
+	}
 	// Buttons on notifications (Retry, Open in Mailbox) need the desktop's
 	// own service; without one, Fyne's notifications serve.
 	if n, err := platform.NewNotifier("Carrier", "app.carrier.desktop"); err == nil {

@@ -115,6 +115,11 @@ type Deps struct {
 	// is sent instead. Nil: Fyne's always.
 	Notify func(title, body string, actions []NoticeAction) error
 
+	// Restart closes Carrier as Quit does and starts it again (main.go),
+	// so that a new language shows; nil: not offered, the person is told
+	// to close and open Carrier.
+	Restart func()
+
 	// Do runs a function on the UI thread; nil means fyne.Do. Tests give
 	// their own so that widgets are only touched on the test's goroutine.
 	Do func(func())
