@@ -399,10 +399,15 @@ func TestAccountScreenInPersian(t *testing.T) {
 	}
 	a.paste.SetText(`{"web":{"client_id":"x"}}`)
 	// The verdict in reading order (its label breaks it into lines for
-	// its width): the Persian sentence, then auth's English under it.
+	// its width): the Persian sentence; auth's English waits behind
+	// Details.
 	sentence := fa["assistant.bad.web"].(string)
-	if said := a.verdict.AccessibilityLabel(); !strings.HasPrefix(said, sentence+"\n") || !strings.Contains(strings.TrimPrefix(said, sentence), `"Web application" client`) || a.verdict.Alignment != fyne.TextAlignTrailing {
+	if said := a.verdict.AccessibilityLabel(); said != sentence || a.verdict.Alignment != fyne.TextAlignTrailing {
 		t.Errorf("a web client is refused with %q, aligned %v", said, a.verdict.Alignment)
+	}
+	test.Tap(a.details)
+	if !a.detail.Visible() || !strings.Contains(a.detail.logical, `"Web application" client`) {
+		t.Errorf("Details shows %q", a.detail.logical)
 	}
 }
 
