@@ -45,6 +45,11 @@ func main() {
 		code = runDesktop(ctx, dirs, false)
 	}
 	stop()
+	if restarting.Load() {
+		if err := relaunch(); err != nil {
+			fmt.Fprintln(os.Stderr, "carrier: could not start again:", err)
+		}
+	}
 	os.Exit(code)
 }
 
@@ -84,6 +89,12 @@ func runDesktop(ctx context.Context, dirs app.Dirs, hidden bool) int {
 	core.Google.Watch(watch, dirs.Data)
 
 	d := deps(ctx, core, q, events)
+	// Restart now (Settings, after a new language): Quit, then main
+	// starts the window again once everything here is closed.
+	d.Restart = func() {
+		restarting.Store(true)
+		a.Quit()
+	}
 	// Buttons on notifications (Retry, Open in Mailbox) need the desktop's
 	// own service; without one, Fyne's notifications serve.
 	if n, err := platform.NewNotifier("Carrier", "app.carrier.desktop"); err == nil {
@@ -98,6 +109,8 @@ func runDesktop(ctx context.Context, dirs app.Dirs, hidden bool) int {
 	}
 	u := ui.New(a, w, d)
 	defer u.Close()
+	// A sign-in whose browser cannot be opened shows its address.
+	core.Google.OnBrowserFailed(u.BrowserFailed)
 	if _, err := q.ResumeJournal(false); err != nil {
 		logger.Warn("some uploads could not be resumed", "err", err)
 	}
@@ -166,6 +179,7 @@ func deps(ctx context.Context, core *app.App, q *app.Queue, events <-chan transf
 		},
 		SignOut:     func() error { return core.Google.SignOut(ctx) },
 		CheckClient: core.Google.CheckClient,
+		StandIn:     core.Google.Endpoint() != auth.GoogleEndpoint,
 		Accounts:    app.WindowAccounts{G: core.Google, Q: q},
 		May:         core.Google.May,
 		Allow:       core.Google.Allow,

@@ -35,10 +35,10 @@ from e2e_desktop import SHOTS, carrier_window, drag_from_source, fail, geometry,
 # Where things are in the 1100x720 window (looked up on the screenshots).
 ACCOUNT_TAB = (475, 21)
 SET_UP = (550, 201)         # Set up Google sign-in…
-PASTE = (550, 457)          # the assistant's paste box
-VERDICT_AREA = (206, 420, 688, 180)  # x, y, width, height where the verdict may be
-SIGN_IN = (293, 639)        # Sign in with Google
-COPY = (812, 639)           # Copy these words, at the same row's right end
+PASTE = (470, 550)          # the assistant's paste box, under the scrolled text
+VERDICT_AREA = (186, 580, 728, 58)  # x, y, width, height: the verdict's two lines under the paste box
+SIGN_IN = (273, 658)        # Sign in with Google
+COPY = (832, 658)           # Copy these words, at the same row's right end
 
 
 def clipboard(env, text=None):
@@ -128,8 +128,8 @@ def main():
         drag_from_source(env, path, wx + tx, wy + ty, wait_end=True)
 
     def verdict_top():
-        """The y of the verdict's first line: it grows upwards from the
-        buttons, one line per line of words. Found in a screenshot as the
+        """The y of the verdict's first line, under the paste box (a room of
+        two lines; a longer verdict grows upwards). Found in a screenshot as the
         topmost row of the verdict's own colours (the theme's error red or
         success green), which no other text of the assistant has."""
         x, y, w, h = VERDICT_AREA

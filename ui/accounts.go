@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"image/color"
 	"io"
 	"maps"
 	"net/url"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
@@ -315,18 +317,48 @@ type setupAssistant struct {
 	onFile  func(clientSecret []byte) // signs in with a checked file
 	hint    string                    // the account to offer first, "" for any
 	paste   *namedEntry
+	chooser *dialogButton // Choose the file…
 	verdict *wrapLabel
-	said    string // the verdict in logical order, for Copy
+	// details shows or hides detail: the check's own words behind the
+	// verdict's sentence, said once and only when asked for.
+	details *dialogButton
+	detail  *wrapLabel
+	said    string // the verdict and its detail in logical order, for Copy
 	signIn  *dialogButton
 	checked []byte
 	content *fyne.Container
 	d       *carrierDialog
 }
 
-// say shows text as the verdict and keeps it for Copy.
-func (s *setupAssistant) say(text string) {
-	s.said = text
-	setLabel(s.verdict, text)
+// say shows sentence as the verdict, with detail ("" for none) behind
+// Details, and keeps both for Copy.
+func (s *setupAssistant) say(sentence, detail string) {
+	s.said = sentence
+	if strings.TrimSpace(detail) != "" {
+		s.said += "\n" + detail
+	}
+	setLabel(s.verdict, sentence)
+	setLabel(s.detail, detail)
+	s.detail.Hide()
+	s.details.SetText(display(lang.X("assistant.details", "Details")))
+	if strings.TrimSpace(detail) == "" {
+		s.details.Hide()
+	} else {
+		s.details.Show()
+	}
+}
+
+// toggleDetail shows the check's own words under the verdict, or hides
+// them again.
+func (s *setupAssistant) toggleDetail() {
+	if s.detail.Visible() {
+		s.detail.Hide()
+		s.details.SetText(display(lang.X("assistant.details", "Details")))
+	} else {
+		s.detail.Show()
+		s.details.SetText(display(lang.X("assistant.details.hide", "Hide details")))
+	}
+	s.content.Refresh()
 }
 
 // assistantIntro is the way to a Desktop OAuth client, step by step.
@@ -365,6 +397,19 @@ func (a *accountScreen) openAssistantFor(hint string) {
 	s.show()
 }
 
+// The assistant fills its window but for a margin around it, up to a
+// width that keeps its lines easy to read.
+const (
+	assistantWidth  = 760
+	assistantMargin = 24
+)
+
+// show opens the assistant. What to read (the steps, the permissions,
+// the weekly sign-out) scrolls and takes whatever height the window
+// has; what to do (step 2: the paste box, Choose the file…, the verdict
+// and the buttons) stays under it, always in sight, so no button is cut
+// off and the paste box is never under the pointer of a person scrolling
+// the text (a multi-line entry keeps the wheel for itself).
 func (s *setupAssistant) show() {
 	intro := wrapped(assistantIntro())
 	link, _ := url.Parse(auth.ConsoleCredentialsURL)
@@ -380,7 +425,7 @@ func (s *setupAssistant) show() {
 
 	s.paste = newNamedEntry(lang.X("assistant.json", "The client JSON"), true)
 	s.paste.SetPlaceHolder(display(lang.X("assistant.paste", `Paste the client JSON here: {"installed":{"client_id":…}}`)))
-	s.paste.SetMinRowsVisible(3)
+	s.paste.SetMinRowsVisible(2)
 	s.paste.OnChanged = func(text string) {
 		if strings.TrimSpace(text) == "" {
 			s.judge(nil, nil)
@@ -388,8 +433,14 @@ func (s *setupAssistant) show() {
 		}
 		s.judge([]byte(text), nil)
 	}
-	choose := newDialogButton(display(lang.X("assistant.choose", "Choose the file…")), theme.FolderOpenIcon(), s.choose)
+	s.chooser = newDialogButton(display(lang.X("assistant.choose", "Choose the file…")), theme.FolderOpenIcon(), s.choose)
 	s.verdict = wrapped(lang.X("assistant.nofile", "No client file yet."))
+	s.detail = wrapped("")
+	s.detail.SizeName = theme.SizeNameCaptionText
+	s.detail.Hide()
+	s.details = newDialogButton(display(lang.X("assistant.details", "Details")), nil, s.toggleDetail)
+	s.details.Importance = widget.LowImportance
+	s.details.Hide()
 	// Copy puts the verdict on the clipboard, for a search or a question
 	// for help (the desktop test reads it so). A selectable label would do
 	// the same with the mouse, but it takes the focus on Tab and then
@@ -416,7 +467,6 @@ func (s *setupAssistant) show() {
 	}
 	body := container.NewVBox(
 		heading(lang.X("assistant.step1", "1. Make a Desktop OAuth client")), intro, console,
-		heading(lang.X("assistant.step2", "2. Give Carrier its JSON")), s.paste, choose,
 		heading(lang.X("assistant.scopes", "What Carrier asks Google for")), scopes,
 		heading(lang.X("assistant.week", "Avoid being signed out every week")), warning,
 	)
@@ -427,16 +477,21 @@ func (s *setupAssistant) show() {
 		body.Objects = append([]fyne.CanvasObject{forWho}, body.Objects...)
 	}
 	scroll := container.NewVScroll(body)
-	scroll.SetMinSize(fyne.NewSize(640, 400))
-	// The verdict stays in sight beside Sign in, wherever the text is
-	// scrolled.
-	// The verdict has a room of its own that does not change with its
-	// words, so the dialog neither grows nor moves (it is centred) under
-	// the person's pointer as one verdict follows another; a longer one
-	// scrolls.
-	said := container.NewVScroll(s.verdict)
-	said.SetMinSize(fyne.NewSize(0, 120))
-	s.content = container.NewBorder(nil, container.NewVBox(said, container.NewHBox(s.signIn, closeBtn, layout.NewSpacer(), copyWords)), nil, nil, scroll)
+	scroll.SetMinSize(fyne.NewSize(360, 100))
+	// The verdict sits under the box it judges, in a room of two lines
+	// so that the box does not move under the person's pointer as one
+	// verdict follows another; a longer one (or its details) takes room
+	// from the scrolled text, not from the buttons.
+	room := canvas.NewRectangle(color.Transparent)
+	room.SetMinSize(fyne.NewSize(0, newLabel("\n").MinSize().Height))
+	give := container.NewVBox(
+		heading(lang.X("assistant.step2", "2. Give Carrier its JSON")),
+		container.NewBorder(nil, nil, nil, container.NewVBox(s.chooser), s.paste),
+		container.NewStack(room, s.verdict),
+		s.detail,
+		container.NewHBox(s.signIn, closeBtn, s.details, layout.NewSpacer(), copyWords),
+	)
+	s.content = container.NewBorder(nil, give, nil, nil, scroll)
 	s.d = s.u.newDialog(display(lang.X("assistant.title", "Set up Google sign-in")), s.content, closeBtn)
 	if s.u.win != nil {
 		// A file dropped on the window while the assistant is open is
@@ -445,8 +500,18 @@ func (s *setupAssistant) show() {
 		s.u.win.SetOnDropped(s.dropped)
 		s.d.SetOnClosed(func() { s.u.win.SetOnDropped(s.u.dropped) })
 	}
+	s.d.Resize(s.size()) // before Show, which centres the dialog at its size
 	s.d.Show()
-	s.d.Resize(fyne.NewSize(720, 600))
+}
+
+// size is the assistant's size in its window: all of it but a margin,
+// no wider than assistantWidth.
+func (s *setupAssistant) size() fyne.Size {
+	room := fyne.NewSize(assistantWidth, 600)
+	if s.u.win != nil {
+		room = s.u.win.Canvas().Size()
+	}
+	return fyne.NewSize(min(assistantWidth, room.Width-2*assistantMargin), room.Height-2*assistantMargin)
 }
 
 func (s *setupAssistant) close() { s.d.Hide() }
@@ -489,11 +554,11 @@ func (s *setupAssistant) judge(data []byte, readErr error) {
 	s.verdict.Importance = widget.DangerImportance
 	switch {
 	case readErr != nil:
-		s.say(lang.X("assistant.readfailed", "Could not read the file: {{.Error}}", w{"Error": windowText(readErr.Error())}))
+		s.say(lang.X("assistant.readfailed", "Could not read the file: {{.Error}}", w{"Error": windowText(readErr.Error())}), "")
 		return
 	case data == nil:
 		s.verdict.Importance = widget.MediumImportance
-		s.say(lang.X("assistant.nofile", "No client file yet."))
+		s.say(lang.X("assistant.nofile", "No client file yet."), "")
 		return
 	}
 	clientID, err := s.u.deps.CheckClient(data)
@@ -503,7 +568,11 @@ func (s *setupAssistant) judge(data []byte, readErr error) {
 	}
 	s.checked = data
 	s.verdict.Importance = widget.SuccessImportance
-	s.say(lang.X("assistant.ok", "A Desktop app client ({{.ID}}) with Google's own sign-in addresses: press Sign in with Google.", w{"ID": app.Printable(clientID)}))
+	if s.u.deps.StandIn {
+		s.say(lang.X("assistant.ok.standin", "A Desktop app client ({{.ID}}) that signs in through the sandbox on this computer, not Google: press Sign in with Google.", w{"ID": app.Printable(clientID)}), "")
+	} else {
+		s.say(lang.X("assistant.ok", "A Desktop app client ({{.ID}}) with Google's own sign-in addresses: press Sign in with Google.", w{"ID": app.Printable(clientID)}), "")
+	}
 	s.signIn.Enable()
 }
 

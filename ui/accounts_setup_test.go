@@ -24,8 +24,8 @@ func TestAssistantAsksTheAppsCheck(t *testing.T) {
 	a.openAssistant()
 	s := a.assistant
 	s.paste.SetText(`{"installed":{"client_id":"id.apps.googleusercontent.com","auth_uri":"https://accounts.google.com/o/oauth2/auth","token_uri":"https://oauth2.googleapis.com/token"}}`)
-	if !s.signIn.Disabled() || !strings.Contains(s.verdict.Text, "names \"https://accounts.google.com/o/oauth2/auth\"") {
-		t.Errorf("a file the app refuses: Sign in enabled %v, verdict %q", !s.signIn.Disabled(), s.verdict.Text)
+	if !s.signIn.Disabled() || !strings.Contains(s.said, "names \"https://accounts.google.com/o/oauth2/auth\"") {
+		t.Errorf("a file the app refuses: Sign in enabled %v, verdict %q", !s.signIn.Disabled(), s.said)
 	}
 	s.paste.SetText(`{"installed":{"client_id":"carrier-sandbox"}}`)
 	if s.signIn.Disabled() || !strings.Contains(s.verdict.Text, "(carrier-sandbox)") {

@@ -159,13 +159,13 @@ func TestSetupAssistantChecksTheClientFile(t *testing.T) {
 		{`{"installed":{"client_id":"x","token_uri":"https://evil.example/token"}}`, "evil.example"},
 	} {
 		s.paste.SetText(c.json)
-		if !strings.Contains(s.verdict.Text, c.want) || !strings.Contains(s.verdict.Text, "Desktop app") || !s.signIn.Disabled() {
-			t.Errorf("%s: %q (sign in enabled: %v)", c.json, s.verdict.Text, !s.signIn.Disabled())
+		if !strings.Contains(s.said, c.want) || !strings.Contains(s.said, "Desktop app") || !s.signIn.Disabled() {
+			t.Errorf("%s: %q (sign in enabled: %v)", c.json, s.said, !s.signIn.Disabled())
 		}
 	}
 	// Dropped on the window, a file is judged the same way.
 	s.dropped(fyne.NewPos(10, 10), []fyne.URI{storage.NewFileURI(writeFile(t, "client_secret_web.json", []byte(`{"web":{"client_id":"x"}}`)))})
-	h.until("the dropped file judged", func() bool { return strings.Contains(s.verdict.Text, `"Web application" client`) })
+	h.until("the dropped file judged", func() bool { return strings.Contains(s.said, `"Web application" client`) })
 	good := `{"installed":{"client_id":"id.apps.googleusercontent.com","auth_uri":"https://accounts.google.com/o/oauth2/auth","token_uri":"https://oauth2.googleapis.com/token","client_secret":"s"}}`
 	s.paste.SetText(good)
 	if s.signIn.Disabled() {
@@ -399,10 +399,15 @@ func TestAccountScreenInPersian(t *testing.T) {
 	}
 	a.paste.SetText(`{"web":{"client_id":"x"}}`)
 	// The verdict in reading order (its label breaks it into lines for
-	// its width): the Persian sentence, then auth's English under it.
+	// its width): the Persian sentence; auth's English waits behind
+	// Details.
 	sentence := fa["assistant.bad.web"].(string)
-	if said := a.verdict.AccessibilityLabel(); !strings.HasPrefix(said, sentence+"\n") || !strings.Contains(strings.TrimPrefix(said, sentence), `"Web application" client`) || a.verdict.Alignment != fyne.TextAlignTrailing {
+	if said := a.verdict.AccessibilityLabel(); said != sentence || a.verdict.Alignment != fyne.TextAlignTrailing {
 		t.Errorf("a web client is refused with %q, aligned %v", said, a.verdict.Alignment)
+	}
+	test.Tap(a.details)
+	if !a.detail.Visible() || !strings.Contains(a.detail.logical, `"Web application" client`) {
+		t.Errorf("Details shows %q", a.detail.logical)
 	}
 }
 

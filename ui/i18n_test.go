@@ -325,7 +325,7 @@ func TestLanguageSettingAppliesAtNextStart(t *testing.T) {
 	if got := h.u.app.Preferences().String(prefLanguage); got != "he" {
 		t.Fatalf("the preference holds %q, want he", got)
 	}
-	if !s.status.Visible() || !strings.Contains(s.status.Text, "starts again") {
+	if !s.status.Visible() || !strings.Contains(s.status.logical, "again") || !strings.Contains(s.status.logical, "עברית") {
 		t.Errorf("the setting says %q", s.status.Text)
 	}
 	if got := lang.X("tab.account", "Account"); got != "Account" {

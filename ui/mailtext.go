@@ -6,10 +6,7 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
-
-	"carrier/internal/app"
 )
 
 // A message's text in the reading pane: paragraphs as wrapped labels, and
@@ -96,7 +93,9 @@ func (m *mailboxScreen) link(text string, u *url.URL) fyne.CanvasObject {
 	l.Wrapping = fyne.TextWrapBreak // an address has no spaces to wrap at
 	l.OnTapped = func() {
 		if err := m.openURL(u); err != nil {
-			setLabel(m.status, lang.X("mailbox.link.failed", "Could not open {{.Address}}: {{.Error}}", w{"Address": app.Printable(text), "Error": windowText(err.Error())}))
+			// No browser to open (no xdg-open, say): the address to open
+			// by hand, in words rather than the opener's error.
+			m.u.browserFailed(u.String())
 		}
 	}
 	l.ExtendBaseWidget(l)

@@ -38,6 +38,7 @@ type settingsSection struct {
 	login   *namedCheck // nil when the system's login start is not offered
 	askQuit *namedCheck
 	status  *wrapLabel
+	restart *widget.Button // Restart now, after a new language; nil without Deps.Restart
 	Object  fyne.CanvasObject
 }
 
@@ -75,6 +76,11 @@ func newSettingsSection(u *UI) *settingsSection {
 	}
 	box.Add(s.askQuit)
 	box.Add(s.status)
+	if u.deps.Restart != nil {
+		s.restart = widget.NewButtonWithIcon(display(lang.X("settings.restart", "Restart now")), theme.ViewRefreshIcon(), u.deps.Restart)
+		s.restart.Hide()
+		box.Add(container.NewHBox(s.restart))
+	}
 	s.Object = box
 	return s
 }
@@ -96,7 +102,19 @@ func (s *settingsSection) languageChoice() *choices {
 			return
 		}
 		prefs.SetString(prefLanguage, languageCodes[i])
-		s.say(lang.X("settings.language.later", "The language takes effect when Carrier starts again."))
+		language := languageNames[i]
+		if i == 0 {
+			language = lang.X("settings.language.system", "the system's language")
+		}
+		// Fyne's words are picked once, as Carrier starts: the window
+		// speaks the new language after a restart, which Carrier offers
+		// where it can restart itself (Deps.Restart).
+		if s.restart == nil {
+			s.say(lang.X("settings.language.reopen", "Close and open Carrier again to see it in {{.Language}}.", w{"Language": language}))
+			return
+		}
+		s.say(lang.X("settings.language.restart", "Carrier speaks {{.Language}} once it starts again. Uploads pause for the moment and go on after.", w{"Language": language}))
+		s.restart.Show()
 	}
 	return c
 }

@@ -182,3 +182,38 @@ func TestStartAtLoginSetting(t *testing.T) {
 		t.Error("start at login offered without a way to do it")
 	}
 }
+
+// After a new language, Settings offers Restart now, which restarts
+// Carrier (Deps.Restart) so that the window speaks it; without a way to
+// restart, it says to close and open Carrier, naming the language.
+func TestLanguageChoiceOffersRestart(t *testing.T) {
+	t.Cleanup(func() {
+		useLanguage("")
+		if err := LoadTranslations(); err != nil {
+			t.Error(err)
+		}
+	})
+	restarts := 0
+	h := newHarness(t, func(o *harnessOpts) {
+		o.deps = func(d *Deps) { d.Restart = func() { restarts++ } }
+	})
+	s := h.u.account.settings
+	if s.restart == nil || s.restart.Visible() {
+		t.Fatal("Restart now offered before any language was chosen")
+	}
+	test.Tap(choiceNamed(s.lang, display("فارسی")))
+	if !s.restart.Visible() || !strings.Contains(s.status.logical, "فارسی") {
+		t.Fatalf("after choosing Persian: Restart now shown %v, the setting says %q", s.restart.Visible(), s.status.logical)
+	}
+	test.Tap(s.restart)
+	if restarts != 1 {
+		t.Errorf("Restart now restarted %d times", restarts)
+	}
+
+	plain := newHarness(t)
+	p := plain.u.account.settings
+	test.Tap(choiceNamed(p.lang, display("العربية")))
+	if p.restart != nil || p.status.logical != "Close and open Carrier again to see it in العربية." {
+		t.Errorf("without a restart: Restart now %v, the setting says %q", p.restart != nil, p.status.logical)
+	}
+}

@@ -85,6 +85,10 @@ type Deps struct {
 	// CheckClient checks a client file as SignIn will and names its
 	// client (app.Google.CheckClient); nil: auth.GoogleConfig's checks.
 	CheckClient func(clientSecret []byte) (clientID string, err error)
+	// StandIn says the embedded sandbox stands in for Google in sign-ins
+	// (app.SandboxSignInEnv): the assistant then says a client it takes
+	// signs in through the sandbox, not Google.
+	StandIn bool
 	// Accounts are the Google accounts signed in side by side; nil: one
 	// at most, through SignIn and SignOut.
 	Accounts Accounts
@@ -111,6 +115,11 @@ type Deps struct {
 	// is sent instead. Nil: Fyne's always.
 	Notify func(title, body string, actions []NoticeAction) error
 
+	// Restart closes Carrier as Quit does and starts it again (main.go),
+	// so that a new language shows; nil: not offered, the person is told
+	// to close and open Carrier.
+	Restart func()
+
 	// Do runs a function on the UI thread; nil means fyne.Do. Tests give
 	// their own so that widgets are only touched on the test's goroutine.
 	Do func(func())
@@ -135,7 +144,10 @@ type UI struct {
 	tray      atomic.Pointer[tray] // nil without a system tray
 	parked    parkedNotices        // the accounts told their uploads wait for them
 	quitAsked *quitQuestion        // the last quit question, for tests
-	modals    []*modal             // Carrier's dialogs open, the last shown last
+	// browserAsked is the last word that the browser could not be
+	// opened, for tests.
+	browserAsked *browserFailedDialog
+	modals       []*modal // Carrier's dialogs open, the last shown last
 	// fyneNotify sends Fyne's notification, where the desktop's service
 	// cannot be reached; a test's own sees what it sends.
 	fyneNotify func(*fyne.Notification)

@@ -311,7 +311,7 @@ func scopeAllows(scope, english string) string {
 	case auth.ScopeGmailCompose:
 		return lang.X("scope.gmail.compose", "make, change and send drafts (asked for when you save a draft)")
 	case auth.ScopeGmailInsert:
-		return lang.X("scope.gmail.insert", "put messages into your mailbox without sending them (carrier send --as insert or import)")
+		return lang.X("scope.gmail.insert", "put messages into your mailbox without sending them, as when you import old mail into Gmail")
 	case auth.ScopeDriveFile:
 		return lang.X("scope.drive.file", "upload files too large to attach to your Drive and share them as links; only the files Carrier made, none of your others")
 	case auth.ScopePhotosAppend:
@@ -325,9 +325,9 @@ func scopeAllows(scope, english string) string {
 }
 
 // clientFileWords says in the person's language why a client file is
-// refused (auth.GoogleConfig's checks), with auth's own words, which name
-// the way to a right one, as the detail line.
-func clientFileWords(text string) string {
+// refused (auth.GoogleConfig's checks); auth's own words, which name the
+// way to a right one, are the detail the assistant keeps behind Details.
+func clientFileWords(text string) (sentence, detail string) {
 	var s string
 	switch {
 	case strings.Contains(text, `"Web application" client`):
@@ -347,7 +347,7 @@ func clientFileWords(text string) string {
 	default:
 		s = lang.X("assistant.bad", "Not this file.")
 	}
-	return s + "\n" + detailLine(text)
+	return s, detailLine(text)
 }
 
 // fyneKeys are the words of Fyne's own dialogs and menus (lang.L in Fyne's

@@ -21,7 +21,10 @@ type Google struct {
 	config   func(clientSecret []byte) (*auth.Config, error) // the sign-in's client
 	proof    string                                          // a sandbox's token, which its sign-ins must prove; "" for Google
 	browser  func(url string) error                          // nil: the system's browser
-	signedIn []func(address string)                          // told after each sign-in, once the credentials are reset
+	// browserFailed is told the sign-in address the browser could not
+	// be opened at, for the person to open it themselves (OnBrowserFailed).
+	browserFailed func(url string)
+	signedIn      []func(address string) // told after each sign-in, once the credentials are reset
 
 	// The accounts stamp (accountswatch.go): where g notes its sign-ins
 	// and sign-outs and hears other Carriers' ("" before Watch), what it
@@ -165,8 +168,31 @@ func (g *Google) login(ctx context.Context, cfg *auth.Config, o auth.LoginOption
 			return map[string]string{sandbox.ProofParam: sandbox.ConsentProof(g.proof, challenge, redirect, scope)}
 		}
 	}
-	o.Browser = g.browser
+	open := g.browser
+	if open == nil {
+		open = auth.OpenBrowser
+	}
+	g.mu.Lock()
+	failed := g.browserFailed
+	g.mu.Unlock()
+	o.Browser = func(url string) error {
+		err := open(url)
+		if err != nil && failed != nil {
+			failed(url)
+		}
+		return err
+	}
 	return auth.Login(ctx, cfg, o)
+}
+
+// OnBrowserFailed has f told the sign-in address whenever the system's
+// browser could not be opened at it (no xdg-open installed, say): the
+// sign-in still waits for it, so the window shows the address for the
+// person to open. Login alone writes it where no one reads it.
+func (g *Google) OnBrowserFailed(f func(url string)) {
+	g.mu.Lock()
+	g.browserFailed = f
+	g.mu.Unlock()
 }
 
 // May says whether the signed-in account allows Carrier a kind of work:
