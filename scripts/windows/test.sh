@@ -57,7 +57,11 @@ echo "wine: prefix ready in $((SECONDS - t0)) s"
 if [ $# -eq 0 ]; then
 	set -- ./...
 fi
-set -- $(GOOS=windows CGO_ENABLED=0 "$GO" list -e -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' "$@" 2>/dev/null)
+# The app itself (package main, "carrier") imports Fyne, which needs cgo:
+# these test binaries are built without it, so it is left out here; the
+# Windows app is the release exe that make test-windows builds, installs
+# and runs.
+set -- $(GOOS=windows CGO_ENABLED=0 "$GO" list -e -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' "$@" 2>/dev/null | grep -vx carrier)
 
 status=0
 summary=()
