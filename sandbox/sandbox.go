@@ -415,24 +415,30 @@ type sessionMutex struct {
 	holder *sessionHolder // the request holding ch, when it may be superseded (session.go)
 }
 
-// sessionLock takes the per-session lock, giving up when the request ends:
-// a status query must not wait forever behind a request whose client left.
-func (s *Sandbox) sessionLock(r *http.Request, id string) (unlock func(), ok bool) {
+// sessionEntry finds (or makes) session id's lock and counts one more
+// request on it; release uncounts it, dropping the entry with the last.
+func (s *Sandbox) sessionEntry(id string) (m *sessionMutex, release func()) {
 	s.locksMu.Lock()
-	m := s.locks[id]
+	m = s.locks[id]
 	if m == nil {
 		m = &sessionMutex{ch: make(chan struct{}, 1)}
 		s.locks[id] = m
 	}
 	m.refs++
 	s.locksMu.Unlock()
-	release := func() {
+	return m, func() {
 		s.locksMu.Lock()
 		if m.refs--; m.refs == 0 {
 			delete(s.locks, id)
 		}
 		s.locksMu.Unlock()
 	}
+}
+
+// sessionLock takes the per-session lock, giving up when the request ends:
+// a status query must not wait forever behind a request whose client left.
+func (s *Sandbox) sessionLock(r *http.Request, id string) (unlock func(), ok bool) {
+	m, release := s.sessionEntry(id)
 	select {
 	case m.ch <- struct{}{}:
 		return func() { <-m.ch; release() }, true

@@ -476,21 +476,7 @@ func (b *supersedable) Read(p []byte) (int, error) {
 // or the sandbox stops.
 func (s *Sandbox) takeSession(w http.ResponseWriter, r *http.Request, id string) (unlock func(), lost *atomic.Bool, ok bool) {
 	me := &sessionHolder{seq: s.root.holderSeq.Add(1), rc: http.NewResponseController(w)}
-	s.locksMu.Lock()
-	m := s.locks[id]
-	if m == nil {
-		m = &sessionMutex{ch: make(chan struct{}, 1)}
-		s.locks[id] = m
-	}
-	m.refs++
-	s.locksMu.Unlock()
-	release := func() {
-		s.locksMu.Lock()
-		if m.refs--; m.refs == 0 {
-			delete(s.locks, id)
-		}
-		s.locksMu.Unlock()
-	}
+	m, release := s.sessionEntry(id)
 	// The holder may take the lock a moment before it says who it is:
 	// look again until the lock is ours.
 	tick := time.NewTicker(20 * time.Millisecond)
