@@ -49,6 +49,7 @@ type photosEnv struct {
 	// albumHook sees each albums.create first, as hook sees batchCreate.
 	albumHook  func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) bool
 	albumsMade atomic.Int32 // albums.create calls that reached the sandbox
+	client     *http.Client // the test's own reads
 }
 
 func newPhotosEnv(t *testing.T) *photosEnv {
@@ -67,7 +68,16 @@ func newPhotosEnv(t *testing.T) *photosEnv {
 	served := make(chan struct{})
 	go func() { sb.Serve(ctx, ln); close(served) }()
 	target, _ := url.Parse("http://" + ln.Addr().String())
-	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) }}
+	// The proxy and the test's own reads have transports of their own:
+	// every httptest.Server.Close in a parallel test closes the idle
+	// connections of http.DefaultTransport, and net/http can hand one
+	// back to its pool a moment before the body is read, so a shared
+	// pool sometimes cut a listing short (200, then "unexpected end of
+	// JSON input").
+	tr := &http.Transport{}
+	env.client = &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(func() { tr.CloseIdleConnections(); env.client.CloseIdleConnections() })
+	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) }, Transport: tr}
 	pln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -152,12 +162,15 @@ func (env *photosEnv) api(method, path string, body any, v any) {
 	req, _ := http.NewRequest(method, env.root+path, rd)
 	req.Header.Set("Authorization", "Bearer "+env.token)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := env.client.Do(req)
 	if err != nil {
 		env.t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		env.t.Fatalf("%s %s: reading the answer: %v", method, path, err)
+	}
 	if resp.StatusCode != 200 {
 		env.t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, data)
 	}
