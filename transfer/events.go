@@ -186,6 +186,10 @@ type Snapshot struct {
 	// ErrSourceChanged, ErrMaybeSent, ErrSignIn or ErrNotVerified; nil for
 	// any other.
 	Cause error
+	// Failure is the record's failure in parts; nil when none.
+	Failure *Failure
+	// Owner is Spec.Owner.
+	Owner string
 	// Verified names the checksum that verified what the server holds
 	// (SumSHA256, SumMD5, SumCRC32C), "" when the server reported none.
 	Verified string
@@ -201,7 +205,7 @@ func snapshotOf(r *Record) Snapshot {
 		Type: r.Type, Protocol: r.protocol(), ContentType: r.ContentType, Metadata: r.Metadata, Path: r.Path, Size: r.Size,
 		SHA256: r.SHA256, Needs: r.Needs, Quote: r.Quote, State: r.State, Confirmed: r.Confirmed, Sent: r.Confirmed, Written: r.Confirmed,
 		Response: r.Response, Error: r.Error, Retryable: r.Retryable, Cause: causes[r.Cause],
-		Verified: r.Verified, Account: r.Account, SignInFor: r.SignInFor,
+		Verified: r.Verified, Account: r.Account, SignInFor: r.SignInFor, Owner: r.Owner, Failure: r.Failure.clone(),
 	}
 }
 

@@ -61,6 +61,10 @@ type Spec struct {
 	// (AccountOf) and for Queue.SignedIn; "" is the default account of
 	// the job's server. It must not hold a credential.
 	Account string
+	// Owner is whoever queued the job, in its own terms (a delivery's id,
+	// "d-…"): kept in the record and in every snapshot, never interpreted.
+	// It must not hold a credential.
+	Owner string
 	// Quote (Call jobs only) names jobs among Needs whose results the
 	// call's body carries: the file is then a template in which each NUL
 	// byte (which JSON text never holds raw) stands for the next quoted
@@ -207,6 +211,7 @@ func (q *Queue) newRecord(spec Spec) (*Record, error) {
 		Checksums:   slices.Clone(spec.Checksums),
 		Existing:    spec.Existing,
 		Account:     spec.Account,
+		Owner:       spec.Owner,
 		Quote:       slices.Clone(spec.Quote),
 		State:       StateQueued,
 		Updated:     now,

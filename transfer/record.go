@@ -111,6 +111,8 @@ type Record struct {
 	// "" is the default account of its server, as every record from
 	// before accounts reads.
 	Account string `json:"account,omitempty"`
+	// Owner is Spec.Owner: opaque to the engine.
+	Owner string `json:"owner,omitempty"`
 	// Quote are the jobs among Needs whose results fill the call's body
 	// (see Spec.Quote).
 	Quote []string `json:"quote,omitempty"`
@@ -133,6 +135,10 @@ type Record struct {
 	// Cause names the kind of failure (see causes), so a front end can
 	// word it after a restart as well as when it happens.
 	Cause string `json:"cause,omitempty"`
+	// Failure is the failure in parts (status, Google's reason, a stable
+	// code), so that nobody reads Error to learn what happened; nil on a
+	// job that has not failed, and on records from before it.
+	Failure *Failure `json:"failure,omitempty"`
 	// Verified names the checksum the server reported for what it holds
 	// and that matched the file's (SumSHA256, SumMD5, SumCRC32C); "" when
 	// it reported none the engine had.
