@@ -53,6 +53,11 @@ func TestSendLinksKilledThenResumed(t *testing.T) {
 			release := make(chan struct{})
 			up, _ := url.Parse(base)
 			proxy := httputil.NewSingleHostReverseProxy(up)
+			// A pool of its own: a parallel test's httptest.Server.Close
+			// closes http.DefaultTransport's idle connections.
+			tr := &http.Transport{}
+			defer tr.CloseIdleConnections()
+			proxy.Transport = tr
 			front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if strings.HasSuffix(r.URL.Path, "/permissions") && r.Method == "POST" && holdShares.Load() {
 					io.Copy(io.Discard, r.Body) // then the server notices the client is gone
