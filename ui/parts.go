@@ -320,7 +320,7 @@ func (s *transfersScreen) groupWords(g group) string {
 		return lang.X("state.paused", "Paused")
 	}
 	if n := heldFiles(g); n > 0 {
-		return lang.XN("group.held", "{{.Held}}: {{.Count}} large files wait. Send anyway sends them now", n, w{"Held": transfer.HeldMetered, "Count": n})
+		return lang.XN("group.held", "{{.Held}}: {{.Count}} large files wait. Send anyway sends them now", n, w{"Held": heldWords(transfer.HeldMetered), "Count": n})
 	}
 	for _, p := range g.all[1:] {
 		switch p.State {

@@ -81,6 +81,38 @@ func cancelQuestion(snap transfer.Snapshot) string {
 	return lang.X("cancel.message", "Cancel '{{.Subject}}'? Its upload stops; you can reopen it in Compose.", w{"Subject": app.Printable(subject)})
 }
 
+// keepWords name the choice not to cancel, as what it keeps: an upload
+// that moves keeps uploading; a failed one stays, for Retry or Reopen; a
+// paused or parked one stays as it is. snaps are the row's jobs (the
+// message first).
+func keepWords(snaps []transfer.Snapshot) string {
+	var moving, failed, paused, parked bool
+	for _, j := range snaps {
+		switch j.State {
+		case transfer.StateQueued, transfer.StateRunning, transfer.StateRetrying, transfer.StateWaiting:
+			moving = moving || !heldMetered(j)
+			paused = paused || heldMetered(j)
+		case transfer.StateFailed:
+			failed = true
+		case transfer.StatePaused:
+			paused = true
+		case transfer.StateSignIn:
+			parked = true
+		}
+	}
+	switch {
+	case failed: // a message waiting on a failed file goes nowhere by itself
+		return lang.X("cancel.keep.failed", "Keep it")
+	case moving:
+		return lang.X("quit.keep", "Keep uploading")
+	case paused:
+		return lang.X("cancel.keep.paused", "Keep it paused")
+	case parked:
+		return lang.X("cancel.keep.signin", "Keep it waiting")
+	}
+	return lang.X("quit.keep", "Keep uploading")
+}
+
 // askCancel asks before cancelling job id (the row's message, with its
 // parts): Keep uploading is the default, the button that has the focus.
 func (s *transfersScreen) askCancel(id string) {
@@ -97,7 +129,7 @@ func (s *transfersScreen) askCancel(id string) {
 			s.cancelling = nil
 		}
 	}
-	a.keep = newDialogButton(display(lang.X("quit.keep", "Keep uploading")), theme.ConfirmIcon(), done)
+	a.keep = newDialogButton(display(keepWords(s.group(id).all)), theme.ConfirmIcon(), done)
 	a.keep.Importance = widget.HighImportance
 	a.stop = newDialogButton(display(lang.X("cancel.stop", "Cancel upload")), theme.CancelIcon(), func() {
 		done()

@@ -411,6 +411,21 @@ func (s *transfersScreen) clearFinished() {
 	s.box.Refresh()
 }
 
+// heldWords are a hold's reason in the person's language: the engine's
+// and the app's holds are named by constants; another (a newer Carrier's)
+// is shown as it came.
+func heldWords(reason string) string {
+	switch reason {
+	case transfer.HeldMetered:
+		return lang.X("held.metered", "Paused: metered connection")
+	case app.HeldOffline:
+		return lang.X("held.offline", "Offline: waiting for the network")
+	case app.HeldAsleep:
+		return lang.X("held.asleep", "Sleeping: will resume on wake")
+	}
+	return reason
+}
+
 // signInWords are a parked job's: its sign-in ended, and it goes on from
 // where it stood once the person signs in again.
 func signInWords(snap transfer.Snapshot) string {
@@ -425,7 +440,7 @@ func signInWords(snap transfer.Snapshot) string {
 func stateWords(v jobView, now time.Time) string {
 	snap := v.snap
 	if heldMetered(snap) {
-		return transfer.HeldMetered
+		return heldWords(transfer.HeldMetered)
 	}
 	switch snap.State {
 	case transfer.StatePaused:
@@ -450,7 +465,7 @@ func stateWords(v jobView, now time.Time) string {
 		return lang.X("state.waiting", "Waiting for the uploads it needs to finish first")
 	case transfer.StateRetrying:
 		if v.held {
-			return v.retryReason // the app's words: "Offline: waiting for the network"
+			return heldWords(v.retryReason) // the app's hold: "Offline: waiting for the network"
 		}
 		if v.woke {
 			return lang.X("state.woke", "Resuming after sleep: asking the server where the upload stands")
