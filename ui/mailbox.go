@@ -85,9 +85,9 @@ func (m *mailboxScreen) row(i int, it mailItem) fyne.CanvasObject {
 	title := newLabel(kindName(it.Kind) + " · " + app.Readable(it.Title))
 	title.TextStyle = fyne.TextStyle{Bold: i == m.opened}
 	title.Truncation = fyne.TextTruncateEllipsis
-	sub := newLabel(app.Readable(it.Detail) + " · " + it.When.Local().Format("Jan 2 15:04"))
+	sub := newLabel(app.Readable(it.Detail) + " · " + shortDate(it.When.Local()))
 	sub.Truncation = fyne.TextTruncateEllipsis
-	open := newIconButton(lang.X("mailbox.open", "Open {{.Kind}} {{.Title}}", w{"Kind": kindName(it.Kind), "Title": app.Readable(it.Title)}), theme.NavigateNextIcon(), func() { m.choose(i) })
+	open := newIconButton(lang.X("mailbox.open", "Open {{.Kind}} {{.Title}}", w{"Kind": kindName(it.Kind), "Title": app.Readable(it.Title)}), directional(theme.NavigateNextIcon()), func() { m.choose(i) })
 	// The whole row opens the item on a click; the button is there for
 	// the keyboard and the screen reader.
 	return container.NewStack(newTapArea(func() { m.choose(i) }), container.NewBorder(nil, nil, nil, m.draftButtons(it, open), container.NewVBox(title, sub)))

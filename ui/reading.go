@@ -19,9 +19,9 @@ import (
 // order; people by their names, with their addresses on a smaller line
 // beneath; the date in this computer's time zone.
 
-// readLayout is the date as the reading pane writes it: the weekday and
-// month in words, so that no one wonders whether 03/04 is March or April.
-const readLayout = "Monday 2 January 2006, 15:04"
+// The reading pane writes a date with the weekday and month in words
+// (longDate, in the window's language), so that no one wonders whether
+// 03/04 is March or April.
 
 type headerField struct{ Name, Value string }
 
@@ -108,13 +108,13 @@ func readableDate(header string, received time.Time, loc *time.Location) string 
 		if received.IsZero() || received.UnixMilli() == 0 {
 			return "(none)"
 		}
-		return received.In(loc).Format(readLayout)
+		return longDate(received.In(loc))
 	}
 	t, err := netmail.ParseDate(header)
 	if err != nil {
 		return app.Readable(header)
 	}
-	return t.In(loc).Format(readLayout)
+	return longDate(t.In(loc))
 }
 
 // headerName is an address header's name in the window's language.
