@@ -61,10 +61,22 @@ func (r *dualBarRenderer) applyTheme() {
 	r.track.CornerRadius, r.sent.CornerRadius, r.conf.CornerRadius = radius, radius, radius
 }
 
+// Layout fills the bar from the start of the reading direction: from the
+// right in a right-to-left window.
 func (r *dualBarRenderer) Layout(size fyne.Size) {
 	r.track.Resize(size)
-	r.sent.Resize(fyne.NewSize(size.Width*float32(r.b.sent), size.Height))
-	r.conf.Resize(fyne.NewSize(size.Width*float32(r.b.confirmed), size.Height))
+	for _, f := range []struct {
+		o    fyne.CanvasObject
+		frac float64
+	}{{r.sent, r.b.sent}, {r.conf, r.b.confirmed}} {
+		w := size.Width * float32(f.frac)
+		f.o.Resize(fyne.NewSize(w, size.Height))
+		x := float32(0)
+		if windowRTL.Load() {
+			x = size.Width - w
+		}
+		f.o.Move(fyne.NewPos(x, 0))
+	}
 }
 
 func (r *dualBarRenderer) MinSize() fyne.Size {

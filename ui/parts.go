@@ -223,11 +223,11 @@ func newPartRow() *partRow {
 	p.state.SizeName = theme.SizeNameCaptionText
 	indent := canvas.NewRectangle(color.Transparent)
 	indent.SetMinSize(fyne.NewSize(32, 0))
-	p.object = container.NewBorder(nil, nil, indent, nil, container.NewVBox(
-		container.NewBorder(nil, nil, widget.NewIcon(theme.FileIcon()), p.amount, p.name),
+	p.object = mirrorRTL(container.NewBorder(nil, nil, indent, nil, container.NewVBox(
+		mirrorRTL(container.NewBorder(nil, nil, widget.NewIcon(theme.FileIcon()), p.amount, p.name)),
 		p.bar,
 		p.state,
-	))
+	)))
 	return p
 }
 

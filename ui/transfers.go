@@ -281,11 +281,14 @@ func (s *transfersScreen) ensureRow(id string) {
 	r.parts = container.NewVBox()
 	r.parts.Hide()
 	r.partRows = map[string]*partRow{}
-	buttons := container.NewHBox(r.sendAnyway, r.pause, r.resume, r.retry, r.reopen, r.cancel)
+	buttons := mirrorRTL(container.NewHBox(r.sendAnyway, r.pause, r.resume, r.retry, r.reopen, r.cancel))
+	// In a right-to-left window the row reads from the right: the icon
+	// and the name there, the buttons at the left, the amount after the
+	// words (the bar fills from the right: dualBar).
 	r.object = container.NewVBox(
-		container.NewBorder(nil, nil, widget.NewIcon(theme.UploadIcon()), buttons, container.NewVBox(r.name, r.dest)),
+		mirrorRTL(container.NewBorder(nil, nil, widget.NewIcon(theme.UploadIcon()), buttons, container.NewVBox(r.name, r.dest))),
 		r.bar,
-		container.NewBorder(nil, nil, nil, r.amount, r.state),
+		mirrorRTL(container.NewBorder(nil, nil, nil, r.amount, r.state)),
 		r.parts,
 		widget.NewSeparator(),
 	)
