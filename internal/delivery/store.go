@@ -44,11 +44,18 @@ func (s *Store) path(id string) string { return filepath.Join(s.dir, id+".json")
 var ErrNotFound = errors.New("no such delivery")
 
 // Put stores d, replacing what was stored under its id. A delivery that
-// fails Check is refused and nothing is written.
+// fails Check is refused and nothing is written; so is one a newer
+// Carrier stored under that id (ErrNewer), which this one would cut down
+// to the fields it knows.
 func (s *Store) Put(d Delivery) error {
 	data, err := Marshal(d)
 	if err != nil {
 		return err
+	}
+	if old, err := os.ReadFile(s.path(d.ID)); err == nil {
+		if _, err := Unmarshal(old); errors.Is(err, ErrNewer) {
+			return fmt.Errorf("cannot store delivery %s: %w", d.ID, err)
+		}
 	}
 	if err := platform.WriteFile(s.path(d.ID), data); err != nil {
 		return fmt.Errorf("cannot store delivery %s: %w", d.ID, err)

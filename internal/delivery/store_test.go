@@ -238,3 +238,25 @@ func TestStoreReconcileWaitsForAYoungDelivery(t *testing.T) {
 		t.Errorf("the empty delivery is still there: %v", err)
 	}
 }
+
+// A delivery a newer Carrier stored is neither read as this one's nor
+// written over.
+func TestStoreLeavesANewerCarriersDeliveryAlone(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := Open(dir)
+	d := sample()
+	newer := []byte(`{"version": 2, "id": "d-0123abcd", "kind": "message", "members": [], "sendLater": "2027-01-01T00:00:00Z"}`)
+	path := filepath.Join(dir, d.ID+".json")
+	if err := os.WriteFile(path, newer, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(d.ID); !errors.Is(err, ErrNewer) {
+		t.Fatalf("Get: %v, want ErrNewer", err)
+	}
+	if err := s.Put(d); !errors.Is(err, ErrNewer) {
+		t.Fatalf("Put over it: %v, want ErrNewer", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != string(newer) {
+		t.Fatalf("the newer delivery was written over: %s", got)
+	}
+}
