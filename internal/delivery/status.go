@@ -131,6 +131,8 @@ func Status(d Delivery, snaps map[string]transfer.Snapshot) Standing {
 	failed := findIn(ms, func(m member) bool { return m.snap.State == transfer.StateFailed && !quota(m) })
 	cancelled := findIn(ms, in(transfer.StateCancelled))
 	switch {
+	case len(ms) == 0: // every job forgotten: nothing is left to send or stop
+		st.Phase = PhaseCancelled
 	case len(heads) > 0 && allOf(heads, in(transfer.StateDone)):
 		st.Phase = donePhase(d.Kind, heads)
 	case anyOf(heads, in(transfer.StateCancelled)) || cancelled != nil && !unfinished && failed == nil:
@@ -279,8 +281,11 @@ func verbs(d Delivery, st Standing, ms []member, unfinished bool) []Verb {
 		}
 	}
 	ended := st.Phase == PhaseSent || st.Phase == PhaseSaved || st.Phase == PhaseDone
-	add(VerbPause, !ended && can(transfer.MovePause))
-	add(VerbResume, !ended && can(transfer.MoveResume))
+	// A delivery cancelled is not paused or resumed: what is still
+	// stopping is cancelled (VerbCancel) instead.
+	going := !ended && st.Phase != PhaseCancelled
+	add(VerbPause, going && can(transfer.MovePause))
+	add(VerbResume, going && can(transfer.MoveResume))
 	// Retry only where it can finish the delivery: a member that would
 	// fail the same way again (its file changed) needs a new delivery.
 	add(VerbRetry, st.Phase == PhaseFailed && findIn(ms, func(m member) bool {

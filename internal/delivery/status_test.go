@@ -150,7 +150,7 @@ func statusCases() []statusCase {
 		{"message blocked by a cancelled file", mm, msgSnaps(sendURL, C, W, W), want{phase: PhaseBlocked, member: "f1", size: 110, verbs: []Verb{pause, cancel, reopen}}},
 		{"message cancelled", mm, msgSnaps(sendURL, C, C, C), want{phase: PhaseCancelled, size: 110, verbs: []Verb{reopen, rm}}},
 		{"message cancelled, a file still stopping", mm, msgSnaps(sendURL, R, W, C),
-			want{phase: PhaseCancelled, confirmed: 40, size: 110, verbs: []Verb{pause, cancel, reopen}}},
+			want{phase: PhaseCancelled, confirmed: 40, size: 110, verbs: []Verb{cancel, reopen}}},
 
 		// A draft with a Drive link.
 		{"draft queued", dr, msgSnaps(draftURL, Q, W, W), want{phase: PhaseQueued, size: 110, verbs: []Verb{pause, cancel}}},
@@ -203,6 +203,8 @@ func statusCases() []statusCase {
 		{"upload failed", upload, []transfer.Snapshot{snap("u1", postURL, F, 80, 20, failure(transfer.FailMaybeSent, 0))}, want{phase: PhaseFailed, member: "u1", code: transfer.FailMaybeSent, confirmed: 20, size: 80, verbs: []Verb{retry, cancel, rm}}},
 		{"upload cancelled", upload, []transfer.Snapshot{snap("u1", postURL, C, 80, 20)}, want{phase: PhaseCancelled, confirmed: 20, size: 80, verbs: []Verb{rm}}},
 		{"upload forgotten", upload, nil, want{phase: PhaseCancelled, verbs: []Verb{rm}}},
+		{"upload with no member left", Delivery{ID: "d-05", Kind: KindUpload, Created: t0}, nil, want{phase: PhaseCancelled, verbs: []Verb{rm}}},
+		{"photos with no member left", Delivery{ID: "d-06", Kind: KindPhotos, Created: t0}, nil, want{phase: PhaseCancelled, verbs: []Verb{rm}}},
 	}
 }
 
