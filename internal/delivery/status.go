@@ -223,8 +223,10 @@ func (st *Standing) progress(d Delivery, ms, heads []member, active, started boo
 		st.Phase, st.Destination = PhasePosting, KindPhotosItems
 		st.Done, st.Total, _ = files(RoleItems)
 	default:
+		// Any file: an upload adopted from an old journal may be a file
+		// to Drive or Photos alone.
 		st.Phase = PhaseUploading
-		st.Done, st.Total, st.Destination = files(RoleUpload)
+		st.Done, st.Total, st.Destination = files(RoleUpload, RoleDriveFile, RolePhoto)
 	}
 }
 

@@ -203,6 +203,8 @@ func statusCases() []statusCase {
 		{"upload failed", upload, []transfer.Snapshot{snap("u1", postURL, F, 80, 20, failure(transfer.FailMaybeSent, 0))}, want{phase: PhaseFailed, member: "u1", code: transfer.FailMaybeSent, confirmed: 20, size: 80, verbs: []Verb{retry, cancel, rm}}},
 		{"upload cancelled", upload, []transfer.Snapshot{snap("u1", postURL, C, 80, 20)}, want{phase: PhaseCancelled, confirmed: 20, size: 80, verbs: []Verb{rm}}},
 		{"upload forgotten", upload, nil, want{phase: PhaseCancelled, verbs: []Verb{rm}}},
+		{"upload of a file to Drive alone", Delivery{ID: "d-07", Kind: KindUpload, Created: t0, Members: []Member{{Job: "f1", Role: RoleDriveFile}}},
+			[]transfer.Snapshot{snap("f1", driveURL, R, 100, 30)}, want{phase: PhaseUploading, total: 1, dest: KindDriveUpload, confirmed: 30, size: 100, verbs: []Verb{pause, cancel}}},
 		{"upload with no member left", Delivery{ID: "d-05", Kind: KindUpload, Created: t0}, nil, want{phase: PhaseCancelled, verbs: []Verb{rm}}},
 		{"photos with no member left", Delivery{ID: "d-06", Kind: KindPhotos, Created: t0}, nil, want{phase: PhaseCancelled, verbs: []Verb{rm}}},
 	}
