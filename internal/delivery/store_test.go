@@ -2,6 +2,7 @@ package delivery
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -258,5 +259,54 @@ func TestStoreLeavesANewerCarriersDeliveryAlone(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(path); string(got) != string(newer) {
 		t.Fatalf("the newer delivery was written over: %s", got)
+	}
+}
+
+// One Carrier rewrites a delivery while another reads it: every read
+// finds one whole delivery, the old or the new, never a part or nothing.
+func TestAReaderNeverSeesAHalfWrittenDelivery(t *testing.T) {
+	dir := t.TempDir()
+	w, _ := Open(dir)
+	r, _ := Open(dir)
+	small, big := sample(), sample()
+	for i := range 400 {
+		big.Members = append(big.Members, Member{Job: fmt.Sprintf("extra%d", i), Role: RolePhoto, File: strings.Repeat("/p", 40)})
+	}
+	if err := w.Put(small); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 60 {
+			d := small
+			if i%2 == 0 {
+				d = big
+			}
+			if err := w.Put(d); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	reads := 0
+	for {
+		select {
+		case <-done:
+			if reads == 0 {
+				t.Fatal("no read happened while the writes went on")
+			}
+			return
+		default:
+		}
+		d, err := r.Get(small.ID)
+		if n := len(d.Members); err == nil && n != len(small.Members) && n != len(big.Members) {
+			err = fmt.Errorf("%d members, a delivery never stored", n)
+		}
+		if err != nil {
+			<-done
+			t.Fatalf("read %d: %v", reads, err)
+		}
+		reads++
 	}
 }
