@@ -357,3 +357,15 @@ func allOf(ms []member, ok func(member) bool) bool {
 }
 
 func anyOf(ms []member, ok func(member) bool) bool { return findIn(ms, ok) != nil }
+
+// ByJob indexes snapshots by job id for Status and Reconcile; of two
+// snapshots of one job the newer (the higher Seq) is kept.
+func ByJob(snaps []transfer.Snapshot) map[string]transfer.Snapshot {
+	out := make(map[string]transfer.Snapshot, len(snaps))
+	for _, s := range snaps {
+		if old, ok := out[s.ID]; !ok || s.Seq >= old.Seq {
+			out[s.ID] = s
+		}
+	}
+	return out
+}

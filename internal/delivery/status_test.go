@@ -269,3 +269,10 @@ func TestStatusFailureIsACopy(t *testing.T) {
 		t.Fatal("Status handed out the snapshot's failure")
 	}
 }
+
+func TestByJobKeepsTheNewestSnapshot(t *testing.T) {
+	m := ByJob([]transfer.Snapshot{{ID: "a", Seq: 5, State: R}, {ID: "b", Seq: 1, State: Q}, {ID: "a", Seq: 7, State: D}, {ID: "a", Seq: 3, State: Q}})
+	if len(m) != 2 || m["a"].State != D || m["b"].State != Q {
+		t.Fatalf("ByJob = %v", m)
+	}
+}
