@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"carrier/compose"
+	"carrier/internal/delivery"
 	"carrier/transfer"
 )
 
@@ -28,31 +29,34 @@ func (u Upload) Spec(root string) transfer.Spec {
 	return transfer.Spec{URL: root + u.Path, Method: u.Method, ContentType: u.ContentType, Metadata: u.Metadata, Label: u.Label}
 }
 
-// The upload paths of Gmail and the Mirror timeline, and their names for
-// people: one table, read one way by the recipes (a {id} is filled in) and
-// the other by Describe (a {id} matches any one segment). Order matters
-// for Describe: the first match wins.
-const (
-	gmailUsers     = "/upload/gmail/v1/users/me"
-	mirrorTimeline = "/upload/mirror/v1/timeline"
-)
+// The routes of Carrier's requests are delivery's table (delivery.Routes:
+// paths, words for people, kinds), read one way by the recipes (a {id} is
+// filled in) and the other by Describe (delivery.RouteAt).
 
 // route is a request Carrier makes: its path, its words for people and a
 // stable name for a front end to word it by (Place.Kind).
 type route struct{ path, what, kind string }
 
-var (
-	routeSend        = route{gmailUsers + "/messages/send", "Gmail · send", "gmail.send"}
-	routeDraftSend   = route{gmailUsers + "/drafts/send", "Gmail · send draft", "gmail.senddraft"}
-	routeDraftUpdate = route{gmailUsers + "/drafts/{id}", "Gmail · update draft", "gmail.updatedraft"}
-	routeDraft       = route{gmailUsers + "/drafts", "Gmail · save draft", "gmail.savedraft"}
-	routeImport      = route{gmailUsers + "/messages/import", "Gmail · import", "gmail.import"}
-	routeInsert      = route{gmailUsers + "/messages", "Gmail · insert", "gmail.insert"}
-	routeAttach      = route{mirrorTimeline + "/{id}/attachments", "Timeline · add to item", "timeline.attach"}
-	routeTimeline    = route{mirrorTimeline, "Timeline", "timeline"}
-	routeStorage     = route{"/upload/storage/v1/b/{id}/o", "Storage", "storage"}
+func routeFrom(r delivery.Route) route { return route{r.Path, r.What, r.Kind} }
 
-	routes = []route{routeSend, routeDraftSend, routeDraftUpdate, routeDraft, routeImport, routeInsert, routeAttach, routeTimeline, routeStorage}
+var (
+	routeSend        = routeFrom(delivery.RouteSend)
+	routeDraftSend   = routeFrom(delivery.RouteDraftSend)
+	routeDraftUpdate = routeFrom(delivery.RouteDraftUpdate)
+	routeDraft       = routeFrom(delivery.RouteDraft)
+	routeImport      = routeFrom(delivery.RouteImport)
+	routeInsert      = routeFrom(delivery.RouteInsert)
+	routeAttach      = routeFrom(delivery.RouteAttach)
+	routeTimeline    = routeFrom(delivery.RouteTimeline)
+	routeStorage     = routeFrom(delivery.RouteStorage)
+
+	routes = func() []route {
+		var out []route
+		for _, r := range delivery.Routes {
+			out = append(out, routeFrom(r))
+		}
+		return out
+	}()
 )
 
 func (r route) with(id string) string { return strings.Replace(r.path, "{id}", url.PathEscape(id), 1) }
@@ -188,43 +192,10 @@ func Where(uploadURL, sandbox string) (Place, bool) {
 	return p, true
 }
 
-// routeAt is the route whose path ends the URL's (escaped, so that an id
-// holding a slash stays one segment; p is the same path unescaped): an
-// API root may have a path of its own before it. An unknown one is named
-// by its path.
-func routeAt(escaped, p string) route {
-	segs := strings.Split(strings.TrimSuffix(escaped, "/"), "/")
-	for _, r := range routes {
-		want := strings.Split(strings.TrimPrefix(r.path, "/"), "/")
-		if len(want) > len(segs) {
-			continue
-		}
-		tail, ok := segs[len(segs)-len(want):], true
-		for i, w := range want {
-			ok = ok && (w == tail[i] || w == "{id}" && tail[i] != "")
-		}
-		if ok {
-			return r
-		}
-	}
-	switch {
-	case strings.HasSuffix(p, "/v1/uploads"):
-		return route{what: "Google Photos · upload", kind: "photos.upload"}
-	case strings.HasSuffix(p, "/v1/mediaItems:batchCreate"):
-		return route{what: "Google Photos · media items made", kind: "photos.items"}
-	case strings.HasSuffix(p, "/v1/albums"):
-		return route{what: "Google Photos · album", kind: "photos.album"}
-	case strings.Contains(p, "/mirror/v1/timeline"):
-		return routeTimeline
-	case strings.Contains(p, "/storage/v1/b/"):
-		return routeStorage
-	case strings.HasSuffix(p, "/upload/drive/v3/files"):
-		return route{what: p, kind: "drive.upload"}
-	case strings.HasSuffix(p, "/permissions") && strings.Contains(p, "/drive/v3/files/"):
-		return route{what: p, kind: "drive.share"}
-	}
-	return route{what: p}
-}
+// routeAt is the route whose path ends the URL's (delivery.RouteAt:
+// escaped is the path escaped, p the same unescaped); an unknown one is
+// named by its path.
+func routeAt(escaped, p string) route { return routeFrom(delivery.RouteAt(escaped, p)) }
 
 // whatAt names the route at a URL's path, as routeAt finds it.
 func whatAt(escaped, p string) string { return routeAt(escaped, p).what }

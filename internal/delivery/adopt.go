@@ -1,0 +1,157 @@
+package delivery
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/url"
+	"sort"
+	"strings"
+
+	"carrier/transfer"
+)
+
+// Adopt makes deliveries of the jobs among snaps that have no owner
+// (journals from before deliveries): the jobs joined by what they need
+// (a message and its Drive uploads and shares; a Photos batch's uploads,
+// album and calls) are one delivery, each job's role and the delivery's
+// kind read off their URLs (RouteOf). Jobs with an owner are left out. A
+// delivery's id follows from its top job (the one nothing needs), so two
+// Carriers adopting the same journal make the same deliveries. Oldest
+// first.
+func Adopt(snaps []transfer.Snapshot) []Delivery {
+	byID := map[string]int{}
+	var jobs []transfer.Snapshot
+	for _, s := range snaps {
+		if s.Owner == "" && s.ID != "" {
+			if _, dup := byID[s.ID]; !dup {
+				byID[s.ID] = len(jobs)
+				jobs = append(jobs, s)
+			}
+		}
+	}
+	// Union-find over the jobs, joined by their needs.
+	parent := make([]int, len(jobs))
+	for i := range parent {
+		parent[i] = i
+	}
+	var root func(int) int
+	root = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	needed := map[string]bool{}
+	for i, j := range jobs {
+		for _, n := range j.Needs {
+			if k, ok := byID[n]; ok {
+				parent[root(i)] = root(k)
+				needed[n] = true
+			}
+		}
+	}
+	groups := map[int][]transfer.Snapshot{}
+	for i, j := range jobs {
+		r := root(i)
+		groups[r] = append(groups[r], j)
+	}
+	var out []Delivery
+	for _, g := range groups {
+		out = append(out, adoptGroup(g, needed))
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Created.Equal(out[j].Created) {
+			return out[i].Created.Before(out[j].Created)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// adoptGroup is the delivery of one group of jobs joined by their needs.
+func adoptGroup(g []transfer.Snapshot, needed map[string]bool) Delivery {
+	sort.SliceStable(g, func(i, j int) bool {
+		if !g[i].Created.Equal(g[j].Created) {
+			return g[i].Created.Before(g[j].Created)
+		}
+		return g[i].ID < g[j].ID
+	})
+	// The top: the newest job nothing needs (a message, a batch's last
+	// call, an upload alone).
+	top := g[len(g)-1]
+	for i := len(g) - 1; i >= 0; i-- {
+		if !needed[g[i].ID] {
+			top = g[i]
+			break
+		}
+	}
+	sum := sha256.Sum256([]byte(top.ID))
+	d := Delivery{ID: "d-" + hex.EncodeToString(sum[:16]), Created: g[0].Created, Account: top.Account, Label: top.Label}
+	r := RouteOf(top.URL)
+	switch {
+	case savesDraft(r):
+		d.Kind = KindDraft
+	case roleOf(r) == RoleMessage:
+		d.Kind = KindMessage
+	case strings.HasPrefix(r.Kind, "photos."):
+		d.Kind = KindPhotos
+	default:
+		d.Kind = KindUpload
+	}
+	for _, j := range g {
+		role := roleOf(RouteOf(j.URL))
+		m := Member{Job: j.ID, Role: role}
+		if role == RoleDriveFile || role == RolePhoto || role == RoleUpload {
+			m.File = j.Path
+		}
+		d.Members = append(d.Members, m)
+		switch role {
+		case RoleMessage:
+			if d.DraftID == "" {
+				d.DraftID = draftOf(j)
+			}
+		case RoleAlbum:
+			var a struct{ ID, Title string }
+			if j.Response != nil && json.Unmarshal(j.Response.Body, &a) == nil {
+				d.AlbumID, d.Album = a.ID, a.Title
+			}
+		case RoleItems:
+			var b struct {
+				AlbumID string `json:"albumId"`
+			}
+			if d.AlbumID == "" && json.Unmarshal(j.Metadata, &b) == nil {
+				d.AlbumID = b.AlbumID
+			}
+		}
+	}
+	return d
+}
+
+// draftOf is the draft a message job updates, sends or saved: from its
+// URL (drafts.update), its metadata (drafts.send) or Gmail's answer
+// (drafts.create, once done).
+func draftOf(j transfer.Snapshot) string {
+	var m struct{ ID string }
+	switch r := RouteOf(j.URL); r {
+	case RouteDraftUpdate:
+		u, err := url.Parse(j.URL)
+		if err != nil {
+			return ""
+		}
+		segs := strings.Split(strings.TrimSuffix(u.EscapedPath(), "/"), "/")
+		id, err := url.PathUnescape(segs[len(segs)-1])
+		if err != nil {
+			return ""
+		}
+		return id
+	case RouteDraftSend:
+		json.Unmarshal(j.Metadata, &m)
+	case RouteDraft:
+		if j.Response != nil {
+			json.Unmarshal(j.Response.Body, &m)
+		}
+	}
+	return m.ID
+}

@@ -1,0 +1,371 @@
+package delivery
+
+import (
+	"errors"
+	"slices"
+	"time"
+
+	"carrier/transfer"
+)
+
+// Phase is where a delivery stands, as a stable key a front end words
+// ("uploading" with Done, Total and Destination: "Uploading 1 of 2 files
+// to Google Drive").
+type Phase string
+
+const (
+	PhaseQueued    Phase = "queued"     // nothing has started yet
+	PhaseUploading Phase = "uploading"  // files go up: Done of Total, to Destination
+	PhaseSharing   Phase = "sharing"    // the message's files are on Drive and being shared
+	PhaseSending   Phase = "sending"    // the message goes to Gmail (Destination: its route)
+	PhaseSaving    Phase = "saving"     // the draft goes to Gmail
+	PhasePosting   Phase = "posting"    // Photos makes the media items: Done of Total calls
+	PhaseQuotaWait Phase = "quota-wait" // paused until Photos' daily quota resets at Reset
+	PhasePaused    Phase = "paused"     // the person paused it
+	PhaseHeld      Phase = "held"       // Member waits for the connection (Held: metered, offline)
+	PhaseSignIn    Phase = "sign-in"    // Member waits for Account to sign in again
+	PhaseBlocked   Phase = "blocked"    // Member was cancelled, and the rest waits for it: only cancel ends it
+	PhaseFailed    Phase = "failed"     // Member failed (Failure says why); the rest waits
+	PhaseCancelled Phase = "cancelled"  // the person cancelled it
+	PhaseSent      Phase = "sent"       // the message reached Gmail and went to its recipients
+	PhaseSaved     Phase = "saved"      // the draft is in Gmail
+	PhaseDone      Phase = "done"       // everything arrived (a batch posted, an upload, a message put in the mailbox)
+)
+
+// Phases lists every phase.
+var Phases = []Phase{PhaseQueued, PhaseUploading, PhaseSharing, PhaseSending, PhaseSaving, PhasePosting, PhaseQuotaWait,
+	PhasePaused, PhaseHeld, PhaseSignIn, PhaseBlocked, PhaseFailed, PhaseCancelled, PhaseSent, PhaseSaved, PhaseDone}
+
+// Verb is something a person may do to a delivery.
+type Verb string
+
+const (
+	VerbPause      Verb = "pause"       // pause every member that may be paused
+	VerbResume     Verb = "resume"      // resume the paused members
+	VerbRetry      Verb = "retry"       // send the failed members on
+	VerbCancel     Verb = "cancel"      // cancel every member not ended
+	VerbReopen     Verb = "reopen"      // open what the person composed again in Compose
+	VerbSignIn     Verb = "sign-in"     // sign Account in again
+	VerbSendAnyway Verb = "send-anyway" // send the members held by a metered connection now
+	VerbRemove     Verb = "remove"      // forget the delivery and its jobs (all ended)
+)
+
+// Standing is where a delivery stands: what Status says.
+type Standing struct {
+	Phase Phase
+	Kind  Kind
+	// Done and Total count files up (uploading), or Photos' calls made
+	// (posting); both 0 in other phases.
+	Done, Total int
+	// Destination is the route kind the phase's work goes to
+	// ("drive.upload", "photos.upload", "gmail.send", "storage"), "" when
+	// the phase has none.
+	Destination string
+	// Confirmed and Size are the bytes the server confirmed and the bytes
+	// of every member that carries a file (the message's spool, its Drive
+	// files, the pictures, an upload); a member done counts whole.
+	Confirmed, Size int64
+	// Reset is when Photos' quota turns over (quota-wait).
+	Reset time.Time
+	// Account is the account to sign in again (sign-in).
+	Account string
+	// Held is why Member waits for the connection (held):
+	// transfer.HeldMetered, or the system's hold.
+	Held string
+	// Member is the member the phase is about: the one failed, held,
+	// waiting for a sign-in, or cancelled under a blocked delivery; nil
+	// in other phases.
+	Member *Member
+	// Failure is why Member failed (failed), said once for the delivery:
+	// the engine's structured failure, or for a record from before it,
+	// the code its cause names.
+	Failure *transfer.Failure
+	// Verbs are what the person may do now, in a stable order.
+	Verbs []Verb
+}
+
+// Can reports whether v is among the verbs that apply.
+func (s Standing) Can(v Verb) bool { return slices.Contains(s.Verbs, v) }
+
+// member is a member with its job's snapshot.
+type member struct {
+	Member
+	snap transfer.Snapshot
+}
+
+// Status is where d stands, from its jobs' snapshots alone (snaps: by job
+// id, finished jobs too). A member whose job is not among them counts as
+// cancelled (forgotten: nothing of it is left to stop). It is the only
+// place that knows phases.
+func Status(d Delivery, snaps map[string]transfer.Snapshot) Standing {
+	st := Standing{Kind: d.Kind}
+	ms := make([]member, len(d.Members))
+	unfinished, active, started := false, false, false
+	for i, m := range d.Members {
+		s, ok := snaps[m.Job]
+		if !ok {
+			s = transfer.Snapshot{ID: m.Job, State: transfer.StateCancelled}
+		}
+		ms[i] = member{m, s}
+		unfinished = unfinished || s.State.Unfinished()
+		active = active || s.State.Active()
+		started = started || s.State.Active() || s.State == transfer.StateDone || s.Confirmed > 0
+		if m.Role.carriesBytes() {
+			st.Size += s.Size
+			if s.State == transfer.StateDone {
+				st.Confirmed += s.Size
+			} else {
+				st.Confirmed += min(s.Confirmed, s.Size)
+			}
+		}
+	}
+	heads := headsOf(d.Kind, ms)
+	in := func(states ...transfer.State) func(member) bool {
+		return func(m member) bool { return slices.Contains(states, m.snap.State) }
+	}
+	// A member Photos' daily quota failed waits for the reset, when the
+	// delivery knows it; any other failure is the delivery's.
+	quota := func(m member) bool {
+		return m.snap.State == transfer.StateFailed && !d.QuotaReset.IsZero() && failureOf(m.snap).Code == transfer.FailQuota
+	}
+	failed := findIn(ms, func(m member) bool { return m.snap.State == transfer.StateFailed && !quota(m) })
+	cancelled := findIn(ms, in(transfer.StateCancelled))
+	switch {
+	case len(ms) == 0: // every job forgotten: nothing is left to send or stop
+		st.Phase = PhaseCancelled
+	case len(heads) > 0 && allOf(heads, in(transfer.StateDone)):
+		st.Phase = donePhase(d.Kind, heads)
+	case anyOf(heads, in(transfer.StateCancelled)) || cancelled != nil && !unfinished && failed == nil:
+		st.Phase = PhaseCancelled
+	case failed != nil:
+		st.Phase, st.Member = PhaseFailed, &failed.Member
+		st.Failure = failureOf(failed.snap)
+	case cancelled != nil:
+		st.Phase, st.Member = PhaseBlocked, &cancelled.Member
+	case anyOf(ms, quota):
+		st.Phase, st.Reset = PhaseQuotaWait, d.QuotaReset
+	default:
+		st.progress(d, ms, heads, active, started)
+	}
+	st.Verbs = verbs(d, st, ms, unfinished)
+	return st
+}
+
+// progress decides the phase of a delivery still going, with nothing
+// failed or cancelled.
+func (st *Standing) progress(d Delivery, ms, heads []member, active, started bool) {
+	if m := findIn(ms, func(m member) bool { return m.snap.State == transfer.StateSignIn }); m != nil {
+		st.Phase, st.Account = PhaseSignIn, m.snap.SignInFor
+		if st.Account == "" {
+			st.Account = m.snap.Account
+		}
+		if st.Account == "" {
+			st.Account = d.Account
+		}
+		st.Member = &m.Member
+		return
+	}
+	if !active && findIn(ms, func(m member) bool { return m.snap.State == transfer.StatePaused }) != nil {
+		st.Phase = PhasePaused
+		if !d.QuotaReset.IsZero() {
+			st.Phase, st.Reset = PhaseQuotaWait, d.QuotaReset
+		}
+		return
+	}
+	held := func(m member) bool {
+		return m.snap.Held != "" && m.snap.State.Unfinished() && m.snap.State != transfer.StatePaused
+	}
+	if m := findIn(ms, held); m != nil {
+		st.Phase, st.Held = PhaseHeld, m.snap.Held
+		st.Member = &m.Member
+		return
+	}
+	if !started {
+		st.Phase = PhaseQueued
+		return
+	}
+	files := func(roles ...Role) (done, total int, dest string) {
+		for _, m := range ms {
+			if !slices.Contains(roles, m.Role) {
+				continue
+			}
+			total++
+			if m.snap.State == transfer.StateDone {
+				done++
+			} else if dest == "" {
+				dest = RouteOf(m.snap.URL).Kind
+			}
+		}
+		return done, total, dest
+	}
+	switch d.Kind {
+	case KindMessage, KindDraft:
+		if done, total, _ := files(RoleDriveFile); done < total {
+			st.Phase, st.Done, st.Total, st.Destination = PhaseUploading, done, total, KindDriveUpload
+			return
+		}
+		if done, total, _ := files(RoleDriveShare); done < total {
+			st.Phase = PhaseSharing
+			return
+		}
+		st.Phase = PhaseSending
+		if d.Kind == KindDraft {
+			st.Phase = PhaseSaving
+		}
+		if len(heads) > 0 {
+			st.Destination = RouteOf(heads[0].snap.URL).Kind
+		}
+	case KindPhotos:
+		if done, total, _ := files(RolePhoto); done < total {
+			st.Phase, st.Done, st.Total, st.Destination = PhaseUploading, done, total, KindPhotosUpload
+			return
+		}
+		st.Phase, st.Destination = PhasePosting, KindPhotosItems
+		st.Done, st.Total, _ = files(RoleItems)
+	default:
+		// Any file: an upload adopted from an old journal may be a file
+		// to Drive or Photos alone.
+		st.Phase = PhaseUploading
+		st.Done, st.Total, st.Destination = files(RoleUpload, RoleDriveFile, RolePhoto)
+	}
+}
+
+// headsOf are the members whose end is the delivery's: the message, the
+// batch's batchCreate calls (or its uploads while none is recorded), the
+// uploads; every member when none has the role.
+func headsOf(k Kind, ms []member) []member {
+	role := RoleUpload
+	switch k {
+	case KindMessage, KindDraft:
+		role = RoleMessage
+	case KindPhotos:
+		role = RoleItems
+		if findIn(ms, func(m member) bool { return m.Role == RoleItems }) == nil {
+			role = RolePhoto
+		}
+	}
+	var out []member
+	for _, m := range ms {
+		if m.Role == role {
+			out = append(out, m)
+		}
+	}
+	if len(out) == 0 {
+		return ms
+	}
+	return out
+}
+
+// donePhase is the phase of a delivery whose heads are done.
+func donePhase(k Kind, heads []member) Phase {
+	switch k {
+	case KindDraft:
+		return PhaseSaved
+	case KindMessage:
+		if sends(RouteOf(heads[0].snap.URL)) {
+			return PhaseSent
+		}
+	}
+	return PhaseDone
+}
+
+// verbs are what the person may do to a delivery standing at st: the
+// moves the lifecycle table allows some member to make, and the verbs
+// of the delivery's own (reopen, sign in, send anyway, remove).
+func verbs(d Delivery, st Standing, ms []member, unfinished bool) []Verb {
+	can := func(m transfer.Move) bool {
+		return findIn(ms, func(x member) bool { return transfer.Can(m, x.snap.State) }) != nil
+	}
+	var out []Verb
+	add := func(v Verb, ok bool) {
+		if ok {
+			out = append(out, v)
+		}
+	}
+	ended := st.Phase == PhaseSent || st.Phase == PhaseSaved || st.Phase == PhaseDone
+	// A delivery cancelled is not paused or resumed: what is still
+	// stopping is cancelled (VerbCancel) instead.
+	going := !ended && st.Phase != PhaseCancelled
+	add(VerbPause, going && can(transfer.MovePause))
+	add(VerbResume, going && can(transfer.MoveResume))
+	// Retry only where it can finish the delivery: a member that would
+	// fail the same way again (its file changed) needs a new delivery.
+	add(VerbRetry, st.Phase == PhaseFailed && findIn(ms, func(m member) bool {
+		return transfer.Can(transfer.MoveRetry, m.snap.State)
+	}) != nil && findIn(ms, func(m member) bool {
+		return m.snap.State == transfer.StateFailed && !mendable(failureOf(m.snap))
+	}) == nil)
+	add(VerbCancel, !ended && can(transfer.MoveCancel))
+	add(VerbReopen, d.Composed != nil && (d.Kind == KindMessage || d.Kind == KindDraft) &&
+		(st.Phase == PhaseFailed || st.Phase == PhaseCancelled || st.Phase == PhaseBlocked))
+	add(VerbSignIn, st.Phase == PhaseSignIn)
+	add(VerbSendAnyway, st.Phase == PhaseHeld && st.Held == transfer.HeldMetered)
+	add(VerbRemove, !unfinished)
+	return out
+}
+
+// mendable reports whether a retry can mend a failure: not when the same
+// failure would come again (the file changed or differs from what the
+// server holds, the target is gone, the file is too large).
+func mendable(f *transfer.Failure) bool {
+	if f == nil {
+		return true
+	}
+	switch f.Code {
+	case transfer.FailSourceChanged, transfer.FailNotVerified, transfer.FailNotFound, transfer.FailTooLarge:
+		return false
+	}
+	return true
+}
+
+// failureOf is a failed job's failure: the engine's, or for a record from
+// before structured failures, the code its cause names.
+func failureOf(s transfer.Snapshot) *transfer.Failure {
+	if s.Failure != nil {
+		f := *s.Failure
+		return &f
+	}
+	code := transfer.FailOther
+	for err, c := range map[error]transfer.FailureCode{
+		transfer.ErrSourceChanged: transfer.FailSourceChanged, transfer.ErrMaybeSent: transfer.FailMaybeSent,
+		transfer.ErrGaveUp: transfer.FailGaveUp, transfer.ErrSignIn: transfer.FailSignIn,
+		transfer.ErrNotVerified: transfer.FailNotVerified, transfer.ErrDailyQuota: transfer.FailQuota,
+	} {
+		if s.Cause != nil && errors.Is(s.Cause, err) {
+			code = c
+		}
+	}
+	return &transfer.Failure{Code: code}
+}
+
+func findIn(ms []member, ok func(member) bool) *member {
+	for i := range ms {
+		if ok(ms[i]) {
+			return &ms[i]
+		}
+	}
+	return nil
+}
+
+func allOf(ms []member, ok func(member) bool) bool {
+	for _, m := range ms {
+		if !ok(m) {
+			return false
+		}
+	}
+	return true
+}
+
+func anyOf(ms []member, ok func(member) bool) bool { return findIn(ms, ok) != nil }
+
+// ByJob indexes snapshots by job id for Status and Reconcile; of two
+// snapshots of one job the newer (the higher Seq) is kept.
+func ByJob(snaps []transfer.Snapshot) map[string]transfer.Snapshot {
+	out := make(map[string]transfer.Snapshot, len(snaps))
+	for _, s := range snaps {
+		if old, ok := out[s.ID]; !ok || s.Seq >= old.Seq {
+			out[s.ID] = s
+		}
+	}
+	return out
+}
