@@ -1,12 +1,14 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 
 	"carrier/auth"
+	"carrier/internal/delivery"
 	"carrier/transfer"
 )
 
@@ -15,13 +17,18 @@ import (
 // Drive share, a Photos batchCreate or a message waiting for its links
 // goes as the account whose uploads it follows, whoever queued it), else
 // to the queue's (Bind).
+//
+// A job belongs to the delivery of the first job it needs that has one
+// (delivery.go), else to spec.Owner's; a job that has none becomes an
+// upload delivery of its own (`carrier upload`, a timeline post).
 func (q *Queue) Add(spec transfer.Spec) (string, error) {
 	for _, n := range spec.Needs {
-		if spec.Account != "" {
+		if spec.Account != "" && spec.Owner != "" {
 			break
 		}
 		if s, ok := q.Job(n); ok {
-			spec.Account = s.Account
+			spec.Account = cmp.Or(spec.Account, s.Account)
+			spec.Owner = cmp.Or(spec.Owner, s.Owner)
 		}
 	}
 	if spec.Account == "" {
@@ -29,7 +36,16 @@ func (q *Queue) Add(spec transfer.Spec) (string, error) {
 		spec.Account = q.account
 		q.accountMu.Unlock()
 	}
-	return q.Queue.Add(spec)
+	if spec.Owner != "" {
+		return q.Queue.Add(spec)
+	}
+	d, err := q.begin(delivery.KindOf(spec.URL), spec.Label, spec.Account)
+	if err != nil {
+		return "", err
+	}
+	spec.Owner = d.ID
+	id, err := q.Queue.Add(spec)
+	return id, errors.Join(err, q.end(d))
 }
 
 // Bind makes account the one every job queued from now on without an
@@ -89,41 +105,21 @@ type Waiting struct{ Messages, Uploads int }
 func (w Waiting) Total() int { return w.Messages + w.Uploads }
 
 // CountWaiting counts the deliveries among jobs (a queue's, finished ones
-// too) that have a job not done nor cancelled for which mine is true. A
-// delivery is a job and all it needs, grouped as GraphOf groups them: a
-// job belongs to the first job that needs it, climbing to the one nothing
-// needs, whose URL says whether it is a message.
+// too: delivery.Of groups them by the delivery each names, or for jobs
+// from before deliveries by what they need) that have a job not done nor
+// cancelled for which mine is true.
 func CountWaiting(jobs []transfer.Snapshot, mine func(transfer.Snapshot) bool) Waiting {
 	byID := make(map[string]transfer.Snapshot, len(jobs))
-	parent := map[string]string{}
 	for _, j := range jobs {
 		byID[j.ID] = j
-		for _, n := range j.Needs {
-			if _, ok := parent[n]; !ok && n != j.ID {
-				parent[n] = j.ID
-			}
-		}
 	}
 	var w Waiting
-	counted := map[string]bool{}
-	for _, j := range jobs {
-		if !unfinished(j) || !mine(j) {
+	for _, d := range delivery.Of(jobs, nil) {
+		if !slices.ContainsFunc(d.Members, func(m delivery.Member) bool { j := byID[m.Job]; return unfinished(j) && mine(j) }) {
 			continue
 		}
-		top := j.ID
-		for seen := map[string]bool{top: true}; ; {
-			p, ok := parent[top]
-			if !ok || seen[p] {
-				break
-			}
-			top, seen[p] = p, true
-		}
-		if counted[top] {
-			continue
-		}
-		counted[top] = true
-		switch KindOf(byID[top].URL) {
-		case auth.Send, auth.Drafts, auth.Insert:
+		switch d.Kind {
+		case delivery.KindMessage, delivery.KindDraft:
 			w.Messages++
 		default:
 			w.Uploads++

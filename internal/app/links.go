@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"carrier/compose"
+	"carrier/internal/delivery"
 	"carrier/transfer"
 )
 
@@ -286,6 +287,13 @@ func (q *Queue) SendWithLinks(ctx context.Context, d Drive, msg *compose.Message
 		// no one until it is sent (ShareLinked).
 		who, share = nil, ShareRecipients
 	}
+	// One delivery: the files' uploads and shares, then the message,
+	// which needs them and so belongs to it too.
+	dl, err := q.begin(delivery.KindOf(spec.URL), msg.Label(), q.accountOr(spec.Account))
+	if err != nil {
+		return nil, err
+	}
+	defer q.end(dl)
 	var jobs []string
 	undo := func(err error) ([]string, error) {
 		for i := len(jobs) - 1; i >= 0; i-- {
@@ -295,7 +303,7 @@ func (q *Queue) SendWithLinks(ctx context.Context, d Drive, msg *compose.Message
 	}
 	links := make([]compose.Link, len(linked))
 	for i, p := range linked {
-		added, err := q.addDriveFile(d, p, ids[i], share, who, opts.Expiry, now, settings)
+		added, err := q.addDriveFile(d, p, ids[i], share, who, opts.Expiry, now, owned(dl, settings))
 		jobs = append(jobs, added...)
 		if err != nil {
 			return undo(err)
@@ -411,7 +419,16 @@ func (q *Queue) DriveUpload(ctx context.Context, d Drive, p string, share Share,
 	if err != nil {
 		return nil, err
 	}
-	jobs, err := q.addDriveFile(d, p, ids[0], share, who, expiry, time.Now, settings)
+	var as transfer.Spec
+	if settings != nil {
+		settings(&as)
+	}
+	dl, err := q.begin(delivery.KindUpload, filepath.Base(p)+" · to Google Drive", q.accountOr(as.Account))
+	if err != nil {
+		return nil, err
+	}
+	defer q.end(dl)
+	jobs, err := q.addDriveFile(d, p, ids[0], share, who, expiry, time.Now, owned(dl, settings))
 	if err != nil {
 		for i := len(jobs) - 1; i >= 0; i-- {
 			q.Cancel(context.WithoutCancel(ctx), jobs[i])

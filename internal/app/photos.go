@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"carrier/compose"
+	"carrier/internal/delivery"
 	"carrier/transfer"
 )
 
@@ -203,6 +204,14 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 	case free >= 0 && need > free:
 		return nil, fmt.Errorf("%w: it has %s free; these %d files need %s. Free some space (Drive, Gmail and Photos share it), or post fewer files", ErrStorageFull, compose.HumanSize(free), len(media), compose.HumanSize(need))
 	}
+	// One delivery: the pictures' uploads, then the calls that make them
+	// items (each needs its pictures, and so belongs to it too).
+	dl, err := q.begin(delivery.KindPhotos, photosLabel(len(media), opts.Album), as.Account)
+	if err != nil {
+		return nil, err
+	}
+	defer q.end(dl)
+	settings = owned(dl, settings)
 	b := &PhotosBatch{}
 	undo := func(err error) (*PhotosBatch, error) {
 		jobs := b.Jobs()
@@ -218,6 +227,7 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 			return nil, err
 		}
 		b.AlbumID, b.AlbumTitle, b.AlbumURL, b.AlbumMade = a.ID, a.Title, a.ProductURL, made
+		dl.Album, dl.AlbumID = a.Title, a.ID
 	}
 	for _, m := range media {
 		id, err := q.addPhotosUpload(root, m.Path, m.MimeType, settings)
@@ -245,6 +255,19 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 		prev = id
 	}
 	return b, nil
+}
+
+// photosLabel names a batch for people: "12 files to Google Photos",
+// "… into Trip".
+func photosLabel(n int, album string) string {
+	label := fmt.Sprintf("%d files to Google Photos", n)
+	if n == 1 {
+		label = "1 file to Google Photos"
+	}
+	if album != "" {
+		label += " into " + album
+	}
+	return label
 }
 
 // addPhotosUpload queues one file's upload in Photos' resumable dialect.

@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"time"
 
 	"carrier/compose"
+	"carrier/internal/delivery"
 	"carrier/internal/platform"
 	"carrier/transfer"
 )
@@ -35,6 +37,8 @@ type Queue struct {
 
 	accountMu sync.Mutex
 	account   string // Bind's
+
+	dl deliveries // deliveries.go
 
 	signals error // why the system's sleep and network signals are not heard; nil when they are
 }
@@ -66,6 +70,15 @@ func OpenQueue(cfg transfer.Config, spool *Spool) (*Queue, error) {
 		return nil, err
 	}
 	q.Queue = tq
+	store, err := delivery.Open(delivery.Dir(cfg.StateDir))
+	if err != nil {
+		tq.Close()
+		return nil, err
+	}
+	q.dl = deliveries{store: store, now: time.Now}
+	if cfg.Clock != nil {
+		q.dl.now = cfg.Clock.Now
+	}
 	q.photosSweep()
 	q.sweep()
 	go q.pump()
@@ -244,11 +257,21 @@ func (q *Queue) addMessage(ctx context.Context, spec transfer.Spec, msg *compose
 	if err := q.keep(sp.Path, kept); err != nil {
 		return "", errors.Join(err, q.spool.Release(sp.Path))
 	}
-	id, err := q.Add(spec)
+	id, err := q.Add(spec) // a message alone is a delivery of its own (Add)
 	if err != nil {
 		return "", errors.Join(err, q.spool.Release(sp.Path), q.drop(sp.Path))
 	}
 	return id, nil
+}
+
+// accountOr is account, or the one Bind gave the queue when it is "".
+func (q *Queue) accountOr(account string) string {
+	if account != "" {
+		return account
+	}
+	q.accountMu.Lock()
+	defer q.accountMu.Unlock()
+	return q.account
 }
 
 // SendMessage queues msg to Gmail on the API at root, by method.

@@ -88,24 +88,10 @@ func adoptGroup(g []transfer.Snapshot, needed map[string]bool) Delivery {
 		}
 	}
 	sum := sha256.Sum256([]byte(top.ID))
-	d := Delivery{ID: "d-" + hex.EncodeToString(sum[:16]), Created: g[0].Created, Account: top.Account, Label: top.Label}
-	r := RouteOf(top.URL)
-	switch {
-	case savesDraft(r):
-		d.Kind = KindDraft
-	case roleOf(r) == RoleMessage:
-		d.Kind = KindMessage
-	case strings.HasPrefix(r.Kind, "photos."):
-		d.Kind = KindPhotos
-	default:
-		d.Kind = KindUpload
-	}
+	d := Delivery{ID: "d-" + hex.EncodeToString(sum[:16]), Created: g[0].Created, Account: top.Account, Label: top.Label, Kind: KindOf(top.URL)}
 	for _, j := range g {
-		role := roleOf(RouteOf(j.URL))
-		m := Member{Job: j.ID, Role: role}
-		if role == RoleDriveFile || role == RolePhoto || role == RoleUpload {
-			m.File = j.Path
-		}
+		m := MemberOf(j.ID, j.URL, j.Path)
+		role := m.Role
 		d.Members = append(d.Members, m)
 		switch role {
 		case RoleMessage:
@@ -127,6 +113,32 @@ func adoptGroup(g []transfer.Snapshot, needed map[string]bool) Delivery {
 		}
 	}
 	return d
+}
+
+// KindOf is the kind of a delivery whose top job (the one nothing of it
+// needs: the message, a batch's last call, the upload) goes to jobURL.
+func KindOf(jobURL string) Kind {
+	r := RouteOf(jobURL)
+	switch {
+	case savesDraft(r):
+		return KindDraft
+	case roleOf(r) == RoleMessage:
+		return KindMessage
+	case strings.HasPrefix(r.Kind, "photos."):
+		return KindPhotos
+	}
+	return KindUpload
+}
+
+// MemberOf is job as a member: its role is the route of its URL's (the
+// app queues every job at a URL of the one route table), and a member
+// that uploads a person's file names it.
+func MemberOf(job, jobURL, path string) Member {
+	m := Member{Job: job, Role: roleOf(RouteOf(jobURL))}
+	if m.Role == RoleDriveFile || m.Role == RolePhoto || m.Role == RoleUpload {
+		m.File = path
+	}
+	return m
 }
 
 // draftOf is the draft a message job updates, sends or saved: from its
@@ -154,4 +166,50 @@ func draftOf(j transfer.Snapshot) string {
 		}
 	}
 	return m.ID
+}
+
+// Of is every delivery of a journal (snaps: its jobs, finished ones too):
+// the stored ones checked against the jobs (Reconcile: members gone are
+// dropped, owned jobs not listed join), a delivery for the owned jobs
+// whose delivery is not stored (its file lost, or never written by a
+// process that died between queuing and storing), grouped by their owner
+// and read as Adopt reads a group, and Adopt's for the jobs with no
+// owner. A stored delivery none of whose jobs remain is left out. Oldest
+// first.
+func Of(snaps []transfer.Snapshot, stored []Delivery) []Delivery {
+	byID := make(map[string]transfer.Snapshot, len(snaps))
+	owned := map[string][]transfer.Snapshot{}
+	for _, s := range snaps {
+		byID[s.ID] = s
+		if s.Owner != "" {
+			owned[s.Owner] = append(owned[s.Owner], s)
+		}
+	}
+	var out []Delivery
+	for _, d := range stored {
+		nd, f := Reconcile(d, byID)
+		delete(owned, d.ID)
+		if !f.Empty {
+			out = append(out, nd)
+		}
+	}
+	for owner, g := range owned {
+		needed := map[string]bool{}
+		for _, j := range g {
+			for _, n := range j.Needs {
+				needed[n] = true
+			}
+		}
+		d := adoptGroup(g, needed)
+		d.ID = owner
+		out = append(out, d)
+	}
+	out = append(out, Adopt(snaps)...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].Created.Equal(out[j].Created) {
+			return out[i].Created.Before(out[j].Created)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -140,17 +141,22 @@ type Found struct {
 	// Gone are the members whose jobs the journal no longer has
 	// (forgotten, or never recorded): Reconcile dropped them.
 	Gone []Member
+	// Joined are the jobs that name the delivery as their owner but were
+	// not among its members (a crash between queuing them and storing
+	// the delivery with them, or a job added to it later by another
+	// process): Reconcile added them.
+	Joined []Member
 	// Empty says none of the delivery's jobs remain: it may be removed.
 	Empty bool
 }
 
 // Changed reports whether Reconcile changed the delivery.
-func (f Found) Changed() bool { return len(f.Gone) > 0 }
+func (f Found) Changed() bool { return len(f.Gone) > 0 || len(f.Joined) > 0 }
 
 // Reconcile checks d against snaps, the journal's jobs by id (finished
 // ones too), as it stands at an entry (a start, a list): the members whose
-// jobs are gone are dropped, and a delivery none of whose jobs remain is
-// Empty. snaps must be read after the delivery's jobs were queued: a job
+// jobs are gone are dropped, the jobs that name it as their owner are
+// members (Joined), and a delivery none of whose jobs remain is Empty. snaps must be read after the delivery's jobs were queued: a job
 // not yet recorded reads as gone.
 func Reconcile(d Delivery, snaps map[string]transfer.Snapshot) (Delivery, Found) {
 	var f Found
@@ -161,6 +167,23 @@ func Reconcile(d Delivery, snaps map[string]transfer.Snapshot) (Delivery, Found)
 		} else {
 			f.Gone = append(f.Gone, m)
 		}
+	}
+	var joined []transfer.Snapshot
+	for _, j := range snaps {
+		if j.Owner == d.ID && !slices.ContainsFunc(kept, func(m Member) bool { return m.Job == j.ID }) {
+			joined = append(joined, j)
+		}
+	}
+	sort.Slice(joined, func(a, b int) bool {
+		if !joined[a].Created.Equal(joined[b].Created) {
+			return joined[a].Created.Before(joined[b].Created)
+		}
+		return joined[a].ID < joined[b].ID
+	})
+	for _, j := range joined {
+		m := MemberOf(j.ID, j.URL, j.Path)
+		kept = append(kept, m)
+		f.Joined = append(f.Joined, m)
 	}
 	d.Members = kept
 	f.Empty = len(kept) == 0

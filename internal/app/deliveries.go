@@ -1,0 +1,89 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"carrier/internal/delivery"
+	"carrier/transfer"
+)
+
+// Every job the app queues belongs to a delivery (internal/delivery): a
+// message with its Drive uploads and shares, a draft, a Photos batch, an
+// upload. The delivery is stored before its first job is queued, every
+// job names it (transfer.Spec.Owner), and once its jobs are queued it is
+// stored again with them as its members. A job that needs others belongs
+// to theirs (a share to its file's upload, a message to its files, a
+// batch's call to its pictures), so only a delivery's first jobs are
+// given an owner by hand. A crash between queuing and the second write
+// leaves jobs that name a delivery not listing them: reading the
+// deliveries joins them (delivery.Reconcile).
+
+// deliveries is the queue's store of deliveries, beside its journal.
+type deliveries struct {
+	store *delivery.Store
+	now   func() time.Time
+}
+
+// begin stores a new delivery of kind, with no member yet, and returns
+// it: queue its jobs with Owner set to its id, then end it.
+func (q *Queue) begin(kind delivery.Kind, label, account string) (*delivery.Delivery, error) {
+	d := &delivery.Delivery{ID: delivery.NewID(), Kind: kind, Created: q.dl.now().UTC(), Label: label, Account: account}
+	if err := q.dl.store.Put(*d); err != nil {
+		return nil, fmt.Errorf("cannot record the delivery: %w", err)
+	}
+	return d, nil
+}
+
+// end stores d with the members its queued jobs make (jobs: the journal's
+// now), or removes it when none was queued.
+func (q *Queue) end(d *delivery.Delivery) error {
+	snaps := map[string]transfer.Snapshot{}
+	for _, s := range q.Jobs() {
+		if s.Owner == d.ID {
+			snaps[s.ID] = s
+		}
+	}
+	nd, f := delivery.Reconcile(*d, snaps)
+	if f.Empty {
+		return q.dl.store.Delete(d.ID)
+	}
+	*d = nd
+	return q.dl.store.Put(nd)
+}
+
+// owned wraps settings so that each spec it sets also names d as owner.
+func owned(d *delivery.Delivery, settings func(*transfer.Spec)) func(*transfer.Spec) {
+	return func(s *transfer.Spec) {
+		if settings != nil {
+			settings(s)
+		}
+		s.Owner = d.ID
+	}
+}
+
+// Deliveries are the journal's deliveries, oldest first: the stored ones,
+// checked against the jobs (delivery.Of), and those of jobs from before
+// deliveries, adopted. Stored deliveries whose jobs are all forgotten, and
+// older than delivery.Grace (another process may be queuing a young one's
+// jobs), are removed.
+func (q *Queue) Deliveries() ([]delivery.Delivery, error) {
+	snaps, herr := q.History()
+	byID := make(map[string]transfer.Snapshot, len(snaps))
+	for _, s := range snaps {
+		byID[s.ID] = s
+	}
+	stored, err := q.dl.store.Reconcile(byID, q.dl.now())
+	return delivery.Of(snaps, stored), errors.Join(herr, err)
+}
+
+// DeliveryOf is the delivery job belongs to, among ds.
+func DeliveryOf(ds []delivery.Delivery, job string) (delivery.Delivery, bool) {
+	for _, d := range ds {
+		if _, ok := d.Member(job); ok {
+			return d, true
+		}
+	}
+	return delivery.Delivery{}, false
+}
