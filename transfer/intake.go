@@ -373,7 +373,7 @@ func (q *Queue) takeJournal(wanted func(*Record) bool, all bool) ([]string, erro
 	return ids, errors.Join(errs...)
 }
 
-func clearFailure(r *Record) { r.Error, r.Retryable, r.Cause = "", false, "" }
+func clearFailure(r *Record) { r.Error, r.Retryable, r.Cause, r.Failure = "", false, "", nil }
 
 // claim takes a job of the journal that this queue does not hold (one that
 // failed in an earlier run, say) without starting it, so the person can
