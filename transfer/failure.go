@@ -19,7 +19,8 @@ type Failure struct {
 	Status int `json:"status,omitempty"`
 	// Reason is Google's reason for a refusal (errors[].reason, or the
 	// error's status word such as "PERMISSION_DENIED"), "" when it gave
-	// none.
+	// none; for FailSourceChanged, how the file changed (ChangedSize,
+	// ChangedModified, ChangedWritten, ChangedContent).
 	Reason string `json:"reason,omitempty"`
 }
 
@@ -89,6 +90,9 @@ func failureOf(err error) *Failure {
 		f.Code = FailCancelled
 	case errors.Is(err, ErrSourceChanged):
 		f.Code = FailSourceChanged
+		if ce := (*changedErr)(nil); errors.As(err, &ce) {
+			f.Reason = ce.how
+		}
 	case errors.Is(err, ErrNotVerified):
 		f.Code = FailNotVerified
 	case errors.Is(err, ErrMaybeSent):

@@ -145,7 +145,7 @@ func failureOfText(cause, text string) *Failure {
 	}
 	switch cause {
 	case "source-changed":
-		f.Code = FailSourceChanged
+		f.Code, f.Reason = FailSourceChanged, changedHowOfText(text)
 	case "maybe-sent":
 		f.Code = FailMaybeSent
 	case "not-verified":
@@ -169,4 +169,20 @@ func failureOfText(cause, text string) *Failure {
 		}
 	}
 	return f
+}
+
+// changedHowOfText is how a file changed, from the engine's words for it
+// in a record from before Failure (changedErr's fixed phrases).
+func changedHowOfText(text string) string {
+	switch {
+	case strings.Contains(text, "its size is now"):
+		return ChangedSize
+	case strings.Contains(text, "its modification time changed"):
+		return ChangedModified
+	case strings.Contains(text, "its change time moved"):
+		return ChangedWritten
+	case strings.Contains(text, "differ"):
+		return ChangedContent
+	}
+	return ""
 }
