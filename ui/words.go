@@ -23,9 +23,8 @@ import (
 // in the window. So a failed job is shown as a sentence in the person's
 // language, chosen by what the failure was (the engine's transfer.Failure:
 // its code, the HTTP status, Google's reason), saying what happened and
-// what to do; the
-// refusal's own text stays under it as a detail line, untranslated, since
-// it is what a search or a support question needs.
+// what to do; the refusal's own text stays under it as a detail line,
+// untranslated, since it is what a search or a support question needs.
 
 // Kinds of failure, each with its sentence in failureSentence.
 const (
