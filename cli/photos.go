@@ -257,7 +257,7 @@ func finishPhotos(ctx context.Context, env *Env, q *app.Queue, b *app.PhotosBatc
 		return err
 	}
 	failed := 0
-	var cause error
+	var cause *transfer.Failure
 	quotaOnly := true // every file not in Photos waits for the daily quota
 	for _, r := range res {
 		name := app.Printable(filepath.Base(r.Path))
@@ -271,25 +271,25 @@ func finishPhotos(ctx context.Context, env *Env, q *app.Queue, b *app.PhotosBatc
 				why = fmt.Sprintf("waits at its %s step (%s)", r.Step, r.State)
 			}
 			fmt.Fprintf(env.Stdout, "%s: not in Google Photos: %s\n", name, app.Printable(why))
-			if r.Cause != nil {
-				cause = r.Cause
+			if r.Failure != nil {
+				cause = r.Failure
 			}
 			// A file whose upload went up waits for the batch's call,
 			// which waits for the others: no cause of its own.
-			quotaOnly = quotaOnly && (r.Cause == nil && r.State == transfer.StateWaiting || errors.Is(r.Cause, transfer.ErrDailyQuota))
+			quotaOnly = quotaOnly && (r.Failure == nil && r.State == transfer.StateWaiting || r.Failure != nil && r.Failure.Code == transfer.FailDailyQuota)
 		}
 	}
 	if failed == 0 {
 		return nil
 	}
 	switch {
-	case errors.Is(cause, transfer.ErrDailyQuota) && quotaOnly:
+	case cause != nil && cause.Code == transfer.FailDailyQuota && quotaOnly:
 		// Nothing failed: the files wait in the journal for the reset.
 		return &quotaWaiting{fmt.Sprintf("%d of %d files are not in Google Photos yet. %s; run `carrier resume` after that, or `carrier resume --wait` to wait for it", failed, len(res), app.PhotosQuotaWords(clockNow()))}
-	case errors.Is(cause, transfer.ErrDailyQuota):
+	case cause != nil && cause.Code == transfer.FailDailyQuota:
 		return fmt.Errorf("%d of %d files are not in Google Photos. %s; run `carrier resume` after that", failed, len(res), app.PhotosQuotaWords(clockNow()))
 	case cause != nil:
-		return fmt.Errorf("%d of %d files are not in Google Photos%s", failed, len(res), advice[cause])
+		return fmt.Errorf("%d of %d files are not in Google Photos%s", failed, len(res), adviceFor(cause))
 	}
 	return fmt.Errorf("%d of %d files are not in Google Photos", failed, len(res))
 }

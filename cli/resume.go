@@ -202,7 +202,7 @@ func (r *resumer) endedElsewhere(id string) {
 		if _, ok := app.QuotaStopped(s); ok {
 			return // left for the quota's reset, said with the others
 		}
-		r.failed = append(r.failed, fmt.Errorf("job %s failed in the other Carrier: %s%s", id, s.Error, advice[s.Cause]))
+		r.failed = append(r.failed, fmt.Errorf("job %s failed in the other Carrier: %s%s", id, s.Error, adviceFor(s.Failure)))
 	}
 	// Unfinished and not taken: it waits for a job the quota stopped
 	// (said with those), or a third Carrier took it up.

@@ -254,9 +254,9 @@ func finishJob(ctx context.Context, env *Env, q *app.Queue, id string, resumeHin
 		}
 	case transfer.StateFailed:
 		if rec.Retryable && resumeHint {
-			return fmt.Errorf("job %s: %s%s", id, rec.Error, advice[rec.Cause])
+			return fmt.Errorf("job %s: %s%s", id, rec.Error, adviceFor(rec.Failure))
 		}
-		return fmt.Errorf("job %s failed: %s%s", id, rec.Error, advice[rec.Cause])
+		return fmt.Errorf("job %s failed: %s%s", id, rec.Error, adviceFor(rec.Failure))
 	}
 	return fmt.Errorf("job %s ended %s", id, rec.State)
 }
@@ -274,14 +274,23 @@ func writeBody(w io.Writer, body []byte) {
 	}
 }
 
-// advice says what a person at a terminal can do about a failed job.
-var advice = map[error]string{
-	transfer.ErrGaveUp:        ". The session is kept: run `carrier resume` later to go on where it stopped",
-	transfer.ErrSourceChanged: ". Upload the file again as a new job if its new content is what you want",
-	transfer.ErrMaybeSent:     ". Check the destination; if it is not there, upload the file again",
-	transfer.ErrSignIn:        ". Sign in again (`carrier login`), then run `carrier resume`",
-	transfer.ErrNotVerified:   ". The copy on the server is not the file: remove it there if it is kept, and upload the file again as a new job",
-	transfer.ErrDailyQuota:    ". Google's quota for the day resets at midnight, Pacific time: run `carrier resume` after that",
+// advice says what a person at a terminal can do about a failed job, by
+// its failure's code.
+var advice = map[transfer.FailureCode]string{
+	transfer.FailGaveUp:        ". The session is kept: run `carrier resume` later to go on where it stopped",
+	transfer.FailSourceChanged: ". Upload the file again as a new job if its new content is what you want",
+	transfer.FailMaybeSent:     ". Check the destination; if it is not there, upload the file again",
+	transfer.FailSignIn:        ". Sign in again (`carrier login`), then run `carrier resume`",
+	transfer.FailNotVerified:   ". The copy on the server is not the file: remove it there if it is kept, and upload the file again as a new job",
+	transfer.FailDailyQuota:    ". Google's quota for the day resets at midnight, Pacific time: run `carrier resume` after that",
+}
+
+// adviceFor is the advice for a failure, "" for none or one without advice.
+func adviceFor(f *transfer.Failure) string {
+	if f == nil {
+		return ""
+	}
+	return advice[f.Code]
 }
 
 // serveEmbedded starts the embedded sandbox when jobs name it (origins,

@@ -80,3 +80,17 @@ func TestUploadExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// A failed job's advice comes from its failure's code: the server kept
+// failing, so the session is kept and `carrier resume` goes on.
+func TestUploadFailureAdviceByCode(t *testing.T) {
+	_, base := uploadSandbox(t, "seed=1,err5xx=1")
+	path, _ := randomFile(t, 10)
+	var out, errOut bytes.Buffer
+	code := Main(context.Background(), &Env{Stdout: &out, Stderr: &errOut}, []string{"upload", "--state-dir", t.TempDir(),
+		"--url", base + "/upload/storage/v1/b/cli-test/o?name=advice", "--file", path, "--content-type", "a/b",
+		"--token", testToken, "--max-retries", "1", "--retry-base", "1ms"})
+	if code != 1 || !strings.Contains(errOut.String(), "kept failing") || !strings.Contains(errOut.String(), "run `carrier resume` later to go on where it stopped") {
+		t.Errorf("exit %d; stderr:\n%s", code, errOut.String())
+	}
+}

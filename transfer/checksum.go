@@ -341,7 +341,7 @@ func (up *upload) lateSHA256(ctx context.Context) ([]byte, error) {
 	same := bytes.Equal(g.sum(SumCRC32C), src.sum(SumCRC32C))
 	up.hashMu.Unlock()
 	if !same {
-		return nil, changedError(up.rec.Path, "its content differs from the bytes sent")
+		return nil, changedError(up.rec.Path, ChangedContent, "its content differs from the bytes sent")
 	}
 	up.late = g.sum(SumSHA256)
 	return up.late, nil

@@ -125,7 +125,9 @@ func (q *Queue) Cancel(ctx context.Context, id string) error {
 	if delErr != nil {
 		note = "cancelled here, but the server could not be told (" + delErr.Error() + "); its session expires within a week and is never sent to again"
 	}
-	err = q.transition(jb, MoveCancel, StateCancelled, func(r *Record) { r.Error, r.Retryable, r.Cause = note, false, "" }, Event{Message: note})
+	err = q.transition(jb, MoveCancel, StateCancelled, func(r *Record) {
+		r.Error, r.Retryable, r.Cause, r.Failure = note, false, "", failureOf(ErrCancelled)
+	}, Event{Message: note})
 	if err != nil {
 		return fmt.Errorf("job %s: %w", id, err)
 	}

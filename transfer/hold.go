@@ -4,7 +4,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 )
 
 // holds are the system's reasons to send nothing now (asleep, offline).
@@ -72,7 +71,7 @@ func (q *Queue) Hold(reason string) {
 		jb.mu.Lock()
 		if jb.rec.State.Unfinished() {
 			if q.journal.Save(&jb.rec) == nil {
-				jb.lastDurable = time.Now()
+				jb.lastDurable = q.clock.Now()
 			}
 		}
 		jb.mu.Unlock()

@@ -95,7 +95,13 @@ func (q *Queue) Add(spec Spec) (string, error) {
 	jb := newJob(rec, release)
 	q.mu.Lock()
 	if ok, _ := q.needsMet(jb); !ok {
-		jb.rec.State = StateWaiting
+		// Made before the record is first saved: the job starts out
+		// waiting.
+		if err := jb.rec.move(MoveHold, StateWaiting); err != nil {
+			q.mu.Unlock()
+			release()
+			return "", err
+		}
 	}
 	q.mu.Unlock()
 	if err := q.journal.Save(&jb.rec); err != nil {
@@ -136,7 +142,10 @@ func (q *Queue) adopt(jb *job) error {
 		q.pushPendingLocked(jb)
 	}
 	if st == StateWaiting {
-		_, jb.blocked = q.needsMet(jb)
+		_, blocked := q.needsMet(jb)
+		jb.mu.Lock()
+		jb.blocked = blocked
+		jb.mu.Unlock()
 	}
 	q.mu.Unlock()
 	q.emit(Event{Kind: stateInfo(st).event, Snap: q.snapshot(jb)})
@@ -373,7 +382,7 @@ func (q *Queue) takeJournal(wanted func(*Record) bool, all bool) ([]string, erro
 	return ids, errors.Join(errs...)
 }
 
-func clearFailure(r *Record) { r.Error, r.Retryable, r.Cause = "", false, "" }
+func clearFailure(r *Record) { r.Error, r.Retryable, r.Cause, r.Failure = "", false, "", nil }
 
 // claim takes a job of the journal that this queue does not hold (one that
 // failed in an earlier run, say) without starting it, so the person can

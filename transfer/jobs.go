@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// job is a job this queue holds. rec, live and lastDurable are guarded by
-// mu; the rest by Queue.mu. Lock order: Queue.mu before job.mu, never the
-// other way round.
+// job is a job this queue holds. rec, live, blocked, heldWhy and
+// lastDurable are guarded by mu; the rest by Queue.mu. Lock order:
+// Queue.mu before job.mu, never the other way round.
 type job struct {
 	id string
 
@@ -17,7 +17,7 @@ type job struct {
 	live        liveProgress
 	blocked     string    // waiting: why it cannot go on by itself
 	heldWhy     string    // the system's hold the job waits on, while it does
-	lastDurable time.Time // the last durable write of rec
+	lastDurable time.Time // the last durable write of rec, by the queue's clock
 
 	release func()     // the journal lock; nil once let go
 	run     *activeRun // a worker (or Cancel) holds the job
@@ -113,12 +113,11 @@ func (q *Queue) snapshot(jb *job) Snapshot {
 func (q *Queue) transition(jb *job, m Move, to State, change func(*Record), ev Event) error {
 	jb.mu.Lock()
 	from := jb.rec.State
-	if err := next(m, from, to); err != nil {
+	nx := jb.rec
+	if err := nx.move(m, to); err != nil {
 		jb.mu.Unlock()
 		return err
 	}
-	nx := jb.rec
-	nx.State = to
 	if change != nil {
 		change(&nx)
 	}
@@ -130,7 +129,7 @@ func (q *Queue) transition(jb *job, m Move, to State, change func(*Record), ev E
 	}
 	jb.rec = nx
 	if err == nil {
-		jb.lastDurable = time.Now()
+		jb.lastDurable = q.clock.Now()
 	}
 	if to != StateWaiting {
 		jb.blocked = ""
@@ -203,9 +202,9 @@ func (s jobSink) Checkpoint(c Cursor, durable bool) error {
 	nx.setCursor(c)
 	nx.Updated = q.clock.Now().Round(0)
 	var err error
-	if durable || time.Since(jb.lastDurable) >= durableEvery {
+	if now := q.clock.Now(); durable || now.Sub(jb.lastDurable) >= durableEvery {
 		if err = q.journal.Save(&nx); err == nil {
-			jb.lastDurable = time.Now()
+			jb.lastDurable = now
 		}
 	} else {
 		// Progress alone is a courtesy to people: a resume asks the

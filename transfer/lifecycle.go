@@ -184,6 +184,16 @@ func next(m Move, from, to State) error {
 	return fmt.Errorf("%w (%s from %s)", ErrIllegalMove, m, from)
 }
 
+// move makes a record move to a state by m, as the table allows: the one
+// place a record's state changes.
+func (r *Record) move(m Move, to State) error {
+	if err := next(m, r.State, to); err != nil {
+		return err
+	}
+	r.State = to
+	return nil
+}
+
 // target is where m leads from a state, when the table allows exactly one
 // place; moves that may go two ways (after a pause, waiting or queued) are
 // decided by the queue.

@@ -3,7 +3,6 @@ package transfer
 import (
 	"fmt"
 	"sync"
-	"time"
 )
 
 // HeldMetered is Snapshot.Held for a job that waits because the
@@ -106,7 +105,7 @@ func (q *Queue) SendAnyway(id string) error {
 		return fmt.Errorf("job %s: %w", id, err)
 	}
 	jb.rec = nx
-	jb.lastDurable = time.Now()
+	jb.lastDurable = q.clock.Now()
 	jb.mu.Unlock()
 	q.applyMetered()
 	return nil

@@ -371,7 +371,7 @@ func (q *Queue) work(ctx context.Context, jb *job) {
 	switch {
 	case err == nil:
 		q.transition(jb, MoveFinish, StateDone, func(r *Record) {
-			r.Response, r.Error, r.Retryable, r.Cause, r.Confirmed = resp, "", false, "", r.Size
+			r.Response, r.Error, r.Retryable, r.Cause, r.Failure, r.Confirmed = resp, "", false, "", nil, r.Size
 			r.Verified = resp.Verified
 		}, Event{Response: resp})
 	case errors.Is(err, errPaused):
@@ -387,8 +387,8 @@ func (q *Queue) work(ctx context.Context, jb *job) {
 	default:
 		msg := err.Error()
 		retry := retryable(err)
-		cause := causeOf(err)
-		q.transition(jb, MoveFail, StateFailed, func(r *Record) { r.Error, r.Retryable, r.Cause = msg, retry, cause }, Event{Err: err, Message: msg})
+		cause, failure := causeOf(err), failureOf(err)
+		q.transition(jb, MoveFail, StateFailed, func(r *Record) { r.Error, r.Retryable, r.Cause, r.Failure = msg, retry, cause, failure }, Event{Err: err, Message: msg})
 	}
 }
 

@@ -215,6 +215,7 @@ func DecodeRecord(data []byte) (*Record, error) {
 	if err := r.validate(); err != nil {
 		return nil, err
 	}
+	settleFailure(&r)
 	return &r, nil
 }
 

@@ -28,16 +28,16 @@ func (q *Queue) park(jb *job, err error) (requeue bool) {
 	if again {
 		return true
 	}
-	msg, who := err.Error(), accountNeeded(err)
+	msg, who, failure := err.Error(), accountNeeded(err), failureOf(err)
 	q.transition(jb, MovePark, StateSignIn, func(r *Record) {
-		r.Error, r.Retryable, r.Cause = msg, false, ""
+		r.Error, r.Retryable, r.Cause, r.Failure = msg, false, "", failure
 		r.SignInFor = cmp.Or(who, r.Account)
 	}, Event{Err: err, Message: msg})
 	return false
 }
 
 // unparked clears what a parked job said.
-func unparked(r *Record) { r.Error, r.SignInFor = "", "" }
+func unparked(r *Record) { r.Error, r.SignInFor, r.Failure = "", "", nil }
 
 // SignedIn tells the queue that account signed in again: every job parked
 // for it (and every job of the default account "", which any sign-in may

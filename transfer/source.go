@@ -57,7 +57,7 @@ func (up *upload) checkHashed(ctx context.Context, f *os.File) error {
 			return readError(err)
 		}
 		if hex.EncodeToString(h.Sum(nil)) != rec.SHA256 {
-			return changedError(rec.Path, "its content (SHA-256) differs")
+			return changedError(rec.Path, ChangedContent, "its content (SHA-256) differs")
 		}
 	case rec.Hashed > 0:
 		want := newSumGroup([]string{rec.sourceSum()})
@@ -93,7 +93,7 @@ func checkPrefix(ctx context.Context, f *os.File, want *sumGroup) error {
 	}
 	for _, n := range want.names {
 		if !bytes.Equal(got.sum(n), want.sum(n)) {
-			return changedError(f.Name(), fmt.Sprintf("its first %d bytes, already sent, differ", want.at))
+			return changedError(f.Name(), ChangedContent, fmt.Sprintf("its first %d bytes, already sent, differ", want.at))
 		}
 	}
 	return nil
@@ -113,17 +113,36 @@ func (up *upload) checkUnchanged(f *os.File) error {
 	rec := up.rec
 	switch {
 	case fi.Size() != rec.Size:
-		return changedError(rec.Path, fmt.Sprintf("its size is now %d bytes, not %d", fi.Size(), rec.Size))
+		return changedError(rec.Path, ChangedSize, fmt.Sprintf("its size is now %d bytes, not %d", fi.Size(), rec.Size))
 	case !fi.ModTime().Equal(rec.ModTime):
-		return changedError(rec.Path, "its modification time changed")
+		return changedError(rec.Path, ChangedModified, "its modification time changed")
 	case !rec.ChangeTime.IsZero() && !changeTimeOf(rec.Path, fi).Equal(rec.ChangeTime):
-		return changedError(rec.Path, "it was written to (its change time moved)")
+		return changedError(rec.Path, ChangedWritten, "it was written to (its change time moved)")
 	}
 	return nil
 }
 
-func changedError(path, how string) error {
-	return &permanent{fmt.Errorf("%w (%s: %s); nothing more was sent, so no mixed bytes reach the server", ErrSourceChanged, path, how)}
+// How a file changed under its upload: the Reason of a
+// FailSourceChanged failure.
+const (
+	ChangedSize     = "size"     // its size is not what it was
+	ChangedModified = "modified" // its modification time changed
+	ChangedWritten  = "written"  // its change time moved: it was written to
+	ChangedContent  = "content"  // its bytes differ from those sent
+)
+
+// changedErr is a file that changed under its upload; how is one of the
+// Changed names, said for people in words.
+type changedErr struct{ path, how, words string }
+
+func (e *changedErr) Error() string {
+	return fmt.Sprintf("%v (%s: %s); nothing more was sent, so no mixed bytes reach the server", ErrSourceChanged, e.path, e.words)
+}
+
+func (e *changedErr) Unwrap() error { return ErrSourceChanged }
+
+func changedError(path, how, words string) error {
+	return &permanent{&changedErr{path: path, how: how, words: words}}
 }
 
 // hashPrefix hashes the first n bytes of f.

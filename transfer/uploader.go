@@ -439,7 +439,7 @@ func (up *upload) authorize(ctx context.Context, req *http.Request, target bool)
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
-		return &permanent{fmt.Errorf("cannot get credentials for the upload: %w", err)}
+		return &permanent{&credentialsError{err}}
 	}
 	return nil
 }

@@ -407,7 +407,7 @@ func TestTransfersGroupAMessageWithItsParts(t *testing.T) {
 	step("Uploading 2 of 2 files to Google Drive", transfer.EventDone, "u1", done, part("u1", "On Google Drive · sharing"))
 	step("Uploading 2 of 2 files to Google Drive", transfer.EventStarted, "u2", state(transfer.StateRunning), part("u2", "Uploading"))
 	step("Waiting: b.mov · to Google Drive failed:\nThe server or the network kept failing, so Carrier stopped trying. Press Retry to go on where it stopped.\n\u200egave up", transfer.EventFailed, "u2", func(s *transfer.Snapshot) {
-		s.State, s.Error, s.Cause = transfer.StateFailed, "gave up", transfer.ErrGaveUp
+		s.State, s.Error, s.Cause, s.Failure = transfer.StateFailed, "gave up", transfer.ErrGaveUp, &transfer.Failure{Code: transfer.FailGaveUp}
 	})
 	if !row.retry.Visible() || !row.cancel.Visible() {
 		t.Errorf("with a part failed: retry %v cancel %v", row.retry.Visible(), row.cancel.Visible())

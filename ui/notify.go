@@ -32,7 +32,7 @@ type NoticeAction struct {
 func (u *UI) notifyJob(snap transfer.Snapshot) {
 	title, body := lang.X("notify.sent", "Carrier: sent"), jobTitle(snap)
 	if snap.State == transfer.StateFailed {
-		title, body = lang.X("notify.failed", "Carrier: failed"), lang.X("notify.failed.body", "{{.Name}}: {{.Error}}", w{"Name": body, "Error": failureWords(snap, nil)})
+		title, body = lang.X("notify.failed", "Carrier: failed"), lang.X("notify.failed.body", "{{.Name}}: {{.Error}}", w{"Name": body, "Error": failureWords(snap)})
 	}
 	body = app.PrintableLines(body) // a failure's server words go on a line of their own
 	fallback := func() { u.fyneNotify(fyne.NewNotification(title, body)) }

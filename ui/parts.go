@@ -273,7 +273,7 @@ func (s *transfersScreen) partWords(u jobView, shares []jobView, draft bool) str
 		case transfer.StateDone:
 			with = append(with, sharedWith(sh.snap))
 		case transfer.StateFailed:
-			return lang.X("part.share.failed", "On Google Drive · sharing failed:") + "\n" + failureWords(sh.snap, sh.failErr)
+			return lang.X("part.share.failed", "On Google Drive · sharing failed:") + "\n" + failureWords(sh.snap)
 		case transfer.StateCancelled:
 			return lang.X("part.share.cancelled", "On Google Drive · not shared (cancelled)")
 		default:
@@ -325,7 +325,7 @@ func (s *transfersScreen) groupWords(g group) string {
 	for _, p := range g.all[1:] {
 		switch p.State {
 		case transfer.StateFailed:
-			return lang.X("group.part.failed", "Waiting: {{.Name}} failed:", w{"Name": jobTitle(p)}) + "\n" + failureWords(p, nil)
+			return lang.X("group.part.failed", "Waiting: {{.Name}} failed:", w{"Name": jobTitle(p)}) + "\n" + failureWords(p)
 		case transfer.StateCancelled:
 			return lang.X("group.part.cancelled", "Waiting: {{.Name}} was cancelled. Cancel this message.", w{"Name": jobTitle(p)})
 		case transfer.StateSignIn:

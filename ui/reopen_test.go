@@ -242,8 +242,8 @@ func TestWhichRowsReopen(t *testing.T) {
 	// A message that waits for a part: reopened only when the part
 	// failed in a way Retry cannot mend (its file changed).
 	waiting := transfer.Snapshot{URL: gmail, State: transfer.StateWaiting}
-	changed := transfer.Snapshot{URL: h.url + "/upload/drive/v3/files", State: transfer.StateFailed, Cause: transfer.ErrSourceChanged}
-	gaveUp := transfer.Snapshot{URL: h.url + "/upload/drive/v3/files", State: transfer.StateFailed, Cause: transfer.ErrGaveUp}
+	changed := transfer.Snapshot{URL: h.url + "/upload/drive/v3/files", State: transfer.StateFailed, Cause: transfer.ErrSourceChanged, Failure: &transfer.Failure{Code: transfer.FailSourceChanged}}
+	gaveUp := transfer.Snapshot{URL: h.url + "/upload/drive/v3/files", State: transfer.StateFailed, Cause: transfer.ErrGaveUp, Failure: &transfer.Failure{Code: transfer.FailGaveUp}}
 	if !reopenable(waiting, changed) || reopenable(waiting, gaveUp) || reopenable(waiting) {
 		t.Errorf("a waiting message: reopen with a changed part %v, with one that gave up %v, alone %v; want true, false, false",
 			reopenable(waiting, changed), reopenable(waiting, gaveUp), reopenable(waiting))

@@ -34,8 +34,7 @@ type jobView struct {
 	retryStatus int // the HTTP status that failed; 0: no answer came
 	attempt     int
 	woke        bool
-	held        bool  // the system holds uploads (asleep, offline): retryReason says why
-	failErr     error // the failure itself, while this process saw it happen (Google's reasons)
+	held        bool // the system holds uploads (asleep, offline): retryReason says why
 	lastDrawn   time.Time
 	dirty       bool
 }
@@ -183,11 +182,6 @@ func (s *transfersScreen) apply(e transfer.Event) bool {
 	v.snap = e.Snap
 	if e.Kind != transfer.EventRetrying {
 		v.retryAt, v.woke, v.held = time.Time{}, false, false
-	}
-	if e.Kind == transfer.EventFailed {
-		v.failErr = e.Err
-	} else if e.Snap.State != transfer.StateFailed {
-		v.failErr = nil
 	}
 	switch e.Kind {
 	case transfer.EventProgress:
@@ -456,7 +450,7 @@ func stateWords(v jobView, now time.Time) string {
 	case transfer.StateCancelled:
 		return lang.X("state.cancelled", "Cancelled")
 	case transfer.StateFailed:
-		return failureWords(snap, v.failErr)
+		return failureWords(snap)
 	case transfer.StateQueued:
 		return lang.X("state.queued", "Queued")
 	case transfer.StateSignIn:

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"fyne.io/fyne/v2/lang"
@@ -23,10 +21,10 @@ import (
 // or the sandbox (their JSON error's message), the token endpoint
 // (invalid_grant). Those words are English and say nothing of what to do
 // in the window. So a failed job is shown as a sentence in the person's
-// language, chosen by what the failure was (its named cause, its HTTP
-// status, Google's reason), saying what happened and what to do; the
-// refusal's own text stays under it as a detail line, untranslated, since
-// it is what a search or a support question needs.
+// language, chosen by what the failure was (the engine's transfer.Failure:
+// its code, the HTTP status, Google's reason), saying what happened and
+// what to do; the refusal's own text stays under it as a detail line,
+// untranslated, since it is what a search or a support question needs.
 
 // Kinds of failure, each with its sentence in failureSentence.
 const (
@@ -45,8 +43,6 @@ const (
 	failMaybeSent   = "maybesent"   // no answer came after the bytes went
 	failNotVerified = "notverified" // the server holds other bytes than the file's
 	failBadRequest  = "badrequest"  // 400: the server refused what was sent
-	failPhotosToken = "photostoken" // Photos' per-item status: the upload token is gone
-	failPhotosItem  = "photositem"  // Photos' per-item status, another refusal
 	failRefused     = "refused"     // another HTTP status
 	failOther       = "other"       // no status, no cause: the detail says it
 )
@@ -57,107 +53,58 @@ type failure struct {
 	status int // the HTTP status, 0 when none is known
 }
 
+// Google's reasons that the words tell apart within a code.
 var (
-	// answeredStatus finds the status in the engine's words ("the server
-	// answered 403", "it answered 503") and the app's ("Google Photos
-	// answered 404").
-	answeredStatus = regexp.MustCompile(`answered (\d{3})\b`)
-	// photosItemStatus is the app's words for a Photos item refused in a
-	// batchCreate: google.rpc codes, not HTTP statuses.
-	photosItemStatus = regexp.MustCompile(`did not create the item \(status (\d+)\)`)
+	scopeReasons     = []string{"insufficientPermissions", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"}
+	rateLimitReasons = []string{"rateLimitExceeded", "userRateLimitExceeded"}
 )
 
-// liveReasons is Google's errors[].reason names and status word that a
-// live failure carries. The engine keeps the status word and message of
-// an APIError in its text but not the reasons, so after a restart the
-// text alone is read.
-func liveReasons(live error) []string {
-	var ae *transfer.APIError
-	if !errors.As(live, &ae) {
-		return nil
+// classifyFailure says what kind of failure a job's is, from the failure
+// the engine recorded (its code, the HTTP status, Google's reason).
+func classifyFailure(fl *transfer.Failure) failure {
+	if fl == nil {
+		return failure{kind: failOther}
 	}
-	out := slices.Clone(ae.Reasons)
-	if ae.Status != "" {
-		out = append(out, ae.Status)
-	}
-	return out
-}
-
-// classifyFailure says what kind of failure a job's is, from its named
-// cause, its text, and the error itself while it is live.
-func classifyFailure(cause error, text string, live error) failure {
-	status := 0
-	var ae *transfer.APIError
-	if errors.As(live, &ae) {
-		status = ae.Code
-	} else if m := answeredStatus.FindStringSubmatch(text); m != nil {
-		status, _ = strconv.Atoi(m[1])
-	}
-	reasons := liveReasons(live)
-	low := strings.ToLower(text)
-	has := func(words ...string) bool {
-		for _, w := range words {
-			if slices.Contains(reasons, w) || strings.Contains(low, strings.ToLower(w)) {
-				return true
-			}
-		}
-		return false
-	}
-	f := func(kind string) failure { return failure{kind: kind, status: status} }
-	// The engine's named causes say what happened whatever the status was.
-	switch cause {
-	case transfer.ErrSourceChanged:
+	f := func(kind string) failure { return failure{kind: kind, status: fl.Status} }
+	switch fl.Code {
+	case transfer.FailSourceChanged:
 		return f(failChanged)
-	case transfer.ErrMaybeSent:
+	case transfer.FailMaybeSent:
 		return f(failMaybeSent)
-	case transfer.ErrNotVerified:
+	case transfer.FailNotVerified:
 		return f(failNotVerified)
-	case transfer.ErrDailyQuota:
+	case transfer.FailDailyQuota:
 		return f(failDaily)
-	case transfer.ErrSignIn:
+	case transfer.FailSignIn:
 		return f(failSignIn)
-	}
-	if m := photosItemStatus.FindStringSubmatch(text); m != nil {
-		code, _ := strconv.Atoi(m[1])
-		switch {
-		case code == 8 && has("storage"):
-			return failure{kind: failStorage}
-		case code == 8:
-			return failure{kind: failQuota}
-		case code == 7:
-			return failure{kind: failScope}
-		case has("upload token", "uploadtoken"):
-			return failure{kind: failPhotosToken}
-		}
-		return failure{kind: failPhotosItem}
-	}
-	switch {
-	case has("invalid_grant", "no longer accepts the sign-in", "UNAUTHENTICATED", "no credentials for this server") || status == http.StatusUnauthorized:
-		return f(failSignIn)
-	case has("storageQuotaExceeded", "storage quota", "insufficient storage", app.ErrStorageFull.Error()):
-		return f(failStorage)
-	case has("dailyLimitExceeded", "per day", "daily limit"):
-		return f(failDaily)
-	case has("insufficientPermissions", "ACCESS_TOKEN_SCOPE_INSUFFICIENT", "insufficient authentication scopes", app.ErrNotGranted.Error()):
-		return f(failScope)
-	case has("rateLimitExceeded", "userRateLimitExceeded", "rate limit", "asks to slow down") || status == http.StatusTooManyRequests:
-		return f(failRateLimit)
-	case has("quotaExceeded", "RESOURCE_EXHAUSTED", "quota exceeded"):
-		return f(failQuota)
-	case has("uploadTooLarge", "too large") || status == http.StatusRequestEntityTooLarge:
+	case transfer.FailTooLarge:
 		return f(failTooLarge)
-	case status == http.StatusNotFound || status == http.StatusGone || has("notFound", "NOT_FOUND"):
-		return failure{kind: failNotFound, status: cmp.Or(status, http.StatusNotFound)} // the reason implies the status its sentence names
-	case status == http.StatusForbidden || has("PERMISSION_DENIED", "forbidden"):
-		return failure{kind: failForbidden, status: cmp.Or(status, http.StatusForbidden)}
-	case status >= 500:
-		return f(failServer)
-	case cause == transfer.ErrGaveUp:
+	case transfer.FailNotFound:
+		return failure{kind: failNotFound, status: cmp.Or(fl.Status, http.StatusNotFound)} // the sentence names a status
+	case transfer.FailQuota:
+		if fl.Reason == "storageQuotaExceeded" {
+			return f(failStorage)
+		}
+		return f(failQuota)
+	case transfer.FailGaveUp:
+		switch {
+		case fl.Status == http.StatusTooManyRequests || slices.Contains(rateLimitReasons, fl.Reason):
+			return f(failRateLimit)
+		case fl.Status >= 500:
+			return f(failServer)
+		}
 		return f(failGaveUp)
-	case status == http.StatusBadRequest:
-		return f(failBadRequest)
-	case status != 0:
-		return f(failRefused)
+	case transfer.FailRefused:
+		switch {
+		case slices.Contains(scopeReasons, fl.Reason):
+			return f(failScope)
+		case fl.Status == http.StatusForbidden:
+			return f(failForbidden)
+		case fl.Status == http.StatusBadRequest:
+			return f(failBadRequest)
+		case fl.Status != 0:
+			return f(failRefused)
+		}
 	}
 	return f(failOther)
 }
@@ -198,10 +145,6 @@ func failureSentence(fl failure, server string) string {
 		return lang.X("fail.notverified", "The copy at the destination is not the file: its checksum differs. Add the file again.")
 	case failBadRequest:
 		return lang.X("fail.badrequest", "{{.Server}} refused what Carrier sent ({{.Status}}). Its words are below.", d)
-	case failPhotosToken:
-		return lang.X("fail.photostoken", "Google Photos no longer has the uploaded bytes (it keeps them a day). Post the picture again.")
-	case failPhotosItem:
-		return lang.X("fail.photositem", "Google Photos did not add the item. Its words are below.")
 	case failRefused:
 		return lang.X("fail.refused", "{{.Server}} refused the upload ({{.Status}}). Its words are below.", d)
 	}
@@ -222,8 +165,8 @@ func detailLine(text string) string {
 
 // failureWords is a failed job's words: the sentence, then the detail
 // line.
-func failureWords(snap transfer.Snapshot, live error) string {
-	fl := classifyFailure(snap.Cause, snap.Error, live)
+func failureWords(snap transfer.Snapshot) string {
+	fl := classifyFailure(snap.Failure)
 	s := failureSentence(fl, serverName(snap.URL))
 	if fl.kind == failChanged && snap.Path != "" && !isMessage(snap) {
 		s = changedWords(snap)
@@ -239,18 +182,18 @@ func failureWords(snap transfer.Snapshot, live error) string {
 	return s
 }
 
-// changedHow reads how a file changed off the engine's words (transfer's
-// changedError: its own fixed phrases), in the person's language; "" when
-// they say none of these.
-func changedHow(text string) string {
-	switch {
-	case strings.Contains(text, "its size is now"):
+// changedHow says how a file changed (the Reason of the engine's
+// FailSourceChanged), in the person's language; "" for a way it does not
+// name.
+func changedHow(how string) string {
+	switch how {
+	case transfer.ChangedSize:
 		return lang.X("fail.changed.size", "its size is not what it was")
-	case strings.Contains(text, "its modification time changed"):
+	case transfer.ChangedModified:
 		return lang.X("fail.changed.time", "it was saved again (its modification time changed), even if its bytes may be the same")
-	case strings.Contains(text, "its change time moved"):
+	case transfer.ChangedWritten:
 		return lang.X("fail.changed.written", "it was written to")
-	case strings.Contains(text, "differ"):
+	case transfer.ChangedContent:
 		return lang.X("fail.changed.content", "its content is different")
 	}
 	return ""
@@ -259,7 +202,10 @@ func changedHow(text string) string {
 // changedWords says which file changed after its upload began, and how:
 // Retry would stop the same way, so the way on is the file sent again.
 func changedWords(snap transfer.Snapshot) string {
-	how := changedHow(snap.Error)
+	how := ""
+	if snap.Failure != nil {
+		how = changedHow(snap.Failure.Reason)
+	}
 	if how == "" {
 		how = lang.X("fail.changed.content", "its content is different")
 	}
@@ -274,8 +220,8 @@ func changedWords(snap transfer.Snapshot) string {
 // Photos dropped the uploaded bytes, or the file is too large. The row
 // does not offer Retry then; a message's offers Reopen in Compose.
 func retryCannotMend(snap transfer.Snapshot) bool {
-	switch classifyFailure(snap.Cause, snap.Error, nil).kind {
-	case failChanged, failNotVerified, failNotFound, failPhotosToken, failTooLarge:
+	switch classifyFailure(snap.Failure).kind {
+	case failChanged, failNotVerified, failNotFound, failTooLarge:
 		return true
 	}
 	return false

@@ -24,13 +24,13 @@ func TestStateWordsForCausesAndWaiting(t *testing.T) {
 		snap transfer.Snapshot
 		want string
 	}{
-		{transfer.Snapshot{State: transfer.StateFailed, Error: "the server or the network kept failing: EOF", Cause: transfer.ErrGaveUp}, "Press Retry to go on where it stopped.\n\u200ethe server or the network kept failing: EOF"},
-		{transfer.Snapshot{State: transfer.StateFailed, Error: "x", Cause: transfer.ErrMaybeSent}, "press Retry to send it again"},
-		{transfer.Snapshot{State: transfer.StateFailed, Error: "x", Cause: transfer.ErrSignIn}, "Account screen"},
-		{transfer.Snapshot{State: transfer.StateFailed, Error: "x", Cause: transfer.ErrDailyQuota}, "resets at midnight, Pacific time: press Retry after that"},
+		{transfer.Snapshot{State: transfer.StateFailed, Error: "the server or the network kept failing: EOF", Failure: &transfer.Failure{Code: transfer.FailGaveUp}}, "Press Retry to go on where it stopped.\n\u200ethe server or the network kept failing: EOF"},
+		{transfer.Snapshot{State: transfer.StateFailed, Error: "x", Failure: &transfer.Failure{Code: transfer.FailMaybeSent}}, "press Retry to send it again"},
+		{transfer.Snapshot{State: transfer.StateFailed, Error: "x", Failure: &transfer.Failure{Code: transfer.FailSignIn}}, "Account screen"},
+		{transfer.Snapshot{State: transfer.StateFailed, Error: "x", Failure: &transfer.Failure{Code: transfer.FailDailyQuota}}, "resets at midnight, Pacific time: press Retry after that"},
 		// A Photos call goes on by itself at the reset (QuotaWait), so it
 		// is not told to press Retry.
-		{transfer.Snapshot{State: transfer.StateFailed, Error: "x", Cause: transfer.ErrDailyQuota, URL: "https://photoslibrary.googleapis.com/v1/mediaItems:batchCreate", Updated: now},
+		{transfer.Snapshot{State: transfer.StateFailed, Error: "x", Cause: transfer.ErrDailyQuota, Failure: &transfer.Failure{Code: transfer.FailDailyQuota}, URL: "https://photoslibrary.googleapis.com/v1/mediaItems:batchCreate", Updated: now},
 			"Carrier goes on by itself when it resets, at " + app.PhotosDailyReset(now).Local().Format("15:04")},
 		{transfer.Snapshot{State: transfer.StateFailed, Error: "bad request"}, "The upload failed. What went wrong is below.\n\u200ebad request"},
 		{transfer.Snapshot{State: transfer.StateSignIn, SignInFor: "zoe@example.com", Error: "a sign-in is needed"}, "Sign in to zoe@example.com again to continue"},
@@ -63,7 +63,7 @@ func TestStateWordsForCausesAndWaiting(t *testing.T) {
 			t.Errorf("status %d: %q, want %q", c.v.retryStatus, got, c.want)
 		}
 	}
-	failed := jobView{snap: transfer.Snapshot{State: transfer.StateFailed, Error: "cannot get credentials for the upload: " + app.ErrNoCredentials.Error()}}
+	failed := jobView{snap: transfer.Snapshot{State: transfer.StateFailed, Error: "cannot get credentials for the upload: " + app.ErrNoCredentials.Error(), Failure: &transfer.Failure{Code: transfer.FailSignIn}}}
 	if got := stateWords(failed, now); strings.Contains(got, "carrier ") || !strings.Contains(got, "Account screen") {
 		t.Errorf("a failure for want of a sign-in: %q", got)
 	}
@@ -73,42 +73,38 @@ func TestStateWordsForCausesAndWaiting(t *testing.T) {
 	}
 }
 
-// failureCases are refusals as they reach a row: the engine's named
-// cause, the text the journal keeps, and while live the error itself.
+// failureCases are failures as they reach a row: the failure the engine
+// recorded (code, HTTP status, Google's reason) and the text the journal
+// keeps, shown under the sentence.
 var failureCases = []struct {
-	name  string
-	cause error
-	text  string
-	live  error
-	kind  string
+	name    string
+	failure *transfer.Failure
+	text    string
+	kind    string
 }{
-	{"sign-in refused", transfer.ErrSignIn, "the server refused the credentials: the server no longer accepts the sign-in of a@example.com at https://www.googleapis.com (invalid_grant: it was revoked, expired or its client changed); sign in again", nil, failSignIn},
-	{"invalid_grant", nil, `cannot refresh: oauth2: "invalid_grant" "Token has been expired or revoked."`, nil, failSignIn},
-	{"401", nil, "the server answered 401 Unauthorized (UNAUTHENTICATED): Request had invalid authentication credentials.", nil, failSignIn},
-	{"no credentials", nil, "cannot get credentials for the upload: " + app.ErrNoCredentials.Error(), nil, failSignIn},
-	{"insufficientPermissions", nil, "the server answered 403 Forbidden (PERMISSION_DENIED): Request had insufficient authentication scopes.", &transfer.APIError{Code: 403, Status: "PERMISSION_DENIED", Reasons: []string{"insufficientPermissions"}}, failScope},
-	{"insufficient scopes, after a restart", nil, "the server answered 403 Forbidden (PERMISSION_DENIED): Request had insufficient authentication scopes.", nil, failScope},
-	{"forbidden", nil, "the server answered 403 Forbidden (PERMISSION_DENIED): The caller does not have permission", &transfer.APIError{Code: 403, Reasons: []string{"forbidden"}}, failForbidden},
-	{"notFound", nil, "the server answered 404 Not Found (NOT_FOUND): File not found: 1AbC.", nil, failNotFound},
-	{"notFound, live, no status in the text", nil, "File not found: 1AbC.", &transfer.APIError{Reasons: []string{"notFound"}}, failNotFound},
-	{"uploadTooLarge", nil, "the server answered 413 Request Entity Too Large (OUT_OF_RANGE): Maximum upload size is 36700160 bytes", &transfer.APIError{Code: 413, Reasons: []string{"uploadTooLarge"}}, failTooLarge},
-	{"storageQuotaExceeded", nil, "the server answered 403 Forbidden (PERMISSION_DENIED): The user's Drive storage quota has been exceeded.", &transfer.APIError{Code: 403, Reasons: []string{"storageQuotaExceeded"}}, failStorage},
-	{"Photos item out of storage", nil, "Google Photos did not create the item (status 8): Insufficient storage: the account's Google storage has 0 bytes free and this item needs 12.", nil, failStorage},
-	{"daily quota", transfer.ErrDailyQuota, "the server's quota for the day is used up (it answered 403 Forbidden): Daily Limit Exceeded", nil, failDaily},
-	{"dailyLimitExceeded, live", nil, "the server answered 403 Forbidden: Limit Exceeded", &transfer.APIError{Code: 403, Reasons: []string{"dailyLimitExceeded"}}, failDaily},
-	{"quotaExceeded", nil, "the server answered 403 Forbidden: Quota exceeded for quota metric 'Queries'", &transfer.APIError{Code: 403, Reasons: []string{"quotaExceeded"}}, failQuota},
-	{"RESOURCE_EXHAUSTED", nil, "the server answered 400 Bad Request (RESOURCE_EXHAUSTED): Quota exceeded", nil, failQuota},
-	{"rateLimitExceeded", nil, "the server asks to slow down (it answered 429 Too Many Requests) (RESOURCE_EXHAUSTED): Rate Limit Exceeded", &transfer.APIError{Code: 429, Status: "RESOURCE_EXHAUSTED", Reasons: []string{"rateLimitExceeded"}}, failRateLimit},
-	{"5xx kept failing", transfer.ErrGaveUp, "the server or the network kept failing: the server is busy (it answered 503 Service Unavailable)", nil, failServer},
-	{"network kept failing", transfer.ErrGaveUp, "the server or the network kept failing: the connection dropped: send bytes 0-9 to www.googleapis.com/upload: EOF", nil, failGaveUp},
-	{"source changed", transfer.ErrSourceChanged, "the file changed since its upload began: its size is now 12", nil, failChanged},
-	{"may have arrived", transfer.ErrMaybeSent, "the upload may or may not have arrived: EOF", nil, failMaybeSent},
-	{"not verified", transfer.ErrNotVerified, "the server holds other bytes than the file's: md5 differs", nil, failNotVerified},
-	{"bad request", nil, "the server answered 400 Bad Request (INVALID_ARGUMENT): Invalid To header", nil, failBadRequest},
-	{"Photos upload token gone", nil, "Google Photos did not create the item (status 3): The upload token expired (tokens last a day after their upload). Upload the bytes again.", nil, failPhotosToken},
-	{"Photos item refused", nil, "Google Photos did not create the item (status 3): The album holds 20000 media items, as many as an album can.", nil, failPhotosItem},
-	{"another status", nil, "the server answered 409 Conflict (ABORTED): try again", nil, failRefused},
-	{"no status", nil, "cannot open /home/zoe/a.mov: no such file or directory", nil, failOther},
+	{"sign-in refused", &transfer.Failure{Code: transfer.FailSignIn, Status: 401}, "the server refused the credentials: the server no longer accepts the sign-in of a@example.com at https://www.googleapis.com (invalid_grant: it was revoked, expired or its client changed); sign in again", failSignIn},
+	{"no credentials", &transfer.Failure{Code: transfer.FailSignIn}, "cannot get credentials for the upload: " + app.ErrNoCredentials.Error(), failSignIn},
+	{"insufficientPermissions", &transfer.Failure{Code: transfer.FailRefused, Status: 403, Reason: "insufficientPermissions"}, "the server answered 403 Forbidden (PERMISSION_DENIED): Request had insufficient authentication scopes.", failScope},
+	{"forbidden", &transfer.Failure{Code: transfer.FailRefused, Status: 403, Reason: "forbidden"}, "the server answered 403 Forbidden (PERMISSION_DENIED): The caller does not have permission", failForbidden},
+	{"notFound", &transfer.Failure{Code: transfer.FailNotFound, Status: 404, Reason: "notFound"}, "the server answered 404 Not Found (NOT_FOUND): File not found: 1AbC.", failNotFound},
+	{"notFound without a status", &transfer.Failure{Code: transfer.FailNotFound, Reason: "notFound"}, "File not found: 1AbC.", failNotFound},
+	{"uploadTooLarge", &transfer.Failure{Code: transfer.FailTooLarge, Status: 413, Reason: "uploadTooLarge"}, "the server answered 413 Request Entity Too Large (OUT_OF_RANGE): Maximum upload size is 36700160 bytes", failTooLarge},
+	{"storageQuotaExceeded", &transfer.Failure{Code: transfer.FailQuota, Status: 403, Reason: "storageQuotaExceeded"}, "the server answered 403 Forbidden (PERMISSION_DENIED): The user's Drive storage quota has been exceeded.", failStorage},
+	{"daily quota", &transfer.Failure{Code: transfer.FailDailyQuota, Status: 403, Reason: "dailyLimitExceeded"}, "the server's quota for the day is used up (it answered 403 Forbidden): Daily Limit Exceeded", failDaily},
+	{"quotaExceeded", &transfer.Failure{Code: transfer.FailQuota, Status: 403, Reason: "quotaExceeded"}, "the server answered 403 Forbidden: Quota exceeded for quota metric 'Queries'", failQuota},
+	{"RESOURCE_EXHAUSTED", &transfer.Failure{Code: transfer.FailQuota, Status: 400, Reason: "RESOURCE_EXHAUSTED"}, "the server answered 400 Bad Request (RESOURCE_EXHAUSTED): Quota exceeded", failQuota},
+	{"rateLimitExceeded", &transfer.Failure{Code: transfer.FailGaveUp, Status: 429, Reason: "rateLimitExceeded"}, "the server or the network kept failing: the server asks to slow down (it answered 429 Too Many Requests) (RESOURCE_EXHAUSTED): Rate Limit Exceeded", failRateLimit},
+	{"userRateLimitExceeded as a 403", &transfer.Failure{Code: transfer.FailGaveUp, Status: 403, Reason: "userRateLimitExceeded"}, "the server or the network kept failing: the server asks to slow down (it answered 403 Forbidden): User Rate Limit Exceeded", failRateLimit},
+	{"5xx kept failing", &transfer.Failure{Code: transfer.FailGaveUp, Status: 503}, "the server or the network kept failing: the server is busy (it answered 503 Service Unavailable)", failServer},
+	{"network kept failing", &transfer.Failure{Code: transfer.FailGaveUp}, "the server or the network kept failing: the connection dropped: send bytes 0-9 to www.googleapis.com/upload: EOF", failGaveUp},
+	{"source changed", &transfer.Failure{Code: transfer.FailSourceChanged, Reason: transfer.ChangedSize}, "the file changed since its upload began: its size is now 12", failChanged},
+	{"may have arrived", &transfer.Failure{Code: transfer.FailMaybeSent}, "the upload may or may not have arrived: EOF", failMaybeSent},
+	{"not verified", &transfer.Failure{Code: transfer.FailNotVerified}, "the server holds other bytes than the file's: md5 differs", failNotVerified},
+	{"bad request", &transfer.Failure{Code: transfer.FailRefused, Status: 400, Reason: "invalid"}, "the server answered 400 Bad Request (INVALID_ARGUMENT): Invalid To header", failBadRequest},
+	{"another status", &transfer.Failure{Code: transfer.FailRefused, Status: 409, Reason: "ABORTED"}, "the server answered 409 Conflict (ABORTED): try again", failRefused},
+	{"no status", &transfer.Failure{Code: transfer.FailOther}, "cannot open /home/zoe/a.mov: no such file or directory", failOther},
+	{"a code from a newer Carrier", &transfer.Failure{Code: "teleported", Status: 451}, "x", failOther},
+	{"none recorded", nil, "x", failOther},
 }
 
 // TestFailureTableInEveryLanguage: each cause, status and Google reason is
@@ -125,7 +121,7 @@ func TestFailureTableInEveryLanguage(t *testing.T) {
 	})
 	kinds := map[string]bool{}
 	for _, c := range failureCases {
-		fl := classifyFailure(c.cause, c.text, c.live)
+		fl := classifyFailure(c.failure)
 		if fl.kind != c.kind {
 			t.Errorf("%s: read as %q, want %q", c.name, fl.kind, c.kind)
 		}
@@ -134,8 +130,8 @@ func TestFailureTableInEveryLanguage(t *testing.T) {
 		}
 		kinds[c.kind] = true
 	}
-	if len(kinds) != 19 {
-		t.Errorf("the cases cover %d kinds of failure, want all 19", len(kinds))
+	if len(kinds) != 17 {
+		t.Errorf("the cases cover %d kinds of failure, want all 17", len(kinds))
 	}
 	english := map[string]string{}
 	for _, code := range []string{"en", "fa", "he", "ar"} {
@@ -147,7 +143,7 @@ func TestFailureTableInEveryLanguage(t *testing.T) {
 		server := serverName("https://www.googleapis.com/upload/drive/v3/files")
 		seen := map[string]string{}
 		for _, c := range failureCases {
-			fl := classifyFailure(c.cause, c.text, c.live)
+			fl := classifyFailure(c.failure)
 			got := failureSentence(fl, server)
 			want := renderTemplate(t, cat["fail."+c.kind].(string), w{"Server": server, "Status": fl.status})
 			if got != want {
@@ -162,7 +158,7 @@ func TestFailureTableInEveryLanguage(t *testing.T) {
 				t.Errorf("%s: %s and %s read the same: %q", code, c.kind, other, got)
 			}
 			seen[got] = c.kind
-			row := failureWords(transfer.Snapshot{State: transfer.StateFailed, Cause: c.cause, Error: c.text, URL: "https://www.googleapis.com/upload/drive/v3/files"}, c.live)
+			row := failureWords(transfer.Snapshot{State: transfer.StateFailed, Failure: c.failure, Error: c.text, URL: "https://www.googleapis.com/upload/drive/v3/files"})
 			if row != got+"\n\u200e"+windowText(c.text) {
 				t.Errorf("%s, %s: the row reads %q, want the sentence, then the text as it came after a left-to-right mark", code, c.name, row)
 			}
@@ -185,7 +181,7 @@ func renderTemplate(t *testing.T, s string, data any) string {
 
 // A failed upload's row in a Persian window says what happened in
 // Persian, right-aligned, with Google's own words under it read left to
-// right; the reason comes from the live failure (Google's
+// right; the reason comes from the failure the engine recorded (Google's
 // storageQuotaExceeded), which the text alone does not name.
 func TestFailedRowInPersian(t *testing.T) {
 	t.Cleanup(func() {
@@ -203,9 +199,10 @@ func TestFailedRowInPersian(t *testing.T) {
 	events := make(chan transfer.Event, 8)
 	h := newHarness(t, func(o *harnessOpts) { o.uploads, o.events = fu, events })
 	text := "the server answered 403 Forbidden (PERMISSION_DENIED): The user has exceeded their Drive storage quota"
-	e := fu.event(transfer.EventFailed, "j1", func(s *transfer.Snapshot) { s.State, s.Error = transfer.StateFailed, text })
-	e.Err = &transfer.APIError{Code: 403, Status: "PERMISSION_DENIED", Reasons: []string{"storageQuotaExceeded"}, Message: "The user has exceeded their Drive storage quota"}
-	events <- e
+	events <- fu.event(transfer.EventFailed, "j1", func(s *transfer.Snapshot) {
+		s.State, s.Error = transfer.StateFailed, text
+		s.Failure = &transfer.Failure{Code: transfer.FailQuota, Status: 403, Reason: "storageQuotaExceeded"}
+	})
 	fa := readCatalogue(t, "fa")["fail.storage"].(string)
 	row := h.u.transfers.rows["j1"]
 	// In reading order: the row's label breaks it into lines for its

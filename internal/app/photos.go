@@ -411,8 +411,9 @@ type PhotosResult struct {
 	Step       string         // "upload", "create", "album"
 	ID         string         // the media item's, once made
 	ProductURL string
-	Error      string // why it is not in Photos, in Photos' or the engine's words
-	Cause      error  // the engine's named cause of a failed step, if any
+	Error      string            // why it is not in Photos, in Photos' or the engine's words
+	Cause      error             // the engine's named cause of a failed step, if any
+	Failure    *transfer.Failure // the failed step's failure in parts, nil when none
 }
 
 // PhotosResults reads from the journal where each file of the batch
@@ -471,7 +472,7 @@ func (q *Queue) PhotosResults(b *PhotosBatch) ([]PhotosResult, error) {
 			r := &out[i]
 			up := byID[u]
 			if up.State != transfer.StateDone {
-				r.State, r.Step, r.Error, r.Cause = up.State, "upload", up.Error, up.Cause
+				r.State, r.Step, r.Error, r.Cause, r.Failure = up.State, "upload", up.Error, up.Cause, up.Failure
 				continue
 			}
 			switch {
@@ -485,9 +486,9 @@ func (q *Queue) PhotosResults(b *PhotosBatch) ([]PhotosResult, error) {
 					r.Error = fmt.Sprintf("Google Photos did not create the item (status %d): %s", res.Status.Code, Printable(res.Status.Message))
 				}
 			case album != nil && album.State != transfer.StateDone:
-				r.State, r.Step, r.Error, r.Cause = album.State, "album", album.Error, album.Cause
+				r.State, r.Step, r.Error, r.Cause, r.Failure = album.State, "album", album.Error, album.Cause, album.Failure
 			default:
-				r.State, r.Step, r.Error, r.Cause = c.State, "create", c.Error, c.Cause
+				r.State, r.Step, r.Error, r.Cause, r.Failure = c.State, "create", c.Error, c.Cause, c.Failure
 			}
 		}
 	}

@@ -2,22 +2,35 @@ package app
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 )
 
-// WindowWords is an error's text as the window shows it: where the
-// engine's or the app's words tell a terminal's user which command to run
-// (the journal keeps the text the failure was recorded with), the window
-// says what to do in the window. The CLI prints the text as it is.
+// WindowWords is an error's text as the window shows it: where the app's
+// words tell a terminal's user which command to run (ErrNoCredentials',
+// NotAllowedError's; the journal keeps the text a failure was recorded
+// with), the window says what to do in the window. The CLI prints the
+// text as it is. It rewrites only those two pieces of advice, which the
+// app writes itself: what a failure was is read from its transfer.Failure,
+// never from its text.
 func WindowWords(s string) string {
 	s = strings.ReplaceAll(s, noCredentialsAdvice, "sign in on the Account screen, then press Retry")
-	return loginAdvice.ReplaceAllString(s, "sign in again on the Account screen (Send asks for Google Drive when a message needs it)")
+	for {
+		i := strings.Index(s, loginAdvice)
+		if i < 0 {
+			return s
+		}
+		end := strings.IndexByte(s[i+len(loginAdvice):], '`')
+		if end < 0 {
+			return s
+		}
+		s = s[:i] + "sign in again on the Account screen (Send asks for Google Drive when a message needs it)" + s[i+len(loginAdvice)+end+1:]
+	}
 }
 
-// loginAdvice is NotAllowedError's advice to a terminal's user.
-var loginAdvice = regexp.MustCompile("run `carrier login [^`]*`")
+// loginAdvice opens NotAllowedError's advice to a terminal's user, a
+// command in backquotes: "run `carrier login --endpoint URL --for KIND`".
+const loginAdvice = "run `carrier login "
 
 // Printable makes text that came from elsewhere (a server's error message,
 // a file's name, a response body) safe to show on one line of a terminal,
