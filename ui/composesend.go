@@ -7,7 +7,6 @@ import (
 
 	"fyne.io/fyne/v2/lang"
 
-	"carrier/auth"
 	"carrier/compose"
 	"carrier/internal/app"
 )
@@ -18,7 +17,11 @@ import (
 // is queued when it does not.
 func (c *composeScreen) submit(method compose.Method) {
 	msg := c.message()
-	if err := msg.Check(); err != nil {
+	// A draft being edited is updated (drafts.update) or sent with the
+	// message as it stands now (drafts.send), as one draft.
+	gmail := app.EditDraft(c.draft, method)
+	method, err := app.Prepare(msg, method, gmail)
+	if err != nil {
 		c.say(problemText(err))
 		c.formProblem = true
 		return
@@ -29,27 +32,14 @@ func (c *composeScreen) submit(method compose.Method) {
 	opts := c.linkOptions()
 	linked := c.linked()
 	may := c.u.deps.May
-	// A draft being edited is updated (drafts.update) or sent with the
-	// message as it stands now (drafts.send), as one draft.
-	var gmail app.GmailOptions
-	if c.draft != "" {
-		if method == compose.Send {
-			gmail.SendDraft = c.draft
-		} else {
-			gmail.DraftID = c.draft
-		}
-		method = compose.Draft
-	}
 	c.u.goBackground(func(ctx context.Context) {
-		if len(linked) > 0 && may != nil {
-			var na *app.NotAllowedError
-			if err := may(ctx, auth.Links); errors.As(err, &na) {
-				c.u.do(func() { c.askDrive(method, gmail, msg, opts, linked, na) })
-				return
-			} else if err != nil {
-				c.u.do(func() { c.notSent(problemText(err)) })
-				return
-			}
+		var na *app.NotAllowedError
+		if err := app.MayDrive(ctx, len(linked), may); errors.As(err, &na) {
+			c.u.do(func() { c.askDrive(method, gmail, msg, opts, linked, na) })
+			return
+		} else if err != nil {
+			c.u.do(func() { c.notSent(problemText(err)) })
+			return
 		}
 		c.send(ctx, method, gmail, msg, opts)
 	})
