@@ -3,7 +3,6 @@ package sandbox
 import (
 	"encoding/binary"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -103,14 +102,8 @@ func (s *Sandbox) storageQuota() map[string]any {
 // limit is none; a field left out stays as it is).
 func (s *Sandbox) serveDriveControl(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPut {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4096))
-		if err != nil {
-			writeError(w, badRequest("The body is too long or unreadable: %v", err))
-			return
-		}
-		var in map[string]json.RawMessage
-		if err := json.Unmarshal(body, &in); err != nil {
-			writeError(w, badRequest(`The body must be JSON such as {"limit": 1000000, "otherUsage": 0}: %v`, err))
+		in, ok := controlFields(w, r, `{"limit": 1000000, "otherUsage": 0}`)
+		if !ok {
 			return
 		}
 		q := s.DriveQuota()
