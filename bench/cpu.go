@@ -88,21 +88,12 @@ func runCPU(ctx context.Context, cfg *config, tf *testFile) (*cpuResult, error) 
 		return nil, err
 	}
 
-	dir, err := os.MkdirTemp(cfg.work, "sandbox-cpu-")
+	sb, remove, err := scratchSandbox(ctx, cfg, "sandbox-cpu-", false)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	var tok [16]byte
-	rand.Read(tok[:])
-	sb, err := startSandbox(ctx, cfg.carrierBin, dir, hex.EncodeToString(tok[:]), false)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		client.CloseIdleConnections()
-		sb.stop()
-	}()
+	defer remove()
+	defer sb.close()
 	logf("CPU part: sandbox --fsync=false at %s", sb.base)
 	for r := range cfg.cpuRounds {
 		for _, t := range cpuTargets {

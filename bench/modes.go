@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"os"
 	"time"
 )
 
@@ -25,25 +22,16 @@ type modeResult struct {
 
 // runMode starts a sandbox in mode m and runs the whole comparison on it.
 func runMode(ctx context.Context, cfg *config, m mode, tf, small, part *testFile) (*modeResult, error) {
-	dir, err := os.MkdirTemp(cfg.work, "sandbox-")
+	sb, remove, err := scratchSandbox(ctx, cfg, "sandbox-", m.fsync)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	var tok [16]byte
-	rand.Read(tok[:])
-	sb, err := startSandbox(ctx, cfg.carrierBin, dir, hex.EncodeToString(tok[:]), m.fsync)
-	if err != nil {
-		return nil, err
-	}
+	defer remove()
 	mr := &modeResult{mode: m, contenders: contenders(cfg), samples: map[string][]sample{}, small: map[string][]sample{},
 		loadBefore: loadAvg(), start: time.Now(), smallFileSz: small.size}
 	defer func() {
-		// A connection the client dialled but never used looks new to the
-		// server, and a graceful stop waits seconds for new connections.
-		client.CloseIdleConnections()
 		t := time.Now()
-		mr.sandbox = sb.stop()
+		mr.sandbox = sb.close()
 		mr.end = time.Now()
 		logf("sandbox stopped in %s", time.Since(t).Round(time.Millisecond))
 	}()

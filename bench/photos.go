@@ -15,9 +15,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/md5"
-	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
@@ -109,21 +107,12 @@ func runPhotos(ctx context.Context, cfg *config, tf *testFile) (*photosResult, e
 	if err != nil {
 		return nil, fmt.Errorf("the video: %w", err)
 	}
-	dir, err := os.MkdirTemp(cfg.work, "sandbox-photos-")
+	sb, remove, err := scratchSandbox(ctx, cfg, "sandbox-photos-", false)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	var tok [16]byte
-	rand.Read(tok[:])
-	sb, err := startSandbox(ctx, cfg.carrierBin, dir, hex.EncodeToString(tok[:]), false)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		client.CloseIdleConnections()
-		sb.stop()
-	}()
+	defer remove()
+	defer sb.close()
 	res := &photosResult{size: vf.size, rounds: cfg.cpuRounds, loadBefore: loadAvg(), start: time.Now()}
 	for _, v := range cfg.variants {
 		res.variants = append(res.variants, photosVariant{name: v.name})

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -128,6 +130,24 @@ type sandboxProc struct {
 	exited chan struct{}
 }
 
+// scratchSandbox starts a sandbox (fsync as given) with a token of its own
+// in a new folder under the work folder, named from prefix; remove deletes
+// the folder, once the sandbox is stopped.
+func scratchSandbox(ctx context.Context, cfg *config, prefix string, fsync bool) (sb *sandboxProc, remove func(), err error) {
+	dir, err := os.MkdirTemp(cfg.work, prefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	var tok [16]byte
+	rand.Read(tok[:])
+	sb, err = startSandbox(ctx, cfg.carrierBin, dir, hex.EncodeToString(tok[:]), fsync)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	return sb, func() { os.RemoveAll(dir) }, nil
+}
+
 func startSandbox(ctx context.Context, bin, dir, token string, fsync bool) (*sandboxProc, error) {
 	args := []string{"sandbox", "--addr", "127.0.0.1:0", "--data", dir, "--token", token, "--quiet"}
 	if !fsync {
@@ -176,6 +196,14 @@ func (s *sandboxProc) cpu() time.Duration { return procCPU(s.cmd.Process.Pid) }
 
 // rss is the sandbox's resident memory now.
 func (s *sandboxProc) rss() int64 { return procRSS(s.cmd.Process.Pid) }
+
+// close stops the sandbox once the client has dropped its idle
+// connections: a connection the client dialled but never used looks new
+// to the server, and a graceful stop waits seconds for new connections.
+func (s *sandboxProc) close() usage {
+	client.CloseIdleConnections()
+	return s.stop()
+}
 
 // stop ends the sandbox as Ctrl-C would, and kills it if it lingers. Its
 // peak RSS is read from /proc before (VmHWM of the memory it has had since

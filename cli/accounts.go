@@ -76,20 +76,11 @@ func cancelAccountJobs(ctx context.Context, env *Env, tf *transferFlags, account
 	}
 	recs, _ := j.List()
 	all := snapshots(recs)
-	events := make(chan transfer.Event, 64)
-	cfg, err := tf.config(ctx, env, events, nil)
-	if err != nil {
-		return err
-	}
-	q, err := app.OpenQueue(cfg, app.NewSpool(app.SpoolDir(tf.stateDir)))
+	q, _, err := tf.idleQueue(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer q.Close()
-	go func() { // nothing runs here; the events of the cancels only need room
-		for range events {
-		}
-	}()
 	var done []string
 	var errs []error
 	for _, s := range mine {

@@ -119,20 +119,11 @@ func runCancel(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer stop()
-	events := make(chan transfer.Event, 64)
-	cfg, err := tf.config(ctx, env, events, nil)
-	if err != nil {
-		return err
-	}
-	q, err := app.OpenQueue(cfg, app.NewSpool(app.SpoolDir(tf.stateDir)))
+	q, cfg, err := tf.idleQueue(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer q.Close()
-	go func() { // nothing runs here; the events of the cancels only need room
-		for range events {
-		}
-	}()
 	files, err := q.CancelMessage(ctx, g)
 	if errors.Is(err, transfer.ErrBusy) {
 		return fmt.Errorf("job %s is being worked by another Carrier (the desktop app, or a carrier send or resume still running): cancel it there, or stop that one first", g.Msg.ID)
@@ -256,4 +247,24 @@ func runJobs(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("some journal records could not be read: %w", lerr)
 	}
 	return nil
+}
+
+// idleQueue opens the journal's queue, with the configuration it was
+// opened with, for a command that runs nothing (cancels): its events only
+// need room.
+func (tf *transferFlags) idleQueue(ctx context.Context, env *Env) (*app.Queue, transfer.Config, error) {
+	events := make(chan transfer.Event, 64)
+	cfg, err := tf.config(ctx, env, events, nil)
+	if err != nil {
+		return nil, cfg, err
+	}
+	q, err := app.OpenQueue(cfg, app.NewSpool(app.SpoolDir(tf.stateDir)))
+	if err != nil {
+		return nil, cfg, err
+	}
+	go func() {
+		for range events {
+		}
+	}()
+	return q, cfg, nil
 }

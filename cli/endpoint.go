@@ -19,7 +19,7 @@ type target struct {
 	close func() error
 	// may says whether the sign-in used allows another kind of work too
 	// (nil: a token was given, which is taken as allowing anything).
-	may func(auth.Kind) error
+	may func(context.Context, auth.Kind) error
 	// account is the signed-in account the work goes as ("" when a token
 	// was given, or nobody is signed in at a sandbox): its jobs are bound
 	// to it, so `carrier resume` finishes them as the same account.
@@ -104,7 +104,7 @@ func (f *endpointFlags) resolve(ctx context.Context, token string, kind auth.Kin
 		return nil, err
 	}
 	t.auth = a
-	t.may = func(k auth.Kind) error {
+	t.may = func(ctx context.Context, k auth.Kind) error {
 		if account != "" {
 			_, err := app.AccountAuth(ctx, t.base, account, k)
 			return err

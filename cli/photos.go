@@ -90,8 +90,8 @@ func runPhotos(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer t.close()
-	if len(toDrive) > 0 && len(files) > 0 && t.may != nil {
-		if err := t.may(auth.Links); err != nil {
+	if len(files) > 0 {
+		if err := app.MayDrive(ctx, len(toDrive), t.may); err != nil {
 			return err
 		}
 	}

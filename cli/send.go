@@ -125,19 +125,20 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *draftID != "" || *sendDraft != "" {
-		method = compose.Draft
+	gmail := app.GmailOptions{Thread: *thread, Labels: labels, DraftID: *draftID, SendDraft: *sendDraft}
+	if method, err = app.Prepare(msg, method, gmail); err != nil {
+		return err
 	}
-	up, err := app.Message(msg, method, app.GmailOptions{Thread: *thread, Labels: labels, DraftID: *draftID, SendDraft: *sendDraft})
+	up, err := app.Message(msg, method, gmail)
 	if errors.Is(err, app.ErrLabels) {
 		return usagef("--label is for send, insert and import")
 	}
 	if err != nil {
 		return err
 	}
-	if _, linked := compose.PlanLinks(msg, method, lopts.Policy, lopts.Threshold, nil); len(linked) > 0 && t.may != nil {
-		// Drive is asked for only when a message needs it.
-		if err := t.may(auth.Links); err != nil {
+	// Drive is asked for only when a message needs it.
+	if _, linked := compose.PlanLinks(msg, method, lopts.Policy, lopts.Threshold, nil); len(linked) > 0 {
+		if err := app.MayDrive(ctx, len(linked), t.may); err != nil {
 			return fmt.Errorf("%d of the files go as Google Drive links (they are over %s, or the message would not fit): %w; or send with --links never", len(linked), lf.over, err)
 		}
 	}
@@ -172,7 +173,7 @@ func sendDraftAsIs(ctx context.Context, env *Env, t *target, id string, lopts ap
 		return err
 	} else if len(linked) > 0 {
 		if t.may != nil {
-			if err := t.may(auth.Links); err != nil {
+			if err := t.may(ctx, auth.Links); err != nil {
 				return fmt.Errorf("the draft links to %d Google Drive file(s), shared when it is sent: %w", len(linked), err)
 			}
 		}

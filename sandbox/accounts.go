@@ -3,7 +3,6 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -178,9 +177,8 @@ func (s *Sandbox) holding(bucket []byte, key string) *Sandbox {
 // {"email":"ADDRESS"}).
 func (s *Sandbox) serveAccounts(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4096))
-		if err != nil {
-			writeError(w, badRequest("The body is too long or unreadable: %v", err))
+		body, ok := controlBody(w, r)
+		if !ok {
 			return
 		}
 		var in struct {
@@ -192,11 +190,7 @@ func (s *Sandbox) serveAccounts(w http.ResponseWriter, r *http.Request) {
 		}
 		added, err := s.AddAccount(in.Email)
 		if err != nil {
-			if ae, ok := err.(*apiError); ok {
-				writeError(w, ae)
-			} else {
-				writeError(w, errorf(500, "backendError", "%v", err))
-			}
+			writeError(w, apiErrorOr(err, errorf(500, "backendError", "%v", err)))
 			return
 		}
 		if added {
@@ -211,11 +205,7 @@ func (s *Sandbox) serveAccounts(w http.ResponseWriter, r *http.Request) {
 func (s *Sandbox) servePasswordChange(w http.ResponseWriter, r *http.Request) {
 	n, err := s.ChangePassword(r.PathValue("account"))
 	if err != nil {
-		if ae, ok := err.(*apiError); ok {
-			writeError(w, ae)
-		} else {
-			writeError(w, errorf(500, "backendError", "%v", err))
-		}
+		writeError(w, apiErrorOr(err, errorf(500, "backendError", "%v", err)))
 		return
 	}
 	s.log.Info("password changed", "tokensRevoked", n)

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 )
@@ -110,6 +111,42 @@ func writeError(w http.ResponseWriter, e *apiError) {
 	}
 	b.Error.Errors = []errorItem{item}
 	writeJSON(w, e.Code, b)
+}
+
+// controlBody reads the body of a request to one of the sandbox's own
+// controls (/sandbox/v1/...), at most 4 KiB; a longer or unreadable one is
+// refused here, and ok is false.
+func controlBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4096))
+	if err != nil {
+		writeError(w, badRequest("The body is too long or unreadable: %v", err))
+		return nil, false
+	}
+	return body, true
+}
+
+// controlFields reads the body of a request to a control (controlBody)
+// as a JSON object, its fields left for the caller; a body that is not
+// one is refused here, with example, and ok is false.
+func controlFields(w http.ResponseWriter, r *http.Request, example string) (in map[string]json.RawMessage, ok bool) {
+	body, ok := controlBody(w, r)
+	if !ok {
+		return nil, false
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		writeError(w, badRequest("The body must be JSON such as %s: %v", example, err))
+		return nil, false
+	}
+	return in, true
+}
+
+// apiErrorOr is err when it is an answer of Google's own (*apiError),
+// else other.
+func apiErrorOr(err error, other *apiError) *apiError {
+	if ae, ok := err.(*apiError); ok {
+		return ae
+	}
+	return other
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

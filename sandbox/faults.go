@@ -242,13 +242,19 @@ func (s *Sandbox) beginFaults(w http.ResponseWriter, r *http.Request) (faultPlan
 }
 
 func (s *Sandbox) sleep(r *http.Request, d time.Duration) bool {
+	return pause(r, s.closing, d)
+}
+
+// pause waits d, and says whether it did: the request may end first, or
+// the sandbox close (closing).
+func pause(r *http.Request, closing <-chan struct{}, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
 		return true
 	case <-r.Context().Done():
-	case <-s.closing:
+	case <-closing:
 	}
 	return false
 }
@@ -353,15 +359,7 @@ func (l *limiter) wait(r *http.Request, closing <-chan struct{}, n int) bool {
 	if d <= 0 {
 		return true
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-r.Context().Done():
-	case <-closing:
-	}
-	return false
+	return pause(r, closing, d)
 }
 
 func (s *Sandbox) serveFaults(w http.ResponseWriter, r *http.Request) {

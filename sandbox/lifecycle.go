@@ -3,7 +3,6 @@ package sandbox
 import (
 	"cmp"
 	"encoding/json"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -228,14 +227,8 @@ func (c AuthConfig) toJSON(def string) authConfigJSON {
 // "sessionNeedsToken":true,"signInAccount":"a@b"}; a field left out stays.
 func (s *Sandbox) serveAuthControl(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPut {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4096))
-		if err != nil {
-			writeError(w, badRequest("The body is too long or unreadable: %v", err))
-			return
-		}
-		var in map[string]json.RawMessage
-		if err := json.Unmarshal(body, &in); err != nil {
-			writeError(w, badRequest(`The body must be JSON such as {"refreshTokenTTL": "168h", "refreshTokenLimit": 100, "sessionNeedsToken": true, "signInAccount": "you@carrier.sandbox"}: %v`, err))
+		in, ok := controlFields(w, r, `{"refreshTokenTTL": "168h", "refreshTokenLimit": 100, "sessionNeedsToken": true, "signInAccount": "you@carrier.sandbox"}`)
+		if !ok {
 			return
 		}
 		c := s.AuthConfig()
@@ -260,11 +253,7 @@ func (s *Sandbox) serveAuthControl(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if err := s.SetAuthConfig(c); err != nil {
-			if ae, ok := err.(*apiError); ok {
-				writeError(w, ae)
-			} else {
-				writeError(w, badRequest("%v", err))
-			}
+			writeError(w, apiErrorOr(err, badRequest("%v", err)))
 			return
 		}
 		s.log.Info("sign-in rules changed", "refreshTokenTTL", c.RefreshTokenTTL, "refreshTokenLimit", c.RefreshTokenLimit, "sessionNeedsToken", c.SessionNeedsToken)

@@ -846,9 +846,8 @@ func (s *Sandbox) servePhotosBytes(w http.ResponseWriter, r *http.Request) {
 // lets them go.
 func (s *Sandbox) servePhotosControl(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPut {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4096))
-		if err != nil {
-			writeError(w, badRequest("The body is too long or unreadable: %v", err))
+		body, ok := controlBody(w, r)
+		if !ok {
 			return
 		}
 		var in struct {

@@ -523,9 +523,8 @@ func (s *Sandbox) SerializeSessions() bool { return s.root.serialize.Load() }
 // {"serialize": true} makes session requests wait for each other again.
 func (s *Sandbox) serveSessionsControl(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPut {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4096))
-		if err != nil {
-			writeError(w, badRequest("The body is too long or unreadable: %v", err))
+		body, ok := controlBody(w, r)
+		if !ok {
 			return
 		}
 		var in struct {

@@ -26,12 +26,9 @@ func runKills(ctx context.Context, c *config, dir string, rep *report) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	bin, err := filepath.Abs(c.bin)
+	bin, err := carrierBinary(c)
 	if err != nil {
 		return err
-	}
-	if _, err := os.Stat(bin); err != nil {
-		return fmt.Errorf("the carrier binary: %w (build it with `go build -o bin/carrier .`)", err)
 	}
 	rateSpec := fmt.Sprintf("seed=%d,rate=%s", c.seed, c.killRate)
 	sb, err := openInproc(filepath.Join(dir, "sandbox"), rateSpec)

@@ -26,7 +26,7 @@ func runRestarts(ctx context.Context, c *config, dir string, rep *report) error 
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	bin, err := filepath.Abs(c.bin)
+	bin, err := carrierBinary(c)
 	if err != nil {
 		return err
 	}
@@ -47,10 +47,8 @@ func runRestarts(ctx context.Context, c *config, dir string, rep *report) error 
 	files := filepath.Join(dir, "files")
 	os.MkdirAll(files, 0o700)
 	ct := newCountingTransport()
-	events := make(chan transfer.Event, 4096)
-	stop := make(chan struct{})
-	dr := startDrain(events, stop)
-	defer func() { close(stop); <-dr.done }()
+	dr, events, stopDrain := startDrain()
+	defer stopDrain()
 	// A longer backoff base than phase 1: the sandbox is down for up to two
 	// seconds, and the ten waits of MaxRetries must outlast that many times
 	// over (0.1 s * 2^10 alone is 100 s).

@@ -412,3 +412,16 @@ func writeFileData(dir, name string, data []byte) (string, error) {
 	p := filepath.Join(dir, name)
 	return p, os.WriteFile(p, data, 0o600)
 }
+
+// carrierBinary is the absolute path of the carrier binary that the kill
+// and restart phases run, which must be there.
+func carrierBinary(c *config) (string, error) {
+	bin, err := filepath.Abs(c.bin)
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return "", fmt.Errorf("the carrier binary: %w (build it with `go build -o bin/carrier .`)", err)
+	}
+	return bin, nil
+}

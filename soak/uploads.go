@@ -55,8 +55,12 @@ type drain struct {
 
 var digits = regexp.MustCompile(`\d+`)
 
-func startDrain(events <-chan transfer.Event, stop <-chan struct{}) *drain {
-	d := &drain{reasons: map[string]int{}, done: make(chan struct{})}
+// startDrain makes the engine's event channel and drains it until
+// stopDrain, which waits for the drain to end.
+func startDrain() (d *drain, events chan transfer.Event, stopDrain func()) {
+	events = make(chan transfer.Event, 4096)
+	stop := make(chan struct{})
+	d = &drain{reasons: map[string]int{}, done: make(chan struct{})}
 	go func() {
 		defer close(d.done)
 		for {
@@ -74,7 +78,7 @@ func startDrain(events <-chan transfer.Event, stop <-chan struct{}) *drain {
 			}
 		}
 	}()
-	return d
+	return d, events, func() { close(stop); <-d.done }
 }
 
 // front is what stands between the engine and the sandbox in a mix: it
@@ -119,10 +123,8 @@ func runMix(ctx context.Context, c *config, dir string, rep *report, name, fault
 		return err
 	}
 	ct := newCountingTransport()
-	events := make(chan transfer.Event, 4096)
-	stop := make(chan struct{})
-	dr := startDrain(events, stop)
-	defer func() { close(stop); <-dr.done }()
+	dr, events, stopDrain := startDrain()
+	defer stopDrain()
 	q, err := transfer.New(transfer.Config{
 		StateDir: filepath.Join(dir, "state"), Client: &http.Client{Transport: ct}, Auth: transfer.StaticToken(token),
 		Workers: c.workers, RetryBase: soakRetryBase, MaxRetries: soakMaxRetries, StallTimeout: soakStall, Events: events,

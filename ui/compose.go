@@ -1,9 +1,7 @@
 package ui
 
 import (
-	"context"
 	"errors"
-	"fyne.io/fyne/v2/lang"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,15 +11,18 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"carrier/auth"
 	"carrier/compose"
 	"carrier/internal/app"
 )
 
+// composeScreen is the Compose tab: the form and its attachments here; how
+// each file goes and the size meter in composeplan.go, submitting and
+// sending in composesend.go, the question asked before Drive in consent.go.
 type composeScreen struct {
 	u                    *UI
 	from                 *fromSelector // the sender (accounts.go)
@@ -399,155 +400,6 @@ func (c *composeScreen) relayout() {
 	}
 }
 
-// fileWay is how one file goes, and why when Carrier chose.
-type fileWay struct {
-	link   bool
-	reason string // "over 25 MB", "to fit Gmail's 35 MB", "your choice"; "" for a file that fits
-}
-
-// plan is compose.PlanFiles's decision, from the sizes read when the
-// files were attached (typing must not touch the disk), with the person's
-// choices first. size is the message's encoded estimate as it would go.
-func (c *composeScreen) plan() (ways map[string]fileWay, size int64) {
-	return c.planChoosing(c.choice)
-}
-
-// planChoosing is plan with choice in place of the person's choices.
-func (c *composeScreen) planChoosing(choice map[string]bool) (ways map[string]fileWay, size int64) {
-	files := make([]compose.File, len(c.attachments))
-	for i, p := range c.attachments {
-		files[i] = compose.File{Path: p, Size: c.attSizes[p]}
-		if link, chosen := choice[p]; chosen {
-			files[i].Choice = &link
-		}
-	}
-	planned, size := compose.PlanFiles(c.message().TextSize(), files, compose.Send, compose.LinksAuto, compose.DefaultLinkThreshold)
-	ways = map[string]fileWay{}
-	for i, p := range c.attachments {
-		ways[p] = fileWay{planned[i].Link, whyText(planned[i].Why)}
-	}
-	return ways, size
-}
-
-// linked are the files that go as Drive links, in the message's order.
-func (c *composeScreen) linked() []string {
-	ways, _ := c.plan()
-	var out []string
-	for _, p := range c.attachments {
-		if ways[p].link {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// whyText says why a file goes the way it does; "" for a file that fits.
-func whyText(why compose.Why) string {
-	switch why {
-	case compose.WhyChosen:
-		return lang.X("compose.why.chosen", "your choice")
-	case compose.WhyOver:
-		return lang.X("compose.why.over", "over 25 MB")
-	case compose.WhyToFit:
-		return lang.X("compose.why.fit", "to fit Gmail's 35 MB")
-	}
-	return ""
-}
-
-// flip makes a file go the other way than it does now, by the person's
-// choice.
-func (c *composeScreen) flip(p string) {
-	ways, _ := c.plan()
-	c.choice[p] = !ways[p].link
-	c.updateMeter()
-}
-
-// estimate is the message's encoded size as it would go.
-func (c *composeScreen) estimate() int64 {
-	_, size := c.plan()
-	return size
-}
-
-// updateMeter shows how each file goes and the message's encoded size
-// against the send limit: the files that go as links do not count.
-func (c *composeScreen) updateMeter() {
-	ways, est := c.plan()
-	var links int
-	var linked int64
-	for _, p := range c.attachments {
-		w, r := ways[p], c.attRows[p]
-		if w.link {
-			links++
-			linked += c.attSizes[p]
-		}
-		if r == nil {
-			continue
-		}
-		name := compose.AttachmentName(p)
-		how, importance := lang.X("compose.how.attached", "Attached"), widget.MediumImportance
-		r.toggle.Text, r.toggle.Icon, r.toggle.name = display(lang.X("compose.aslink", "Send as link")), theme.UploadIcon(), lang.X("compose.aslink.name", "Send {{.Name}} as a Google Drive link", map[string]any{"Name": name})
-		if w.link {
-			how, importance = lang.X("compose.how.link", "Drive link"), widget.HighImportance
-			r.toggle.Text, r.toggle.Icon, r.toggle.name = display(lang.X("compose.attachinstead", "Attach instead")), theme.MailAttachmentIcon(), lang.X("compose.attachinstead.name", "Attach {{.Name}} to the message instead", map[string]any{"Name": name})
-		}
-		if w.reason != "" {
-			how += " · " + w.reason
-		}
-		if v, _ := visualText(how); r.how.Text != v || r.how.Importance != importance {
-			r.how.Importance = importance
-			setLabel(r.how, how)
-		}
-		r.toggle.Refresh()
-	}
-	c.meter.SetValue(min(float64(est)/compose.LimitSend, 1))
-	c.meterText = meterWords(est, compose.LimitSend)
-	c.meter.setOver(est > compose.LimitSend)
-	if links > 0 {
-		c.meterText = lang.XN("compose.meter.links", "{{.Count}} files go as Drive links, {{.Linked}}; the message itself {{.Size}}", links, w{"Count": links, "Linked": humanSize(linked), "Size": c.meterText})
-	}
-	c.meter.Refresh()
-	if links > 0 {
-		c.linkOpts.Show()
-	} else {
-		c.linkOpts.Hide()
-	}
-	if c.share.chosen == 0 {
-		c.expiry.Object.Show()
-	} else {
-		c.expiry.Object.Hide()
-	}
-	if est > compose.LimitSend {
-		over := est - compose.LimitSend
-		setLabel(c.meterNote, lang.X("compose.toolarge", "Too large to send: {{.Over}} over the 35 MiB limit once encoded. Remove about {{.Remove}} of attachments, or send some as Drive links.", w{"Over": humanSize(over), "Remove": humanSize(over * 3 / 4)}))
-		c.meterNote.Importance = widget.DangerImportance
-		c.meterNote.Show()
-	} else {
-		c.meterNote.SetText("")
-		c.meterNote.Importance = widget.MediumImportance
-		c.meterNote.Hide()
-	}
-	c.meterNote.Refresh()
-	c.updateButtons()
-	c.relayout()
-	c.keepLocal()
-}
-
-// linkOptions are the message's link settings as chosen on the screen.
-func (c *composeScreen) linkOptions() app.LinkOptions {
-	ways, _ := c.plan()
-	o := app.LinkOptions{Policy: compose.LinksAuto, Choose: map[string]bool{}}
-	for p, w := range ways {
-		o.Choose[p] = w.link
-	}
-	o.Replaces = c.reopened
-	if c.share.chosen == 1 {
-		o.Share = app.ShareAnyone
-	} else {
-		o.Expiry = expiryTimes[c.expiry.chosen]
-	}
-	return o
-}
-
 func (c *composeScreen) updateButtons() {
 	ok := !c.busy && c.estimate() <= compose.LimitSend
 	for _, e := range []*namedEntry{c.to, c.cc, c.bcc, c.subject} {
@@ -578,15 +430,6 @@ func (c *composeScreen) updateButtons() {
 	}
 }
 
-// meterWords says the message's size against its limit: "12.0 KiB of
-// 35.0 MiB", or by how much it is over.
-func meterWords(size, limit int64) string {
-	if size > limit {
-		return lang.X("compose.meter.over", "{{.Size}}, over the {{.Limit}} limit by {{.Over}}", w{"Size": humanSize(size), "Limit": humanSize(limit), "Over": humanSize(size - limit)})
-	}
-	return lang.X("row.amount", "{{.Done}} of {{.Size}}", w{"Done": humanSize(size), "Size": humanSize(limit)})
-}
-
 func (c *composeScreen) pickFile() {
 	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
 		if err != nil || r == nil {
@@ -596,244 +439,6 @@ func (c *composeScreen) pickFile() {
 		c.attach(localPath(r.URI()))
 	}, c.u.win)
 	c.u.showFileDialog(d)
-}
-
-// submit builds the message off the UI thread, then queues its upload.
-// A message with Drive links first makes sure the account allows Carrier
-// to create files in Drive, and asks the person (askDrive) before anything
-// is queued when it does not.
-func (c *composeScreen) submit(method compose.Method) {
-	msg := c.message()
-	if err := msg.Check(); err != nil {
-		c.say(problemText(err))
-		c.formProblem = true
-		return
-	}
-	c.busy = true
-	c.updateButtons()
-	c.say(lang.X("compose.preparing", "Preparing the message…"))
-	opts := c.linkOptions()
-	linked := c.linked()
-	may := c.u.deps.May
-	// A draft being edited is updated (drafts.update) or sent with the
-	// message as it stands now (drafts.send), as one draft.
-	var gmail app.GmailOptions
-	if c.draft != "" {
-		if method == compose.Send {
-			gmail.SendDraft = c.draft
-		} else {
-			gmail.DraftID = c.draft
-		}
-		method = compose.Draft
-	}
-	c.u.goBackground(func(ctx context.Context) {
-		if len(linked) > 0 && may != nil {
-			var na *app.NotAllowedError
-			if err := may(ctx, auth.Links); errors.As(err, &na) {
-				c.u.do(func() { c.askDrive(method, gmail, msg, opts, linked, na) })
-				return
-			} else if err != nil {
-				c.u.do(func() { c.notSent(problemText(err)) })
-				return
-			}
-		}
-		c.send(ctx, method, gmail, msg, opts)
-	})
-}
-
-// send queues the message as submit read it, with its links as opts says,
-// and empties the form once it is queued, not before: the job and the
-// message's fields (for reopening it) are then on disk. It runs off the
-// UI thread.
-func (c *composeScreen) send(ctx context.Context, method compose.Method, gmail app.GmailOptions, msg *compose.Message, opts app.LinkOptions) {
-	bind, driveAuth := c.from.bind(c.u.deps.Auth)
-	drive := app.Drive{Root: c.u.deps.Target(), Auth: driveAuth, Client: c.u.deps.Client}
-	var ids []string
-	up, err := app.Message(msg, method, gmail)
-	if err == nil && gmail.SendDraft != "" {
-		// Links saved in the draft earlier name files shared with
-		// nobody yet: shared now, with its recipients as they stand.
-		_, err = drive.ShareLinkedIn(ctx, msg, opts.Share, opts.Expiry)
-	}
-	if err == nil {
-		ids, err = c.u.deps.Outbox.SendWithLinks(ctx, drive, msg, method, up, opts, bind)
-	}
-	if err == nil && c.local != nil {
-		// Queued, and kept in the journal's folder from now on: the copy
-		// of the form goes now if it holds just this message, not when
-		// the UI thread empties the form, which a quit may come before.
-		c.local.queued(msg)
-	}
-	c.u.do(func() {
-		if err != nil {
-			c.notSent(problemText(err))
-			return
-		}
-		c.hold(false)
-		c.busy = false
-		c.say("")
-		if c.shows(msg) {
-			c.clear()
-		} else {
-			if gmail.SendDraft != "" {
-				c.draft = "" // sent, the draft is gone: what the form keeps is a new message
-				c.keepLocal()
-			}
-			c.reopened = "" // replaced by the one queued
-			c.say(lang.X("compose.queued.asitwas", "Queued as it was when you pressed the button. The form keeps what you changed since."))
-			c.updateButtons()
-		}
-		if opts.Replaces != "" {
-			c.u.transfers.draw(opts.Replaces) // it no longer offers to reopen it
-		}
-		last := len(ids) - 1
-		c.u.transfers.claim(ids[last], ids[:last])
-		c.u.queued(ids[last])
-	})
-}
-
-// notSent says why nothing was queued; the form stays as it is.
-func (c *composeScreen) notSent(why string) {
-	c.hold(false)
-	c.busy = false
-	c.say(why)
-	c.updateButtons()
-}
-
-// driveConsent is the question asked when a message needs Drive and the
-// account has not allowed it: allow (in the browser), attach the files
-// instead (nil when the message would not fit), or cancel.
-type driveConsent struct {
-	d                     *carrierDialog
-	text                  *wrapLabel
-	allow, attach, cancel *dialogButton
-}
-
-// askDrive says why Drive is needed and what allowing it gives Carrier,
-// before anything is queued. The form keeps the message whatever the
-// answer; Send stays disabled while the question is open.
-func (c *composeScreen) askDrive(method compose.Method, gmail app.GmailOptions, msg *compose.Message, opts app.LinkOptions, linked []string, na *app.NotAllowedError) {
-	ways, _ := c.plan()
-	bySize := true
-	for _, p := range linked {
-		if r := ways[p].reason; r != whyText(compose.WhyOver) && r != whyText(compose.WhyToFit) {
-			bySize = false
-		}
-	}
-	var text string
-	switch {
-	case len(linked) == 1 && bySize:
-		text = lang.X("consent.one.big", "{{.Name}} is too large for Gmail and goes through your Google Drive as a link.", w{"Name": compose.AttachmentName(linked[0])})
-	case len(linked) == 1:
-		text = lang.X("consent.one", "{{.Name}} goes through your Google Drive as a link.", w{"Name": compose.AttachmentName(linked[0])})
-	case bySize:
-		text = lang.XN("consent.many.big", "{{.Count}} files are too large for Gmail and go through your Google Drive as links.", len(linked), w{"Count": len(linked)})
-	default:
-		text = lang.XN("consent.many", "{{.Count}} files go through your Google Drive as links.", len(linked), w{"Count": len(linked)})
-	}
-	text += " " + lang.X("consent.permission", "Carrier needs your permission (as {{.Address}}) to create files in your Drive; it can reach only the files it makes.", w{"Address": na.Address})
-	attached := map[string]bool{}
-	for _, p := range c.attachments {
-		attached[p] = false
-	}
-	_, whole := c.planChoosing(attached)
-	fits := whole <= method.Limit()
-	if fits {
-		text += " " + lang.X("consent.fits", "Allow it in your browser, or attach the files to the message instead.")
-	} else {
-		text += " " + lang.X("consent.nofit", "Attached, the files would not fit: the message would be {{.Size}}, over Gmail's {{.Limit}}. Allow it in your browser, or cancel and send smaller files.", w{"Size": humanSize(whole), "Limit": humanSize(method.Limit())})
-	}
-	a := &driveConsent{text: newWrapLabel(app.Printable(text))}
-	done := func() {
-		a.d.Hide()
-		if c.consent == a {
-			c.consent = nil
-		}
-	}
-	a.allow = newDialogButton(display(lang.X("consent.allow", "Allow…")), theme.LoginIcon(), func() {
-		done()
-		c.hold(true)
-		c.say(lang.X("consent.inbrowser", "Allow Carrier to create files in your Google Drive in the browser window that opened; the message goes once you have."))
-		allow := c.u.deps.Allow
-		c.u.goBackground(func(ctx context.Context) {
-			err := allow(ctx, auth.Links)
-			// The grant changed, and the browser may have signed in
-			// another account: the Account screen says so.
-			c.u.do(c.u.account.show)
-			if err != nil {
-				c.u.do(func() { c.notSent(allowProblem(err)) })
-				return
-			}
-			c.send(ctx, method, gmail, msg, opts)
-		})
-	})
-	a.allow.Importance = widget.HighImportance
-	a.cancel = newDialogButton(display(lang.X("row.cancel", "Cancel")), theme.CancelIcon(), func() {
-		done()
-		c.notSent(lang.X("compose.notsent", "Not sent. The message is as you left it."))
-	})
-	buttons := container.NewHBox(layout.NewSpacer(), a.cancel)
-	if fits {
-		a.attach = newDialogButton(display(lang.X("compose.attachinstead", "Attach instead")), theme.MailAttachmentIcon(), func() {
-			done()
-			for _, p := range linked {
-				c.choice[p] = false
-			}
-			c.busy = false
-			c.updateMeter()
-			again := method
-			if gmail.SendDraft != "" {
-				again = compose.Send // submit makes it the draft's send again
-			}
-			c.submit(again)
-		})
-		buttons.Add(a.attach)
-	}
-	if c.u.deps.Allow != nil {
-		buttons.Add(a.allow)
-	}
-	c.say("")
-	a.d = c.u.newDialog(display(lang.X("consent.title", "Send large files through Google Drive?")), container.NewVBox(a.text, buttons), a.cancel)
-	a.d.Resize(fyne.NewSize(560, 0))
-	c.consent = a
-	a.d.Show()
-}
-
-// hold keeps the form from changing while the browser asks for Drive
-// (Allow…): what goes once Drive is allowed is the message the person
-// pressed Send on, so edits made meanwhile would be lost when the form
-// empties.
-func (c *composeScreen) hold(on bool) {
-	c.held = on
-	for _, e := range []*namedEntry{c.to, c.cc, c.bcc, c.subject, c.body} {
-		if on {
-			e.Disable()
-		} else {
-			e.Enable()
-		}
-	}
-	buttons := []fyne.Disableable{c.attachBtn, c.discardBtn}
-	for _, r := range c.attRows {
-		buttons = append(buttons, r.toggle, r.remove)
-	}
-	for _, b := range append(c.share.buttons, c.expiry.buttons...) {
-		buttons = append(buttons, b)
-	}
-	for _, b := range buttons {
-		if on {
-			b.Disable()
-		} else {
-			b.Enable()
-		}
-	}
-}
-
-// allowProblem says, after Allow… failed, that nothing was sent and why.
-func allowProblem(err error) string {
-	if errors.Is(err, auth.ErrDenied) || errors.Is(err, app.ErrNotGranted) {
-		return lang.X("consent.denied", "Not sent: Carrier was not allowed to create files in your Google Drive. The message is as you left it: press Send to be asked again, or send the files another way.")
-	}
-	return lang.X("consent.failed", "Not sent: Google Drive could not be allowed ({{.Error}}). The message is as you left it.", w{"Error": windowText(err.Error())})
 }
 
 // say shows text under the buttons; the line takes no room while empty.
@@ -858,27 +463,6 @@ func (c *composeScreen) clear() {
 	c.attSizes = map[string]int64{}
 	c.choice = map[string]bool{}
 	c.refreshAttachments()
-}
-
-// shows reports whether the form still holds msg as it was queued: what
-// the person changed while it was being prepared is theirs to keep.
-func (c *composeScreen) shows(msg *compose.Message) bool {
-	now := c.message()
-	return strings.Join(now.To, ",") == strings.Join(msg.To, ",") && strings.Join(now.Cc, ",") == strings.Join(msg.Cc, ",") &&
-		strings.Join(now.Bcc, ",") == strings.Join(msg.Bcc, ",") && now.Subject == msg.Subject && now.Text == msg.Text &&
-		strings.Join(now.Attachments, "\x00") == strings.Join(msg.Attachments, "\x00")
-}
-
-func problemText(err error) string {
-	var ie *compose.InputError
-	if errors.As(err, &ie) {
-		var lines []string
-		for _, p := range ie.Problems {
-			lines = append(lines, p.Field+": "+p.Message)
-		}
-		return strings.Join(lines, "\n")
-	}
-	return windowText(err.Error())
 }
 
 // attachmentCount is "1 attachment", "3 attachments" in the window's

@@ -10,7 +10,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"carrier/auth"
 	"carrier/internal/app"
 )
 
@@ -88,12 +87,10 @@ func (m *mailboxScreen) sendDraft(it mailItem, a *draftActions) {
 				err = rerr
 			} else if ids, lerr := app.LinkedFiles(raw); lerr != nil {
 				err = lerr
-			} else if len(ids) > 0 {
+			} else {
 				var na *app.NotAllowedError
-				if merr := may(ctx, auth.Links); errors.As(merr, &na) {
+				if err = app.MayDrive(ctx, len(ids), may); errors.As(err, &na) {
 					err = errors.New("its Google Drive links must be shared as it goes, and Carrier may not reach your Drive yet: open it with Edit and press Send there to allow it")
-				} else {
-					err = merr
 				}
 			}
 		}

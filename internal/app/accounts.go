@@ -195,12 +195,7 @@ func (g *Google) AddAccount(ctx context.Context, clientSecret []byte, hint strin
 	if err != nil {
 		return "", err
 	}
-	g.mu.Lock()
-	g.acct = added
-	g.mu.Unlock()
-	g.noteAccount(added.Address, true)
-	g.tellSignedIn(added.Address)
-	return added.Address, nil
+	return g.becameSignedIn(added), nil
 }
 
 // SignOutAccount signs address out: its tokens are revoked and leave the

@@ -213,14 +213,11 @@ func (g *Google) stampKey() string {
 
 // stampChanged acts on what the stamp says changed since g read it last.
 func (g *Google) stampChanged() {
-	g.mu.Lock()
-	dir := g.stampDir
-	g.mu.Unlock()
+	dir, unlock := g.lockStamp()
+	defer unlock()
 	if dir == "" {
 		return
 	}
-	g.stampMu.Lock()
-	defer g.stampMu.Unlock()
 	now := readStamp(dir).Endpoints[g.stampKey()]
 	g.mu.Lock()
 	var in []string
@@ -264,19 +261,30 @@ func (g *Google) reload() {
 	g.resetCreds()
 }
 
+// lockStamp takes the stamp's lock, so that reading or writing the stamp
+// and remembering what it says are one step, and returns the folder g
+// watches; "" (and no lock taken) when it watches none.
+func (g *Google) lockStamp() (dir string, unlock func()) {
+	g.mu.Lock()
+	dir = g.stampDir
+	g.mu.Unlock()
+	if dir == "" {
+		return "", func() {}
+	}
+	g.stampMu.Lock()
+	return dir, g.stampMu.Unlock
+}
+
 // noteAccount writes g's own sign-in or sign-out to the stamp, if g
 // watches one, and remembers it as seen: g hears only other Carriers'.
 func (g *Google) noteAccount(address string, in bool) {
-	g.mu.Lock()
-	dir := g.stampDir
-	g.mu.Unlock()
+	// Written and remembered as one step, so that the watch reading the
+	// stamp meanwhile does not take g's own note for another's.
+	dir, unlock := g.lockStamp()
+	defer unlock()
 	if dir == "" {
 		return
 	}
-	// Written and remembered as one step, so that the watch reading the
-	// stamp meanwhile does not take g's own note for another's.
-	g.stampMu.Lock()
-	defer g.stampMu.Unlock()
 	t, err := noteAccount(dir, g.endpoint, address, in)
 	if err != nil {
 		return // other windows then learn of it at their next start

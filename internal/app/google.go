@@ -154,12 +154,19 @@ func (g *Google) SignIn(ctx context.Context, clientSecret []byte) (string, error
 	if err != nil {
 		return "", err
 	}
+	return g.becameSignedIn(acct), nil
+}
+
+// becameSignedIn makes acct, just signed in, the account g goes as, writes it to
+// the accounts stamp and tells those waiting for a sign-in; it returns
+// its address.
+func (g *Google) becameSignedIn(acct *auth.Account) string {
 	g.mu.Lock()
 	g.acct = acct
 	g.mu.Unlock()
 	g.noteAccount(acct.Address, true)
 	g.tellSignedIn(acct.Address)
-	return acct.Address, nil
+	return acct.Address
 }
 
 func (g *Google) login(ctx context.Context, cfg *auth.Config, o auth.LoginOptions) (*auth.Account, error) {

@@ -97,30 +97,40 @@ func (b *PhotosBatch) Jobs() []string {
 // from its bytes, and returns them in order; the error names every file
 // refused.
 func CheckPhotos(paths []string) ([]*compose.PhotosMedia, error) {
-	if len(paths) == 0 {
-		return nil, errors.New("no files given: name the pictures and videos to post")
-	}
 	var out []*compose.PhotosMedia
+	err := eachPhoto(paths, func(abs string) error {
+		m, err := compose.CheckPhotos(abs)
+		if err == nil {
+			out = append(out, m)
+		}
+		return err
+	})
+	return out, err
+}
+
+// eachPhoto calls check with the absolute path of each file named, in
+// order and once a file (the same file twice is one media item anyway),
+// and joins what went wrong, file by file.
+func eachPhoto(paths []string, check func(abs string) error) error {
+	if len(paths) == 0 {
+		return errors.New("no files given: name the pictures and videos to post")
+	}
 	var errs []error
 	seen := map[string]bool{}
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
-		if err != nil {
-			errs = append(errs, err)
+		if err == nil && seen[abs] {
 			continue
 		}
-		if seen[abs] {
-			continue // the same file twice is one media item anyway
+		if err == nil {
+			seen[abs] = true
+			err = check(abs)
 		}
-		seen[abs] = true
-		m, err := compose.CheckPhotos(abs)
 		if err != nil {
 			errs = append(errs, err)
-			continue
 		}
-		out = append(out, m)
 	}
-	return out, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // SplitPhotos sorts the files into those Photos takes and those it
@@ -128,21 +138,7 @@ func CheckPhotos(paths []string) ([]*compose.PhotosMedia, error) {
 // picture or video, too large, empty), which may go to Drive instead; err
 // names the files that cannot be read at all.
 func SplitPhotos(paths []string) (photos, refused []string, why []error, err error) {
-	if len(paths) == 0 {
-		return nil, nil, nil, errors.New("no files given: name the pictures and videos to post")
-	}
-	var errs []error
-	seen := map[string]bool{}
-	for _, p := range paths {
-		abs, aerr := filepath.Abs(p)
-		if aerr != nil {
-			errs = append(errs, aerr)
-			continue
-		}
-		if seen[abs] {
-			continue
-		}
-		seen[abs] = true
+	err = eachPhoto(paths, func(abs string) error {
 		_, cerr := compose.CheckPhotos(abs)
 		switch {
 		case cerr == nil:
@@ -151,10 +147,11 @@ func SplitPhotos(paths []string) (photos, refused []string, why []error, err err
 			refused = append(refused, abs)
 			why = append(why, cerr)
 		default:
-			errs = append(errs, cerr)
+			return cerr
 		}
-	}
-	return photos, refused, why, errors.Join(errs...)
+		return nil
+	})
+	return photos, refused, why, err
 }
 
 // PhotosUpload queues the files for the person's Google Photos as one

@@ -1,0 +1,61 @@
+package app
+
+import (
+	"context"
+
+	"carrier/auth"
+	"carrier/compose"
+)
+
+// The rules a message a person gives goes through before anything is
+// queued, the same for the window's Compose and `carrier send`: written
+// once here, so the front ends cannot drift apart.
+
+// EditDraft is what Gmail is asked for a message edited from the draft id
+// ("" for none): sending it (Send) sends the draft with the message as it
+// stands now (drafts.send); any other method updates the draft
+// (drafts.update). Either way it stays one draft.
+func EditDraft(id string, method compose.Method) GmailOptions {
+	switch {
+	case id == "":
+		return GmailOptions{}
+	case method == compose.Send:
+		return GmailOptions{SendDraft: id}
+	default:
+		return GmailOptions{DraftID: id}
+	}
+}
+
+// DraftMethod is the method a message goes by: one that updates a draft
+// (o.DraftID) or sends one (o.SendDraft) is a draft's, whatever else was
+// asked, so its limits and what is kept of it are a draft's.
+func DraftMethod(method compose.Method, o GmailOptions) compose.Method {
+	if o.DraftID != "" || o.SendDraft != "" {
+		return compose.Draft
+	}
+	return method
+}
+
+// Prepare checks a message before anything is written (every problem of
+// its fields, compose.Message.Check) and says the method it goes by
+// (DraftMethod).
+func Prepare(msg *compose.Message, method compose.Method, o GmailOptions) (compose.Method, error) {
+	if err := msg.Check(); err != nil {
+		return method, err
+	}
+	return DraftMethod(method, o), nil
+}
+
+// MayDrive is the Drive permission check made before anything is queued:
+// work that puts n files in Drive (a message's links, a draft's links
+// shared as it is sent, media kept in Drive) asks may whether the account
+// allows Carrier Drive (auth.Links), and the error may gives (a
+// *NotAllowedError when the person must allow it first) is returned as it
+// is. Nothing is asked when no file goes there, nor when nobody can say
+// (may nil).
+func MayDrive(ctx context.Context, n int, may func(context.Context, auth.Kind) error) error {
+	if n == 0 || may == nil {
+		return nil
+	}
+	return may(ctx, auth.Links)
+}

@@ -1,0 +1,126 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"fyne.io/fyne/v2/lang"
+
+	"carrier/compose"
+	"carrier/internal/app"
+)
+
+// submit builds the message off the UI thread, then queues its upload.
+// A message with Drive links first makes sure the account allows Carrier
+// to create files in Drive, and asks the person (askDrive) before anything
+// is queued when it does not.
+func (c *composeScreen) submit(method compose.Method) {
+	msg := c.message()
+	// A draft being edited is updated (drafts.update) or sent with the
+	// message as it stands now (drafts.send), as one draft.
+	gmail := app.EditDraft(c.draft, method)
+	method, err := app.Prepare(msg, method, gmail)
+	if err != nil {
+		c.say(problemText(err))
+		c.formProblem = true
+		return
+	}
+	c.busy = true
+	c.updateButtons()
+	c.say(lang.X("compose.preparing", "Preparing the message…"))
+	opts := c.linkOptions()
+	linked := c.linked()
+	may := c.u.deps.May
+	c.u.goBackground(func(ctx context.Context) {
+		var na *app.NotAllowedError
+		if err := app.MayDrive(ctx, len(linked), may); errors.As(err, &na) {
+			c.u.do(func() { c.askDrive(method, gmail, msg, opts, linked, na) })
+			return
+		} else if err != nil {
+			c.u.do(func() { c.notSent(problemText(err)) })
+			return
+		}
+		c.send(ctx, method, gmail, msg, opts)
+	})
+}
+
+// send queues the message as submit read it, with its links as opts says,
+// and empties the form once it is queued, not before: the job and the
+// message's fields (for reopening it) are then on disk. It runs off the
+// UI thread.
+func (c *composeScreen) send(ctx context.Context, method compose.Method, gmail app.GmailOptions, msg *compose.Message, opts app.LinkOptions) {
+	bind, driveAuth := c.from.bind(c.u.deps.Auth)
+	drive := app.Drive{Root: c.u.deps.Target(), Auth: driveAuth, Client: c.u.deps.Client}
+	var ids []string
+	up, err := app.Message(msg, method, gmail)
+	if err == nil && gmail.SendDraft != "" {
+		// Links saved in the draft earlier name files shared with
+		// nobody yet: shared now, with its recipients as they stand.
+		_, err = drive.ShareLinkedIn(ctx, msg, opts.Share, opts.Expiry)
+	}
+	if err == nil {
+		ids, err = c.u.deps.Outbox.SendWithLinks(ctx, drive, msg, method, up, opts, bind)
+	}
+	if err == nil && c.local != nil {
+		// Queued, and kept in the journal's folder from now on: the copy
+		// of the form goes now if it holds just this message, not when
+		// the UI thread empties the form, which a quit may come before.
+		c.local.queued(msg)
+	}
+	c.u.do(func() {
+		if err != nil {
+			c.notSent(problemText(err))
+			return
+		}
+		c.hold(false)
+		c.busy = false
+		c.say("")
+		if c.shows(msg) {
+			c.clear()
+		} else {
+			if gmail.SendDraft != "" {
+				c.draft = "" // sent, the draft is gone: what the form keeps is a new message
+				c.keepLocal()
+			}
+			c.reopened = "" // replaced by the one queued
+			c.say(lang.X("compose.queued.asitwas", "Queued as it was when you pressed the button. The form keeps what you changed since."))
+			c.updateButtons()
+		}
+		if opts.Replaces != "" {
+			c.u.transfers.draw(opts.Replaces) // it no longer offers to reopen it
+		}
+		last := len(ids) - 1
+		c.u.transfers.claim(ids[last], ids[:last])
+		c.u.queued(ids[last])
+	})
+}
+
+// notSent says why nothing was queued; the form stays as it is.
+func (c *composeScreen) notSent(why string) {
+	c.hold(false)
+	c.busy = false
+	c.say(why)
+	c.updateButtons()
+}
+
+// shows reports whether the form still holds msg as it was queued: what
+// the person changed while it was being prepared is theirs to keep.
+func (c *composeScreen) shows(msg *compose.Message) bool {
+	now := c.message()
+	return strings.Join(now.To, ",") == strings.Join(msg.To, ",") && strings.Join(now.Cc, ",") == strings.Join(msg.Cc, ",") &&
+		strings.Join(now.Bcc, ",") == strings.Join(msg.Bcc, ",") && now.Subject == msg.Subject && now.Text == msg.Text &&
+		strings.Join(now.Attachments, "\x00") == strings.Join(msg.Attachments, "\x00")
+}
+
+func problemText(err error) string {
+	var ie *compose.InputError
+	if errors.As(err, &ie) {
+		var lines []string
+		for _, p := range ie.Problems {
+			lines = append(lines, p.Field+": "+p.Message)
+		}
+		return strings.Join(lines, "\n")
+	}
+	return windowText(err.Error())
+}
