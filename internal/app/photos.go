@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"carrier/compose"
+	"carrier/internal/gapi"
 	"carrier/transfer"
 )
 
@@ -195,7 +196,7 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 	ctx = transfer.WithAccount(ctx, as.Account)
 	free, err := p.Drive.free(ctx)
 	switch {
-	case errors.Is(err, errDriveRefused):
+	case gapi.StatusOf(err) == http.StatusForbidden:
 		// The sign-in reaches Photos but not Drive's about: the storage
 		// cannot be read, and Photos refuses an item that does not fit.
 	case err != nil:
