@@ -71,6 +71,10 @@ const MaxLinkExpiry = 365 * 24 * time.Hour
 // ErrDriveFull says the files would not fit in the sender's Drive.
 var ErrDriveFull = errors.New("Google Drive has no room for these files")
 
+// Doer sends one HTTP request (an *http.Client is one): what a front end
+// may hand the app's Google calls instead of http.DefaultClient.
+type Doer = gapi.Doer
+
 // Drive is the API the links go through: root (as for Gmail) and what
 // authorizes a request there.
 type Drive struct {
@@ -116,6 +120,18 @@ func (d Drive) free(ctx context.Context) (int64, error) {
 		return 0, errors.New("Google Drive's storage quota is unreadable")
 	}
 	return max(limit-usage, 0), nil
+}
+
+// StorageFree is what the account's storage has left (Drive's
+// about.storageQuota: Gmail and Photos share it), -1 when it has no limit
+// or the sign-in cannot read it: one that reaches Photos but not Drive is
+// refused (403), and Photos then refuses what does not fit, item by item.
+func (d Drive) StorageFree(ctx context.Context) (int64, error) {
+	free, err := d.free(ctx)
+	if gapi.StatusOf(err) == http.StatusForbidden {
+		return -1, nil
+	}
+	return free, err
 }
 
 // ids asks Drive for n ids for files to come.

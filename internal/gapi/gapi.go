@@ -150,9 +150,28 @@ func (c *Client) Get(ctx context.Context, path string, out any) error {
 // after the token was refreshed once is a *transfer.SignInError wrapping
 // it; an answer over the read limit a *TooLargeError.
 func (c *Client) Do(ctx context.Context, call Call, out any) error {
-	target, err := c.url(call)
+	answer, _, err := c.run(ctx, call, false)
 	if err != nil {
 		return err
+	}
+	return decode(c.service(c.Root), answer, out)
+}
+
+// Open makes the call and returns a 2xx answer's body for the caller to
+// read as it arrives and close: the one answer not held whole (an
+// attachment goes to disk as it comes), so the caller bounds what it
+// reads. Refusals are as Do's.
+func (c *Client) Open(ctx context.Context, call Call) (io.ReadCloser, error) {
+	_, body, err := c.run(ctx, call, true)
+	return body, err
+}
+
+// run makes the call, tried again as the package says; stream returns a
+// 2xx answer's body unread.
+func (c *Client) run(ctx context.Context, call Call, stream bool) ([]byte, io.ReadCloser, error) {
+	target, err := c.url(call)
+	if err != nil {
+		return nil, nil, err
 	}
 	var body []byte
 	switch b := call.Body.(type) {
@@ -163,7 +182,7 @@ func (c *Client) Do(ctx context.Context, call Call, out any) error {
 		body = b
 	default:
 		if body, err = json.Marshal(b); err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
 	method := cmpOr(call.Method, http.MethodGet)
@@ -174,38 +193,39 @@ func (c *Client) Do(ctx context.Context, call Call, out any) error {
 	}
 	refreshed := false
 	for try := 0; ; try++ {
-		answer, sent, err := c.once(ctx, method, target, body)
+		answer, stream, sent, err := c.once(ctx, method, target, body, stream)
 		if err == nil {
-			return decode(c.service(target), answer, out)
+			return answer, stream, nil
 		}
 		if ctx.Err() != nil {
-			return context.Cause(ctx)
+			return nil, nil, context.Cause(ctx)
 		}
 		var refused *Error
 		if errors.As(err, &refused) && refused.Code == http.StatusUnauthorized && c.Auth != nil {
 			if refreshed {
-				return &transfer.SignInError{Account: transfer.AccountOf(ctx), Err: fmt.Errorf("%w, again after its token was renewed: sign in again", err)}
+				return nil, nil, &transfer.SignInError{Account: transfer.AccountOf(ctx), Err: fmt.Errorf("%w, again after its token was renewed: sign in again", err)}
 			}
 			refreshed = true
 			if rerr := c.Auth.Refresh(ctx); rerr != nil {
-				return fmt.Errorf("%w; the token could not be renewed: %w", err, rerr)
+				return nil, nil, fmt.Errorf("%w; the token could not be renewed: %w", err, rerr)
 			}
 			try-- // the refresh's try is not a transient failure's
 			continue
 		}
 		transient := errors.As(err, &refused) && refused.transient() || isNetError(err)
 		if !transient || try >= retries || (sent && !repeatable) {
-			return err
+			return nil, nil, err
 		}
 		if serr := sleep(ctx, c.wait(try, err)); serr != nil {
-			return serr
+			return nil, nil, serr
 		}
 	}
 }
 
-// once sends the request once; sent reports whether it may have reached
-// the server (a connection was had for it).
-func (c *Client) once(ctx context.Context, method, target string, body []byte) (answer []byte, sent bool, err error) {
+// once sends the request once and reads a 2xx answer, or with stream
+// returns its body unread; sent reports whether the request may have
+// reached the server (a connection was had for it).
+func (c *Client) once(ctx context.Context, method, target string, body []byte, stream bool) (answer []byte, open io.ReadCloser, sent bool, err error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -213,17 +233,17 @@ func (c *Client) once(ctx context.Context, method, target string, body []byte) (
 	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { sent = true }}
 	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), method, target, rd)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	if req.URL.User != nil {
-		return nil, false, ErrElsewhere
+		return nil, nil, false, ErrElsewhere
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json; charset=UTF-8")
 	}
 	if c.Auth != nil {
 		if err := c.Auth.Authorize(ctx, req); err != nil {
-			return nil, false, err
+			return nil, nil, false, err
 		}
 	}
 	hc := c.HTTP
@@ -234,14 +254,17 @@ func (c *Client) once(ctx context.Context, method, target string, body []byte) (
 	resp, err := hc.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, sent, context.Cause(ctx)
+			return nil, nil, sent, context.Cause(ctx)
 		}
 		// The URL goes: net/http puts it whole, query and all, in its text.
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return nil, sent, &netError{service: service, err: err}
+		return nil, nil, sent, &netError{service: service, err: err}
+	}
+	if stream && resp.StatusCode/100 == 2 {
+		return nil, resp.Body, true, nil
 	}
 	defer resp.Body.Close()
 	limit := c.Limit
@@ -251,24 +274,24 @@ func (c *Client) once(ctx context.Context, method, target string, body []byte) (
 	answer, err = io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, true, context.Cause(ctx)
+			return nil, nil, true, context.Cause(ctx)
 		}
-		return nil, true, &netError{service: service, err: err, reading: true}
+		return nil, nil, true, &netError{service: service, err: err, reading: true}
 	}
 	if int64(len(answer)) > limit {
-		return nil, true, &TooLargeError{Service: service, Limit: limit}
+		return nil, nil, true, &TooLargeError{Service: service, Limit: limit}
 	}
 	if resp.StatusCode/100 != 2 {
 		e := parse(resp.StatusCode, answer)
 		e.Service = service
 		if e.transient() {
 			if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
-				return nil, true, &retryAfter{err: e, wait: time.Duration(min(s, 60)) * time.Second}
+				return nil, nil, true, &retryAfter{err: e, wait: time.Duration(min(s, 60)) * time.Second}
 			}
 		}
-		return nil, true, e
+		return nil, nil, true, e
 	}
-	return answer, true, nil
+	return answer, nil, true, nil
 }
 
 // retryAfter is a transient refusal that says when to try again.
