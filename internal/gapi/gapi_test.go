@@ -3,6 +3,7 @@ package gapi
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -225,5 +226,39 @@ func TestOtherOriginRefused(t *testing.T) {
 	var b []byte
 	if err := c.Get(context.Background(), own.URL+"/file", &b); err != nil || string(b) != "bytes" {
 		t.Fatalf("own origin: %v %q", err, b)
+	}
+}
+
+// Open hands a 2xx answer over unread, past the read limit (an
+// attachment goes to disk as it arrives); a refusal is an *Error, read
+// within the limit, and a 401 is refreshed as Do's is.
+func TestOpenStreams(t *testing.T) {
+	big := strings.Repeat("x", 8<<10)
+	srv, n := fake(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Header.Get("Authorization") != "Bearer t1":
+			w.WriteHeader(http.StatusUnauthorized)
+		case r.URL.Path == "/gone":
+			w.WriteHeader(http.StatusNotFound)
+			w.Write([]byte(`{"error":{"code":404,"message":"Requested entity was not found.","status":"NOT_FOUND"}}`))
+		default:
+			w.Write([]byte(big))
+		}
+	})
+	k := &tokens{}
+	c := &Client{Root: srv.URL, Auth: k, Limit: 1 << 10, Service: "Gmail"}
+	body, err := c.Open(context.Background(), Call{Path: "/attachment"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(body)
+	body.Close()
+	if err != nil || string(b) != big || k.refreshes.Load() != 1 || n.Load() != 2 {
+		t.Fatalf("read %d bytes, %v, after %d refreshes and %d requests", len(b), err, k.refreshes.Load(), n.Load())
+	}
+	_, err = c.Open(context.Background(), Call{Path: "/gone"})
+	var refused *Error
+	if !errors.As(err, &refused) || refused.Code != 404 || refused.Status != "NOT_FOUND" {
+		t.Fatalf("got %v", err)
 	}
 }
