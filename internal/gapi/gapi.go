@@ -193,9 +193,9 @@ func (c *Client) run(ctx context.Context, call Call, stream bool) ([]byte, io.Re
 	}
 	refreshed := false
 	for try := 0; ; try++ {
-		answer, stream, sent, err := c.once(ctx, method, target, body, stream)
+		answer, open, sent, err := c.once(ctx, method, target, body, stream)
 		if err == nil {
-			return answer, stream, nil
+			return answer, open, nil
 		}
 		if ctx.Err() != nil {
 			return nil, nil, context.Cause(ctx)
