@@ -312,7 +312,7 @@ type netError struct {
 
 func (e *netError) Error() string {
 	if e.reading {
-		return fmt.Sprintf("cannot read %s's answer: %v", e.service, e.err)
+		return fmt.Sprintf("cannot read %s answer: %v", possessive(e.service), e.err)
 	}
 	return fmt.Sprintf("cannot reach %s: %v", e.service, e.err)
 }
@@ -397,7 +397,7 @@ func decode(service string, answer []byte, out any) error {
 		return nil
 	}
 	if err := json.Unmarshal(answer, out); err != nil {
-		return fmt.Errorf("%s's answer is not what was asked for: %w", service, err)
+		return fmt.Errorf("%s answer is not what was asked for: %w", possessive(service), err)
 	}
 	return nil
 }
@@ -448,6 +448,14 @@ func printable(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// possessive is "Gmail's", "Google Photos'".
+func possessive(name string) string {
+	if strings.HasSuffix(name, "s") {
+		return name + "'"
+	}
+	return name + "'s"
 }
 
 func cmpOr(s, or string) string {
