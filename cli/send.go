@@ -9,11 +9,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"carrier/auth"
 	"carrier/compose"
 	"carrier/internal/app"
+	"carrier/internal/gapi"
 	"carrier/transfer"
 )
 
@@ -194,50 +194,13 @@ func sendDraftAsIs(ctx context.Context, env *Env, t *target, id string, lopts ap
 	return nil
 }
 
-// apiCall makes one authorized JSON request and returns the body of a 2xx
-// answer, or the server's own message.
+// apiCall makes one authorized JSON request (internal/gapi: a 401
+// refreshed once, the shared read limit) and returns the body of a 2xx
+// answer, or the server's refusal.
 func apiCall(ctx context.Context, t *target, method, path string, body []byte) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, method, t.base+path, strings.NewReader(string(body)))
-	if err != nil {
-		return nil, err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json; charset=UTF-8")
-	}
-	send := func() (*http.Response, []byte, error) {
-		if err := t.auth.Authorize(ctx, req); err != nil {
-			return nil, nil, err
-		}
-		req.Body = io.NopCloser(strings.NewReader(string(body)))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return nil, nil, fmt.Errorf("cannot reach %s: %w", req.URL.Host, err)
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-		return resp, b, err
-	}
-	resp, b, err := send()
-	if err == nil && resp.StatusCode == http.StatusUnauthorized {
-		if rerr := t.auth.Refresh(ctx); rerr == nil {
-			resp, b, err = send()
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode/100 != 2 {
-		var ge struct {
-			Error struct {
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if json.Unmarshal(b, &ge) == nil && ge.Error.Message != "" {
-			return nil, fmt.Errorf("%s answered %d: %s", req.URL.Host, resp.StatusCode, ge.Error.Message)
-		}
-		return nil, fmt.Errorf("%s answered %s", req.URL.Host, resp.Status)
-	}
-	return b, nil
+	var out []byte
+	err := (&gapi.Client{Root: t.base, Auth: t.auth}).Do(ctx, gapi.Call{Method: method, Path: path, Body: body}, &out)
+	return out, err
 }
 
 func runTimeline(ctx context.Context, env *Env, args []string) error {

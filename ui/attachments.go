@@ -1,17 +1,14 @@
 package ui
 
 import (
-	"bufio"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -174,37 +171,23 @@ func (m *mailboxScreen) fetchToFile(ctx context.Context, a mailAttachment, final
 	return err
 }
 
-// fetchAttachment writes an attachment's bytes to out as they arrive,
-// inline or asked of the server by its attachmentId, telling progress the
-// count written now and then. Nothing is held but a buffer: Gmail answers
-// attachments.get with the bytes as one base64url JSON string, which is
-// decoded as it is read. A body whose size differs from what the message
-// said is refused rather than passed on cut short.
+// fetchAttachment writes an attachment's bytes to out as they arrive
+// (app.Mailbox.Attachment: inline, or asked of the server and decoded as
+// it is read), telling progress the count written now and then. A body
+// whose size differs from what the message said is refused rather than
+// passed on cut short.
 func (m *mailboxScreen) fetchAttachment(ctx context.Context, a mailAttachment, out io.Writer, progress func(int64)) error {
-	var encoded io.Reader = strings.NewReader(a.data)
-	if a.attID != "" {
-		resp, err := m.get(ctx, "/gmail/v1/users/me/messages/"+url.PathEscape(a.msgID)+"/attachments/"+url.PathEscape(a.attID))
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		// The answer is the bytes in base64 and a few short fields: a
-		// server sending more is refused before it fills the disk.
-		limit := (a.size+2)/3*4 + 64<<10
-		encoded, err = dataField(&capped{r: resp.Body, left: limit, host: resp.Request.URL.Host})
-		if err != nil {
-			return fmt.Errorf("the server's answer for %s: %w", a.name, err)
-		}
-	} else {
-		encoded = &jsonString{r: bufio.NewReader(encoded), inline: true}
+	dec, err := m.mailbox().Attachment(ctx, app.MailAttachment{MsgID: a.msgID, AttID: a.attID, Data: a.data, Name: a.name, Size: a.size})
+	if err != nil {
+		return err
 	}
-	dec := base64.NewDecoder(base64.RawURLEncoding, encoded)
+	defer dec.Close()
 	w := &progressWriter{w: out, report: progress, every: max(a.size/200, 64<<10)}
 	n, err := io.Copy(w, io.LimitReader(dec, a.size+1))
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
-	case errors.Is(err, errNotBase64) || errors.As(err, new(base64.CorruptInputError)):
+	case errors.Is(err, app.ErrNotBase64) || errors.As(err, new(base64.CorruptInputError)):
 		return fmt.Errorf("the server sent %s in a form Carrier cannot read: %w", a.name, err)
 	case err != nil:
 		return err
@@ -237,191 +220,6 @@ func (p *progressWriter) Write(b []byte) (int, error) {
 		p.report(p.n)
 	}
 	return n, err
-}
-
-// capped reads at most left bytes of r and fails, rather than end early,
-// when r holds more.
-type capped struct {
-	r    io.Reader
-	left int64
-	host string
-}
-
-func (c *capped) Read(b []byte) (int, error) {
-	if c.left <= 0 {
-		var one [1]byte
-		n, err := c.r.Read(one[:])
-		if n > 0 {
-			return 0, fmt.Errorf("%s answered with more than the attachment's size", c.host)
-		}
-		if err == nil {
-			err = io.EOF
-		}
-		return 0, err
-	}
-	if int64(len(b)) > c.left {
-		b = b[:c.left]
-	}
-	n, err := c.r.Read(b)
-	c.left -= int64(n)
-	return n, err
-}
-
-var errNotBase64 = errors.New("the attachment's data is not base64url text")
-
-// dataField walks the JSON object r holds up to its "data" member and
-// returns that string's text as it is read (still base64url), without
-// reading the string whole; members before it are skipped.
-func dataField(r io.Reader) (io.Reader, error) {
-	dec := json.NewDecoder(r)
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, errors.New("not a JSON object")
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("not JSON: %w", err)
-		}
-		if key, _ := t.(string); key == "data" {
-			// The decoder has read ahead; what it holds comes first.
-			br := bufio.NewReaderSize(io.MultiReader(dec.Buffered(), r), 64<<10)
-			for _, want := range []byte{':', '"'} {
-				c, err := skipSpace(br)
-				if err != nil {
-					return nil, fmt.Errorf("not JSON: %w", err)
-				}
-				if c != want {
-					return nil, errors.New("its data is not a JSON string")
-				}
-			}
-			return &jsonString{r: br}, nil
-		}
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return nil, fmt.Errorf("not JSON: %w", err)
-		}
-	}
-	return nil, errors.New("no data in it")
-}
-
-func skipSpace(r *bufio.Reader) (byte, error) {
-	for {
-		c, err := r.ReadByte()
-		if err != nil {
-			return 0, err
-		}
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return c, nil
-		}
-	}
-}
-
-// jsonString reads the text of a JSON string whose opening quote is
-// behind it, up to its closing quote, for a base64url decoder: escapes
-// are undone, the "=" padding Gmail may add is dropped (the decoder reads
-// unpadded text), and anything else base64url never holds is refused. An
-// inline string (already decoded from its JSON) ends at its end instead.
-type jsonString struct {
-	r      *bufio.Reader
-	inline bool
-	padded bool // a "=" came: only more of them may follow
-	done   bool
-}
-
-func (s *jsonString) Read(p []byte) (int, error) {
-	if s.done {
-		return 0, io.EOF
-	}
-	n := 0
-	for n < len(p) {
-		if s.r.Buffered() == 0 {
-			if n > 0 {
-				return n, nil
-			}
-			if _, err := s.r.Peek(1); err != nil {
-				if err == io.EOF && s.inline {
-					s.done = true
-					return n, io.EOF
-				}
-				if err == io.EOF {
-					err = io.ErrUnexpectedEOF
-				}
-				return n, err
-			}
-		}
-		chunk, _ := s.r.Peek(min(s.r.Buffered(), len(p)-n))
-		plain := 0
-		for plain < len(chunk) && !s.padded && plainBase64(chunk[plain]) {
-			plain++
-		}
-		n += copy(p[n:], chunk[:plain])
-		s.r.Discard(plain)
-		if plain < len(chunk) {
-			c, err := s.special()
-			if err != nil {
-				return n, err
-			}
-			if c != 0 {
-				p[n] = c
-				n++
-			}
-			if s.done {
-				return n, nil
-			}
-		}
-	}
-	return n, nil
-}
-
-// plainBase64 reports whether c is a base64url letter, which stands for
-// itself in a JSON string.
-func plainBase64(c byte) bool {
-	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_'
-}
-
-// special reads one character that is not a plain letter: the closing
-// quote, padding, an escape (JSON may escape any character) or a line
-// break; it returns the letter it stands for, or 0 for none.
-func (s *jsonString) special() (byte, error) {
-	c, err := s.r.ReadByte()
-	if err != nil {
-		return 0, err
-	}
-	if c == '\\' && !s.inline {
-		e, err := s.r.ReadByte()
-		if err != nil {
-			return 0, io.ErrUnexpectedEOF
-		}
-		switch e {
-		case 'n', 'r':
-			return 0, nil
-		case 'u':
-			var hex [4]byte
-			if _, err := io.ReadFull(s.r, hex[:]); err != nil {
-				return 0, io.ErrUnexpectedEOF
-			}
-			v, err := strconv.ParseUint(string(hex[:]), 16, 16)
-			if err != nil || v >= 0x80 {
-				return 0, errNotBase64
-			}
-			c = byte(v)
-		default:
-			return 0, errNotBase64
-		}
-	}
-	switch {
-	case c == '"' && !s.inline:
-		s.done = true
-		return 0, nil
-	case c == '=':
-		s.padded = true
-		return 0, nil
-	case c == '\n' || c == '\r':
-		return 0, nil
-	case s.padded || !plainBase64(c):
-		return 0, errNotBase64
-	}
-	return c, nil
 }
 
 // mailAttachmentRow is one attachment in the reading pane: Open and Save…,

@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"fyne.io/fyne/v2/lang"
-	"io"
-	"net/http"
 	netmail "net/mail"
 	"net/url"
 	"slices"
@@ -195,84 +192,10 @@ func (m *mailboxScreen) show(rows ...fyne.CanvasObject) {
 	m.detail.Box.Refresh()
 }
 
-// api reads a Google JSON resource, authorized like the uploads.
-func (m *mailboxScreen) api(ctx context.Context, path string, v any) error {
-	body, err := m.fetch(ctx, path)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(body, v)
-}
-
-// errElsewhere says a server named a URL on another origin: the mailbox
-// reads only the sandbox, and its token goes nowhere else.
-var errElsewhere = errors.New("the sandbox named an address on another server; Carrier reads only from the sandbox")
-
-func (m *mailboxScreen) fetch(ctx context.Context, path string) ([]byte, error) {
-	return m.fetchLimited(ctx, path, 32<<20)
-}
-
-// fetchLimited reads at most limit bytes of an answer, and fails rather
-// than return fewer.
-func (m *mailboxScreen) fetchLimited(ctx context.Context, path string, limit int64) ([]byte, error) {
-	resp, err := m.get(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(body)) > limit {
-		return nil, fmt.Errorf("%s answered with more than %s", resp.Request.URL.Host, humanSize(limit))
-	}
-	return body, nil
-}
-
-// get asks for path (on the sandbox's origin only) and returns a 200
-// answer for the caller to read and close; any other status is an error
-// in the server's words.
-func (m *mailboxScreen) get(ctx context.Context, path string) (*http.Response, error) {
-	url := m.u.deps.Endpoint + path
-	if !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "//") {
-		// An absolute URL from a server's answer (a contentUrl): only on
-		// the sandbox's own origin, else neither the token nor a request
-		// goes out (a request alone would tell that server the item was
-		// opened).
-		url = path
-		if o := app.Origin(path); o == "" || o != app.Origin(m.u.deps.Endpoint) {
-			return nil, errElsewhere
-		}
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	if req.URL.User != nil {
-		return nil, errElsewhere
-	}
-	if m.u.deps.Auth != nil {
-		if err := m.u.deps.Auth.Authorize(ctx, req); err != nil {
-			return nil, err
-		}
-	}
-	resp, err := m.u.deps.Client.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, fmt.Errorf("cannot reach %s", req.URL.Host)
-	}
-	if resp.StatusCode != http.StatusOK {
-		defer resp.Body.Close()
-		var ge struct {
-			Error struct{ Message string } `json:"error"`
-		}
-		json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&ge)
-		return nil, fmt.Errorf("%s answered %d: %s", req.URL.Host, resp.StatusCode, app.Printable(ge.Error.Message))
-	}
-	return resp, nil
+// mailbox reads the sandbox's mail and timeline, authorized like the
+// uploads; the token goes to the sandbox's origin only.
+func (m *mailboxScreen) mailbox() app.Mailbox {
+	return app.Mailbox{Root: m.u.deps.Endpoint, Auth: m.u.deps.Auth, Client: m.u.deps.Client}
 }
 
 // refresh reloads the mailbox in the background.
@@ -329,27 +252,6 @@ func (m *mailboxScreen) openWanted() {
 	m.open(mailItem{Kind: "Sent", ID: id})
 }
 
-type msgMeta struct {
-	ID           string   `json:"id"`
-	ThreadID     string   `json:"threadId"`
-	LabelIDs     []string `json:"labelIds"`
-	Snippet      string   `json:"snippet"`
-	InternalDate string   `json:"internalDate"`
-	SizeEstimate int64    `json:"sizeEstimate"`
-	Payload      struct {
-		Headers []struct{ Name, Value string } `json:"headers"`
-	} `json:"payload"`
-}
-
-func (mm *msgMeta) header(name string) string {
-	for _, h := range mm.Payload.Headers {
-		if strings.EqualFold(h.Name, name) {
-			return h.Value
-		}
-	}
-	return ""
-}
-
 func millis(s string) time.Time {
 	n, _ := strconv.ParseInt(s, 10, 64)
 	return time.UnixMilli(n)
@@ -357,15 +259,14 @@ func millis(s string) time.Time {
 
 func (m *mailboxScreen) load(ctx context.Context) ([]mailItem, error) {
 	var items []mailItem
-	var list struct {
-		Messages []struct{ ID string } `json:"messages"`
-	}
-	if err := m.api(ctx, "/gmail/v1/users/me/messages?maxResults=100", &list); err != nil {
+	mb := m.mailbox()
+	ids, err := mb.Messages(ctx)
+	if err != nil {
 		return nil, err
 	}
-	for _, ref := range list.Messages {
-		var mm msgMeta
-		if err := m.api(ctx, "/gmail/v1/users/me/messages/"+ref.ID+"?format=metadata&metadataHeaders=Subject&metadataHeaders=To&metadataHeaders=From", &mm); err != nil {
+	for _, id := range ids {
+		mm, err := mb.Metadata(ctx, id, "Subject", "To", "From")
+		if err != nil {
 			return nil, err
 		}
 		kind := "Inbox"
@@ -375,31 +276,24 @@ func (m *mailboxScreen) load(ctx context.Context) ([]mailItem, error) {
 		case contains(mm.LabelIDs, "SENT"):
 			kind = "Sent"
 		}
-		items = append(items, mailItem{Kind: kind, ID: mm.ID, Title: orNone(mm.header("Subject")), Detail: lang.X("mailbox.to", "to {{.People}}", w{"People": people(mm.header("To"))}), When: millis(mm.InternalDate)})
+		items = append(items, mailItem{Kind: kind, ID: mm.ID, Title: orNone(mm.Header("Subject")), Detail: lang.X("mailbox.to", "to {{.People}}", w{"People": people(mm.Header("To"))}), When: millis(mm.InternalDate)})
 	}
-	var drafts struct {
-		Drafts []struct {
-			ID      string              `json:"id"`
-			Message struct{ ID string } `json:"message"`
-		} `json:"drafts"`
-	}
-	if err := m.api(ctx, "/gmail/v1/users/me/drafts", &drafts); err != nil {
+	drafts, err := mb.Drafts(ctx)
+	if err != nil {
 		return nil, err
 	}
-	for _, d := range drafts.Drafts {
-		var mm msgMeta
-		if err := m.api(ctx, "/gmail/v1/users/me/messages/"+d.Message.ID+"?format=metadata&metadataHeaders=Subject&metadataHeaders=To", &mm); err != nil {
+	for _, d := range drafts {
+		mm, err := mb.Metadata(ctx, d.Message.ID, "Subject", "To")
+		if err != nil {
 			return nil, err
 		}
-		items = append(items, mailItem{Kind: "Draft", ID: d.ID, MsgID: mm.ID, Title: orNone(mm.header("Subject")), Detail: lang.X("mailbox.to", "to {{.People}}", w{"People": people(mm.header("To"))}), When: millis(mm.InternalDate)})
+		items = append(items, mailItem{Kind: "Draft", ID: d.ID, MsgID: mm.ID, Title: orNone(mm.Header("Subject")), Detail: lang.X("mailbox.to", "to {{.People}}", w{"People": people(mm.Header("To"))}), When: millis(mm.InternalDate)})
 	}
-	var tl struct {
-		Items []map[string]any `json:"items"`
-	}
-	if err := m.api(ctx, "/mirror/v1/timeline", &tl); err != nil {
+	timeline, err := mb.Timeline(ctx)
+	if err != nil {
 		return nil, err
 	}
-	for _, it := range tl.Items {
+	for _, it := range timeline {
 		when, _ := time.Parse(time.RFC3339, fmt.Sprint(it["updated"]))
 		text, _ := it["text"].(string)
 		atts, _ := it["attachments"].([]any)
@@ -488,40 +382,18 @@ func (m *mailboxScreen) open(it mailItem) {
 	})
 }
 
-type part struct {
-	MimeType string                         `json:"mimeType"`
-	Filename string                         `json:"filename"`
-	Headers  []struct{ Name, Value string } `json:"headers"`
-	Body     struct {
-		AttachmentID string `json:"attachmentId"`
-		Size         int64  `json:"size"`
-		Data         string `json:"data"`
-	} `json:"body"`
-	Parts []part `json:"parts"`
-}
-
-func (p *part) walk(fn func(*part)) {
-	fn(p)
-	for i := range p.Parts {
-		p.Parts[i].walk(fn)
-	}
-}
-
 func (m *mailboxScreen) messageView(ctx context.Context, it mailItem) (func() []fyne.CanvasObject, error) {
 	id := it.ID
 	if it.Kind == "Draft" {
 		id = it.MsgID
 	}
-	var full struct {
-		InternalDate string `json:"internalDate"`
-		Payload      part   `json:"payload"`
-	}
-	if err := m.api(ctx, "/gmail/v1/users/me/messages/"+url.PathEscape(id)+"?format=full", &full); err != nil {
+	full, err := m.mailbox().Message(ctx, id)
+	if err != nil {
 		return nil, err
 	}
 	var text string
 	var attachments []mailAttachment
-	full.Payload.walk(func(p *part) {
+	full.Payload.Walk(func(p *app.MailPart) {
 		if p.Filename != "" {
 			attachments = append(attachments, mailAttachment{msgID: id, attID: p.Body.AttachmentID, data: p.Body.Data, name: p.Filename, size: p.Body.Size})
 		} else if p.MimeType == "text/plain" && text == "" {
@@ -536,11 +408,8 @@ func (m *mailboxScreen) messageView(ctx context.Context, it mailItem) (func() []
 	// A message without a From goes from the account, as Gmail sends it.
 	var me string
 	if !slices.ContainsFunc(hs, func(h headerField) bool { return strings.EqualFold(h.Name, "From") && strings.TrimSpace(h.Value) != "" }) {
-		var profile struct {
-			EmailAddress string `json:"emailAddress"`
-		}
-		if err := m.api(ctx, "/gmail/v1/users/me/profile", &profile); err == nil && profile.EmailAddress != "" {
-			me = profile.EmailAddress
+		if address, err := m.mailbox().Address(ctx); err == nil && address != "" {
+			me = address
 		}
 	}
 	received := millis(full.InternalDate)
@@ -608,8 +477,8 @@ func (m *mailboxScreen) timelineView(ctx context.Context, it mailItem) (func() [
 		url, _ := am["contentUrl"].(string)
 		s := shown{name: fmt.Sprint(am["id"]), ctype: ctype}
 		if strings.HasPrefix(ctype, "image/") && url != "" {
-			data, err := m.fetch(ctx, url)
-			if errors.Is(err, errElsewhere) {
+			data, err := m.mailbox().Content(ctx, url)
+			if errors.Is(err, app.ErrElsewhere) {
 				s.ctype = lang.X("mailbox.elsewhere", "{{.Type}} (not shown: it is on another server)", w{"Type": s.ctype})
 			} else if err != nil {
 				return nil, err

@@ -2,12 +2,8 @@ package ui
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -381,49 +377,14 @@ func (t *timelineScreen) checkStorage(ctx context.Context, d app.Drive, files []
 			videos++
 		}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(d.Root, "/")+"/drive/v3/about?fields=storageQuota", nil)
-	if err != nil {
-		return err
+	if d.Client == nil {
+		d.Client = t.u.deps.Client
 	}
-	if d.Auth != nil {
-		if err := d.Auth.Authorize(ctx, req); err != nil {
-			return err
-		}
-	}
-	resp, err := t.u.deps.Client.Do(req)
+	free, err := d.StorageFree(ctx)
 	if err != nil {
 		return fmt.Errorf("cannot read Google storage: %w", err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return fmt.Errorf("cannot read Google storage: %w", err)
-	}
-	switch {
-	case resp.StatusCode == http.StatusForbidden:
-		return nil
-	case resp.StatusCode != http.StatusOK:
-		return fmt.Errorf("cannot read Google storage: the server answered %s", resp.Status)
-	}
-	var about struct {
-		StorageQuota struct {
-			Limit string `json:"limit"`
-			Usage string `json:"usage"`
-		} `json:"storageQuota"`
-	}
-	if err := json.Unmarshal(body, &about); err != nil {
-		return fmt.Errorf("cannot read Google storage: %w", err)
-	}
-	if about.StorageQuota.Limit == "" {
-		return nil // no limit (some Workspace plans)
-	}
-	limit, err1 := strconv.ParseInt(about.StorageQuota.Limit, 10, 64)
-	usage, err2 := strconv.ParseInt(about.StorageQuota.Usage, 10, 64)
-	if err1 != nil || err2 != nil {
-		return errors.New("cannot read Google storage: its quota is unreadable")
-	}
-	free := max(limit-usage, 0)
-	if need <= free {
+	if free < 0 || need <= free {
 		return nil
 	}
 	return &errStorage{storageWords(free, need, len(files), videos)}

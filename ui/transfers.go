@@ -4,7 +4,6 @@ import (
 	"context"
 	"fyne.io/fyne/v2/lang"
 	"net"
-	"net/http"
 	"net/url"
 	"sort"
 	"strings"
@@ -499,9 +498,9 @@ func retryCause(v jobView) string {
 	switch s := v.retryStatus; {
 	case s >= 500:
 		return lang.X("retry.5xx", "{{.Server}} had a problem ({{.Status}})", w{"Server": server, "Status": s})
-	case s == http.StatusTooManyRequests || s == http.StatusForbidden: // a 403 is retried only when it asks to slow down
+	case s == 429 || s == 403: // Too Many Requests; a 403 is retried only when it asks to slow down
 		return lang.X("retry.slowdown", "{{.Server}} asked Carrier to slow down ({{.Status}})", w{"Server": server, "Status": s})
-	case s == http.StatusRequestTimeout:
+	case s == 408: // Request Timeout
 		return lang.X("retry.timeout", "{{.Server}} gave up waiting for the upload ({{.Status}})", w{"Server": server, "Status": s})
 	case s != 0:
 		return lang.X("retry.status", "{{.Server}} answered {{.Status}}", w{"Server": server, "Status": s})

@@ -6,7 +6,6 @@ package ui
 
 import (
 	"context"
-	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -75,7 +74,7 @@ type Deps struct {
 	// Target is the API root uploads go to now: the sandbox's, or
 	// Google's once signed in. Nil means Endpoint.
 	Target  func() string
-	Client  *http.Client // for the mailbox's reads; nil: a default one
+	Client  app.Doer // for the Mailbox's reads and the Drive calls; nil: http.DefaultClient
 	Account func() Account
 
 	// SignIn signs in with Google using the person's OAuth client file
@@ -158,9 +157,6 @@ type UI struct {
 // New builds the screens into win and starts the bridge from transfer
 // events. Call Close when the window goes away.
 func New(a fyne.App, w fyne.Window, d Deps) *UI {
-	if d.Client == nil {
-		d.Client = http.DefaultClient
-	}
 	if d.CheckClient == nil {
 		d.CheckClient = func(clientSecret []byte) (string, error) {
 			cfg, err := auth.GoogleConfig(clientSecret)

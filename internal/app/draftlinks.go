@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"carrier/compose"
+	"carrier/internal/gapi"
 )
 
 // A draft's large files are uploaded when it is saved, so its links are
@@ -189,7 +190,7 @@ func (d Drive) shareFiles(ctx context.Context, ids, who []string, share Share, e
 	for _, id := range ids {
 		var f struct{ Name string }
 		err := d.get(ctx, "/drive/v3/files/"+url.PathEscape(id)+"?fields=id,name", &f)
-		if errors.Is(err, errDriveNotFound) {
+		if gapi.StatusOf(err) == http.StatusNotFound { // no such file, or not one this app may see (drive.file sees only the files Carrier made)
 			continue
 		}
 		if err != nil {

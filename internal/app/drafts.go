@@ -5,57 +5,17 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
+
+	"carrier/internal/gapi"
 )
 
 // gmail makes one JSON request of Gmail at d.Root (the same API root and
 // authorizer as Drive's) and reads the answer into v, if given.
 func (d Drive) gmail(ctx context.Context, method, path string, body []byte, v any) error {
-	var rd io.Reader
-	if body != nil {
-		rd = strings.NewReader(string(body))
-	}
-	req, err := http.NewRequestWithContext(ctx, method, d.Root+path, rd)
-	if err != nil {
-		return err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json; charset=UTF-8")
-	}
-	if d.Auth != nil {
-		if err := d.Auth.Authorize(ctx, req); err != nil {
-			return err
-		}
-	}
-	c := d.Client
-	if c == nil {
-		c = http.DefaultClient
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return fmt.Errorf("cannot reach Gmail: %w", err)
-	}
-	defer resp.Body.Close()
-	// A draft's raw message is at most 35 MiB, a third more in base64.
-	answer, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return fmt.Errorf("cannot read Gmail's answer: %w", err)
-	}
-	if resp.StatusCode/100 != 2 {
-		var ge struct {
-			Error struct{ Message string } `json:"error"`
-		}
-		json.Unmarshal(answer, &ge)
-		return fmt.Errorf("Gmail answered %d: %s", resp.StatusCode, Printable(ge.Error.Message))
-	}
-	if v == nil {
-		return nil
-	}
-	return json.Unmarshal(answer, v)
+	return d.api("Gmail").Do(ctx, gapi.Call{Method: method, Path: path, Body: body}, v)
 }
 
 // ReadDraft is draft id's message as it stands, raw (RFC 822).

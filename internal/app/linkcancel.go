@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
 	"sort"
 	"strings"
 
+	"carrier/internal/gapi"
 	"carrier/transfer"
 )
 
@@ -200,29 +200,16 @@ func FilesOnDrive(jobs []transfer.Snapshot, parts []string) []DriveFile {
 // Delete deletes Drive file id (files.delete). A file already gone is
 // deleted enough.
 func (d Drive) Delete(ctx context.Context, id string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, d.Root+"/drive/v3/files/"+url.PathEscape(id), nil)
-	if err != nil {
-		return err
-	}
-	resp, err := d.send(ctx, req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	if resp.StatusCode/100 == 2 || resp.StatusCode == http.StatusNotFound {
+	err := d.do(ctx, http.MethodDelete, "/drive/v3/files/"+url.PathEscape(id), nil, nil)
+	if gapi.StatusOf(err) == http.StatusNotFound {
 		return nil
 	}
-	var ge struct {
-		Error struct{ Message string } `json:"error"`
-	}
-	json.Unmarshal(body, &ge)
-	return fmt.Errorf("Google Drive answered %d: %s", resp.StatusCode, Printable(ge.Error.Message))
+	return err
 }
 
 // DeleteFiles deletes files from Drive, each through auth and client,
 // and returns the ones gone and what stopped the others.
-func DeleteFiles(ctx context.Context, auth transfer.Authorizer, client *http.Client, files []DriveFile) (gone []DriveFile, err error) {
+func DeleteFiles(ctx context.Context, auth transfer.Authorizer, client gapi.Doer, files []DriveFile) (gone []DriveFile, err error) {
 	var errs []error
 	for _, f := range files {
 		if e := (Drive{Root: f.Root, Auth: auth, Client: client}).Delete(ctx, f.ID); e != nil {

@@ -1,12 +1,10 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -18,6 +16,7 @@ import (
 
 	"carrier/compose"
 	"carrier/internal/delivery"
+	"carrier/internal/gapi"
 	"carrier/transfer"
 )
 
@@ -73,84 +72,34 @@ const MaxLinkExpiry = 365 * 24 * time.Hour
 // ErrDriveFull says the files would not fit in the sender's Drive.
 var ErrDriveFull = errors.New("Google Drive has no room for these files")
 
+// Doer sends one HTTP request (an *http.Client is one): what a front end
+// may hand the app's Google calls instead of http.DefaultClient.
+type Doer = gapi.Doer
+
 // Drive is the API the links go through: root (as for Gmail) and what
 // authorizes a request there.
 type Drive struct {
 	Root   string
 	Auth   transfer.Authorizer
-	Client *http.Client
+	Client gapi.Doer // nil: http.DefaultClient
 }
 
-// send authorizes req and sends it with the Drive's client; a failure
-// to get credentials comes back as it is, one to reach Drive worded.
-func (d Drive) send(ctx context.Context, req *http.Request) (*http.Response, error) {
-	if d.Auth != nil {
-		if err := d.Auth.Authorize(ctx, req); err != nil {
-			return nil, err
-		}
-	}
-	c := d.Client
-	if c == nil {
-		c = http.DefaultClient
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("cannot reach Google Drive: %w", err)
-	}
-	return resp, nil
+// api is the Google API client for service ("Google Drive", "Gmail") at
+// the Drive's root: one read limit, a 401 refreshed once, transient
+// failures of repeatable calls tried again (internal/gapi).
+func (d Drive) api(service string) *gapi.Client {
+	return &gapi.Client{Root: d.Root, Auth: d.Auth, HTTP: d.Client, Service: service}
 }
 
 func (d Drive) get(ctx context.Context, path string, v any) error {
-	return d.do(ctx, http.MethodGet, path, nil, v)
+	return d.api("Google Drive").Get(ctx, path, v)
 }
 
 // do makes one request of Drive, with a JSON body if given, and reads
 // the JSON answer into v.
 func (d Drive) do(ctx context.Context, method, path string, body []byte, v any) error {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, d.Root+path, rd)
-	if err != nil {
-		return err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json; charset=UTF-8")
-	}
-	resp, err := d.send(ctx, req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	answer, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return fmt.Errorf("cannot read Google Drive's answer: %w", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		var ge struct {
-			Error struct{ Message string } `json:"error"`
-		}
-		json.Unmarshal(answer, &ge)
-		err := fmt.Errorf("Google Drive answered %d: %s", resp.StatusCode, Printable(ge.Error.Message))
-		switch resp.StatusCode {
-		case http.StatusNotFound:
-			err = fmt.Errorf("%w: %w", errDriveNotFound, err)
-		case http.StatusForbidden:
-			err = fmt.Errorf("%w: %w", errDriveRefused, err)
-		}
-		return err
-	}
-	return json.Unmarshal(answer, v)
+	return d.api("Google Drive").Do(ctx, gapi.Call{Method: method, Path: path, Body: body}, v)
 }
-
-// errDriveNotFound is Drive's 404: no such file, or not one this app may
-// see (drive.file sees only the files Carrier made).
-var errDriveNotFound = errors.New("not on Google Drive")
-
-// errDriveRefused is Drive's 403: the sign-in does not reach it (a grant
-// for Photos alone), or the request is not allowed.
-var errDriveRefused = errors.New("Google Drive refused the request")
 
 // free is what the Drive has left, -1 when it has no limit.
 func (d Drive) free(ctx context.Context) (int64, error) {
@@ -172,6 +121,18 @@ func (d Drive) free(ctx context.Context) (int64, error) {
 		return 0, errors.New("Google Drive's storage quota is unreadable")
 	}
 	return max(limit-usage, 0), nil
+}
+
+// StorageFree is what the account's storage has left (Drive's
+// about.storageQuota: Gmail and Photos share it), -1 when it has no limit
+// or the sign-in cannot read it: one that reaches Photos but not Drive is
+// refused (403), and Photos then refuses what does not fit, item by item.
+func (d Drive) StorageFree(ctx context.Context) (int64, error) {
+	free, err := d.free(ctx)
+	if gapi.StatusOf(err) == http.StatusForbidden {
+		return -1, nil
+	}
+	return free, err
 }
 
 // ids asks Drive for n ids for files to come.

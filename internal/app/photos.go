@@ -191,11 +191,8 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 		q.accountMu.Unlock()
 	}
 	ctx = transfer.WithAccount(ctx, as.Account)
-	free, err := p.Drive.free(ctx)
+	free, err := p.Drive.StorageFree(ctx)
 	switch {
-	case errors.Is(err, errDriveRefused):
-		// The sign-in reaches Photos but not Drive's about: the storage
-		// cannot be read, and Photos refuses an item that does not fit.
 	case err != nil:
 		return nil, fmt.Errorf("cannot read the account's storage: %w", err)
 	case free >= 0 && need > free:

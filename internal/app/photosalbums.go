@@ -1,16 +1,16 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+
+	"carrier/internal/gapi"
 )
 
 // An album is found or made before the batch is queued, not by a job of
@@ -33,63 +33,11 @@ type PhotosAlbum struct {
 	Count      string `json:"mediaItemsCount"`
 }
 
-// errPhotosAnswer wraps an answer Photos gave that refuses the request:
-// nothing was made, so it is not asked again.
-type errPhotosAnswer struct {
-	status int
-	msg    string
-}
-
-func (e *errPhotosAnswer) Error() string {
-	return fmt.Sprintf("Google Photos answered %d: %s", e.status, Printable(e.msg))
-}
-
 // call makes one request of the Photos Library API with a JSON body if
 // given and reads the JSON answer into v.
 func (p Photos) call(ctx context.Context, method, path string, body []byte, v any) error {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(p.Root, "/")+path, rd)
-	if err != nil {
-		return err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json; charset=UTF-8")
-	}
-	if p.Drive.Auth != nil {
-		if err := p.Drive.Auth.Authorize(ctx, req); err != nil {
-			return err
-		}
-	}
-	c := p.Drive.Client
-	if c == nil {
-		c = http.DefaultClient
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return fmt.Errorf("cannot reach Google Photos: %w", err)
-	}
-	defer resp.Body.Close()
-	answer, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil {
-		return fmt.Errorf("cannot read Google Photos' answer: %w", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		var ge struct {
-			Error struct{ Message string } `json:"error"`
-		}
-		json.Unmarshal(answer, &ge)
-		if resp.StatusCode >= 500 {
-			return fmt.Errorf("Google Photos answered %d: %s", resp.StatusCode, Printable(ge.Error.Message))
-		}
-		return &errPhotosAnswer{status: resp.StatusCode, msg: ge.Error.Message}
-	}
-	if err := json.Unmarshal(answer, v); err != nil {
-		return fmt.Errorf("Google Photos' answer is not what was asked for: %w", err)
-	}
-	return nil
+	c := &gapi.Client{Root: strings.TrimRight(p.Root, "/"), Auth: p.Drive.Auth, HTTP: p.Drive.Client, Service: "Google Photos"}
+	return c.Do(ctx, gapi.Call{Method: method, Path: path, Body: body}, v)
 }
 
 // Albums lists the albums Carrier made, newest first, every page of them.
@@ -160,13 +108,14 @@ func (p Photos) Album(ctx context.Context, title string) (a PhotosAlbum, made bo
 			return a, false, context.Cause(ctx)
 		}
 		err = p.call(ctx, http.MethodPost, "/v1/albums", body, &a)
-		var refused *errPhotosAnswer
+		var refused *gapi.Error
 		switch {
 		case err == nil && a.ID != "":
 			return a, true, nil
 		case err == nil:
 			last = errors.New("Google Photos made the album but did not say its id")
-		case errors.As(err, &refused):
+		case errors.As(err, &refused) && refused.Code < 500:
+			// Refused (a 4xx): nothing was made, so it is not asked again.
 			return a, false, fmt.Errorf("cannot make the album %q in Google Photos: %w", title, err)
 		default:
 			last = err
