@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -80,7 +79,7 @@ func classifyFailure(fl *transfer.Failure) failure {
 	case transfer.FailTooLarge:
 		return f(failTooLarge)
 	case transfer.FailNotFound:
-		return failure{kind: failNotFound, status: cmp.Or(fl.Status, http.StatusNotFound)} // the sentence names a status
+		return failure{kind: failNotFound, status: cmp.Or(fl.Status, 404)} // the sentence names a status
 	case transfer.FailQuota:
 		if fl.Reason == "storageQuotaExceeded" {
 			return f(failStorage)
@@ -88,7 +87,7 @@ func classifyFailure(fl *transfer.Failure) failure {
 		return f(failQuota)
 	case transfer.FailGaveUp:
 		switch {
-		case fl.Status == http.StatusTooManyRequests || slices.Contains(rateLimitReasons, fl.Reason):
+		case fl.Status == 429 || slices.Contains(rateLimitReasons, fl.Reason):
 			return f(failRateLimit)
 		case fl.Status >= 500:
 			return f(failServer)
@@ -98,9 +97,9 @@ func classifyFailure(fl *transfer.Failure) failure {
 		switch {
 		case slices.Contains(scopeReasons, fl.Reason):
 			return f(failScope)
-		case fl.Status == http.StatusForbidden:
+		case fl.Status == 403:
 			return f(failForbidden)
-		case fl.Status == http.StatusBadRequest:
+		case fl.Status == 400:
 			return f(failBadRequest)
 		case fl.Status != 0:
 			return f(failRefused)
