@@ -258,7 +258,7 @@ func (t *timelineScreen) itemWords(i int) string {
 
 // quotaWords say the day's quota is used up and when the batch goes on.
 func (t *timelineScreen) quotaWords(at, now time.Time) string {
-	return lang.X("media.batch.quota", "Waiting: Google Photos' quota for today is used up. It resets at {{.Time}} (in {{.Left}}); the batch goes on by itself then.", w{"Time": at.Local().Format("15:04 Mon 2 Jan"), "Left": humanDuration(at.Sub(now).Round(time.Minute))})
+	return lang.X("media.batch.quota", "Waiting: Google Photos' quota for today is used up. It resets at {{.Time}} (in {{.Left}}); the batch goes on by itself then.", w{"Time": soonDate(at.Local()), "Left": humanDuration(at.Sub(now).Round(time.Minute))})
 }
 
 // startQuota takes up the wait for the daily quota where an earlier
