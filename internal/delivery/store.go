@@ -53,7 +53,7 @@ func (s *Store) Put(d Delivery) error {
 	if err != nil {
 		return err
 	}
-	if old, err := os.ReadFile(s.path(d.ID)); err == nil {
+	if old, err := platform.ReadFile(s.path(d.ID)); err == nil {
 		if _, err := Unmarshal(old); errors.Is(err, ErrNewer) {
 			return fmt.Errorf("cannot store delivery %s: %w", d.ID, err)
 		}
@@ -69,7 +69,7 @@ func (s *Store) Get(id string) (Delivery, error) {
 	if err := checkID(id); err != nil {
 		return Delivery{}, err
 	}
-	data, err := os.ReadFile(s.path(id))
+	data, err := platform.ReadFile(s.path(id))
 	if errors.Is(err, fs.ErrNotExist) {
 		return Delivery{}, fmt.Errorf("delivery %s: %w", id, ErrNotFound)
 	}

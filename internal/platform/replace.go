@@ -64,3 +64,19 @@ func WriteFile(path string, data []byte) error {
 	}
 	return SyncDir(dir)
 }
+
+// ReadFile reads a file WriteFile keeps, as os.ReadFile does. On Windows
+// a reader that opens it at the instant another process moves a new
+// version over it is refused (a sharing violation, or access denied),
+// and tries again for a little while, as WriteFile's writer does; a
+// rename elsewhere replaces the file whole, so a refusal there is one to
+// report.
+func ReadFile(path string) ([]byte, error) {
+	for wait := time.Millisecond; ; wait *= 2 {
+		data, err := os.ReadFile(path)
+		if err == nil || runtime.GOOS != "windows" || !busy(err) || wait > 256*time.Millisecond {
+			return data, err
+		}
+		time.Sleep(wait)
+	}
+}
