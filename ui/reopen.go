@@ -225,8 +225,12 @@ func (c *composeScreen) fill(k *app.Composed, what string) string {
 		}
 	}
 	c.attach(present...)
+	// The message went with every file's way spelled out (linkOptions);
+	// only a way that differs from the one Carrier picks by itself was
+	// the person's, and is said to be ("your choice").
+	auto, _ := c.plan()
 	for p, link := range k.Choose {
-		if c.has(p) {
+		if c.has(p) && auto[p].link != link {
 			c.choice[p] = link
 		}
 	}
