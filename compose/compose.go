@@ -153,6 +153,13 @@ func ParseAddresses(field string, entries []string) ([]*mail.Address, []Problem)
 				problems = append(problems, Problem{field, fmt.Sprintf("%q has non-ASCII characters; write the domain in its punycode (xn--) form", a.Address)})
 				continue
 			}
+			if _, domain, _ := strings.Cut(a.Address, "@"); !strings.Contains(strings.Trim(domain, "."), ".") {
+				// "gina@example": Go's parser takes it, and Gmail would
+				// send it into a bounce; no mail domain on the internet
+				// is a single label.
+				problems = append(problems, Problem{field, fmt.Sprintf("%q lacks the end of its domain (such as .com); write it as name@example.com", a.Address)})
+				continue
+			}
 			out = append(out, a)
 		}
 	}

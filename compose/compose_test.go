@@ -247,6 +247,7 @@ func TestRefusedInput(t *testing.T) {
 		{"bare LF in subject", Message{To: []string{"a@b.example"}, Subject: "a\nb"}, []string{"Subject"}, ""},
 		{"two senders", Message{From: "a@b.example, c@d.example", To: []string{"a@b.example"}}, []string{"From"}, "one sender"},
 		{"non-ASCII address", Message{To: []string{"ü@bücher.example"}}, []string{"To"}, "punycode"},
+		{"a domain of one label", Message{To: []string{"gina@example"}}, []string{"To"}, "end of its domain"},
 		{"missing attachment", Message{To: []string{"a@b.example"}, Attachments: []string{filepath.Join(dir, "gone.pdf")}}, []string{"Attachment"}, "gone.pdf"},
 		{"folder attached", Message{To: []string{"a@b.example"}, Attachments: []string{dir}}, []string{"Attachment"}, "is a folder"},
 		{"bad reply id", Message{To: []string{"a@b.example"}, InReplyTo: "nonsense"}, []string{"Message-ID"}, "id@host"},

@@ -25,6 +25,9 @@ func addressProblem(list string) error {
 			if !isASCIIText(a.Address) {
 				return errors.New(lang.X("addr.nonascii", "{{.Address}} has letters email cannot carry in an address: write its domain in its xn-- form", w{"Address": quoteAddress(a.Address)}))
 			}
+			if _, domain, _ := strings.Cut(a.Address, "@"); !strings.Contains(strings.Trim(domain, "."), ".") {
+				return errors.New(lang.X("addr.nodot", "{{.Address}} lacks the end of its domain, such as .com", w{"Address": quoteAddress(a.Address)}))
+			}
 		}
 		return nil
 	}

@@ -25,6 +25,7 @@ func TestAddressProblemNamesTheBadAddress(t *testing.T) {
 		{"Bob <bob@example.com", "'Bob <bob@example.com' is not an address: its < has no closing >"},
 		{"bob@example..com", "'bob@example..com' is not an address: its part after @ has a dot in the wrong place"},
 		{"zoë@exämple.com", "'zoë@exämple.com' has letters email cannot carry"},
+		{"zoe@example.com, gina@example", "'gina@example' lacks the end of its domain, such as .com"},
 		{"\"Doe, Jane\" <jane@example.com>, Bob <bob@", "'Bob <bob@' is not an address: its < has no closing >"},
 	}
 	for _, c := range cases {
