@@ -76,7 +76,8 @@ func (c *composeScreen) send(ctx context.Context, method compose.Method, gmail a
 		c.hold(false)
 		c.busy = false
 		c.say("")
-		if c.shows(msg) {
+		cleared := c.shows(msg)
+		if cleared {
 			c.clear()
 		} else {
 			if gmail.SendDraft != "" {
@@ -92,6 +93,15 @@ func (c *composeScreen) send(ctx context.Context, method compose.Method, gmail a
 		}
 		last := len(ids) - 1
 		c.u.transfers.claim(ids[last], ids[:last])
+		if method == compose.Draft && gmail.SendDraft == "" {
+			// A draft saved: the person stays where they write, told
+			// where it went; Send goes to Transfers to watch it go.
+			c.u.transfers.ensureRow(ids[last])
+			if cleared {
+				c.say(lang.X("compose.draft.saved", "Saved as a draft: Transfers shows it going to Gmail, and the Mailbox lists it with your drafts."))
+			}
+			return
+		}
 		c.u.queued(ids[last])
 	})
 }
