@@ -61,6 +61,37 @@ func accountRecords(tf *transferFlags, account string) []transfer.Snapshot {
 	return out
 }
 
+// accountWaiting counts what account leaves waiting as a person counts
+// it (app.CountWaiting): a message with its Drive links is one message, a
+// Photos batch one upload.
+func accountWaiting(tf *transferFlags, account string) app.Waiting {
+	j, err := transfer.OpenJournal(tf.stateDir)
+	if err != nil {
+		return app.Waiting{}
+	}
+	recs, _ := j.List()
+	return app.CountWaiting(snapshots(recs), func(s transfer.Snapshot) bool {
+		return s.Account == account || s.Account == "" && s.SignInFor == account
+	})
+}
+
+// waitingWords are "1 message", "2 messages and 1 upload", "3 uploads".
+func waitingWords(w app.Waiting) string {
+	count := func(n int, one, many string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %s", n, many)
+	}
+	switch {
+	case w.Messages > 0 && w.Uploads > 0:
+		return count(w.Messages, "message", "messages") + " and " + count(w.Uploads, "upload", "uploads")
+	case w.Messages > 0:
+		return count(w.Messages, "message", "messages")
+	}
+	return count(w.Uploads, "upload", "uploads")
+}
+
 // cancelAccountJobs cancels every unfinished message or upload of account
 // in the journal, each with its parts, as carrier cancel does; the files
 // already on Google Drive are kept (carrier cancel ID --drive delete

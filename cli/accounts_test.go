@@ -95,7 +95,7 @@ func TestTwoAccountsFromTheCommandLine(t *testing.T) {
 		t.Fatalf("--jobs later: %d %s", code, errOut)
 	}
 	code, out, errOut := runCmd("logout", work, "--endpoint", base)
-	if code != 0 || !strings.Contains(out, "1 unfinished upload(s) of "+work+" wait for it") {
+	if code != 0 || !strings.Contains(out, "1 message of "+work+" waits for it") {
 		t.Fatalf("logout keeping the jobs: %d\n%s\n%s", code, out, errOut)
 	}
 	if code, out, _ := runCmd("accounts", "--endpoint", base); code != 0 || strings.Contains(out, work) || !strings.Contains(out, sandbox.DefaultAccount) {

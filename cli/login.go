@@ -241,8 +241,12 @@ func runLogout(ctx context.Context, env *Env, args []string) error {
 	fmt.Fprintf(env.Stdout, "Signed out %s at %s.\n", who, ep)
 	noteAccount(env, ep, who, false)
 	if choice == app.KeepJobs {
-		if n := len(accountRecords(&tf, who)); n > 0 {
-			fmt.Fprintf(env.Stdout, "%d unfinished upload(s) of %s wait for it: carrier login --account %s, then carrier resume.\n", n, who, who)
+		if w := accountWaiting(&tf, who); w.Total() > 0 {
+			verb := "waits"
+			if w.Total() > 1 {
+				verb = "wait"
+			}
+			fmt.Fprintf(env.Stdout, "%s of %s %s for it: carrier login --account %s, then carrier resume.\n", waitingWords(w), who, verb, who)
 		}
 	}
 	return nil
