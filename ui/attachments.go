@@ -320,7 +320,10 @@ func (m *mailboxScreen) openAttachment(a mailAttachment, r *mailAttachmentRow) {
 				setLabel(m.status, lang.X("attach.open.failed", "Could not open {{.Name}}: {{.Error}}", w{"Name": app.Printable(a.name), "Error": app.Printable(err.Error())}))
 			default:
 				if err := m.openURL(storageURL(p)); err != nil {
-					setLabel(m.status, lang.X("attach.noprogram", "No program opened {{.Name}}: {{.Error}}", w{"Name": app.Printable(a.name), "Error": app.Printable(err.Error())}))
+					// The system's words ("exec: xdg-open: executable file
+					// not found") tell a person nothing: say where the copy
+					// is, so it can be opened from there.
+					setLabel(m.status, lang.X("attach.noprogram", "No program on this computer opened {{.Name}}. Its copy is at {{.Path}}: open it from there, or Save it where you want it.", w{"Name": app.Printable(a.name), "Path": app.Printable(p)}))
 					return
 				}
 				setLabel(m.status, lang.X("attach.opened", "Opened {{.Name}}.", w{"Name": app.Printable(a.name)}))

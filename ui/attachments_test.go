@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -242,5 +243,26 @@ func TestOpenAttachmentCutShortKeepsNothing(t *testing.T) {
 	})
 	if len(files) != 0 {
 		t.Fatalf("left behind: %v", files)
+	}
+}
+
+// An attachment no program opens says where its copy is, not the
+// system's words for the missing program.
+func TestOpenAttachmentWithNoProgramSaysWhereTheCopyIs(t *testing.T) {
+	h := newHarness(t)
+	const size = 4 << 10
+	srv := attachmentServer(t, size, 0, nil)
+	h.u.deps.Endpoint = srv.URL
+	m := h.u.mailbox
+	m.openURL = func(*url.URL) error { return errors.New(`exec: "xdg-open": executable file not found in $PATH`) }
+	r := m.attachmentRow(mailAttachment{msgID: "m", attID: "a", name: "notes.pdf", size: size})
+	test.Tap(r.open)
+	h.until("told", func() bool { return strings.HasPrefix(m.status.Text, "No program on this computer opened notes.pdf") })
+	dir, err := m.files.folder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := m.status.Text; strings.Contains(text, "exec:") || !strings.Contains(text, dir) {
+		t.Errorf("%q: the system's words, or no place of the copy (%s)", text, dir)
 	}
 }
