@@ -183,12 +183,13 @@ func (b *dualBar) AccessibilityRole() fyne.AccessibleRole { return fyne.Accessib
 // iconButton is a button that says its name: one that shows only its
 // icon, or one whose text needs the row's file to make sense.
 type iconButton struct {
-	widget.Button
-	name string
+	focusButton // its focus shows as an outline
+	name        string
 }
 
 func newIconButton(name string, icon fyne.Resource, tapped func()) *iconButton {
 	b := &iconButton{name: name}
+	b.ring = canvas.NewRectangle(color.Transparent)
 	b.Icon, b.OnTapped = icon, tapped
 	b.ExtendBaseWidget(b)
 	return b
@@ -228,9 +229,9 @@ type choices struct {
 }
 
 type choiceButton struct {
-	widget.Button
-	c *choices
-	i int
+	focusButton // its focus shows as an outline
+	c           *choices
+	i           int
 }
 
 func newChoices(question string, options []string, changed func(int)) *choices {
@@ -238,6 +239,7 @@ func newChoices(question string, options []string, changed func(int)) *choices {
 	objs := []fyne.CanvasObject{newLabel(question + ":")}
 	for i, o := range options {
 		b := &choiceButton{c: c, i: i}
+		b.ring = canvas.NewRectangle(color.Transparent)
 		b.Text, b.Importance = display(o), widget.LowImportance
 		if windowRTL.Load() {
 			b.IconPlacement = widget.ButtonIconTrailingText // the mark to the right of its words

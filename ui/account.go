@@ -22,7 +22,7 @@ type accountScreen struct {
 	u               *UI
 	who             *wrapLabel
 	drive           *wrapLabel // whether the account allows Drive links
-	signIn, signOut *widget.Button
+	signIn, signOut *focusButton
 	chaos           *namedCheck
 	settings        *settingsSection
 	accounts        *accountsSection // nil without deps.Accounts
@@ -38,8 +38,8 @@ func newAccountScreen(u *UI) *accountScreen {
 	a.status = newWrapLabel("")
 	a.drive = newWrapLabel("")
 	a.drive.Hide()
-	a.signIn = widget.NewButtonWithIcon(display(lang.X("account.signin", "Sign in with Google…")), theme.LoginIcon(), a.openAssistant)
-	a.signOut = widget.NewButtonWithIcon(display(lang.X("account.signout", "Sign out")), theme.LogoutIcon(), a.doSignOut)
+	a.signIn = newFocusButton(lang.X("account.signin", "Sign in with Google…"), theme.LoginIcon(), a.openAssistant)
+	a.signOut = newFocusButton(lang.X("account.signout", "Sign out"), theme.LogoutIcon(), a.doSignOut)
 	a.chaos = newNamedCheck(lang.X("account.chaos", "Chaos mode: the sandbox drops connections, fails, stalls and slows down, so you can watch uploads recover"), nil)
 	box := container.NewVBox(a.who, a.drive, container.NewHBox(a.signIn, a.signOut), whenSaid(a.status))
 	if u.deps.Accounts != nil {

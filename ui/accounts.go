@@ -58,14 +58,14 @@ type accountsSection struct {
 	u      *UI
 	a      *accountScreen
 	list   *fyne.Container
-	add    *widget.Button
+	add    *focusButton
 	status *wrapLabel
 	Object fyne.CanvasObject
-	outs   map[string]*widget.Button // each account's Sign out…
+	outs   map[string]*focusButton // each account's Sign out…
 	asked  *signOutQuestion          // the last question asked, for tests
 	// ins are the Sign in buttons of accounts signed out whose uploads
 	// are kept waiting for them; kept is what the list shows of those.
-	ins      map[string]*widget.Button
+	ins      map[string]*focusButton
 	kept     map[string]app.Waiting
 	signedIn []string // as the list last read them
 }
@@ -80,7 +80,7 @@ type signOutQuestion struct {
 func newAccountsSection(u *UI, a *accountScreen) *accountsSection {
 	s := &accountsSection{u: u, a: a, list: container.NewVBox()}
 	s.status = newWrapLabel("")
-	s.add = widget.NewButtonWithIcon(display(lang.X("accounts.add", "Add another Google account…")), theme.ContentAddIcon(), func() { s.addAccount(nil, "") })
+	s.add = newFocusButton(lang.X("accounts.add", "Add another Google account…"), theme.ContentAddIcon(), func() { s.addAccount(nil, "") })
 	heading := newLabel(lang.X("accounts.heading", "Google accounts"))
 	heading.TextStyle = fyne.TextStyle{Bold: true}
 	s.Object = container.NewVBox(heading, s.list, s.add, whenSaid(s.status))
@@ -91,8 +91,8 @@ func newAccountsSection(u *UI, a *accountScreen) *accountsSection {
 
 func (s *accountsSection) refresh() {
 	s.list.RemoveAll()
-	s.outs = map[string]*widget.Button{}
-	s.ins = map[string]*widget.Button{}
+	s.outs = map[string]*focusButton{}
+	s.ins = map[string]*focusButton{}
 	accounts := s.u.deps.Accounts.List()
 	s.signedIn = accounts
 	s.kept = keptAccounts(s.u.deps.Uploads, accounts)
@@ -107,12 +107,12 @@ func (s *accountsSection) refresh() {
 		if i == 0 {
 			text = lang.X("accounts.default", "{{.Address}} (default sender)", w{"Address": app.Printable(addr)})
 		}
-		out := widget.NewButtonWithIcon(display(lang.X("accounts.signout", "Sign out…")), theme.LogoutIcon(), func() { s.askSignOut(addr) })
+		out := newFocusButton(lang.X("accounts.signout", "Sign out…"), theme.LogoutIcon(), func() { s.askSignOut(addr) })
 		out.Importance = widget.LowImportance
 		s.outs[addr] = out
 		// A sign-in Google ended (a week in "Testing", a password
 		// changed) is mended by signing the same account in again.
-		again := widget.NewButtonWithIcon(display(lang.X("accounts.signinagain", "Sign in again")), theme.LoginIcon(), func() { s.addAccount(nil, addr) })
+		again := newFocusButton(lang.X("accounts.signinagain", "Sign in again"), theme.LoginIcon(), func() { s.addAccount(nil, addr) })
 		again.Importance = widget.LowImportance
 		label := newLabel(text)
 		if windowRTL.Load() {
@@ -126,7 +126,7 @@ func (s *accountsSection) refresh() {
 	// nothing on this screen would say that they wait, nor for whom.
 	for _, addr := range sortedKeys(s.kept) {
 		waiting := s.kept[addr]
-		in := widget.NewButtonWithIcon(display(lang.X("accounts.signin", "Sign in")), theme.LoginIcon(), func() { s.addAccount(nil, addr) })
+		in := newFocusButton(lang.X("accounts.signin", "Sign in"), theme.LoginIcon(), func() { s.addAccount(nil, addr) })
 		in.Importance = widget.HighImportance
 		s.ins[addr] = in
 		label := newLabel(lang.X("accounts.signedout.waiting", "{{.Address}} · signed out · {{.Waiting}}", w{"Address": app.Printable(addr), "Waiting": waitingText(waiting)}))

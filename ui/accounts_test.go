@@ -192,7 +192,7 @@ func TestSignInAgainOffersThatAccount(t *testing.T) {
 	h := newHarness(t, withAccounts(f))
 	s := h.u.account.accounts
 	box := s.outs["home@example.com"]
-	var again *widget.Button
+	var again *focusButton
 	for _, r := range s.list.Objects {
 		row, _ := r.(*fyne.Container)
 		if row == nil {
@@ -200,7 +200,7 @@ func TestSignInAgainOffersThatAccount(t *testing.T) {
 		}
 		for _, o := range row.Objects {
 			if hb, ok := o.(*fyne.Container); ok && slices.Contains(hb.Objects, fyne.CanvasObject(box)) {
-				again = hb.Objects[0].(*widget.Button)
+				again = hb.Objects[0].(*focusButton)
 			}
 		}
 	}

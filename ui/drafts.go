@@ -8,7 +8,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
-	"fyne.io/fyne/v2/widget"
 
 	"carrier/internal/app"
 )
@@ -21,7 +20,7 @@ import (
 
 // draftActions are a draft's buttons in the Mailbox's list.
 type draftActions struct {
-	edit, send *widget.Button
+	edit, send *focusButton
 }
 
 // draftButtons adds Edit and Send to a draft's row; other items and a
@@ -31,8 +30,8 @@ func (m *mailboxScreen) draftButtons(it mailItem, open fyne.CanvasObject) fyne.C
 		return open
 	}
 	a := &draftActions{}
-	a.edit = widget.NewButtonWithIcon(display(lang.X("draft.edit", "Edit")), theme.DocumentCreateIcon(), func() { m.editDraft(it) })
-	a.send = widget.NewButtonWithIcon(display(lang.X("draft.send", "Send")), theme.MailSendIcon(), func() { m.sendDraft(it, a) })
+	a.edit = newFocusButton(lang.X("draft.edit", "Edit"), theme.DocumentCreateIcon(), func() { m.editDraft(it) })
+	a.send = newFocusButton(lang.X("draft.send", "Send"), theme.MailSendIcon(), func() { m.sendDraft(it, a) })
 	if m.drafts == nil {
 		m.drafts = map[string]*draftActions{}
 	}

@@ -50,7 +50,7 @@ type networkSettings struct {
 	u       *UI
 	speed   *choices
 	custom  *namedEntry
-	apply   *widget.Button
+	apply   *focusButton
 	problem *wrapLabel
 	metered *choices
 	spec    string           // the limit applied now, as typed
@@ -69,7 +69,7 @@ func newNetworkSettings(u *UI) *networkSettings {
 	n.custom = newNamedEntry(lang.X("limits.entry", "Upload speed limit or timetable"), false)
 	n.custom.SetPlaceHolder("2M, or a timetable: 08:00,1M 19:00,off")
 	n.custom.OnSubmitted = func(string) { n.applyCustom() }
-	n.apply = widget.NewButtonWithIcon(display(lang.X("limits.apply", "Apply limit")), theme.ConfirmIcon(), n.applyCustom)
+	n.apply = newFocusButton(lang.X("limits.apply", "Apply limit"), theme.ConfirmIcon(), n.applyCustom)
 	n.problem = newWrapLabel("")
 	n.problem.Importance = widget.DangerImportance
 	n.problem.Hide()

@@ -69,7 +69,7 @@ func newMailboxScreen(u *UI) *mailboxScreen {
 	m.status = newWrapLabel("")
 	m.list = newPagedList("item")
 	m.detail = newPagedList("line")
-	refresh := widget.NewButtonWithIcon(display(lang.X("mailbox.refresh", "Refresh")), theme.ViewRefreshIcon(), m.refresh)
+	refresh := newFocusButton(lang.X("mailbox.refresh", "Refresh"), theme.ViewRefreshIcon(), m.refresh)
 	panes := container.NewGridWithColumns(2, m.list.Object, m.detail.Object)
 	m.content = container.NewBorder(container.NewBorder(nil, nil, newLabel(lang.X("mailbox.intro", "What the sandbox holds: sent messages, drafts and timeline items, newest first.")), refresh), m.status, nil, nil, panes)
 	return m

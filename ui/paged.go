@@ -88,8 +88,8 @@ func (l *pageLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
 type pagedList struct {
 	Box     *fyne.Container
 	layout  *pageLayout
-	earlier *widget.Button
-	later   *widget.Button
+	earlier *focusButton
+	later   *focusButton
 	where   *widget.Label
 	wheel   *pageWheel
 	pager   *fyne.Container
@@ -101,8 +101,8 @@ type pagedList struct {
 func newPagedList(noun string) *pagedList {
 	p := &pagedList{noun: noun, layout: &pageLayout{gap: theme.Padding()}}
 	p.Box = container.New(p.layout)
-	p.earlier = widget.NewButtonWithIcon(display(lang.X("paged.earlier", "Earlier")), theme.MoveUpIcon(), func() { p.turn(-1) })
-	p.later = widget.NewButtonWithIcon(display(lang.X("paged.later", "Later")), theme.MoveDownIcon(), func() { p.turn(+1) })
+	p.earlier = newFocusButton(lang.X("paged.earlier", "Earlier"), theme.MoveUpIcon(), func() { p.turn(-1) })
+	p.later = newFocusButton(lang.X("paged.later", "Later"), theme.MoveDownIcon(), func() { p.turn(+1) })
 	p.where = widget.NewLabel("")
 	p.layout.onPage = p.showPlace
 	p.wheel = newPageWheel(p)
@@ -171,7 +171,7 @@ func (p *pagedList) showPlace() {
 	}
 }
 
-func setEnabled(b *widget.Button, on bool) {
+func setEnabled(b fyne.Disableable, on bool) {
 	if on && b.Disabled() {
 		b.Enable()
 	} else if !on && !b.Disabled() {

@@ -38,7 +38,7 @@ type settingsSection struct {
 	login   *namedCheck // nil when the system's login start is not offered
 	askQuit *namedCheck
 	status  *wrapLabel
-	restart *widget.Button // Restart now, after a new language; nil without Deps.Restart
+	restart *focusButton // Restart now, after a new language; nil without Deps.Restart
 	Object  fyne.CanvasObject
 }
 
@@ -77,7 +77,7 @@ func newSettingsSection(u *UI) *settingsSection {
 	box.Add(s.askQuit)
 	box.Add(s.status)
 	if u.deps.Restart != nil {
-		s.restart = widget.NewButtonWithIcon(display(lang.X("settings.restart", "Restart now")), theme.ViewRefreshIcon(), u.deps.Restart)
+		s.restart = newFocusButton(lang.X("settings.restart", "Restart now"), theme.ViewRefreshIcon(), u.deps.Restart)
 		s.restart.Hide()
 		box.Add(container.NewHBox(s.restart))
 	}

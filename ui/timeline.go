@@ -62,10 +62,10 @@ type timelineScreen struct {
 	reading     int        // folders being read in the background
 	info        *wrapLabel
 	album       *namedEntry
-	albums      *widget.Button
+	albums      *focusButton
 	description *namedEntry
-	post        *widget.Button
-	clearFiles  *widget.Button
+	post        *focusButton
+	clearFiles  *focusButton
 	status      *wrapLabel
 	albumChoice *widget.Select // the open list of Carrier's albums, for tests
 	content     fyne.CanvasObject
@@ -83,21 +83,21 @@ func newTimelineScreen(u *UI) *timelineScreen {
 	t.info = newWrapLabel("")
 	t.album = newNamedEntry(lang.X("photos.album", "Album"), false)
 	t.album.SetPlaceHolder(display(lang.X("photos.album.hint", "Album (optional): a new one's name, or one Carrier made")))
-	t.albums = widget.NewButtonWithIcon(display(lang.X("photos.albums", "Carrier's albums…")), theme.FolderIcon(), t.pickAlbum)
+	t.albums = newFocusButton(lang.X("photos.albums", "Carrier's albums…"), theme.FolderIcon(), t.pickAlbum)
 	t.description = newNamedEntry(lang.X("photos.description", "Description"), true)
 	t.description.SetPlaceHolder(display(lang.X("photos.description.hint", "Description for every item (optional)")))
 	t.description.SetMinRowsVisible(2)
 	t.elseDrive = newNamedCheck(lang.X("photos.elsedrive", "Send what Google Photos refuses to Google Drive instead"), func(bool) { t.show() })
-	t.post = widget.NewButtonWithIcon(display(lang.X("photos.post", "Post to Google Photos")), theme.UploadIcon(), t.submit)
+	t.post = newFocusButton(lang.X("photos.post", "Post to Google Photos"), theme.UploadIcon(), t.submit)
 	t.post.Importance = widget.HighImportance
-	t.clearFiles = widget.NewButtonWithIcon(display(lang.X("photos.clear", "Clear")), theme.ContentClearIcon(), t.clear)
+	t.clearFiles = newFocusButton(lang.X("photos.clear", "Clear"), theme.ContentClearIcon(), t.clear)
 	t.to = newChoices(lang.X("media.to", "Post to"), []string{
 		lang.X("media.to.photos", "Google Photos"),
 		lang.X("media.to.mirror", "Mirror timeline (retired by Google; sandbox only)"),
 	}, func(int) { t.destinationChosen() })
 	t.status = newWrapLabel("")
-	pick := widget.NewButtonWithIcon(display(lang.X("photos.add", "Add pictures or videos…")), theme.FileImageIcon(), t.pick)
-	folder := widget.NewButtonWithIcon(display(lang.X("photos.addfolder", "Add a folder…")), theme.FolderOpenIcon(), t.pickFolder)
+	pick := newFocusButton(lang.X("photos.add", "Add pictures or videos…"), theme.FileImageIcon(), t.pick)
+	folder := newFocusButton(lang.X("photos.addfolder", "Add a folder…"), theme.FolderOpenIcon(), t.pickFolder)
 	t.content = container.NewPadded(container.NewBorder(
 		container.NewVBox(
 			t.dest,
