@@ -62,7 +62,7 @@ type accountsSection struct {
 	status *wrapLabel
 	Object fyne.CanvasObject
 	outs   map[string]*focusButton // each account's Sign out…
-	asked  *signOutQuestion          // the last question asked, for tests
+	asked  *signOutQuestion        // the last question asked, for tests
 	// ins are the Sign in buttons of accounts signed out whose uploads
 	// are kept waiting for them; kept is what the list shows of those.
 	ins      map[string]*focusButton
