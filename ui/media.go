@@ -253,7 +253,7 @@ func (t *timelineScreen) itemWords(i int) string {
 			return lang.X("media.row.inphotos", "In Google Photos")
 		}
 	}
-	return lang.X("media.row.uploaded", "Uploaded; its item is made next")
+	return lang.X("media.row.uploaded", "Uploaded; it shows in Google Photos next")
 }
 
 // quotaWords say the day's quota is used up and when the batch goes on.

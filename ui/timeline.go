@@ -486,12 +486,11 @@ func (t *timelineScreen) postMirror() {
 // the forms differ by number in each language (Arabic has six).
 func mediaSummary(count, videos int, total int64) string {
 	pictures := count - videos
-	return lang.XN("media.summary", "{{.Count}} files ({{.Pictures}}, {{.Videos}}) · {{.Total}} in all · created in Google Photos {{.Batch}} at a time, in this order", count, w{
+	return lang.XN("media.summary", "{{.Count}} files ({{.Pictures}}, {{.Videos}}) · {{.Total}} in all · they appear in Google Photos in this order", count, w{
 		"Count":    count,
 		"Pictures": lang.XN("media.count.pictures", "{{.Count}} pictures", pictures, w{"Count": pictures}),
 		"Videos":   lang.XN("media.count.videos", "{{.Count}} videos", videos, w{"Count": videos}),
 		"Total":    humanSize(total),
-		"Batch":    app.MaxPhotosBatch,
 	})
 }
 
