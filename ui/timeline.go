@@ -710,7 +710,7 @@ func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p app.Phot
 		t.clear()
 		t.album.SetText("")
 		t.description.SetText("")
-		msg := lang.XN("media.queued", "Posting {{.Count}} files to Google Photos.", len(b.Uploads), w{"Count": len(b.Uploads)})
+		msg := lang.XN("media.queued", "Queued {{.Count}} files for Google Photos.", len(b.Uploads), w{"Count": len(b.Uploads)})
 		switch {
 		case b.AlbumID != "" && b.AlbumMade:
 			msg += " " + lang.X("photos.queued.newalbum", "They go into the new album {{.Album}}.", w{"Album": app.Printable(b.AlbumTitle)})

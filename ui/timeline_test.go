@@ -219,7 +219,7 @@ func TestTimelineScreenAsksForPhotos(t *testing.T) {
 		}
 	}
 	test.Tap(yes)
-	h.until("the batch queued", func() bool { return strings.HasPrefix(tl.status.Text, "Posting 1 file to") })
+	h.until("the batch queued", func() bool { return strings.HasPrefix(tl.status.Text, "Queued 1 file for") })
 	mu.Lock()
 	defer mu.Unlock()
 	if asked != 1 {
@@ -250,7 +250,7 @@ func TestTimelineScreenSendsRefusedToDrive(t *testing.T) {
 	test.Tap(tl.post)
 	h.until("the song in Drive and the picture in Photos", func() bool {
 		files := h.driveFiles()
-		return len(files) == 1 && files[0].Name == "song.png" && strings.Contains(tl.status.Text, "Posting 1 file to Google Photos")
+		return len(files) == 1 && files[0].Name == "song.png" && strings.Contains(tl.status.Text, "Queued 1 file for Google Photos")
 	})
 	id := h.driveFiles()[0].ID
 	h.until("the song's bytes in Drive", func() bool {
