@@ -237,7 +237,7 @@ func (t *timelineScreen) drawBatch() {
 	case paused > 0:
 		words = lang.XN("media.batch.paused", "Paused: {{.Done}} of {{.Count}} files uploaded. Resume them on the Transfers screen.", n, w{"Done": uploaded, "Count": n})
 	case uploaded == n:
-		words = lang.XN("media.batch.creating", "All {{.Count}} files uploaded; Google Photos is making them into items.", n, w{"Count": n})
+		words = lang.XN("media.batch.creating", "All {{.Count}} files uploaded; adding them to Google Photos.", n, w{"Count": n})
 	default:
 		words = lang.XN("media.batch.uploading", "Uploading: {{.Done}} of {{.Count}} files, {{.Sent}} of {{.Total}}.", n, w{"Done": uploaded, "Count": n, "Sent": humanSize(sent), "Total": humanSize(total)})
 	}
