@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 	"time"
 )
@@ -17,7 +18,9 @@ import (
 // for deadPath (or deadPathRTOs retransmission timeouts of the
 // connection, if longer), is a dead path, and the request is abandoned as
 // the watchdog would (the connection reset, engineConn; the upload asks
-// the session where it stands, quickly, resumable.go's quickAsk). Bytes
+// the session where it stands, quickly, resumable.go's quickAsk); over
+// HTTP/2 too, whose streams share the connection and its path, so the
+// connection is reset for all of them. Bytes
 // acknowledged however slowly are a slow link, never a dead one; nothing
 // pending (the body sent, the answer awaited) is the server's time, which
 // the stall watchdog judges. Elsewhere (Windows, macOS) the watchdog alone
@@ -41,6 +44,11 @@ type pathState struct {
 type pathProbe interface {
 	path() (pathState, bool)
 }
+
+// pathClock times the watch: the kernel's acknowledgements move in real
+// time, whatever clock the engine was given (a test's fake one moves by
+// leaps, and would read a still path into a leap).
+var pathClock = SystemClock()
 
 // dialPathProbe is the seam where an engine connection gets its probe as
 // it is dialed (systemPathProbe; a test's fake).
@@ -85,10 +93,26 @@ func watchPath(clock Clock, p pathProbe, done <-chan struct{}, abandon context.C
 	}
 }
 
-// pathOf is the probe of the connection a request got, or nil.
-func pathOf(c net.Conn) pathProbe {
-	if ec := engineConnOf(c); ec != nil && ec.probe != nil {
-		return ec.probe
+// pathOf is the engine's connection under the one a request got, if its
+// path can be watched; HTTP/2's too: a dead path is dead for every stream
+// on it.
+func pathOf(c net.Conn) *engineConn {
+	if tc, ok := c.(*tls.Conn); ok {
+		c = tc.NetConn()
+	}
+	if ec, ok := c.(*engineConn); ok && ec.probe != nil {
+		return ec
 	}
 	return nil
+}
+
+// deadPathFound abandons the request and resets its connection: HTTP/1
+// closes a connection whose request was abandoned mid-body anyway, but
+// HTTP/2 would keep it for the next request, on the dead path.
+func (c *engineConn) deadPathFound(abandon context.CancelCauseFunc) context.CancelCauseFunc {
+	return func(err error) {
+		abandon(err)
+		_ = c.TCPConn.SetLinger(0)
+		_ = c.TCPConn.Close()
+	}
 }

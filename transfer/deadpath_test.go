@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -117,37 +119,62 @@ func TestDeadPathAnswerAwaitedKept(t *testing.T) {
 	}
 }
 
-// frozenPath is the seam's probe for TestDeadPathUpload: a path that
-// acknowledges everything at once, until frozen, when it acknowledges
-// nothing more with bytes pending.
+// frozenPath is the seam's probe for the upload tests: a path that
+// acknowledges everything at once until it dies, when it acknowledges
+// nothing more with bytes pending. The connections open when the path
+// dies stay dead; those dialed after it are on a path that works.
 type frozenPath struct {
-	frozen *atomic.Bool
-	n      atomic.Int64
+	dead atomic.Bool
+	n    atomic.Int64
 }
 
 func (p *frozenPath) path() (pathState, bool) {
-	if p.frozen.Load() {
+	if p.dead.Load() {
 		return pathState{acked: p.n.Load(), pending: true}, true
 	}
 	return pathState{acked: p.n.Add(1)}, true
 }
 
-// An upload on a path that dies mid-chunk (through the engine's own
-// connection, whose probe is the seam's): the request is abandoned
-// within seconds, not at the 30 s stall timeout, and the upload asks where
-// it stands and finishes with the file's bytes.
-func TestDeadPathUpload(t *testing.T) {
-	var frozen atomic.Bool
+// frozenPaths are the probes dialed so far.
+type frozenPaths struct {
+	mu  sync.Mutex
+	all []*frozenPath
+}
+
+func (f *frozenPaths) dial(net.Conn) pathProbe {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p := &frozenPath{}
+	f.all = append(f.all, p)
+	return p
+}
+
+// kill kills the path of every connection open now.
+func (f *frozenPaths) kill() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, p := range f.all {
+		p.dead.Store(true)
+	}
+}
+
+// deadPathUpload uploads through env, the path of the connections open
+// dying once six quanta went, and says how long the dead path took to
+// find; the upload must go on, on a new connection.
+func deadPathUpload(t *testing.T, env *sbEnv, url string, cfg Config, name string) time.Duration {
+	t.Helper()
+	paths := &frozenPaths{}
 	saved := dialPathProbe
-	dialPathProbe = func(net.Conn) pathProbe { return &frozenPath{frozen: &frozen} }
+	dialPathProbe = paths.dial
 	t.Cleanup(func() { dialPathProbe = saved })
 
 	const Q = ChunkQuantum
-	env := newSandbox(t, sandbox.Options{})
+	cfg.Auth = StaticToken(sbToken)
 	// 2 MiB/s: each 4 MiB chunk takes two seconds to go.
-	h := newHarness(t, Config{Auth: StaticToken(sbToken), Bandwidth: 2 << 20})
+	cfg.Bandwidth = 2 << 20
+	h := newHarness(t, cfg)
 	path, data := writeFile(t, 48*Q)
-	id := h.add(Spec{URL: env.objectURL("dead"), ContentType: "application/octet-stream", Path: path, ChunkSize: 16 * Q})
+	id := h.add(Spec{URL: url, ContentType: "application/octet-stream", Path: path, ChunkSize: 16 * Q})
 	var froze time.Time
 	for {
 		e := h.next(EventProgress, EventRetrying, EventDone, EventFailed)
@@ -156,7 +183,7 @@ func TestDeadPathUpload(t *testing.T) {
 		}
 		if e.Kind == EventProgress && froze.IsZero() && e.Sent > 6*Q {
 			froze = time.Now()
-			frozen.Store(true)
+			paths.kill()
 		}
 		if e.Kind == EventRetrying && !froze.IsZero() {
 			if !strings.Contains(e.Reason, "went dead") {
@@ -166,14 +193,59 @@ func TestDeadPathUpload(t *testing.T) {
 		}
 	}
 	took := time.Since(froze)
-	frozen.Store(false)
+	h.mustDone(id)
+	if !bytes.Equal(env.readBack(t, name), data) {
+		t.Fatal("bytes differ")
+	}
+	return took
+}
+
+// Over HTTP/2 (TLS, as Google is reached): the dead path is found on the
+// connection every stream shares, and the connection is reset, not kept
+// for the next request.
+func TestDeadPathUploadHTTP2(t *testing.T) {
+	sb, err := sandbox.Open(sandbox.Options{Dir: t.TempDir(), Token: sbToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h2 atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor == 2 {
+			h2.Add(1)
+		}
+		sb.Handler().ServeHTTP(w, r)
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { sb.Close() })
+	// Read back over plain HTTP/1.
+	plain := httptest.NewServer(sb.Handler())
+	t.Cleanup(plain.Close)
+	tr := bulkTransport()
+	tr.TLSClientConfig = srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
+	client := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	env := &sbEnv{sb: sb, srv: srv}
+	took := deadPathUpload(t, &sbEnv{sb: sb, srv: plain}, env.objectURL("dead2"), Config{Client: client}, "dead2")
+	t.Logf("dead path found %s after the acknowledgements stopped", took.Round(time.Millisecond))
+	if took > 10*time.Second {
+		t.Fatalf("the dead path took %s to find", took)
+	}
+	if h2.Load() == 0 {
+		t.Fatal("no request went over HTTP/2")
+	}
+}
+
+// An upload on a path that dies mid-chunk (through the engine's own
+// connection, whose probe is the seam's): the request is abandoned
+// within seconds, not at the 30 s stall timeout, and the upload asks where
+// it stands and finishes with the file's bytes.
+func TestDeadPathUpload(t *testing.T) {
+	env := newSandbox(t, sandbox.Options{})
+	took := deadPathUpload(t, env, env.objectURL("dead"), Config{}, "dead")
 	t.Logf("dead path found %s after the acknowledgements stopped", took.Round(time.Millisecond))
 	// Far from the 30 s watchdog; deadPath plus a poll on an idle machine.
 	if took > 10*time.Second {
 		t.Fatalf("the dead path took %s to find", took)
-	}
-	h.mustDone(id)
-	if !bytes.Equal(env.readBack(t, "dead"), data) {
-		t.Fatal("bytes differ")
 	}
 }

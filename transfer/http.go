@@ -295,11 +295,11 @@ func (up *upload) exchange(ctx context.Context, req *http.Request, op, where str
 			release = ec.carry(reqCtx)
 			tieMu.Unlock()
 		}
-		if p := pathOf(i.Conn); p != nil {
+		if ec := pathOf(i.Conn); ec != nil {
 			paths.Add(1)
 			go func() {
 				defer paths.Done()
-				watchPath(u.Clock, p, done, abandon)
+				watchPath(pathClock, ec.probe, done, ec.deadPathFound(abandon))
 			}()
 		}
 	}})
