@@ -76,7 +76,7 @@ func runBlackhole(c config, outage time.Duration) error {
 	}
 	var b strings.Builder
 	w := func(f string, a ...any) { fmt.Fprintf(&b, f, a...) }
-	w("%s\n\n### A silent blackhole (issue 33)\n\n", holeBegin)
+	w("%s\n\n## A silent blackhole (issue 33)\n\n", holeBegin)
 	w("Measured %s on %s. `go run ./bench/netbench -blackhole %s -size %dMiB -rate %d -rounds %d`%s. "+
 		"Every packet dropped, nothing reset, after the first confirmation (the loopback down in a private network "+
 		"namespace); the sandbox reads bodies at %d KB/s (its rate fault); the engine with its own client and defaults.\n\n",
