@@ -69,77 +69,13 @@ func bulkTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := dialFresh(ctx, d, network, addr, freshDial)
+		c, err := d.DialContext(ctx, network, addr)
 		if tc, ok := c.(*net.TCPConn); ok {
 			return &engineConn{bulkConn: bulkConn{tc}, probe: dialPathProbe(tc)}, nil
 		}
 		return c, err
 	}
 	return t
-}
-
-// freshDial is how long a connection attempt goes unanswered before
-// another starts beside it. On a dead path the kernel sends a SYN again
-// after 1, 3, 7, 15 and 31 s: a dial begun in a 20 s outage would wait
-// till the 31 s one. Attempts side by side, the first to connect winning,
-// connect within freshDial of the path's return.
-const freshDial = deadPath
-
-// dialFresh dials addr, starting a fresh attempt every every while none
-// has connected, within d's timeout. The first connection wins and the
-// others are closed; an attempt that fails (a refusal, no route) ends the
-// dial once no other is in flight.
-func dialFresh(ctx context.Context, d *net.Dialer, network, addr string, every time.Duration) (net.Conn, error) {
-	if d.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, d.Timeout)
-		defer cancel()
-	}
-	ctx, stop := context.WithCancel(ctx)
-	type result struct {
-		c   net.Conn
-		err error
-	}
-	results := make(chan result)
-	inFlight := 0
-	try := func() {
-		inFlight++
-		go func() {
-			c, err := d.DialContext(ctx, network, addr)
-			results <- result{c, err}
-		}()
-	}
-	// The losers are closed as they come in, after the winner went.
-	defer func() {
-		stop()
-		for ; inFlight > 0; inFlight-- {
-			go func() {
-				if r := <-results; r.c != nil {
-					r.c.Close()
-				}
-			}()
-		}
-	}()
-	try()
-	t := time.NewTimer(every)
-	defer t.Stop()
-	for {
-		select {
-		case r := <-results:
-			inFlight--
-			if r.err == nil {
-				return r.c, nil
-			}
-			if inFlight == 0 {
-				return nil, r.err
-			}
-		case <-t.C:
-			if ctx.Err() == nil {
-				try()
-				t.Reset(every)
-			}
-		}
-	}
 }
 
 // engineConn is a connection the engine dialed, which knows the request
