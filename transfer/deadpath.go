@@ -20,11 +20,10 @@ import (
 // the watchdog would (the connection reset, engineConn; the upload asks
 // the session where it stands, quickly, resumable.go's quickAsk); over
 // HTTP/2 too, whose streams share the connection and its path, so the
-// connection is reset for all of them. Bytes
-// acknowledged however slowly are a slow link, never a dead one; nothing
-// pending (the body sent, the answer awaited) is the server's time, which
-// the stall watchdog judges. Elsewhere (Windows, macOS) the watchdog alone
-// finds a dead path.
+// connection is reset for all of them. Bytes acknowledged however slowly
+// are a slow link, never a dead one; nothing pending (the body sent, the
+// answer awaited) is the server's time, which the stall watchdog judges.
+// Elsewhere (Windows, macOS) the watchdog alone finds a dead path.
 
 const (
 	deadPath     = 1500 * time.Millisecond
