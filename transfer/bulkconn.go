@@ -71,7 +71,7 @@ func bulkTransport() *http.Transport {
 	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := d.DialContext(ctx, network, addr)
 		if tc, ok := c.(*net.TCPConn); ok {
-			return &engineConn{bulkConn: bulkConn{tc}}, nil
+			return &engineConn{bulkConn: bulkConn{tc}, probe: dialPathProbe(tc)}, nil
 		}
 		return c, err
 	}
@@ -91,6 +91,7 @@ func bulkTransport() *http.Transport {
 type engineConn struct {
 	bulkConn
 	carrying atomic.Pointer[context.Context]
+	probe    pathProbe // how the path fares (deadpath.go); nil: the system does not tell
 }
 
 // carry ties the connection to a request's context until release.

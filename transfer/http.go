@@ -251,9 +251,13 @@ func (up *upload) exchange(ctx context.Context, req *http.Request, op, where str
 		defer close(watched)
 		w.run(u.Stall, wake, done, abandon)
 	}()
+	// The watches of the connection's path (deadpath.go), started as the
+	// request gets one.
+	var paths sync.WaitGroup
 	defer func() {
 		close(done)
 		<-watched
+		paths.Wait()
 	}()
 	if body != nil {
 		body.limit, body.stop, body.tick, body.clock = u.Limit, reqCtx.Done(), w.touch, u.Clock
@@ -283,11 +287,20 @@ func (up *upload) exchange(ctx context.Context, req *http.Request, op, where str
 			release = nil
 		}
 	}
+	// While it is in flight, the connection's path is watched where the
+	// system tells how far the peer acknowledged (deadpath.go).
 	tied := httptrace.WithClientTrace(reqCtx, &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) {
 		if ec := engineConnOf(i.Conn); ec != nil {
 			tieMu.Lock()
 			release = ec.carry(reqCtx)
 			tieMu.Unlock()
+		}
+		if ec := pathOf(i.Conn); ec != nil {
+			paths.Add(1)
+			go func() {
+				defer paths.Done()
+				watchPath(pathClock, ec.probe, done, ec.deadPathFound(abandon))
+			}()
 		}
 	}})
 	req = req.WithContext(tied)

@@ -15,6 +15,9 @@
 //
 // It writes its section into docs/PERFORMANCE.md between two markers,
 // replacing an earlier one, and prints it.
+//
+// With -blackhole 20s it measures only issue 33's silent blackhole, in a
+// private network namespace, and writes that section (blackhole.go).
 package main
 
 import (
@@ -72,6 +75,8 @@ func main() {
 	flag.DurationVar(&c.warmup, "warmup", 5*time.Second, "the first seconds, left out of the rate and ETA errors")
 	flag.DurationVar(&c.window, "window", 3*time.Second, "the true rate is what the sandbox received over this trailing window")
 	flag.StringVar(&c.label, "label", "", "a note on what engine was measured (e.g. a commit)")
+	var hole time.Duration
+	flag.DurationVar(&hole, "blackhole", 0, "measure only the silent blackhole of this length (issue 33; Linux, in a private network namespace) and write its own section")
 	flag.Parse()
 	var err error
 	if c.size, err = parseSize(size); err != nil || c.size < 1<<20 {
@@ -82,10 +87,41 @@ func main() {
 		fmt.Fprintln(os.Stderr, "netbench: -rate, -rounds and -reset-every must be positive; -latency and -piece cannot be negative")
 		os.Exit(2)
 	}
+	if hole > 0 {
+		if err := runBlackhole(c, hole); err != nil {
+			fmt.Fprintln(os.Stderr, "netbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "netbench:", err)
 		os.Exit(1)
 	}
+}
+
+// writeFile writes the file to upload, size random bytes, in work.
+func writeFile(work string, size int64) (string, error) {
+	file := filepath.Join(work, "file")
+	data := make([]byte, size)
+	r := rand.New(rand.NewPCG(uint64(size), 13))
+	for i := range data {
+		data[i] = byte(r.Uint32())
+	}
+	return file, os.WriteFile(file, data, 0o600)
+}
+
+// platform names the machine measured on.
+func platform() string {
+	return fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+}
+
+// label is ", engine: <label>" when one was given.
+func label(c config) string {
+	if c.label == "" {
+		return ""
+	}
+	return ", engine: " + c.label
 }
 
 func parseSize(s string) (int64, error) {
@@ -106,16 +142,10 @@ func run(c config) error {
 		return err
 	}
 	defer os.RemoveAll(work)
-	file := filepath.Join(work, "file")
-	data := make([]byte, c.size)
-	r := rand.New(rand.NewPCG(uint64(c.size), 13))
-	for i := range data {
-		data[i] = byte(r.Uint32())
-	}
-	if err := os.WriteFile(file, data, 0o600); err != nil {
+	file, err := writeFile(work, c.size)
+	if err != nil {
 		return err
 	}
-	data = nil
 
 	fmt.Fprintln(os.Stderr, "netbench: progress truth")
 	pr, err := upload(c, work, file, "progress", 0)
@@ -497,15 +527,19 @@ func reasons(rs []*result) string {
 
 // writeSection puts md into path between the markers, replacing an
 // earlier section, or at the end.
-func writeSection(path, md string) error {
+func writeSection(path, md string) error { return writeMarked(path, md, beginMark, endMark) }
+
+// writeMarked puts md into path between the markers begin and end,
+// replacing an earlier section, or at the end.
+func writeMarked(path, md, begin, end string) error {
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	s := string(old)
-	if i := strings.Index(s, beginMark); i >= 0 {
-		if j := strings.Index(s[i:], endMark); j >= 0 {
-			s = s[:i] + strings.TrimSuffix(md, "\n") + s[i+j+len(endMark):]
+	if i := strings.Index(s, begin); i >= 0 {
+		if j := strings.Index(s[i:], end); j >= 0 {
+			s = s[:i] + strings.TrimSuffix(md, "\n") + s[i+j+len(end):]
 			return os.WriteFile(path, []byte(s), 0o644)
 		}
 	}

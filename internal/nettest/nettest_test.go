@@ -33,17 +33,27 @@ type env struct {
 
 func newEnv(t *testing.T, cfg transfer.Config) *env {
 	t.Helper()
-	srv, err := nettest.StartSandbox(sandbox.Options{Dir: t.TempDir(), Token: token, NoSync: true})
+	return newEnvWith(t, cfg, "", true)
+}
+
+// newEnvWith starts the sandbox with its faults, and toxiproxy in front
+// of it if proxied (else the engine talks to the sandbox directly).
+func newEnvWith(t *testing.T, cfg transfer.Config, faults string, proxied bool) *env {
+	t.Helper()
+	srv, err := nettest.StartSandbox(sandbox.Options{Dir: t.TempDir(), Token: token, NoSync: true, Faults: faults})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	link, err := nettest.NewLink(srv.Addr)
-	if err != nil {
-		t.Fatal(err)
+	e := &env{srv: srv, events: make(chan transfer.Event, 1<<14)}
+	if proxied {
+		link, err := nettest.NewLink(srv.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(link.Close)
+		e.link = link
 	}
-	t.Cleanup(link.Close)
-	e := &env{srv: srv, link: link, events: make(chan transfer.Event, 1<<14)}
 	cfg.StateDir = t.TempDir()
 	cfg.Auth = transfer.StaticToken(token)
 	cfg.Workers = 1
@@ -76,7 +86,11 @@ func (e *env) add(t *testing.T, name string, size int) []byte {
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	u := e.link.URL + "/upload/storage/v1/b/nettest/o?name=" + url.QueryEscape(name)
+	base := e.srv.URL
+	if e.link != nil {
+		base = e.link.URL
+	}
+	u := base + "/upload/storage/v1/b/nettest/o?name=" + url.QueryEscape(name)
 	if _, err := e.q.Add(transfer.Spec{URL: u, ContentType: "application/octet-stream", Path: path}); err != nil {
 		t.Fatal(err)
 	}
