@@ -83,7 +83,7 @@ type PhotosBatch struct {
 	Creates    []string // the batchCreate calls, in order
 }
 
-// Jobs are all the batch's jobs, in the order they were queued.
+// Jobs are all the batch's jobs: the album's, the uploads, then the calls.
 func (b *PhotosBatch) Jobs() []string {
 	var out []string
 	if b.Album != "" {
@@ -223,16 +223,23 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 		b.AlbumID, b.AlbumTitle, b.AlbumURL, b.AlbumMade = a.ID, a.Title, a.ProductURL, made
 		dl.Album, dl.AlbumID = a.Title, a.ID
 	}
-	for _, m := range media {
-		id, err := q.addPhotosUpload(root, m.Path, m.MimeType, settings)
-		if err != nil {
-			return undo(err)
-		}
-		b.Uploads = append(b.Uploads, id)
-	}
+	// Each call's fifty uploads are queued after the call before it and
+	// need it: they start once it is done, so each call goes as soon as
+	// its uploads are, before more uploads start, and at most one call's
+	// uploads are outstanding. A day's quota is then spent on whole items:
+	// uploads all queued first would spend it on uploads alone (the
+	// engine takes what is ready in the order it became ready), and their
+	// tokens would expire before the next day's calls.
 	prev := ""
 	for start := 0; start < len(media); start += MaxPhotosBatch {
 		end := min(start+MaxPhotosBatch, len(media))
+		for _, m := range media[start:end] {
+			id, err := q.addPhotosUpload(root, m.Path, m.MimeType, prev, settings)
+			if err != nil {
+				return undo(err)
+			}
+			b.Uploads = append(b.Uploads, id)
+		}
 		items := make([]photosNewItem, 0, end-start)
 		for _, m := range media[start:end] {
 			items = append(items, photosNewItem{Name: m.Name, Description: describe(m)})
@@ -264,14 +271,18 @@ func photosLabel(n int, album string) string {
 	return label
 }
 
-// addPhotosUpload queues one file's upload in Photos' resumable dialect.
-func (q *Queue) addPhotosUpload(root, path, mimeType string, settings func(*transfer.Spec)) (string, error) {
+// addPhotosUpload queues one file's upload in Photos' resumable dialect,
+// after the job after if given (the batch's call before its own).
+func (q *Queue) addPhotosUpload(root, path, mimeType, after string, settings func(*transfer.Spec)) (string, error) {
 	s := transfer.Spec{URL: root + "/v1/uploads", Method: http.MethodPost, Protocol: transfer.ProtocolGoogUpload,
 		ContentType: mimeType, Path: path, Label: filepath.Base(path) + " · to Google Photos"}
 	if settings != nil {
 		settings(&s)
 	}
-	s.Type, s.Metadata, s.Checksums, s.Existing = transfer.Resumable, nil, nil, ""
+	s.Type, s.Metadata, s.Checksums, s.Existing, s.Needs = transfer.Resumable, nil, nil, "", nil
+	if after != "" {
+		s.Needs = []string{after}
+	}
 	return q.Add(s)
 }
 
@@ -596,7 +607,7 @@ func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, templ
 			// this process is bound to: the call uses the token as that
 			// account.
 			var err error
-			id, err = q.addPhotosUpload(upRoot(c.URL), up.Path, up.ContentType, func(s *transfer.Spec) { s.Account = up.Account })
+			id, err = q.addPhotosUpload(upRoot(c.URL), up.Path, up.ContentType, "", func(s *transfer.Spec) { s.Account = up.Account })
 			if err != nil {
 				return len(ids) > 0, err
 			}
