@@ -718,6 +718,13 @@ func TestPhotosRemakeAfterARestartKeepsAlbumAndDescriptions(t *testing.T) {
 	b := diedBeforeRemake(t, env, state, files, PhotosOptions{Album: "Trip", Description: "for all", Describe: describe}, nil, nil)
 	q2, _ := remade(t, env, state, b)
 	checkBatch(t, env, q2, b, files)
+	// What makes the items again belongs to the batch's delivery.
+	h, _ := q2.History()
+	for _, s := range h {
+		if s.Owner != h[0].Owner {
+			t.Errorf("%s (%s) belongs to %s, the batch to %s", s.ID, s.Label, s.Owner, h[0].Owner)
+		}
+	}
 	res, err := q2.PhotosResults(b)
 	if err != nil {
 		t.Fatal(err)
@@ -856,5 +863,43 @@ func TestPhotosDailyQuotaIsSpentOnWholeItems(t *testing.T) {
 	}
 	if uploads != len(files) || calls != len(b.Creates) {
 		t.Fatalf("%d uploads and %d calls for %d files in %d calls: something was made again", uploads, calls, len(files), len(b.Creates))
+	}
+}
+
+// A kill after the batch's jobs were queued and before its delivery was
+// stored with them leaves the delivery as it was stored first, with no
+// member: it already holds the album and the descriptions, and the next
+// start makes the expired items again with them.
+func TestPhotosRemakeAfterAKillBeforeTheDeliveryListedItsJobs(t *testing.T) {
+	env := newPhotosEnv(t)
+	files := pictures(t, 2)
+	state := t.TempDir()
+	describe := map[string]string{files[1]: "the second, its own"}
+	b := diedBeforeRemake(t, env, state, files, PhotosOptions{Album: "Trip", Description: "for all", Describe: describe}, nil, func(q *Queue, b *PhotosBatch) {
+		d, err := q.dl.store.Get(jobOf(t, q, b.Creates[0]).Owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Members = nil
+		if err := q.dl.store.Put(d); err != nil {
+			t.Fatal(err)
+		}
+	})
+	q2, _ := remade(t, env, state, b)
+	checkBatch(t, env, q2, b, files)
+	res, err := q2.PhotosResults(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res {
+		var item struct{ Description string }
+		env.api("GET", "/v1/mediaItems/"+r.ID, nil, &item)
+		want := "for all"
+		if i == 1 {
+			want = describe[files[1]]
+		}
+		if item.Description != want {
+			t.Errorf("%s made again with the description %q, want %q", filepath.Base(files[i]), item.Description, want)
+		}
 	}
 }
