@@ -91,3 +91,7 @@ func DeliveryOf(ds []delivery.Delivery, job string) (delivery.Delivery, bool) {
 	}
 	return delivery.Delivery{}, false
 }
+
+// DeliveryStore is the store of the queue's deliveries (a QuotaWait keeps
+// the resets held jobs wait for in it).
+func (q *Queue) DeliveryStore() *delivery.Store { return q.dl.store }
