@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -576,12 +577,15 @@ func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, templ
 	}
 	// The delivery keeps them for every call queued since deliveries
 	// did; a call from before has them in its record (Metadata).
+	// Read once there is an item to make again.
 	var kept *delivery.Delivery
-	if d, err := q.dl.store.Get(c.Owner); c.Owner != "" && len(c.Metadata) == 0 && err == nil && d.Kind == delivery.KindPhotos {
-		kept = &d
-	} else if template != nil {
-		json.Unmarshal(bytes.ReplaceAll(template, []byte{0}, []byte(`""`)), &tmpl)
-	}
+	read := sync.OnceFunc(func() {
+		if d, err := q.dl.store.Get(c.Owner); c.Owner != "" && len(c.Metadata) == 0 && err == nil && d.Kind == delivery.KindPhotos {
+			kept = &d
+		} else if template != nil {
+			json.Unmarshal(bytes.ReplaceAll(template, []byte{0}, []byte(`""`)), &tmpl)
+		}
+	})
 	uploads := quotedUploads(c)
 	album := ""
 	for _, qt := range c.Quote {
@@ -617,6 +621,7 @@ func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, templ
 		if !ok || k >= len(ans.Results) || ans.Results[k].Status.Code == 0 || c.Updated.Sub(up.Updated) < expiredAfter {
 			continue
 		}
+		read()
 		id := leftover(up.Path)
 		if id == "" {
 			// As the account the first upload went with, not as whichever
