@@ -26,10 +26,14 @@ type deliveries struct {
 	now   func() time.Time
 }
 
-// begin stores a new delivery of kind, with no member yet, and returns
-// it: queue its jobs with Owner set to its id, then end it.
-func (q *Queue) begin(kind delivery.Kind, label, account string) (*delivery.Delivery, error) {
+// begin stores a new delivery of kind, with no member yet (and what the
+// withs set), and returns it: queue its jobs with Owner set to its id,
+// then end it.
+func (q *Queue) begin(kind delivery.Kind, label, account string, with ...func(*delivery.Delivery)) (*delivery.Delivery, error) {
 	d := &delivery.Delivery{ID: delivery.NewID(), Kind: kind, Created: q.dl.now().UTC(), Label: label, Account: account}
+	for _, w := range with {
+		w(d)
+	}
 	if err := q.dl.store.Put(*d); err != nil {
 		return nil, fmt.Errorf("cannot record the delivery: %w", err)
 	}
@@ -87,3 +91,7 @@ func DeliveryOf(ds []delivery.Delivery, job string) (delivery.Delivery, bool) {
 	}
 	return delivery.Delivery{}, false
 }
+
+// DeliveryStore is the store of the queue's deliveries (a QuotaWait keeps
+// the resets held jobs wait for in it).
+func (q *Queue) DeliveryStore() *delivery.Store { return q.dl.store }

@@ -45,13 +45,19 @@ func droppable(e transfer.Event) bool { return e.Kind == transfer.EventProgress 
 // for a job the queue does not hold (finished before this run, or
 // another process's).
 func fileOf(q *transfer.Queue, id string) string {
+	return snapOf(q, id).Path
+}
+
+// snapOf is job id as it stands: the queue's, else the journal's (zero
+// when neither has it).
+func snapOf(q *transfer.Queue, id string) transfer.Snapshot {
 	if r, ok := q.Job(id); ok {
-		return r.Path
+		return r
 	}
 	if r, err := q.Journal().Load(id); err == nil {
-		return r.Path
+		return r.Snapshot()
 	}
-	return ""
+	return transfer.Snapshot{}
 }
 
 // PauseAll pauses every job that is unfinished and not paused yet.

@@ -203,7 +203,7 @@ func (q *Queue) SendWithLinks(ctx context.Context, d Drive, msg *compose.Message
 	kept := composedOf(msg, method, up)
 	kept.Choose, kept.Share, kept.Expiry = opts.Choose, opts.Share, opts.Expiry
 	if len(linked) == 0 {
-		id, err := q.addMessage(ctx, spec, msg, method, kept)
+		id, err := q.addMessage(ctx, spec, msg, method, kept, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -274,7 +274,7 @@ func (q *Queue) SendWithLinks(ctx context.Context, d Drive, msg *compose.Message
 	withLinks := *msg
 	withLinks.Attachments, withLinks.Links = attach, links
 	spec.Needs = append([]string(nil), jobs...)
-	id, err := q.addMessage(ctx, spec, &withLinks, method, kept)
+	id, err := q.addMessage(ctx, spec, &withLinks, method, kept, dl)
 	if err != nil {
 		return undo(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -83,7 +84,7 @@ type PhotosBatch struct {
 	Creates    []string // the batchCreate calls, in order
 }
 
-// Jobs are all the batch's jobs, in the order they were queued.
+// Jobs are all the batch's jobs: the album's, the uploads, then the calls.
 func (b *PhotosBatch) Jobs() []string {
 	var out []string
 	if b.Album != "" {
@@ -198,15 +199,34 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 	case free >= 0 && need > free:
 		return nil, fmt.Errorf("%w: it has %s free; these %d files need %s. Free some space (Drive, Gmail and Photos share it), or post fewer files", ErrStorageFull, compose.HumanSize(free), len(media), compose.HumanSize(need))
 	}
+	b := &PhotosBatch{}
+	if strings.TrimSpace(opts.Album) != "" {
+		a, made, err := p.Album(ctx, opts.Album)
+		if err != nil {
+			return nil, err
+		}
+		b.AlbumID, b.AlbumTitle, b.AlbumURL, b.AlbumMade = a.ID, a.Title, a.ProductURL, made
+	}
 	// One delivery: the pictures' uploads, then the calls that make them
-	// items (each needs its pictures, and so belongs to it too).
-	dl, err := q.begin(delivery.KindPhotos, photosLabel(len(media), opts.Album), as.Account)
+	// items (each needs its pictures, and so belongs to it too). It keeps
+	// the album and the descriptions before any job is queued: a call
+	// that makes expired items again is made from them (photosAgain).
+	dl, err := q.begin(delivery.KindPhotos, photosLabel(len(media), opts.Album), as.Account, func(d *delivery.Delivery) {
+		d.Album, d.AlbumID, d.Description = b.AlbumTitle, b.AlbumID, opts.Description
+		for _, m := range media {
+			if own := describe(m); own != opts.Description {
+				if d.Describe == nil {
+					d.Describe = map[string]string{}
+				}
+				d.Describe[m.Path] = own
+			}
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
 	defer q.end(dl)
 	settings = owned(dl, settings)
-	b := &PhotosBatch{}
 	undo := func(err error) (*PhotosBatch, error) {
 		jobs := b.Jobs()
 		for i := len(jobs) - 1; i >= 0; i-- {
@@ -215,24 +235,23 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 		return nil, err
 	}
 	root := strings.TrimRight(p.Root, "/")
-	if strings.TrimSpace(opts.Album) != "" {
-		a, made, err := p.Album(ctx, opts.Album)
-		if err != nil {
-			return nil, err
-		}
-		b.AlbumID, b.AlbumTitle, b.AlbumURL, b.AlbumMade = a.ID, a.Title, a.ProductURL, made
-		dl.Album, dl.AlbumID = a.Title, a.ID
-	}
-	for _, m := range media {
-		id, err := q.addPhotosUpload(root, m.Path, m.MimeType, settings)
-		if err != nil {
-			return undo(err)
-		}
-		b.Uploads = append(b.Uploads, id)
-	}
+	// Each call's fifty uploads are queued after the call before it and
+	// need it: they start once it is done, so each call goes as soon as
+	// its uploads are, before more uploads start, and at most one call's
+	// uploads are outstanding. A day's quota is then spent on whole items:
+	// uploads all queued first would spend it on uploads alone (the
+	// engine takes what is ready in the order it became ready), and their
+	// tokens would expire before the next day's calls.
 	prev := ""
 	for start := 0; start < len(media); start += MaxPhotosBatch {
 		end := min(start+MaxPhotosBatch, len(media))
+		for _, m := range media[start:end] {
+			id, err := q.addPhotosUpload(root, m.Path, m.MimeType, prev, settings)
+			if err != nil {
+				return undo(err)
+			}
+			b.Uploads = append(b.Uploads, id)
+		}
 		items := make([]photosNewItem, 0, end-start)
 		for _, m := range media[start:end] {
 			items = append(items, photosNewItem{Name: m.Name, Description: describe(m)})
@@ -264,14 +283,18 @@ func photosLabel(n int, album string) string {
 	return label
 }
 
-// addPhotosUpload queues one file's upload in Photos' resumable dialect.
-func (q *Queue) addPhotosUpload(root, path, mimeType string, settings func(*transfer.Spec)) (string, error) {
+// addPhotosUpload queues one file's upload in Photos' resumable dialect,
+// after the job after if given (the batch's call before its own).
+func (q *Queue) addPhotosUpload(root, path, mimeType, after string, settings func(*transfer.Spec)) (string, error) {
 	s := transfer.Spec{URL: root + "/v1/uploads", Method: http.MethodPost, Protocol: transfer.ProtocolGoogUpload,
 		ContentType: mimeType, Path: path, Label: filepath.Base(path) + " · to Google Photos"}
 	if settings != nil {
 		settings(&s)
 	}
-	s.Type, s.Metadata, s.Checksums, s.Existing = transfer.Resumable, nil, nil, ""
+	s.Type, s.Metadata, s.Checksums, s.Existing, s.Needs = transfer.Resumable, nil, nil, "", nil
+	if after != "" {
+		s.Needs = []string{after}
+	}
 	return q.Add(s)
 }
 
@@ -324,18 +347,16 @@ func (q *Queue) addBatchCreate(root, album, albumID string, uploads []string, it
 	if err != nil {
 		return "", err
 	}
-	// The call's record keeps its body with the places for results empty
-	// (photosAgain's template): the spool file goes once the call is
-	// done, and the process that saw it done may die before it queued
-	// the call that makes its expired items again, with this album and
-	// these descriptions. The engine keeps a call's Metadata and never
-	// sends it.
-	meta := bytes.ReplaceAll(data, []byte(`"`+mark+`"`), []byte(`""`))
+	// The album and the descriptions a call that makes its expired items
+	// again needs are the delivery's (photosAgain): the spool file goes
+	// once the call is done, and the process that saw it done may die
+	// before it queued that call. Calls queued before deliveries kept
+	// them in their record's Metadata (template).
 	data = bytes.ReplaceAll(data, []byte(`"`+mark+`"`), []byte{0})
 	if prev != "" {
 		needs = append(needs, prev)
 	}
-	return q.addCallSpec(transfer.Spec{URL: root + "/v1/mediaItems:batchCreate", Label: label, Quote: quote, Needs: needs, Metadata: meta}, data)
+	return q.addCallSpec(transfer.Spec{URL: root + "/v1/mediaItems:batchCreate", Label: label, Quote: quote, Needs: needs}, data)
 }
 
 // addCallData queues one API call whose body (data) is kept in the spool
@@ -526,8 +547,10 @@ const expiredAfter = 23 * time.Hour
 // photosAgain looks at a batchCreate call that is done: the items Photos
 // refused whose upload ended a day or more before the call are uploaded
 // again and created in a call that needs this one, unless one was
-// queued already (the caller holds photosMu). template is the call's body as queued (for the items'
-// descriptions), nil when the spool no longer holds it.
+// queued already (the caller holds photosMu). The album and each item's
+// description are the call's delivery's; for a call queued before
+// deliveries kept them, template's (the call's body as queued, nil when
+// the spool no longer holds it).
 func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, template []byte) (bool, error) {
 	if !isBatchCreate(c) || c.State != transfer.StateDone || c.Response == nil {
 		return false, nil
@@ -552,9 +575,17 @@ func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, templ
 			Description string `json:"description"`
 		} `json:"newMediaItems"`
 	}
-	if template != nil {
-		json.Unmarshal(bytes.ReplaceAll(template, []byte{0}, []byte(`""`)), &tmpl)
-	}
+	// The delivery keeps them for every call queued since deliveries
+	// did; a call from before has them in its record (Metadata).
+	// Read once there is an item to make again.
+	var kept *delivery.Delivery
+	read := sync.OnceFunc(func() {
+		if d, err := q.dl.store.Get(c.Owner); c.Owner != "" && len(c.Metadata) == 0 && err == nil && d.Kind == delivery.KindPhotos {
+			kept = &d
+		} else if template != nil {
+			json.Unmarshal(bytes.ReplaceAll(template, []byte{0}, []byte(`""`)), &tmpl)
+		}
+	})
 	uploads := quotedUploads(c)
 	album := ""
 	for _, qt := range c.Quote {
@@ -590,13 +621,15 @@ func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, templ
 		if !ok || k >= len(ans.Results) || ans.Results[k].Status.Code == 0 || c.Updated.Sub(up.Updated) < expiredAfter {
 			continue
 		}
+		read()
 		id := leftover(up.Path)
 		if id == "" {
 			// As the account the first upload went with, not as whichever
 			// this process is bound to: the call uses the token as that
 			// account.
 			var err error
-			id, err = q.addPhotosUpload(upRoot(c.URL), up.Path, up.ContentType, func(s *transfer.Spec) { s.Account = up.Account })
+			// The batch's delivery's too.
+			id, err = q.addPhotosUpload(upRoot(c.URL), up.Path, up.ContentType, "", func(s *transfer.Spec) { s.Account, s.Owner = up.Account, c.Owner })
 			if err != nil {
 				return len(ids) > 0, err
 			}
@@ -604,7 +637,10 @@ func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, templ
 		named[id] = true
 		ids = append(ids, id)
 		it := photosNewItem{Name: filepath.Base(up.Path)}
-		if k < len(tmpl.NewMediaItems) {
+		switch {
+		case kept != nil:
+			it.Description = kept.DescriptionOf(up.Path)
+		case k < len(tmpl.NewMediaItems):
 			it.Description = tmpl.NewMediaItems[k].Description
 		}
 		items = append(items, it)
@@ -613,7 +649,11 @@ func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, templ
 		return false, nil
 	}
 	albumID := ""
-	if album == "" {
+	switch {
+	case album != "":
+	case kept != nil:
+		albumID = kept.AlbumID
+	default:
 		albumID = tmpl.AlbumID
 	}
 	_, err := q.addBatchCreate(upRoot(c.URL), album, albumID, ids, items, c.ID, fmt.Sprintf("Google Photos · again: %d items whose upload expired", len(ids)))
@@ -644,9 +684,10 @@ func (q *Queue) photosSweep() {
 	}
 }
 
-// template is a call's body as queued: its record's copy (addBatchCreate),
-// or for a call queued before records kept one, kept from its spool file
-// when it was done, or read from the spool while it is there.
+// template is the body of a call queued before deliveries kept its album
+// and descriptions: its record's copy, or for a call queued before records
+// kept one, kept from its spool file when it was done, or read from the
+// spool while it is there.
 func (q *Queue) template(c transfer.Snapshot) []byte {
 	if len(c.Metadata) > 0 {
 		return c.Metadata
@@ -660,13 +701,14 @@ func (q *Queue) template(c transfer.Snapshot) []byte {
 
 // photosSettle makes the expired items of a call just done again from
 // another goroutine, since the queue's events come through here; for a
-// call whose record keeps no template (queued by an older Carrier) it
-// first keeps the spool's, which goes once the event passes.
+// call with neither a delivery nor a template in its record (queued by an
+// older Carrier) it first keeps the spool's, which goes once the event
+// passes.
 func (q *Queue) photosSettle(e transfer.Event) {
 	if e.Kind != transfer.EventDone || !isBatchCreate(e.Snap) {
 		return
 	}
-	if len(e.Snap.Metadata) == 0 {
+	if len(e.Snap.Metadata) == 0 && e.Snap.Owner == "" {
 		tmpl, _ := os.ReadFile(e.Snap.Path)
 		q.photosMu.Lock()
 		if q.photosTmpl == nil {

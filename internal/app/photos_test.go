@@ -718,6 +718,13 @@ func TestPhotosRemakeAfterARestartKeepsAlbumAndDescriptions(t *testing.T) {
 	b := diedBeforeRemake(t, env, state, files, PhotosOptions{Album: "Trip", Description: "for all", Describe: describe}, nil, nil)
 	q2, _ := remade(t, env, state, b)
 	checkBatch(t, env, q2, b, files)
+	// What makes the items again belongs to the batch's delivery.
+	h, _ := q2.History()
+	for _, s := range h {
+		if s.Owner != h[0].Owner {
+			t.Errorf("%s (%s) belongs to %s, the batch to %s", s.ID, s.Label, s.Owner, h[0].Owner)
+		}
+	}
 	res, err := q2.PhotosResults(b)
 	if err != nil {
 		t.Fatal(err)
@@ -743,7 +750,7 @@ func TestPhotosRemakeUsesLeftoverUploadsAndTheBatchAccount(t *testing.T) {
 	var leftover string
 	b := diedBeforeRemake(t, env, state, files, PhotosOptions{Album: "Trip"}, func(s *transfer.Spec) { s.Account = zoe }, func(q *Queue, b *PhotosBatch) {
 		var err error
-		if leftover, err = q.addPhotosUpload(env.root, files[0], "image/jpeg", func(s *transfer.Spec) { s.Account = zoe }); err != nil {
+		if leftover, err = q.addPhotosUpload(env.root, files[0], "image/jpeg", "", func(s *transfer.Spec) { s.Account = zoe }); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -765,5 +772,134 @@ func TestPhotosRemakeUsesLeftoverUploadsAndTheBatchAccount(t *testing.T) {
 	}
 	if n != 2 {
 		t.Fatalf("%s was queued for upload %d times, want 2 (the first and the leftover)", filepath.Base(files[0]), n)
+	}
+}
+
+// A batch several times larger than a day's Photos quota: each day's
+// requests become items (a call goes as soon as its uploads are done,
+// before more uploads start), so at the end of a day at most one call's
+// uploads wait for their items, and those go in the next day's first call
+// with their tokens still good. No file is uploaded twice, no item made
+// again, and the batch ends.
+func TestPhotosDailyQuotaIsSpentOnWholeItems(t *testing.T) {
+	env := newPhotosEnv(t)
+	files := pictures(t, 250)
+	const perDay = 100 // an upload is a request, a call another
+	env.sb.SetPhotosQuota(sandbox.PhotosQuota{RequestsPerDay: perDay})
+	q := env.open(t.TempDir(), nil)
+	b, err := q.PhotosUpload(context.Background(), env.photos(), files, PhotosOptions{Album: "Camera roll"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	finished := false
+	for day := 1; !finished; day++ {
+		if day > 6 {
+			t.Fatalf("the batch did not end in %d days", day-1)
+		}
+		// The day is over once every job has ended, or waits for one the
+		// quota stopped.
+		finished = true
+		for _, id := range append(append([]string(nil), b.Uploads...), b.Creates...) {
+			s, err := q.Wait(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			finished = finished && s.State == transfer.StateDone
+		}
+		res, err := q.PhotosResults(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		uploaded, made := 0, 0
+		for _, r := range res {
+			if r.ID != "" {
+				made++
+			}
+		}
+		h, err := q.History()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range h {
+			if s.Protocol == transfer.ProtocolGoogUpload && s.State == transfer.StateDone {
+				uploaded++
+			}
+		}
+		t.Logf("day %d: %d files uploaded, %d items made", day, uploaded, made)
+		if uploaded-made > MaxPhotosBatch {
+			t.Fatalf("day %d ended with %d files uploaded and %d items made: the quota went on uploads whose items wait", day, uploaded, made)
+		}
+		if made == 0 {
+			t.Fatalf("day %d made no item", day)
+		}
+		if finished {
+			break
+		}
+		// Midnight Pacific: what the quota stopped goes on, as the
+		// QuotaWait does at the reset.
+		now := env.clock.Now()
+		env.clock.skew.Add(int64(PhotosDailyReset(now).Sub(now) + time.Minute))
+		for _, s := range h {
+			if _, ok := QuotaStopped(s); ok {
+				if err := q.Retry(ctx, s.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	env.sb.SetPhotosQuota(sandbox.PhotosQuota{}) // the test's own reads
+	checkBatch(t, env, q, b, files)
+	h, _ := q.History()
+	uploads, calls := 0, 0
+	for _, s := range h {
+		switch {
+		case isBatchCreate(s):
+			calls++
+		case s.Protocol == transfer.ProtocolGoogUpload:
+			uploads++
+		}
+	}
+	if uploads != len(files) || calls != len(b.Creates) {
+		t.Fatalf("%d uploads and %d calls for %d files in %d calls: something was made again", uploads, calls, len(files), len(b.Creates))
+	}
+}
+
+// A kill after the batch's jobs were queued and before its delivery was
+// stored with them leaves the delivery as it was stored first, with no
+// member: it already holds the album and the descriptions, and the next
+// start makes the expired items again with them.
+func TestPhotosRemakeAfterAKillBeforeTheDeliveryListedItsJobs(t *testing.T) {
+	env := newPhotosEnv(t)
+	files := pictures(t, 2)
+	state := t.TempDir()
+	describe := map[string]string{files[1]: "the second, its own"}
+	b := diedBeforeRemake(t, env, state, files, PhotosOptions{Album: "Trip", Description: "for all", Describe: describe}, nil, func(q *Queue, b *PhotosBatch) {
+		d, err := q.dl.store.Get(jobOf(t, q, b.Creates[0]).Owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Members = nil
+		if err := q.dl.store.Put(d); err != nil {
+			t.Fatal(err)
+		}
+	})
+	q2, _ := remade(t, env, state, b)
+	checkBatch(t, env, q2, b, files)
+	res, err := q2.PhotosResults(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res {
+		var item struct{ Description string }
+		env.api("GET", "/v1/mediaItems/"+r.ID, nil, &item)
+		want := "for all"
+		if i == 1 {
+			want = describe[files[1]]
+		}
+		if item.Description != want {
+			t.Errorf("%s made again with the description %q, want %q", filepath.Base(files[i]), item.Description, want)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"sync"
@@ -191,8 +192,8 @@ func (q *Queue) pump() {
 func (q *Queue) settle(e transfer.Event) {
 	if path, ok := ended(e); ok {
 		q.spool.Release(path)
-		if e.Snap.State == transfer.StateDone {
-			q.drop(path)
+		if k := delivery.KindOf(e.Snap.URL); e.Snap.State == transfer.StateDone && (k == delivery.KindMessage || k == delivery.KindDraft) {
+			q.drop(e.Snap)
 		}
 	}
 }
@@ -231,35 +232,51 @@ func (q *Queue) Close() error {
 // Forget removes a finished job from the journal, its spool file and
 // its message's fields kept to reopen it.
 func (q *Queue) Forget(id string) error {
-	path := fileOf(q.Queue, id)
+	s := snapOf(q.Queue, id)
 	if err := q.Queue.Forget(id); err != nil {
 		return err
 	}
-	return errors.Join(q.spool.Release(path), q.drop(path))
+	return errors.Join(q.spool.Release(s.Path), q.drop(s))
 }
 
 // AddMessage builds msg into the spool and queues spec (from Message's
 // recipe) to send it, keeping msg's fields to reopen it. A spool the
 // queue refused is removed at once.
 func (q *Queue) AddMessage(ctx context.Context, spec transfer.Spec, msg *compose.Message, method compose.Method) (string, error) {
-	return q.addMessage(ctx, spec, msg, method, composedOf(msg, method, Upload{}))
+	return q.addMessage(ctx, spec, msg, method, composedOf(msg, method, Upload{}), nil)
 }
 
-// addMessage is AddMessage keeping kept as the message written. The
-// fields are kept before the job is queued: once it is, it may fail or
-// be cancelled at once, and must be reopenable.
-func (q *Queue) addMessage(ctx context.Context, spec transfer.Spec, msg *compose.Message, method compose.Method, kept *Composed) (string, error) {
+// addMessage is AddMessage keeping kept as the message written, in dl,
+// the delivery the message ends (nil: a message alone, a delivery of its
+// own). The fields are kept before the job is queued: once it is, it may
+// fail or be cancelled at once, and must be reopenable.
+func (q *Queue) addMessage(ctx context.Context, spec transfer.Spec, msg *compose.Message, method compose.Method, kept *Composed, dl *delivery.Delivery) (string, error) {
 	sp, err := q.spool.Build(ctx, msg, method)
 	if err != nil {
 		return "", err
 	}
 	spec.Path, spec.SHA256 = sp.Path, sp.SHA256
-	if err := q.keep(sp.Path, kept); err != nil {
+	if dl == nil && spec.Owner != "" {
+		d, err := q.dl.store.Get(spec.Owner)
+		if err != nil {
+			return "", errors.Join(fmt.Errorf("cannot keep the message to reopen: %w", err), q.spool.Release(sp.Path))
+		}
+		dl = &d
+	}
+	if dl == nil {
+		d, err := q.begin(delivery.KindOf(spec.URL), spec.Label, q.accountOr(spec.Account))
+		if err != nil {
+			return "", errors.Join(err, q.spool.Release(sp.Path))
+		}
+		defer q.end(d)
+		dl, spec.Owner = d, d.ID
+	}
+	if err := q.keepIn(dl, kept); err != nil {
 		return "", errors.Join(err, q.spool.Release(sp.Path))
 	}
-	id, err := q.Add(spec) // a message alone is a delivery of its own (Add)
+	id, err := q.Add(spec)
 	if err != nil {
-		return "", errors.Join(err, q.spool.Release(sp.Path), q.drop(sp.Path))
+		return "", errors.Join(err, q.spool.Release(sp.Path))
 	}
 	return id, nil
 }

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"carrier/internal/platform"
+	"carrier/internal/delivery"
 	"carrier/transfer"
 )
 
@@ -28,8 +28,11 @@ import (
 //     process finds them and the reset they wait for as the old one did;
 //   - uploads held before their first byte because the quota was known to
 //     be used up (Hold): paused in the journal, which cannot tell them
-//     from uploads the person paused, so the held ones and their reset are
-//     kept beside the journal (STATE/photos-quota.json).
+//     from uploads the person paused, so the reset they wait for is kept
+//     in their delivery (delivery.Delivery.QuotaReset: its paused jobs
+//     wait for it). Carrier before deliveries kept the held jobs in
+//     STATE/photos-quota.json: read once, never written again, and
+//     removed once what it holds is in the deliveries.
 //
 // Any front end on the journal can run one: the window does from its
 // start. `carrier resume` leaves what waits for a reset to come, names it
@@ -54,8 +57,15 @@ func WaitUntil(ctx context.Context, at time.Time, now func() time.Time, after fu
 	return nil
 }
 
-// quotaFile keeps the jobs Hold paused, beside the journal.
+// quotaFile kept the jobs Hold paused, beside the journal, before
+// deliveries kept their reset: only read.
 const quotaFile = "photos-quota.json"
+
+// deliveryStorer is a queue whose jobs' deliveries are stored (the app's
+// Queue).
+type deliveryStorer interface {
+	DeliveryStore() *delivery.Store
+}
 
 // QuotaQueue is what the wait asks of a queue: the app's Queue has it.
 type QuotaQueue interface {
@@ -79,23 +89,40 @@ type QuotaWait struct {
 	// waiter's goroutine).
 	Fired func(at time.Time, ids []string)
 
-	q    QuotaQueue
-	path string // "" when the queue has no journal folder: held jobs are not kept
+	q     QuotaQueue
+	store *delivery.Store // the deliveries that keep the resets; nil: held jobs are not kept
+	path  string          // the side file of Carriers before deliveries, "" for none
 
-	mu    sync.Mutex
-	ctx   context.Context
-	held  map[string]time.Time // uploads Hold paused → the reset they wait for
-	armed map[int64]bool       // resets (Unix seconds) a waiter waits for
+	mu     sync.Mutex
+	ctx    context.Context
+	held   map[string]time.Time // uploads Hold paused (or the side file named) → the reset they wait for
+	resets map[string]time.Time // deliveries whose paused jobs wait for a reset → it
+	armed  map[int64]bool       // resets (Unix seconds) a waiter waits for
 }
 
-// NewQuotaWait is a wait for q's jobs. The held jobs are kept in the
-// folder of q's journal when q has one (the app's Queue does).
+// NewQuotaWait is a wait for q's jobs. The resets held jobs wait for are
+// kept in their deliveries when q stores them (the app's Queue does).
 func NewQuotaWait(q QuotaQueue) *QuotaWait {
-	w := &QuotaWait{q: q, held: map[string]time.Time{}, armed: map[int64]bool{}, ctx: context.Background()}
+	w := &QuotaWait{q: q, held: map[string]time.Time{}, resets: map[string]time.Time{}, armed: map[int64]bool{}, ctx: context.Background()}
 	if j, ok := q.(interface{ Journal() *transfer.Journal }); ok && j.Journal() != nil {
 		w.path = filepath.Join(filepath.Dir(j.Journal().Dir()), quotaFile)
 	}
+	if d, ok := q.(deliveryStorer); ok {
+		w.store = d.DeliveryStore()
+	}
 	return w
+}
+
+// heldLocked is the reset a paused job s waits for, if it was held.
+func (w *QuotaWait) heldLocked(s transfer.Snapshot) (time.Time, bool) {
+	if s.State != transfer.StatePaused {
+		return time.Time{}, false
+	}
+	if at, ok := w.held[s.ID]; ok {
+		return at, true
+	}
+	at, ok := w.resets[s.Owner]
+	return at, ok && s.Owner != ""
 }
 
 func (w *QuotaWait) now() time.Time {
@@ -145,11 +172,12 @@ func (w *QuotaWait) Start(ctx context.Context) (time.Time, []string, error) {
 	}
 	var ids []string
 	resets := map[int64]time.Time{}
+	err = errors.Join(err, w.migrate(recs))
 	for _, s := range recs {
 		at, ok := QuotaStopped(s)
-		if !ok && s.State == transfer.StatePaused {
+		if !ok {
 			w.mu.Lock()
-			at, ok = w.held[s.ID]
+			at, ok = w.heldLocked(s)
 			w.mu.Unlock()
 		}
 		if ok {
@@ -168,29 +196,137 @@ func (w *QuotaWait) Start(ctx context.Context) (time.Time, []string, error) {
 	return soonest, ids, err
 }
 
-// Load reads the jobs Hold paused in an earlier process, for Waiting to
-// name them too; Start does it itself.
+// Load reads the resets the deliveries of jobs Hold paused in an earlier
+// process wait for (and the side file of a Carrier before deliveries), for
+// Waiting to name them too; Start does it itself.
 func (w *QuotaWait) Load() error {
 	held, err := w.load()
+	resets, rerr := w.loadResets()
 	w.mu.Lock()
 	for id, at := range held {
 		if _, ok := w.held[id]; !ok {
 			w.held[id] = at
 		}
 	}
+	for d, at := range resets {
+		w.resets[d] = at
+	}
 	w.mu.Unlock()
-	return err
+	return errors.Join(err, rerr)
+}
+
+// loadResets reads the stored deliveries that wait for a reset.
+func (w *QuotaWait) loadResets() (map[string]time.Time, error) {
+	if w.store == nil {
+		return nil, nil
+	}
+	ds, err := w.store.List()
+	out := map[string]time.Time{}
+	for _, d := range ds {
+		if !d.QuotaReset.IsZero() {
+			out[d.ID] = d.QuotaReset
+		}
+	}
+	if err != nil {
+		err = fmt.Errorf("cannot read the deliveries held for Google Photos' quota: %w", err)
+	}
+	return out, err
+}
+
+// setReset stores at (zero: none) as the reset delivery id's paused jobs
+// wait for, and notes it (the caller holds mu).
+func (w *QuotaWait) setResetLocked(id string, at time.Time) error {
+	if at.IsZero() {
+		delete(w.resets, id)
+	} else {
+		w.resets[id] = at
+	}
+	if w.store == nil || id == "" {
+		return nil
+	}
+	d, err := w.store.Get(id)
+	if errors.Is(err, delivery.ErrNotFound) || err == nil && d.QuotaReset.Equal(at) {
+		return nil
+	}
+	if err == nil {
+		d.QuotaReset = at
+		err = w.store.Put(d)
+	}
+	if err != nil {
+		return fmt.Errorf("cannot keep the uploads held for Google Photos' quota: %w", err)
+	}
+	return nil
+}
+
+// migrate moves what the side file of a Carrier before deliveries held
+// into the held jobs' deliveries, and removes the file once nothing in it
+// is left elsewhere: it is read once and never written.
+func (w *QuotaWait) migrate(recs []transfer.Snapshot) error {
+	if w.path == "" || w.store == nil {
+		return nil
+	}
+	old, err := w.load()
+	if err != nil || len(old) == 0 {
+		return err
+	}
+	byID := map[string]transfer.Snapshot{}
+	for _, s := range recs {
+		byID[s.ID] = s
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var errs []error
+	for id, at := range old {
+		s, ok := byID[id]
+		switch {
+		case !ok || s.State != transfer.StatePaused:
+			// resumed, cancelled or forgotten meanwhile
+		case s.Owner == "":
+			return errors.Join(errs...) // a job from before deliveries: the file stays
+		default:
+			if cur, ok := w.resets[s.Owner]; !ok || at.After(cur) {
+				errs = append(errs, w.setResetLocked(s.Owner, at))
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for id := range old {
+		delete(w.held, id)
+	}
+	if err := os.Remove(w.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // Hold pauses uploads that the quota, known to be used up, would refuse,
-// and sends them on at the reset at: kept first, so a restart between the
-// two still knows why they are paused.
+// and sends them on at the reset at: kept first in their deliveries, so a
+// restart between the two still knows why they are paused.
 func (w *QuotaWait) Hold(ids []string, at time.Time) error {
+	owners := map[string]bool{}
+	var err error
+	if w.store != nil {
+		recs, herr := w.q.History()
+		err = herr
+		want := map[string]bool{}
+		for _, id := range ids {
+			want[id] = true
+		}
+		for _, s := range recs {
+			if want[s.ID] && s.Owner != "" {
+				owners[s.Owner] = true
+			}
+		}
+	}
 	w.mu.Lock()
 	for _, id := range ids {
 		w.held[id] = at
 	}
-	err := w.saveLocked()
+	for d := range owners {
+		err = errors.Join(err, w.setResetLocked(d, at))
+	}
 	w.mu.Unlock()
 	for _, id := range ids {
 		// One that failed for the quota already waits as it is.
@@ -239,7 +375,7 @@ func (w *QuotaWait) Waiting() (map[string]time.Time, error) {
 	for _, s := range recs {
 		if at, ok := QuotaStopped(s); ok {
 			out[s.ID] = at
-		} else if at, ok := w.held[s.ID]; ok && s.State == transfer.StatePaused {
+		} else if at, ok := w.heldLocked(s); ok {
 			out[s.ID] = at
 		}
 	}
@@ -266,9 +402,9 @@ func (w *QuotaWait) fire(ctx context.Context, at time.Time) {
 			continue
 		}
 		w.mu.Lock()
-		reset, held := w.held[s.ID]
+		reset, held := w.heldLocked(s)
 		w.mu.Unlock()
-		if held && s.State == transfer.StatePaused && !reset.After(at) {
+		if held && !reset.After(at) {
 			if w.resume(ctx, s.ID) == nil {
 				sent = append(sent, s.ID)
 			}
@@ -280,7 +416,11 @@ func (w *QuotaWait) fire(ctx context.Context, at time.Time) {
 			delete(w.held, id)
 		}
 	}
-	w.saveLocked()
+	for d, reset := range w.resets {
+		if !reset.After(at) {
+			w.setResetLocked(d, time.Time{})
+		}
+	}
 	w.mu.Unlock()
 	if w.Fired != nil && ctx.Err() == nil {
 		w.Fired(at, sent)
@@ -302,7 +442,8 @@ func (w *QuotaWait) resume(ctx context.Context, id string) error {
 }
 
 // forgetGone drops held jobs the journal no longer has paused (resumed,
-// cancelled or forgotten by the person), so the file does not grow.
+// cancelled or forgotten by the person), and the resets of deliveries
+// none of whose jobs is paused.
 func (w *QuotaWait) forgetGone(recs []transfer.Snapshot) {
 	paused := map[string]bool{}
 	for _, s := range recs {
@@ -312,14 +453,22 @@ func (w *QuotaWait) forgetGone(recs []transfer.Snapshot) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	n := len(w.held)
 	for id := range w.held {
 		if !paused[id] {
 			delete(w.held, id)
 		}
 	}
-	if len(w.held) != n {
-		w.saveLocked()
+	// A delivery none of whose jobs is paused any more waits for nothing.
+	owners := map[string]bool{}
+	for _, s := range recs {
+		if s.State == transfer.StatePaused {
+			owners[s.Owner] = true
+		}
+	}
+	for d := range w.resets {
+		if !owners[d] {
+			w.setResetLocked(d, time.Time{})
+		}
 	}
 }
 
@@ -327,7 +476,7 @@ type quotaHeld struct {
 	Held map[string]time.Time `json:"held"` // job → the reset it waits for
 }
 
-// load reads the jobs held in an earlier process.
+// load reads the side file of a Carrier before deliveries.
 func (w *QuotaWait) load() (map[string]time.Time, error) {
 	if w.path == "" {
 		return nil, nil
@@ -344,26 +493,4 @@ func (w *QuotaWait) load() (map[string]time.Time, error) {
 		return nil, fmt.Errorf("cannot read the uploads held for Google Photos' quota (%s): %w", w.path, err)
 	}
 	return h.Held, nil
-}
-
-// saveLocked writes the held jobs atomically (a temporary file renamed
-// over the last), or removes the file when none is held.
-func (w *QuotaWait) saveLocked() error {
-	if w.path == "" {
-		return nil
-	}
-	if len(w.held) == 0 {
-		if err := os.Remove(w.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		return nil
-	}
-	data, err := json.Marshal(quotaHeld{Held: w.held})
-	if err != nil {
-		return err
-	}
-	if err := platform.WriteFile(w.path, data); err != nil {
-		return fmt.Errorf("cannot keep the uploads held for Google Photos' quota: %w", err)
-	}
-	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"carrier/internal/delivery"
 	"carrier/transfer"
 )
 
@@ -20,9 +21,36 @@ type quotaQueue struct {
 	recs    []transfer.Snapshot
 	adopted bool // ResumeJournal ran: paused jobs are the queue's
 	calls   []string
+	store   *delivery.Store // nil: none
 }
 
 func (f *quotaQueue) Journal() *transfer.Journal { return f.journal }
+
+func (f *quotaQueue) DeliveryStore() *delivery.Store { return f.store }
+
+// heldBatch stores the delivery of the held upload in state's store.
+func heldBatch(t *testing.T, state string) (*delivery.Store, string) {
+	t.Helper()
+	store, err := delivery.Open(delivery.Dir(state))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := delivery.Delivery{ID: delivery.NewID(), Kind: delivery.KindPhotos, Created: time.Now(), Members: []delivery.Member{{Job: "held", Role: delivery.RolePhoto}}}
+	if err := store.Put(d); err != nil {
+		t.Fatal(err)
+	}
+	return store, d.ID
+}
+
+// resetOf is the reset delivery id of store waits for.
+func resetOf(t *testing.T, store *delivery.Store, id string) time.Time {
+	t.Helper()
+	d, err := store.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.QuotaReset
+}
 
 func (f *quotaQueue) History() ([]transfer.Snapshot, error) {
 	f.mu.Lock()
@@ -122,11 +150,12 @@ func TestQuotaWaitAfterARestart(t *testing.T) {
 	quota := func(id, url string) transfer.Snapshot {
 		return transfer.Snapshot{ID: id, URL: url, State: transfer.StateFailed, Cause: transfer.ErrDailyQuota, Updated: failedAt}
 	}
-	f := &quotaQueue{journal: j, recs: []transfer.Snapshot{
+	store, batch := heldBatch(t, state)
+	f := &quotaQueue{journal: j, store: store, recs: []transfer.Snapshot{
 		quota("photos-upload", "https://photoslibrary.googleapis.com/v1/uploads"),
 		quota("photos-call", "http://127.0.0.1:5555/v1/mediaItems:batchCreate"),
 		quota("gmail", "https://gmail.googleapis.com/upload/gmail/v1/users/me/messages/send?uploadType=resumable"),
-		{ID: "held", URL: "https://photoslibrary.googleapis.com/v1/uploads", State: transfer.StatePaused},
+		{ID: "held", URL: "https://photoslibrary.googleapis.com/v1/uploads", State: transfer.StatePaused, Owner: batch},
 		{ID: "paused-by-person", URL: "https://photoslibrary.googleapis.com/v1/uploads", State: transfer.StatePaused},
 	}}
 
@@ -141,8 +170,11 @@ func TestQuotaWaitAfterARestart(t *testing.T) {
 	}
 	<-c.waits
 	stop()
-	if _, err := os.Stat(filepath.Join(state, quotaFile)); err != nil {
-		t.Fatalf("the held upload is not kept: %v", err)
+	if at := resetOf(t, store, batch); !at.Equal(reset) {
+		t.Fatalf("the held upload's delivery waits for %v, want %v", at, reset)
+	}
+	if _, err := os.Stat(filepath.Join(state, quotaFile)); !os.IsNotExist(err) {
+		t.Fatalf("the side file of Carriers before deliveries was written: %v", err)
 	}
 	f.calls = nil
 
@@ -200,8 +232,62 @@ func TestQuotaWaitAfterARestart(t *testing.T) {
 	if !slices.Equal(calls, []string{"resume held", "retry photos-call", "retry photos-upload"}) {
 		t.Fatalf("at the reset: %v", calls)
 	}
-	if _, err := os.Stat(filepath.Join(state, quotaFile)); !os.IsNotExist(err) {
-		t.Fatalf("the file of held uploads stays: %v", err)
+	if at := resetOf(t, store, batch); !at.IsZero() {
+		t.Fatalf("the delivery still waits for %v after the reset", at)
+	}
+}
+
+// The side file a Carrier before deliveries kept the held uploads in is
+// read once: its reset goes into the held upload's delivery, the file is
+// removed, and the upload is sent on at the reset.
+func TestQuotaWaitReadsTheSideFileOfBefore(t *testing.T) {
+	state := t.TempDir()
+	j, err := transfer.OpenJournal(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reset := time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)
+	side := filepath.Join(state, quotaFile)
+	if err := os.WriteFile(side, []byte(`{"held":{"held":"`+reset.Format(time.RFC3339)+`"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store, batch := heldBatch(t, state)
+	f := &quotaQueue{journal: j, store: store, adopted: true, recs: []transfer.Snapshot{
+		{ID: "held", URL: "https://photoslibrary.googleapis.com/v1/uploads", State: transfer.StatePaused, Owner: batch},
+	}}
+	w := NewQuotaWait(f)
+	c := &clock{now: reset.Add(-time.Hour), waits: make(chan quotaTimer, 8)}
+	c.set(w)
+	ctx, stop := context.WithCancel(context.Background())
+	at, ids, err := w.Start(ctx)
+	if err != nil || !at.Equal(reset) || !slices.Equal(ids, []string{"held"}) {
+		t.Fatalf("Start: %v %v %v", at, ids, err)
+	}
+	<-c.waits
+	stop() // that process ends
+	if got := resetOf(t, store, batch); !got.Equal(reset) {
+		t.Fatalf("the delivery waits for %v, want %v", got, reset)
+	}
+	if _, err := os.Stat(side); !os.IsNotExist(err) {
+		t.Fatalf("the side file stays: %v", err)
+	}
+	// A second start reads the delivery alone.
+	w2 := NewQuotaWait(f)
+	c.set(w2)
+	fired := make(chan []string, 1)
+	w2.Fired = func(_ time.Time, ids []string) { fired <- ids }
+	ctx, stop = context.WithCancel(context.Background())
+	defer stop()
+	if at, ids, err := w2.Start(ctx); err != nil || !at.Equal(reset) || !slices.Equal(ids, []string{"held"}) {
+		t.Fatalf("the next Start: %v %v %v", at, ids, err)
+	}
+	timer := <-c.waits
+	c.mu.Lock()
+	c.now = reset
+	c.mu.Unlock()
+	timer.fire <- reset
+	if sent := <-fired; !slices.Equal(sent, []string{"held"}) {
+		t.Fatalf("sent on at the reset: %v", sent)
 	}
 }
 

@@ -13,18 +13,20 @@ import (
 	"time"
 
 	"carrier/compose"
-	"carrier/internal/platform"
+	"carrier/internal/delivery"
 	"carrier/transfer"
 )
 
 // A message's spool holds the bytes that go, not what the person wrote:
 // attachments are copied in, large files replaced by links, Bcc may be
 // gone. To reopen a cancelled or failed message in Compose, the fields as
-// written are kept beside the journal, one small private file per
-// message, named after its spool file (known before the job is queued,
-// so a crash between the two leaves nothing the sweep cannot match). The
-// file goes when the message is sent or forgotten; a cancelled or failed
-// message keeps it, across restarts.
+// written are kept in its delivery (delivery.Delivery.Composed), stored
+// before the message's job is queued, so a crash between the two leaves
+// nothing unmatched. They are not given once the message is sent, and go
+// when it is sent, forgotten or replaced; a cancelled or failed message
+// keeps them, across restarts. A Carrier before deliveries kept them
+// beside the journal, one small private file per message named after its
+// spool file (STATE/composed): those are still read, never written.
 
 // Composed is a message as the person wrote it in Compose: what reopening
 // it puts back into the form.
@@ -95,7 +97,8 @@ func draftOf(up Upload) string {
 // stateDir.
 func ComposedDir(stateDir string) string { return filepath.Join(stateDir, "composed") }
 
-// keptPath is where the fields of the message spooled at spoolPath are.
+// keptPath is where a Carrier before deliveries kept the fields of the
+// message spooled at spoolPath.
 func (q *Queue) keptPath(spoolPath string) string {
 	if q.kept == "" || spoolPath == "" {
 		return ""
@@ -103,69 +106,96 @@ func (q *Queue) keptPath(spoolPath string) string {
 	return filepath.Join(q.kept, filepath.Base(spoolPath)+".json")
 }
 
-// keep writes c for the message spooled at spoolPath: private (recipients
-// and file names are the person's), whole or not at all.
-func (q *Queue) keep(spoolPath string, c *Composed) error {
-	p := q.keptPath(spoolPath)
-	if p == "" {
-		return nil
-	}
+// toDelivery and fromDelivery carry the fields between app's Composed and
+// the delivery's, which mirror each other (delivery's composed_test).
+func toDelivery(c *Composed) (*delivery.Composed, error) {
+	var out delivery.Composed
 	data, err := json.Marshal(c)
+	if err == nil {
+		err = json.Unmarshal(data, &out)
+	}
+	return &out, err
+}
+
+func fromDelivery(c *delivery.Composed) (*Composed, error) {
+	var out Composed
+	data, err := json.Marshal(c)
+	if err == nil {
+		err = json.Unmarshal(data, &out)
+	}
+	return &out, err
+}
+
+// keepIn puts kept in delivery d and stores it: before the message's job
+// is queued, since once it is it may fail or be cancelled at once.
+func (q *Queue) keepIn(d *delivery.Delivery, kept *Composed) error {
+	c, err := toDelivery(kept)
+	if err == nil {
+		d.Composed = c
+		err = q.dl.store.Put(*d)
+	}
 	if err != nil {
-		return err
-	}
-	if err := platform.MkdirPrivate(q.kept); err != nil {
-		return fmt.Errorf("cannot keep the message to reopen: %w", err)
-	}
-	if err := platform.WriteFile(p, data); err != nil {
 		return fmt.Errorf("cannot keep the message to reopen: %w", err)
 	}
 	return nil
 }
 
-// drop removes the kept fields of the message spooled at spoolPath.
-func (q *Queue) drop(spoolPath string) error {
-	p := q.keptPath(spoolPath)
-	if p == "" {
-		return nil
+// drop forgets the fields kept of message s: in its delivery, and a file
+// a Carrier before deliveries wrote.
+func (q *Queue) drop(s transfer.Snapshot) error {
+	var err error
+	if s.Owner != "" {
+		if d, gerr := q.dl.store.Get(s.Owner); gerr == nil && d.Composed != nil {
+			d.Composed = nil
+			err = q.dl.store.Put(d)
+		}
 	}
-	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+	if p := q.keptPath(s.Path); p != "" {
+		if rerr := os.Remove(p); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			err = errors.Join(err, rerr)
+		}
 	}
-	return nil
+	return err
 }
 
 // Composed is the message of job id as the person wrote it, for Compose
 // to reopen: kept while the job is unfinished, failed or cancelled, in
 // this run or an earlier one.
 func (q *Queue) Composed(id string) (*Composed, error) {
-	p := q.keptPath(fileOf(q.Queue, id))
-	if p == "" {
+	s := snapOf(q.Queue, id)
+	if s.ID == "" || s.State == transfer.StateDone {
 		return nil, ErrNotKept
 	}
-	data, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, ErrNotKept
-	}
-	if err != nil {
-		return nil, fmt.Errorf("cannot read the message kept to reopen: %w", err)
-	}
-	var c Composed
-	if err := json.Unmarshal(data, &c); err != nil {
-		return nil, fmt.Errorf("the message kept to reopen is damaged: %w", err)
+	var c *Composed
+	if d, err := q.dl.store.Get(s.Owner); s.Owner != "" && err == nil && d.Composed != nil {
+		if c, err = fromDelivery(d.Composed); err != nil {
+			return nil, fmt.Errorf("the message kept to reopen is damaged: %w", err)
+		}
+	} else {
+		p := q.keptPath(s.Path)
+		if p == "" {
+			return nil, ErrNotKept
+		}
+		data, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, ErrNotKept
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the message kept to reopen: %w", err)
+		}
+		c = &Composed{}
+		if err := json.Unmarshal(data, c); err != nil {
+			return nil, fmt.Errorf("the message kept to reopen is damaged: %w", err)
+		}
 	}
 	c.From = id
-	return &c, nil
+	return c, nil
 }
 
 // Kept reports whether message id's fields are kept to reopen it: not
 // once it was sent, cleared, or replaced by a message reopened from it.
 func (q *Queue) Kept(id string) bool {
-	p := q.keptPath(fileOf(q.Queue, id))
-	if p == "" {
-		return false
-	}
-	_, err := os.Stat(p)
+	_, err := q.Composed(id)
 	return err == nil
 }
 
@@ -178,7 +208,7 @@ func (q *Queue) Replace(ctx context.Context, id string) {
 	if id == "" {
 		return
 	}
-	path := fileOf(q.Queue, id)
+	msg := snapOf(q.Queue, id)
 	// The journal has the parts of an earlier run; the queue's own
 	// snapshots are the newest of the jobs it holds.
 	byID := map[string]transfer.Snapshot{}
@@ -196,7 +226,7 @@ func (q *Queue) Replace(ctx context.Context, id string) {
 	if g, err := GraphOf(jobs, id); err == nil && g.Ended() == nil {
 		q.CancelMessage(context.WithoutCancel(ctx), g)
 	}
-	q.drop(path)
+	q.drop(msg)
 }
 
 // OpenedGrace is how long the attachments of a draft opened in Compose
@@ -251,6 +281,17 @@ func (q *Queue) sweepKept(recs []transfer.Snapshot) {
 	}
 	if recs == nil {
 		return
+	}
+	ds, err := q.dl.store.List()
+	if err != nil {
+		return // a delivery unread may name any of them
+	}
+	for _, d := range ds {
+		if d.Composed != nil {
+			for _, a := range d.Composed.Attachments {
+				named[filepath.Dir(a)] = true
+			}
+		}
 	}
 	opened := q.openedDir()
 	dirs, _ := os.ReadDir(opened)

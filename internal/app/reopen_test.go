@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"carrier/compose"
+	"carrier/internal/delivery"
 	"carrier/transfer"
 )
 
@@ -57,15 +58,17 @@ func TestKeptFieldsFollowTheJob(t *testing.T) {
 	if !slices.Equal(k.To, msg.To) || !slices.Equal(k.Bcc, msg.Bcc) || k.Subject != "Hello" || k.Text != "Hi" || !slices.Equal(k.Attachments, []string{notes}) || k.Method != compose.Send {
 		t.Fatalf("kept %+v", k)
 	}
-	files := keptFiles(state)
-	if len(files) != 1 {
-		t.Fatalf("kept files %v", files)
+	// Kept in the message's delivery (a private file of the store), not
+	// beside the journal.
+	if files := keptFiles(state); len(files) != 0 {
+		t.Fatalf("kept beside the journal: %v", files)
 	}
-	if fi, err := os.Stat(files[0]); err != nil || runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
-		t.Errorf("the kept file is not private: %v %v", fi.Mode(), err)
+	d, err := q.dl.store.Get(jobOf(t, q, failed).Owner)
+	if err != nil || d.Composed == nil || d.Composed.Subject != "Hello" || !slices.Equal(d.Composed.Bcc, msg.Bcc) {
+		t.Fatalf("the message's delivery keeps %+v (%v)", d.Composed, err)
 	}
-	if fi, err := os.Stat(ComposedDir(state)); err != nil || runtime.GOOS != "windows" && fi.Mode().Perm() != 0o700 {
-		t.Errorf("the kept folder is not private: %v %v", fi.Mode(), err)
+	if fi, err := os.Stat(filepath.Join(delivery.Dir(state), d.ID+".json")); err != nil || runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
+		t.Errorf("the delivery is not private: %v %v", fi.Mode(), err)
 	}
 
 	// Cancelled, then the queue closed and opened again: still there.
@@ -122,8 +125,11 @@ func TestOpeningSweepsTheKeptFields(t *testing.T) {
 	q.Close()
 
 	old := 2 * SweepGrace
-	pending := filepath.Join(ComposedDir(state), filepath.Base(rec.Path)+".json")
-	os.Chtimes(pending, time.Now().Add(-old), time.Now().Add(-old))
+	// Files a Carrier before deliveries kept beside the journal.
+	if err := os.MkdirAll(ComposedDir(state), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	pending := touch(t, filepath.Join(ComposedDir(state), filepath.Base(rec.Path)+".json"), old)
 	orphan := touch(t, filepath.Join(ComposedDir(state), "msg-orphan.eml.json"), old)
 	crash := touch(t, filepath.Join(ComposedDir(state), "123.tmp"), old)
 	fresh := touch(t, filepath.Join(ComposedDir(state), "msg-another-process.eml.json"), time.Minute)
@@ -242,5 +248,48 @@ func TestOpenDraft(t *testing.T) {
 	}
 	if after, _ := os.ReadDir(filepath.Join(state, "opened")); len(after) != len(before) {
 		t.Errorf("a refused draft left its folder: %d folders, %d before", len(after), len(before))
+	}
+}
+
+// The fields a Carrier before deliveries kept beside the journal are
+// still read to reopen its message, and go when it is forgotten.
+func TestKeptFieldsOfBeforeAreRead(t *testing.T) {
+	state := t.TempDir()
+	q := openTestQueue(t, state, "", nil)
+	msg := &compose.Message{To: []string{"zoe@example.com"}, Subject: "Before", Text: "Hi"}
+	up, _ := Message(msg, compose.Send, GmailOptions{})
+	id, err := q.AddMessage(context.Background(), up.Spec("http://127.0.0.1:1"), msg, compose.Send)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Pause(id)
+	s := jobOf(t, q, id)
+	d, err := q.dl.store.Get(s.Owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Composed = nil // as a delivery adopted from before keeps nothing
+	if err := q.dl.store.Put(d); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Composed(id); !errors.Is(err, ErrNotKept) {
+		t.Fatalf("nothing kept, yet: %v", err)
+	}
+	os.MkdirAll(ComposedDir(state), 0o700)
+	side := filepath.Join(ComposedDir(state), filepath.Base(s.Path)+".json")
+	if err := os.WriteFile(side, []byte(`{"To":["zoe@example.com"],"Subject":"Before","Text":"Hi","Attachments":null,"Method":"send"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if k, err := q.Composed(id); err != nil || k.Subject != "Before" || k.From != id {
+		t.Fatalf("the file of before reads %+v %v", k, err)
+	}
+	if err := q.Cancel(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Forget(id); err != nil {
+		t.Fatal(err)
+	}
+	if exists(side) {
+		t.Fatal("forgotten, and the file of before stays")
 	}
 }

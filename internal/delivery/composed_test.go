@@ -11,9 +11,10 @@ import (
 	"carrier/internal/delivery"
 )
 
-// Until app keeps what a person composed in the delivery, delivery's
-// Composed mirrors app's field for field, and a file app wrote
-// (STATE/composed/*.json) reads as delivery's the same.
+// app keeps what a person composed in the delivery, converting through
+// JSON: delivery's Composed mirrors app's field for field, and a file a
+// Carrier before deliveries wrote (STATE/composed/*.json) reads as
+// delivery's the same.
 func TestComposedMirrorsApps(t *testing.T) {
 	a, d := reflect.TypeFor[app.Composed](), reflect.TypeFor[delivery.Composed]()
 	if a.NumField() != d.NumField() {

@@ -115,6 +115,12 @@ type Delivery struct {
 	// id; "" for none.
 	Album   string `json:"album,omitempty"`
 	AlbumID string `json:"albumId,omitempty"`
+	// Description is the description of a batch's items that have none
+	// of their own, Describe each file's own, by its path: with AlbumID,
+	// what a call that makes expired items again needs, kept here before
+	// the first job is queued (a call's body goes with its spool file).
+	Description string            `json:"description,omitempty"`
+	Describe    map[string]string `json:"describe,omitempty"`
 	// QuotaReset is when Photos' daily quota turns over, while the
 	// delivery's jobs wait for it (they are paused until then); zero
 	// otherwise.
@@ -122,6 +128,15 @@ type Delivery struct {
 	// Composed is what the person wrote, for a message or draft written
 	// in Carrier; nil otherwise.
 	Composed *Composed `json:"composed,omitempty"`
+}
+
+// DescriptionOf is the description a batch gives the item of the file at
+// path.
+func (d *Delivery) DescriptionOf(path string) string {
+	if s, ok := d.Describe[path]; ok {
+		return s
+	}
+	return d.Description
 }
 
 // Member is the member whose job is id, and whether there is one.
