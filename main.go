@@ -76,8 +76,10 @@ func launch(ctx context.Context, dirs app.Dirs, hidden bool, items []string) int
 		// The window went between the claim and the hand-over: be it.
 		inst, err = platform.ClaimInstance(appID, dirs.Data)
 	}
-	if err != nil && !errors.Is(err, platform.ErrNoSingleInstance) {
-		fmt.Fprintln(os.Stderr, "carrier: this window cannot take files from other launches:", err)
+	// Any other error (no session bus, a system without the hand-over
+	// yet): the window opens alone, as before, and takes no hand-overs.
+	if err != nil {
+		inst = nil
 	}
 	defer inst.Close()
 	return runDesktop(ctx, dirs, hidden, inst, items)
