@@ -74,6 +74,10 @@ func refusalWords(err error) string {
 	case app.RefusedTooLong:
 		return lang.X("open.refused.toolong", "The mail link is too long ({{.What}}): Carrier takes a text of up to {{.Body}}, {{.Recipients}} recipients and {{.Files}} attachments.",
 			w{"What": r.What, "Body": fmt.Sprintf("%d KiB", app.MaxMailtoBody>>10), "Recipients": app.MaxMailtoRecipients, "Files": app.MaxMailtoAttachments})
+	case app.RefusedHidden:
+		return lang.X("open.refused.hidden", "{{.What}} is hidden (its name or a folder's starts with a dot): a mail link may not attach it. Attach it yourself if you mean to send it.", what)
+	case app.RefusedSpecial:
+		return lang.X("open.refused.special", "{{.What}} is not a plain file (a device, a pipe or a socket).", what)
 	case app.RefusedUnknown:
 		return lang.X("open.refused.unknown", "{{.What}} is neither a file nor a mail link.", what)
 	}

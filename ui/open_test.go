@@ -53,15 +53,18 @@ func TestHandedMailLinkFillsCompose(t *testing.T) {
 }
 
 // What is refused is said, each with why, and the rest is still taken: a
-// web address, a path with .., a file that is not there.
+// web address, a path with .., a file that is not there, a mail link
+// attaching a hidden file (its fields are not taken either).
 func TestHandedRefusalsAreSaid(t *testing.T) {
 	h := newHarness(t)
 	ok := writeFile(t, "ok.txt", []byte("ok"))
 	dir := filepath.Dir(ok)
-	go h.u.Open([]string{"https://example.com/x.exe", dir + "/../" + filepath.Base(dir) + "/ok.txt", filepath.Join(dir, "gone.txt"), ok})
+	secret := filepath.Join(dir, ".netrc")
+	go h.u.Open([]string{"https://example.com/x.exe", dir + "/../" + filepath.Base(dir) + "/ok.txt", filepath.Join(dir, "gone.txt"), ok,
+		"mailto:x@example.com?attach=" + url.PathEscape(secret)})
 	cv := h.w.Canvas()
 	h.until("the refusals said and the good file attached", func() bool {
-		if !slices.Equal(h.u.compose.attachments, []string{ok}) || cv.Overlays().Top() == nil {
+		if !slices.Equal(h.u.compose.attachments, []string{ok}) || h.u.compose.to.Text != "" || cv.Overlays().Top() == nil {
 			return false
 		}
 		pu, _ := popUpOf(cv.Overlays().Top()).(*widget.PopUp)
@@ -70,6 +73,7 @@ func TestHandedRefusalsAreSaid(t *testing.T) {
 		}
 		words := strings.Join(shownText(pu.Content), "\n")
 		return strings.Contains(words, "https://example.com/x.exe is not a file on this computer") &&
-			strings.Contains(words, "is not a full path") && strings.Contains(words, "There is no file at "+filepath.Join(dir, "gone.txt"))
+			strings.Contains(words, "is not a full path") && strings.Contains(words, "There is no file at "+filepath.Join(dir, "gone.txt")) &&
+			strings.Contains(words, secret+" is hidden")
 	})
 }

@@ -46,6 +46,8 @@ const (
 	RefusedFolder                           // a folder, not a file
 	RefusedTooLong                          // over the limits above
 	RefusedUnknown                          // neither a file nor a mailto: URL
+	RefusedHidden                           // a link's attachment in a hidden folder, or a hidden file
+	RefusedSpecial                          // not a plain file (a device, a pipe, a socket)
 )
 
 func (e *OpenRefusal) Error() string {
@@ -62,6 +64,10 @@ func (e *OpenRefusal) Error() string {
 		return fmt.Sprintf("the mail link is too long (%s): Carrier takes a body of up to %d KiB, %d recipients and %d attachments", e.What, MaxMailtoBody>>10, MaxMailtoRecipients, MaxMailtoAttachments)
 	case RefusedUnknown:
 		return fmt.Sprintf("%s is neither a file nor a mailto: link", e.What)
+	case RefusedHidden:
+		return fmt.Sprintf("%s is hidden (its name or a folder's starts with a dot): a mail link may not attach it; attach it yourself if you mean to send it", e.What)
+	case RefusedSpecial:
+		return fmt.Sprintf("%s is not a plain file (a device, a pipe or a socket)", e.What)
 	}
 	return fmt.Sprintf("%s is not a mail link Carrier can read", e.What)
 }
@@ -152,7 +158,11 @@ func ParseMailto(raw string) (*Composed, error) {
 				if s, err = decodeMailto(value); err == nil {
 					var p string
 					if p, err = attachmentPath(s); err == nil {
-						c.Attachments = append(c.Attachments, p)
+						if hidden(p) {
+							err = bad(RefusedHidden, shortened(p))
+						} else {
+							c.Attachments = append(c.Attachments, p)
+						}
 					}
 				}
 			}
@@ -243,6 +253,19 @@ func FullPath(p string) (string, error) {
 	return filepath.Clean(p), nil
 }
 
+// hidden reports whether a path has an element that starts with a dot
+// (~/.ssh/id_ed25519, ~/.config/...): a link from a web page or another
+// program names such a file only to take what the person keeps out of
+// sight. The person may still attach it themselves.
+func hidden(p string) bool {
+	for _, el := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == filepath.Separator }) {
+		if strings.HasPrefix(el, ".") {
+			return true
+		}
+	}
+	return false
+}
+
 // checkFiles looks at each file (never reads it): it must be there and
 // not be a folder.
 func checkFiles(paths []string) error {
@@ -253,6 +276,8 @@ func checkFiles(paths []string) error {
 			return &OpenRefusal{Kind: RefusedMissing, What: shortened(p)}
 		case fi.IsDir():
 			return &OpenRefusal{Kind: RefusedFolder, What: shortened(p)}
+		case !fi.Mode().IsRegular():
+			return &OpenRefusal{Kind: RefusedSpecial, What: shortened(p)}
 		}
 	}
 	return nil

@@ -87,13 +87,24 @@ func TestMailtoAttachments(t *testing.T) {
 
 // Hostile links are refused whole, in words, and nothing they name is
 // read: a file not on this computer, a path with .. or not full, a file
-// that is not there, a folder, a body past the limit, a subject with a
+// that is not there, a folder, a hidden file or one in a hidden folder
+// (a web page's link to ~/.ssh), a device, a body past the limit, a subject with a
 // control character, broken percent-encoding.
 func TestMailtoRefusesHostileLinks(t *testing.T) {
 	dir := t.TempDir()
 	secret := filepath.Join(dir, "secret")
 	if err := os.WriteFile(secret, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
+	}
+	hiddenFile := filepath.Join(dir, ".netrc")
+	inHidden := filepath.Join(dir, ".ssh", "id_ed25519")
+	if err := os.MkdirAll(filepath.Dir(inHidden), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{hiddenFile, inHidden} {
+		if err := os.WriteFile(p, []byte("secret"), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, tc := range []struct {
 		url  string
@@ -109,6 +120,9 @@ func TestMailtoRefusesHostileLinks(t *testing.T) {
 		{"mailto:a@example.com?attach=~/.ssh/id_rsa", RefusedRelative, "not a full path"},
 		{"mailto:a@example.com?attach=" + url.PathEscape(dir+"/nothing-here"), RefusedMissing, "no file at"},
 		{"mailto:a@example.com?attach=" + url.PathEscape(dir), RefusedFolder, "is a folder"},
+		{"mailto:a@example.com?attach=" + url.PathEscape(hiddenFile), RefusedHidden, "is hidden"},
+		{"mailto:a@example.com?attach=" + url.PathEscape(inHidden), RefusedHidden, "is hidden"},
+		{"mailto:a@example.com?attach=/dev/null", RefusedSpecial, "not a plain file"},
 		{"mailto:a@example.com?body=" + strings.Repeat("A", MaxMailtoBody+1), RefusedTooLong, "too long"},
 		{"mailto:a@example.com?body=" + strings.Repeat("%41", MaxMailtoURL/3+1), RefusedTooLong, "too long"},
 		{"mailto:" + strings.Repeat("x@example.com,", MaxMailtoRecipients+1), RefusedTooLong, "too long"},
