@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -75,5 +76,33 @@ func TestHandedRefusalsAreSaid(t *testing.T) {
 		return strings.Contains(words, "https://example.com/x.exe is not a file on this computer") &&
 			strings.Contains(words, "is not a full path") && strings.Contains(words, "There is no file at "+filepath.Join(dir, "gone.txt")) &&
 			strings.Contains(words, secret+" is hidden")
+	})
+}
+
+// A mail link handed while Compose holds another message asks before it
+// replaces it: until Yes the form is the person's as it was.
+func TestHandedMailLinkAsksBeforeReplacing(t *testing.T) {
+	h := newHarness(t)
+	c := h.u.compose
+	c.to.SetText("mine@example.com")
+	c.subject.SetText("What I wrote")
+	go h.u.Open([]string{"mailto:them@example.com?subject=Theirs"})
+	cv := h.w.Canvas()
+	var yes *widget.Button
+	h.until("the question, the form untouched", func() bool {
+		if cv.Overlays().Top() == nil {
+			return false
+		}
+		if pu, _ := popUpOf(cv.Overlays().Top()).(*widget.PopUp); pu != nil {
+			yes = buttonIn(pu.Content, "Yes")
+		}
+		return yes != nil
+	})
+	if c.to.Text != "mine@example.com" || c.subject.Text != "What I wrote" {
+		t.Fatalf("before the answer Compose holds %q, %q", c.to.Text, c.subject.Text)
+	}
+	test.Tap(yes)
+	h.until("the link's fields after Yes", func() bool {
+		return c.to.Text == "them@example.com" && c.subject.Text == "Theirs" && cv.Overlays().Top() == nil
 	})
 }
