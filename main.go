@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -34,15 +35,16 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	dirs := app.DefaultDirs()
 	var code int
-	if len(os.Args) == 2 && os.Args[1] == platform.AutostartFlag {
-		code = runDesktop(ctx, dirs, true)
-	} else if len(os.Args) > 1 {
+	args := os.Args[1:]
+	if len(args) == 1 && args[0] == platform.AutostartFlag {
+		code = launch(ctx, dirs, true, nil)
+	} else if len(args) > 0 && !cli.Opens(args) {
 		attachConsole()
 		env := cli.StdEnv()
 		env.Dirs = dirs
-		code = cli.Main(ctx, env, os.Args[1:])
+		code = cli.Main(ctx, env, args)
 	} else {
-		code = runDesktop(ctx, dirs, false)
+		code = launch(ctx, dirs, false, cli.OpenItems(args))
 	}
 	stop()
 	if restarting.Load() {
@@ -53,16 +55,46 @@ func main() {
 	os.Exit(code)
 }
 
+// appID is the app's id: Fyne's preferences, the desktop entry's name,
+// the window's name on the session bus.
+const appID = "app.carrier.desktop"
+
+// launch opens the window with items (files, mailto: links) in Compose,
+// unless a window on the same folders is open already: then the items
+// go to it (platform.HandOver), it comes to the front, and this process
+// is done, exit 0. Started at login (hidden) while a window is open, it
+// leaves that window as it is and exits.
+func launch(ctx context.Context, dirs app.Dirs, hidden bool, items []string) int {
+	inst, err := platform.ClaimInstance(appID, dirs.Data)
+	if errors.Is(err, platform.ErrRunning) {
+		if hidden {
+			return 0
+		}
+		if err = platform.HandOver(appID, dirs.Data, items); err == nil {
+			return 0
+		}
+		// The window went between the claim and the hand-over: be it.
+		inst, err = platform.ClaimInstance(appID, dirs.Data)
+	}
+	// Any other error (no session bus, a system without the hand-over
+	// yet): the window opens alone, as before, and takes no hand-overs.
+	if err != nil {
+		inst = nil
+	}
+	defer inst.Close()
+	return runDesktop(ctx, dirs, hidden, inst, items)
+}
+
 // runDesktop opens the window on the embedded sandbox, resumes the
 // journal's unfinished uploads, and keeps them going until Quit. Started
 // at login (hidden) it stays in the tray, the window closed, where there
 // is a tray to bring it back.
-func runDesktop(ctx context.Context, dirs app.Dirs, hidden bool) int {
+func runDesktop(ctx context.Context, dirs app.Dirs, hidden bool, inst *platform.Instance, items []string) int {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if err := checkGraphics(); err != nil {
 		return noGraphics(err)
 	}
-	a := fyneapp.NewWithID("app.carrier.desktop")
+	a := fyneapp.NewWithID(appID)
 	ui.UseLanguagePreference(a)
 	if err := ui.LoadTranslations(); err != nil {
 		logger.Warn("the translations could not be read", "err", err)
@@ -109,6 +141,16 @@ func runDesktop(ctx context.Context, dirs app.Dirs, hidden bool) int {
 	}
 	u := ui.New(a, w, d)
 	defer u.Close()
+	// What this launch was given, and what later launches hand over, go
+	// to Compose once the window runs (off this goroutine: fyne.Do
+	// queues it for the running loop).
+	if inst != nil {
+		defer inst.Close() // before the UI closes: no hand-over reaches a closed window
+		go inst.Serve(u.Open)
+	}
+	if len(items) > 0 {
+		go u.Open(items)
+	}
 	// A sign-in whose browser cannot be opened shows its address.
 	core.Google.OnBrowserFailed(u.BrowserFailed)
 	if _, err := q.ResumeJournal(false); err != nil {

@@ -66,8 +66,10 @@ func Usage(w io.Writer) {
 	fmt.Fprintln(w, "Carrier sends mail and media to Google with resumable uploads that are never lost or doubled.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "usage: carrier [command] [flags]")
+	fmt.Fprintln(w, "       carrier [FILE | mailto:LINK]...")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "With no command, Carrier opens the desktop app. Commands:")
+	fmt.Fprintln(w, "With no command, Carrier opens the desktop app; with files or a mailto: link, it opens them in")
+	fmt.Fprintln(w, "Compose (in the window already open, if there is one), and sends nothing until you do. Commands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)

@@ -1,0 +1,85 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2/lang"
+
+	"carrier/internal/app"
+)
+
+// Send from wherever the file is: what the desktop hands Carrier (Open
+// with, a mail link, `carrier FILE...`, a second launch handing its
+// arguments to this window) comes here and fills Compose, never sending
+// anything by itself.
+
+// Open takes items another program handed Carrier: mailto: URLs, file:
+// URIs, full paths (app.Opened reads them, looking at each file without
+// reading it); none only brings the window to the front. Files alone are
+// attached as if dropped on Compose; a mail link's fields fill the form
+// as a reopened message does (asking first when the form holds another
+// message). What is refused is said, each thing with why. It may be
+// called from any goroutine (the session bus's).
+func (u *UI) Open(items []string) {
+	var k *app.Composed
+	var refused []error
+	if len(items) > 0 {
+		k, refused = app.Opened(items)
+	}
+	u.do(func() { u.opened(k, refused) })
+}
+
+// opened shows the window in front with k in Compose, on the UI thread.
+func (u *UI) opened(k *app.Composed, refused []error) {
+	u.win.Show()
+	u.win.RequestFocus()
+	if k != nil {
+		switch {
+		case len(k.To)+len(k.Cc)+len(k.Bcc) > 0 || k.Subject != "" || k.Text != "":
+			u.compose.reopen(k, lang.X("open.mailto", "From a mail link"))
+		case len(k.Attachments) > 0:
+			u.compose.attach(k.Attachments...)
+			u.tabs.Select(u.composeTab)
+		}
+	}
+	if len(refused) == 0 {
+		return
+	}
+	var why []string
+	for _, err := range refused {
+		why = append(why, refusalWords(err))
+	}
+	u.showError(lang.X("open.refused.title", "Not opened"), strings.Join(why, "\n"))
+}
+
+// refusalWords says why something handed over was not taken, in the
+// person's language.
+func refusalWords(err error) string {
+	var r *app.OpenRefusal
+	if !errors.As(err, &r) {
+		return app.Printable(err.Error())
+	}
+	what := w{"What": r.What}
+	switch r.Kind {
+	case app.RefusedNotFile:
+		return lang.X("open.refused.notfile", "{{.What}} is not a file on this computer: only files on this computer can be attached.", what)
+	case app.RefusedRelative:
+		return lang.X("open.refused.relative", "{{.What}} is not a full path: Carrier attaches a file only when it is named in full, without '..'.", what)
+	case app.RefusedMissing:
+		return lang.X("open.refused.missing", "There is no file at {{.What}}.", what)
+	case app.RefusedFolder:
+		return lang.X("open.refused.folder", "{{.What}} is a folder: attach the files in it, or a zip of it.", what)
+	case app.RefusedTooLong:
+		return lang.X("open.refused.toolong", "The mail link is too long ({{.What}}): Carrier takes a text of up to {{.Body}}, {{.Recipients}} recipients and {{.Files}} attachments.",
+			w{"What": r.What, "Body": fmt.Sprintf("%d KiB", app.MaxMailtoBody>>10), "Recipients": app.MaxMailtoRecipients, "Files": app.MaxMailtoAttachments})
+	case app.RefusedHidden:
+		return lang.X("open.refused.hidden", "{{.What}} is hidden (its name or a folder's starts with a dot): a mail link may not attach it. Attach it yourself if you mean to send it.", what)
+	case app.RefusedSpecial:
+		return lang.X("open.refused.special", "{{.What}} is not a plain file (a device, a pipe or a socket).", what)
+	case app.RefusedUnknown:
+		return lang.X("open.refused.unknown", "{{.What}} is neither a file nor a mail link.", what)
+	}
+	return lang.X("open.refused.malformed", "{{.What}} is not a mail link Carrier can read.", what)
+}
