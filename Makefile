@@ -14,6 +14,7 @@ REL_BIN   := $(REL_OUT)/carrier
 RUN_PKGS  := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev \
              libxi-dev libxxf86vm-dev libwayland-dev libxkbcommon-dev
 TEST_PKGS := $(RUN_PKGS) curl xvfb xdotool imagemagick python3-gi gir1.2-gtk-3.0 dbus-daemon python3-dbusmock python3-xlib \
+             libglib2.0-bin shared-mime-info \
              $(DEB_PKGS)
 # The Debian package: built by dpkg-deb with its dependencies from
 # dpkg-shlibdeps (dpkg-dev), checked by desktop-file-utils and appstream.
