@@ -327,13 +327,17 @@ func (s *Sandbox) interrupted(w http.ResponseWriter, err error) {
 	if errors.Is(err, errInjectedReset) {
 		abortConn()
 	}
-	w.Header().Set("Connection", "close")
 	if errors.Is(err, errSuperseded) {
-		// Its client has most likely gone: it sent the session a chunk or
-		// a cancel on another connection.
-		writeError(w, badRequest("This request stopped: %v; ask where the upload stands and resume.", err))
-		return
+		// No answer: the connection is dropped, as a server drops a request
+		// it ended. Its client has most likely gone (it sent the session a
+		// chunk or a cancel on another connection), but when it has not,
+		// because this request is the live one and the newcomer a stale
+		// copy a proxy delivered late, an answer such as 400 would read as
+		// permanent and fail the upload; a dropped connection makes the
+		// client ask where the session stands and go on (PROTOCOL.md 4.3.1).
+		abortConn()
 	}
+	w.Header().Set("Connection", "close")
 	writeError(w, badRequest("The request body ended early (%v); ask where the upload stands and resume.", err))
 }
 
