@@ -226,12 +226,13 @@ func supersededUnanswered(t *testing.T, c net.Conn, rest []byte) {
 }
 
 // Issue 33 through a proxy: the engine gave up a chunk whose path went
-// silent, asked where the session stood and sent a new chunk; the proxy
-// delivered the abandoned request late, after the live one had begun. The
-// stale request takes the session over (the sandbox cannot tell which is
-// live), but the live request is never answered 400, which the engine
-// reads as permanent and fails the upload on: its connection is dropped,
-// so its client asks again and finishes, with the file's exact bytes.
+// silent, asked where the session stood and sent the chunk again; the
+// proxy delivered the abandoned request late, after the live one had
+// begun. The stale request takes the session over (starting where the live
+// one did, the sandbox cannot tell which is live), but the live request is
+// never answered 400, which the engine reads as permanent and fails the
+// upload on: its connection is dropped, so its client asks again and
+// finishes, with the file's exact bytes.
 func TestStaleRequestDoesNotFailTheLiveOne(t *testing.T) {
 	e := newEnv(t)
 	data := randomData(37, 4*kib256)
@@ -242,8 +243,8 @@ func TestStaleRequestDoesNotFailTheLiveOne(t *testing.T) {
 	}
 	// The live chunk, half its body read.
 	live := stalledPut(t, e, uri, data[kib256:3*kib256], kib256, total)
-	// The stale one, for an earlier range, whole.
-	if r := e.chunk(uri, data[:2*kib256], 0, total); r.code != 308 {
+	// The stale one, for the same bytes, whole.
+	if r := e.chunk(uri, data[kib256:3*kib256], kib256, total); r.code != 308 {
 		t.Fatalf("the stale request: %d %s", r.code, r.body)
 	}
 	supersededUnanswered(t, live, data[2*kib256:3*kib256])
@@ -256,13 +257,63 @@ func TestStaleRequestDoesNotFailTheLiveOne(t *testing.T) {
 	var next int64
 	fmt.Sscanf(q.h.Get("Range"), "bytes=0-%d", &next)
 	next++
-	if next < 2*kib256 {
-		t.Fatalf("the session stands at %d bytes, want at least the stale request's %d", next, 2*kib256)
+	if next != 3*kib256 {
+		t.Fatalf("the session stands at %d bytes, want the %d both requests brought", next, 3*kib256)
 	}
 	if r := e.chunk(uri, data[next:], next, total); r.code != 200 || r.json(t)["md5Hash"] != md5Of(data) {
 		t.Fatalf("last chunk from %d: %d %s", next, r.code, r.body)
 	}
 	if got := e.object("bkt", "stale.bin"); !bytes.Equal(got, data) {
+		t.Fatalf("stored object differs (%d vs %d bytes)", len(got), len(data))
+	}
+}
+
+// A stale request for an earlier range (an abandoned chunk before the one
+// in progress, delivered late) does not take the session over at all: it
+// is answered 503 with its body unread, and the live request goes on
+// undisturbed to its own answer.
+func TestStaleRequestForAnEarlierRangeDoesNotTakeOver(t *testing.T) {
+	e := newEnv(t)
+	data := randomData(38, 4*kib256)
+	total := int64(len(data))
+	uri := e.initiate("POST", "/upload/storage/v1/b/bkt/o?name=earlier.bin", "application/octet-stream", total, "")
+	if r := e.chunk(uri, data[:kib256], 0, total); r.code != 308 {
+		t.Fatalf("first chunk: %d %s", r.code, r.body)
+	}
+	live := stalledPut(t, e, uri, data[kib256:3*kib256], kib256, total)
+	// The stale request's headers and the start of its body (its answer
+	// comes before the rest would be read).
+	stale, err := net.Dial("tcp", e.srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stale.Close()
+	stale.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprintf(stale, "PUT %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\nContent-Range: bytes 0-%d/%d\r\n\r\n",
+		strings.TrimPrefix(uri, e.srv.URL), e.srv.Listener.Addr(), 2*kib256, 2*kib256-1, total)
+	stale.Write(data[:4096])
+	sr, err := http.ReadResponse(bufio.NewReader(stale), nil)
+	if err != nil {
+		t.Fatalf("the stale request's answer: %v", err)
+	}
+	sr.Body.Close()
+	if sr.StatusCode != 503 || sr.Header.Get("Range") != "bytes=0-262143" {
+		t.Fatalf("the stale request: %d Range %q", sr.StatusCode, sr.Header.Get("Range"))
+	}
+	live.SetDeadline(time.Now().Add(5 * time.Second))
+	live.Write(data[2*kib256 : 3*kib256])
+	lr, err := http.ReadResponse(bufio.NewReader(live), nil)
+	if err != nil {
+		t.Fatalf("the live request got no answer: %v", err)
+	}
+	lr.Body.Close()
+	if lr.StatusCode != 308 || lr.Header.Get("Range") != "bytes=0-786431" {
+		t.Fatalf("the live request: %d Range %q", lr.StatusCode, lr.Header.Get("Range"))
+	}
+	if r := e.chunk(uri, data[3*kib256:], 3*kib256, total); r.code != 200 || r.json(t)["md5Hash"] != md5Of(data) {
+		t.Fatalf("last chunk: %d %s", r.code, r.body)
+	}
+	if got := e.object("bkt", "earlier.bin"); !bytes.Equal(got, data) {
 		t.Fatalf("stored object differs (%d vs %d bytes)", len(got), len(data))
 	}
 }
