@@ -100,7 +100,12 @@ func (s *Sandbox) serveSession(w http.ResponseWriter, r *http.Request) {
 		// A chunk or a cancel takes the session over from a request that
 		// holds it, which stops reading its body (PROTOCOL.md 4.3.1).
 		var lost *atomic.Bool
-		unlock, lost, ok = s.takeSession(w, r, id)
+		var stale bool
+		unlock, lost, stale, ok = s.takeSession(w, r, id)
+		if stale {
+			s.refuseStale(w, r, id)
+			return
+		}
 		if ok {
 			r.Body = &supersedable{ReadCloser: r.Body, lost: lost}
 		}
@@ -327,13 +332,17 @@ func (s *Sandbox) interrupted(w http.ResponseWriter, err error) {
 	if errors.Is(err, errInjectedReset) {
 		abortConn()
 	}
-	w.Header().Set("Connection", "close")
 	if errors.Is(err, errSuperseded) {
-		// Its client has most likely gone: it sent the session a chunk or
-		// a cancel on another connection.
-		writeError(w, badRequest("This request stopped: %v; ask where the upload stands and resume.", err))
-		return
+		// No answer: the connection is dropped, as a server drops a request
+		// it ended. Its client has most likely gone (it sent the session a
+		// chunk or a cancel on another connection), but when it has not,
+		// because this request is the live one and the newcomer a stale
+		// copy a proxy delivered late, an answer such as 400 would read as
+		// permanent and fail the upload; a dropped connection makes the
+		// client ask where the session stands and go on (PROTOCOL.md 4.3.1).
+		abortConn()
 	}
+	w.Header().Set("Connection", "close")
 	writeError(w, badRequest("The request body ended early (%v); ask where the upload stands and resume.", err))
 }
 
@@ -437,9 +446,44 @@ func (s *Sandbox) peekStatus(w http.ResponseWriter, r *http.Request, id string) 
 // may take the session over from: stop marks it lost and wakes its body
 // read at once, however dead its connection.
 type sessionHolder struct {
-	seq  uint64
-	lost atomic.Bool
-	rc   *http.ResponseController
+	seq   uint64
+	first int64 // the first byte its Content-Range names; -1: none (a cancel)
+	lost  atomic.Bool
+	rc    *http.ResponseController
+}
+
+// firstByte is the first byte a request to a session carries, or -1 for a
+// cancel or a request whose Content-Range does not parse (it is refused
+// once it holds the session).
+func firstByte(r *http.Request) int64 {
+	if r.Method == http.MethodDelete {
+		return -1
+	}
+	v := r.Header.Get("Content-Range")
+	if v == "" {
+		return 0 // the whole upload in one request
+	}
+	cr, err := parseContentRange(v)
+	if err != nil || cr.Query {
+		return -1
+	}
+	return cr.First
+}
+
+// refuseStale answers a request that starts behind the request holding its
+// session: 503, which a client retries, with Range from the stored session
+// and the body unread. The session is left to the holder.
+func (s *Sandbox) refuseStale(w http.ResponseWriter, r *http.Request, id string) {
+	sess, e := s.loadSession(id)
+	if e != nil {
+		s.refuse(w, r, e)
+		return
+	}
+	if rg := rangeHeader(sess.Stored); rg != "" {
+		w.Header().Set("Range", rg)
+	}
+	s.refuse(w, r, errorf(http.StatusServiceUnavailable, "backendError",
+		"The chunk starts at byte %d, behind a request in progress on this upload session; ask where the upload stands and resume from there.", firstByte(r)))
 }
 
 func (h *sessionHolder) stop() {
@@ -473,9 +517,13 @@ func (b *supersedable) Read(p []byte) (int, error) {
 // takeSession takes a session's lock for a request that carries bytes or
 // cancels, stopping any older request that holds it rather than waiting
 // behind a body that may never come; it gives up when the request ends
-// or the sandbox stops.
-func (s *Sandbox) takeSession(w http.ResponseWriter, r *http.Request, id string) (unlock func(), lost *atomic.Bool, ok bool) {
-	me := &sessionHolder{seq: s.root.holderSeq.Add(1), rc: http.NewResponseController(w)}
+// or the sandbox stops. A request whose bytes start before those of the
+// holder does not take over but comes back stale: a client sends from
+// the offset it was last given, never behind a request it sent after, so
+// it is an abandoned request that a proxy delivered late (PROTOCOL.md
+// 4.3.1).
+func (s *Sandbox) takeSession(w http.ResponseWriter, r *http.Request, id string) (unlock func(), lost *atomic.Bool, stale, ok bool) {
+	me := &sessionHolder{seq: s.root.holderSeq.Add(1), first: firstByte(r), rc: http.NewResponseController(w)}
 	m, release := s.sessionEntry(id)
 	// The holder may take the lock a moment before it says who it is:
 	// look again until the lock is ours.
@@ -484,6 +532,11 @@ func (s *Sandbox) takeSession(w http.ResponseWriter, r *http.Request, id string)
 	for {
 		s.locksMu.Lock()
 		if h := m.holder; h != nil && h.seq < me.seq && !h.lost.Load() {
+			if me.first >= 0 && me.first < h.first {
+				s.locksMu.Unlock()
+				release()
+				return nil, nil, true, false
+			}
 			h.stop()
 		}
 		s.locksMu.Unlock()
@@ -500,14 +553,14 @@ func (s *Sandbox) takeSession(w http.ResponseWriter, r *http.Request, id string)
 				s.locksMu.Unlock()
 				<-m.ch
 				release()
-			}, &me.lost, true
+			}, &me.lost, false, true
 		case <-tick.C:
 		case <-r.Context().Done():
 			release()
-			return nil, nil, false
+			return nil, nil, false, false
 		case <-s.closing:
 			release()
-			return nil, nil, false
+			return nil, nil, false, false
 		}
 	}
 }

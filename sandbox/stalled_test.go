@@ -71,8 +71,8 @@ func md5Of(b []byte) string {
 // Issue 33: a status query is answered at once, with the persisted offset,
 // while another request on the session is stalled mid-body (its connection
 // silently dead); a chunk from that offset takes the session over and
-// completes the upload with the right bytes, the stalled request told it
-// lost. Every request used to wait on the session's one lock behind it.
+// completes the upload with the right bytes, the stalled request's
+// connection dropped. Every request used to wait on the session's one lock behind it.
 func TestStatusQueryWhileARequestStallsMidBody(t *testing.T) {
 	e := newEnv(t)
 	data := randomData(33, 4*kib256)
@@ -109,18 +109,9 @@ func TestStatusQueryWhileARequestStallsMidBody(t *testing.T) {
 		t.Fatalf("stored object differs (%d vs %d bytes)", len(got), len(data))
 	}
 
-	// The stalled request was told it lost the session, and its bytes
-	// sent now change nothing.
-	stalled.SetDeadline(time.Now().Add(5 * time.Second))
-	stalled.Write(bytes.Repeat([]byte{0xff}, kib256))
-	sr, err := http.ReadResponse(bufio.NewReader(stalled), nil)
-	if err != nil {
-		t.Fatalf("the stalled request's answer: %v", err)
-	}
-	sr.Body.Close()
-	if sr.StatusCode != 400 {
-		t.Errorf("the stalled request: %d, want 400", sr.StatusCode)
-	}
+	// The stalled request got no answer (its connection was dropped), and
+	// its bytes sent now change nothing.
+	supersededUnanswered(t, stalled, bytes.Repeat([]byte{0xff}, kib256))
 	if q := e.query(uri, total); q.code != 200 || q.json(t)["md5Hash"] != md5Of(data) {
 		t.Fatalf("query after completion: %d %s", q.code, q.body)
 	}
@@ -217,5 +208,112 @@ func TestStatusQueryWithATotalWhileARequestStalls(t *testing.T) {
 	}
 	if r := e.chunk(uri, data[kib256:], kib256, total); r.code != 200 || r.json(t)["md5Hash"] != md5Of(data) {
 		t.Fatalf("last chunk: %d %s", r.code, r.body)
+	}
+}
+
+// supersededUnanswered sends the rest of a superseded request's body and
+// checks that it gets no answer: its connection is dropped.
+func supersededUnanswered(t *testing.T, c net.Conn, rest []byte) {
+	t.Helper()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.Write(rest)
+	if r, err := http.ReadResponse(bufio.NewReader(c), nil); err == nil {
+		r.Body.Close()
+		t.Fatalf("the superseded request was answered %d, want its connection dropped", r.StatusCode)
+	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatalf("the superseded request's connection stayed open: %v", err)
+	}
+}
+
+// Issue 33 through a proxy: the engine gave up a chunk whose path went
+// silent, asked where the session stood and sent the chunk again; the
+// proxy delivered the abandoned request late, after the live one had
+// begun. The stale request takes the session over (starting where the live
+// one did, the sandbox cannot tell which is live), but the live request is
+// never answered 400, which the engine reads as permanent and fails the
+// upload on: its connection is dropped, so its client asks again and
+// finishes, with the file's exact bytes.
+func TestStaleRequestDoesNotFailTheLiveOne(t *testing.T) {
+	e := newEnv(t)
+	data := randomData(37, 4*kib256)
+	total := int64(len(data))
+	uri := e.initiate("POST", "/upload/storage/v1/b/bkt/o?name=stale.bin", "application/octet-stream", total, "")
+	if r := e.chunk(uri, data[:kib256], 0, total); r.code != 308 {
+		t.Fatalf("first chunk: %d %s", r.code, r.body)
+	}
+	// The live chunk, half its body read.
+	live := stalledPut(t, e, uri, data[kib256:3*kib256], kib256, total)
+	// The stale one, for the same bytes, whole.
+	if r := e.chunk(uri, data[kib256:3*kib256], kib256, total); r.code != 308 {
+		t.Fatalf("the stale request: %d %s", r.code, r.body)
+	}
+	supersededUnanswered(t, live, data[2*kib256:3*kib256])
+
+	// The live request's client asks and goes on from the offset given.
+	q := e.query(uri, total)
+	if q.code != 308 {
+		t.Fatalf("status query: %d %s", q.code, q.body)
+	}
+	var next int64
+	fmt.Sscanf(q.h.Get("Range"), "bytes=0-%d", &next)
+	next++
+	if next != 3*kib256 {
+		t.Fatalf("the session stands at %d bytes, want the %d both requests brought", next, 3*kib256)
+	}
+	if r := e.chunk(uri, data[next:], next, total); r.code != 200 || r.json(t)["md5Hash"] != md5Of(data) {
+		t.Fatalf("last chunk from %d: %d %s", next, r.code, r.body)
+	}
+	if got := e.object("bkt", "stale.bin"); !bytes.Equal(got, data) {
+		t.Fatalf("stored object differs (%d vs %d bytes)", len(got), len(data))
+	}
+}
+
+// A stale request for an earlier range (an abandoned chunk before the one
+// in progress, delivered late) does not take the session over at all: it
+// is answered 503 with its body unread, and the live request goes on
+// undisturbed to its own answer.
+func TestStaleRequestForAnEarlierRangeDoesNotTakeOver(t *testing.T) {
+	e := newEnv(t)
+	data := randomData(38, 4*kib256)
+	total := int64(len(data))
+	uri := e.initiate("POST", "/upload/storage/v1/b/bkt/o?name=earlier.bin", "application/octet-stream", total, "")
+	if r := e.chunk(uri, data[:kib256], 0, total); r.code != 308 {
+		t.Fatalf("first chunk: %d %s", r.code, r.body)
+	}
+	live := stalledPut(t, e, uri, data[kib256:3*kib256], kib256, total)
+	// The stale request's headers and the start of its body (its answer
+	// comes before the rest would be read).
+	stale, err := net.Dial("tcp", e.srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stale.Close()
+	stale.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprintf(stale, "PUT %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\nContent-Range: bytes 0-%d/%d\r\n\r\n",
+		strings.TrimPrefix(uri, e.srv.URL), e.srv.Listener.Addr(), 2*kib256, 2*kib256-1, total)
+	stale.Write(data[:4096])
+	sr, err := http.ReadResponse(bufio.NewReader(stale), nil)
+	if err != nil {
+		t.Fatalf("the stale request's answer: %v", err)
+	}
+	sr.Body.Close()
+	if sr.StatusCode != 503 || sr.Header.Get("Range") != "bytes=0-262143" {
+		t.Fatalf("the stale request: %d Range %q", sr.StatusCode, sr.Header.Get("Range"))
+	}
+	live.SetDeadline(time.Now().Add(5 * time.Second))
+	live.Write(data[2*kib256 : 3*kib256])
+	lr, err := http.ReadResponse(bufio.NewReader(live), nil)
+	if err != nil {
+		t.Fatalf("the live request got no answer: %v", err)
+	}
+	lr.Body.Close()
+	if lr.StatusCode != 308 || lr.Header.Get("Range") != "bytes=0-786431" {
+		t.Fatalf("the live request: %d Range %q", lr.StatusCode, lr.Header.Get("Range"))
+	}
+	if r := e.chunk(uri, data[3*kib256:], 3*kib256, total); r.code != 200 || r.json(t)["md5Hash"] != md5Of(data) {
+		t.Fatalf("last chunk: %d %s", r.code, r.body)
+	}
+	if got := e.object("bkt", "earlier.bin"); !bytes.Equal(got, data) {
+		t.Fatalf("stored object differs (%d vs %d bytes)", len(got), len(data))
 	}
 }
