@@ -111,7 +111,7 @@ func TestComposeSendsAsTheChosenAccount(t *testing.T) {
 	if msg.Account != "home@example.com" {
 		t.Fatalf("the message is bound to %q, want home@example.com", msg.Account)
 	}
-	if row := h.u.transfers.rows[msg.ID]; row == nil || !strings.Contains(row.dest.Text, "as home@example.com") {
+	if row := h.u.transfers.rowOf(msg.ID); row == nil || !strings.Contains(row.dest.Text, "as home@example.com") {
 		t.Fatalf("the row does not name its account: %+v", row)
 	}
 	f.mu.Lock()

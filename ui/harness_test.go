@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"carrier/internal/app"
+	"carrier/internal/delivery"
 	"carrier/sandbox"
 	"carrier/transfer"
 )
@@ -179,6 +180,12 @@ func (f *fakeUploads) Jobs() []transfer.Snapshot {
 	return out
 }
 func (f *fakeUploads) History() ([]transfer.Snapshot, error) { return f.Jobs(), nil }
+
+// Deliveries groups the fake's jobs as the app groups a journal's:
+// by their owners, and jobs without one by what they need.
+func (f *fakeUploads) Deliveries() ([]delivery.Delivery, error) {
+	return delivery.Of(f.Jobs(), nil), nil
+}
 func (f *fakeUploads) Forget(id string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

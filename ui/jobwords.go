@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2/lang"
 
 	"carrier/internal/app"
+	"carrier/internal/delivery"
 	"carrier/transfer"
 )
 
@@ -16,7 +17,7 @@ import (
 // job read back after a restart has nothing else), made by the app's
 // recipes from a few parts: a message's subject and recipients, a file's
 // name, with whom a share is made, which Photos items a call makes. The
-// kind of job comes from its URL (app.Where), the parts from the label as
+// kind of job comes from its role in its delivery, the parts from the label as
 // the recipe wrote them, and the words around them from the catalogues;
 // a label of another shape is shown as it is.
 
@@ -32,40 +33,48 @@ const (
 	labelToTimeline = " · to the timeline"
 	labelItems      = "Google Photos · items %d–%d of %d"
 	labelInto       = " into " // the album's name follows
+	labelBatch      = " to Google Photos into "
 )
 
-// jobTitle is the name a job's row shows, in the window's language, safe
-// to show (app.Printable: a subject or a file name is anyone's text).
-func jobTitle(s transfer.Snapshot) string {
+// batchAlbum is the album a Photos batch's label names ("3 files to
+// Google Photos into Summer"), "" for none.
+func batchAlbum(label string) string {
+	_, album, _ := strings.Cut(label, labelBatch)
+	return album
+}
+
+// jobTitle is the name a job shows, in the window's language, safe to
+// show (app.Printable: a subject or a file name is anyone's text); role
+// is its part in its delivery.
+func jobTitle(s transfer.Snapshot, role delivery.Role) string {
 	label := app.Printable(s.Label)
 	if label == "" {
 		return app.Printable(jobName(s))
 	}
-	p, _ := app.Where(s.URL, "")
-	switch {
-	case isMessage(s):
+	switch role {
+	case delivery.RoleMessage:
 		if subject, to, ok := cutLast(label, labelTo); ok {
 			if subject == labelNoSubject {
 				subject = lang.X("job.nosubject", "(no subject)")
 			}
 			return lang.X("job.message", "{{.Subject}} · to {{.To}}", w{"Subject": subject, "To": to})
 		}
-	case p.Kind == "drive.upload":
+	case delivery.RoleDriveFile:
 		if name, ok := strings.CutSuffix(label, labelToDrive); ok {
 			return lang.X("job.drive", "{{.Name}} · to Google Drive", w{"Name": name})
 		}
-	case p.Kind == "drive.share":
+	case delivery.RoleDriveShare:
 		if name, who, ok := cutLast(label, labelSharedWith); ok {
 			if who == labelAnyone {
 				return lang.X("job.share.anyone", "{{.Name}} · shared with anyone with the link", w{"Name": name})
 			}
 			return lang.X("job.share", "{{.Name}} · shared with {{.Who}}", w{"Name": name, "Who": who})
 		}
-	case p.Kind == "photos.upload":
+	case delivery.RolePhoto:
 		if name, ok := strings.CutSuffix(label, labelToPhotos); ok {
 			return lang.X("job.photos", "{{.Name}} · to Google Photos", w{"Name": name})
 		}
-	case p.Kind == "photos.items":
+	case delivery.RoleItems:
 		var first, last, total int
 		if n, err := fmt.Sscanf(label, labelItems, &first, &last, &total); err == nil && n == 3 {
 			f := w{"First": first, "Last": last, "Total": total}
@@ -77,7 +86,7 @@ func jobTitle(s transfer.Snapshot) string {
 				return lang.XN("job.items.album", "Google Photos · items {{.First}}–{{.Last}} of {{.Total}} into {{.Album}}", total, f)
 			}
 		}
-	case strings.HasPrefix(p.Kind, "timeline"):
+	case delivery.RoleUpload:
 		if name, ok := strings.CutSuffix(label, labelToTimeline); ok {
 			return lang.X("job.timeline", "{{.Name}} · to the timeline", w{"Name": name})
 		}

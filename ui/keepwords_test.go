@@ -34,7 +34,7 @@ func TestCancelKeepFitsTheState(t *testing.T) {
 		"held":    "Keep it paused",
 		"msg":     "Keep it",
 	} {
-		row := h.u.transfers.rows[id]
+		row := h.u.transfers.rowOf(id)
 		if row == nil {
 			t.Errorf("%s: no row", id)
 			continue

@@ -216,7 +216,7 @@ func TestSleepingRow(t *testing.T) {
 	e := fu.event(transfer.EventRetrying, "j1", func(s *transfer.Snapshot) { s.State = transfer.StateRetrying })
 	e.Held, e.Reason = true, app.HeldAsleep
 	events <- e
-	row := h.u.transfers.rows["j1"]
+	row := h.u.transfers.rowOf("j1")
 	h.until("the row says the machine sleeps", func() bool { return row.state.Text == "Sleeping: will resume on wake" })
 }
 
@@ -232,7 +232,7 @@ func TestHeldLaterIsShown(t *testing.T) {
 		o.uploads, o.events = fu, events
 		o.deps = func(d *Deps) { d.Limits = lim }
 	})
-	row := h.u.transfers.rows["j1"]
+	row := h.u.transfers.rowOf("j1")
 	events <- fu.event(transfer.EventProgress, "j1", func(s *transfer.Snapshot) { s.Held = transfer.HeldMetered })
 	h.until("the row held", func() bool { return row.state.Text == "Paused: metered connection" && row.sendAnyway.Visible() })
 	test.Tap(row.sendAnyway)

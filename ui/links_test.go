@@ -373,7 +373,7 @@ func TestTransfersGroupAMessageWithItsParts(t *testing.T) {
 	}}
 	events := make(chan transfer.Event, 64)
 	h := newHarness(t, func(o *harnessOpts) { o.uploads, o.events = fu, events })
-	row := h.u.transfers.rows["m"]
+	row := h.u.transfers.rowOf("m")
 	if row == nil || len(h.u.transfers.rows) != 1 || len(row.partRows) != 2 {
 		t.Fatalf("%d rows; the message's has %v", len(h.u.transfers.rows), row)
 	}
@@ -406,9 +406,14 @@ func TestTransfersGroupAMessageWithItsParts(t *testing.T) {
 	}
 	step("Uploading 2 of 2 files to Google Drive", transfer.EventDone, "u1", done, part("u1", "On Google Drive · sharing"))
 	step("Uploading 2 of 2 files to Google Drive", transfer.EventStarted, "u2", state(transfer.StateRunning), part("u2", "Uploading"))
-	step("Waiting: b.mov · to Google Drive failed:\nThe server or the network kept failing, so Carrier stopped trying. Press Retry to go on where it stopped.\n\u200egave up", transfer.EventFailed, "u2", func(s *transfer.Snapshot) {
+	// The failure is said once, by the message's row, naming the file;
+	// the file's line only says it failed (issue 32).
+	step("b.mov · to Google Drive failed:\nThe server or the network kept failing, so Carrier stopped trying. Press Retry to go on where it stopped.\n\u200egave up", transfer.EventFailed, "u2", func(s *transfer.Snapshot) {
 		s.State, s.Error, s.Cause, s.Failure = transfer.StateFailed, "gave up", transfer.ErrGaveUp, &transfer.Failure{Code: transfer.FailGaveUp}
-	})
+	}, part("u2", "Failed"))
+	if text := labelsIn(row.object); strings.Count(text, "Carrier stopped trying") != 1 || strings.Contains(text, "Waiting:") {
+		t.Errorf("the failure is not said once:\n%s", text)
+	}
 	if !row.retry.Visible() || !row.cancel.Visible() {
 		t.Errorf("with a part failed: retry %v cancel %v", row.retry.Visible(), row.cancel.Visible())
 	}

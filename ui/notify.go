@@ -23,14 +23,16 @@ type NoticeAction struct {
 	Do    func()
 }
 
-// notifyJob tells the person, outside the window, that a job was sent or
-// failed, with what they can do next as buttons: Retry and Show for a
-// failure, Open in Mailbox for a message the Mailbox can show (else
-// Show). Where the desktop's service cannot be reached (Deps.Notify fails
-// or is nil) Fyne's notification says the same without buttons. Any
-// goroutine: the service is called off the caller's.
-func (u *UI) notifyJob(snap transfer.Snapshot) {
-	title, body := lang.X("notify.sent", "Carrier: sent"), jobTitle(snap)
+// notifyDelivery tells the person, outside the window, that what they
+// sent (named name) was sent or failed, with what they can do next as
+// buttons: Retry and Show for a failure, Open in Mailbox for a message
+// (mail) the Mailbox can show (else Show). snap is its job the news is
+// of: the message sent, or the member that failed. Where the desktop's
+// service cannot be reached (Deps.Notify fails or is nil) Fyne's
+// notification says the same without buttons. Any goroutine: the service
+// is called off the caller's.
+func (u *UI) notifyDelivery(name string, mail bool, snap transfer.Snapshot) {
+	title, body := lang.X("notify.sent", "Carrier: sent"), name
 	if snap.State == transfer.StateFailed {
 		title, body = lang.X("notify.failed", "Carrier: failed"), lang.X("notify.failed.body", "{{.Name}}: {{.Error}}", w{"Name": body, "Error": failureWords(snap)})
 	}
@@ -47,7 +49,7 @@ func (u *UI) notifyJob(snap transfer.Snapshot) {
 		actions = append(actions, NoticeAction{Key: "retry", Label: lang.X("notify.retry", "Retry"), Do: func() {
 			u.goBackground(func(ctx context.Context) { u.deps.Uploads.Retry(ctx, id) })
 		}}, show)
-	} else if u.inMailbox(snap) {
+	} else if mail && u.inSandbox(snap) {
 		id := gmailID(snap)
 		actions = append(actions, NoticeAction{Key: "mailbox", Label: lang.X("notify.mailbox", "Open in Mailbox"), Do: func() {
 			u.bringBack(u.mailboxTab)
@@ -66,10 +68,10 @@ func (u *UI) notifyJob(snap transfer.Snapshot) {
 	})
 }
 
-// inMailbox reports whether the Mailbox screen, which reads the sandbox's
-// mail, shows the message a job sent.
-func (u *UI) inMailbox(snap transfer.Snapshot) bool {
-	return strings.Contains(snap.URL, "/gmail/") && strings.HasPrefix(snap.URL, u.deps.Endpoint+"/")
+// inSandbox reports whether a job went to the embedded sandbox, whose
+// mail the Mailbox screen reads.
+func (u *UI) inSandbox(snap transfer.Snapshot) bool {
+	return strings.HasPrefix(snap.URL, u.deps.Endpoint+"/")
 }
 
 // gmailID is the id of the message a job sent, from Gmail's answer: a

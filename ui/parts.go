@@ -1,10 +1,11 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"errors"
-	"fyne.io/fyne/v2/lang"
 	"image/color"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -13,23 +14,28 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"carrier/internal/app"
+	"carrier/internal/delivery"
 	"carrier/transfer"
 )
 
-// A message whose large files go as Drive links is a graph of jobs: each
-// file's upload to Drive, then its shares (API calls), then the message,
-// which needs all of them (app.Queue.SendWithLinks). The transfers screen
-// shows it as one row, the message's: its words say where the whole
-// message stands ("Uploading 1 of 2 files to Google Drive", "Sharing the
-// files on Google Drive", "Sending", "Sent"), its bar counts the bytes of
-// the uploads and of the message together, and under it each file has a
-// line with its own bar and what became of its shares. Its buttons act on
-// the whole message.
+// A row of the transfers screen is what a person sent: one delivery
+// (internal/delivery), whatever its jobs. A message whose large files go
+// as Drive links is its Drive uploads, their shares and the message; a
+// batch of pictures is their uploads to Google Photos and the calls that
+// make them items. The row's words say where the whole delivery stands,
+// from delivery.Status alone ("Uploading 1 of 2 files to Google Drive",
+// "Sharing the files on Google Drive", "Sending", "Sent", "Uploading 12
+// of 600 files to Google Photos"), its bar counts the bytes of every
+// member that carries a file, and under a message each Drive file has a
+// line with its own bar and what became of its shares. Each button is a
+// verb the delivery's standing allows, and acts on its members as the
+// lifecycle table lets each one move.
 
 // partRow is one Drive upload under its message's row.
 type partRow struct {
@@ -39,144 +45,338 @@ type partRow struct {
 	object       fyne.CanvasObject
 }
 
-const driveUpload = "/upload/drive/v3/files"
-
-// isPart reports whether a job is by nature a part of a message: an
-// upload to Drive, or an API call (a share).
+// isPart reports whether a job is by nature a part of another: an upload
+// to Drive, or an API call (a share, a batch's call). The tray counts the
+// others; its role is read off the one route table.
 func isPart(s transfer.Snapshot) bool {
-	return s.Type == transfer.Call || strings.Contains(s.URL, driveUpload)
+	return s.Type == transfer.Call || delivery.MemberOf(s.ID, s.URL, "").Role == delivery.RoleDriveFile
 }
 
-// top is the job whose row shows id: its message, or itself.
-func (s *transfersScreen) top(id string) string {
-	if p := s.parent[id]; p != "" {
-		return p
+// setDeliveries makes ds the screen's deliveries (s.mu held): each job's
+// delivery is known by its id, and the rows are matched to them on the UI
+// thread (syncRows).
+func (s *transfersScreen) setDeliveries(ds []delivery.Delivery) {
+	s.dels = make(map[string]*delivery.Delivery, len(ds))
+	s.owner = map[string]string{}
+	s.order = s.order[:0]
+	for i := range ds {
+		s.addDelivery(ds[i])
 	}
-	return id
+	s.regrouped = true
 }
 
-// adopt makes the jobs a message needs its parts (their own rows, made
-// while the message was not known yet, go), and reports whether id has
-// parts. UI thread.
-func (s *transfersScreen) adopt(id string, needs []string) bool {
-	if len(s.children[id]) == 0 && len(needs) > 0 {
-		s.mu.Lock()
-		part := isPart(s.views[id].snap)
-		s.mu.Unlock()
-		if part {
-			return false
-		}
-		s.claim(id, needs)
+// addDelivery adds d to the screen's deliveries (s.mu held).
+func (s *transfersScreen) addDelivery(d delivery.Delivery) {
+	if _, ok := s.dels[d.ID]; !ok {
+		s.order = append(s.order, d.ID)
 	}
-	return len(s.children[id]) > 0
-}
-
-// claim makes parts the parts of msg, as the compose screen learns when it
-// queues them: the rows of parts that went ahead of their message go at
-// once, not when the message's first event comes. UI thread.
-func (s *transfersScreen) claim(msg string, parts []string) {
-	if len(parts) == 0 || len(s.children[msg]) > 0 {
-		return
+	s.dels[d.ID] = &d
+	for _, m := range d.Members {
+		s.owner[m.Job] = d.ID
 	}
-	s.children[msg] = append([]string(nil), parts...)
-	for _, n := range parts {
-		s.parent[n] = msg
-		if r := s.rows[n]; r != nil {
-			s.box.Remove(r.object)
-			delete(s.rows, n)
-		}
+	s.regrouped = true
+}
+
+// join finds the delivery of the job snap is of (s.mu held): the one it
+// is known in, or its owner's, which it joins. False when its delivery is
+// not known yet: the deliveries are to be read again (reread).
+func (s *transfersScreen) join(snap transfer.Snapshot) bool {
+	if _, ok := s.owner[snap.ID]; ok {
+		return true
 	}
-	s.box.Refresh()
+	d := s.dels[snap.Owner]
+	if snap.Owner == "" || d == nil {
+		return false
+	}
+	d.Members = append(d.Members, delivery.MemberOf(snap.ID, snap.URL, snap.Path))
+	s.owner[snap.ID] = d.ID
+	s.regrouped = true
+	return true
 }
 
-// group is a message and its parts as last seen: the Drive uploads in the
-// order they were queued, and each upload's shares.
-type group struct {
-	msg     jobView
-	uploads []jobView
-	shares  map[string][]jobView // by upload
-	all     []transfer.Snapshot  // the message first
-}
-
-func (s *transfersScreen) group(id string) group {
+// reread reads the deliveries again, for a job none of the known ones
+// holds (a delivery just made, or a message that joins its files), or
+// (snap empty) for what the app stored of them since: any goroutine but
+// the UI thread. Jobs seen but in none of them (queued after the read)
+// are grouped as delivery.Of groups them.
+func (s *transfersScreen) reread(snap transfer.Snapshot) {
+	ds, err := s.u.deps.Uploads.Deliveries()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	g := group{shares: map[string][]jobView{}}
-	if v := s.views[id]; v != nil {
-		g.msg = *v
+	if err == nil || len(ds) > 0 {
+		s.setDeliveries(ds)
 	}
-	g.all = append(g.all, g.msg.snap)
-	for _, c := range s.children[id] {
-		v := s.views[c]
-		if v == nil {
-			v = &jobView{snap: transfer.Snapshot{ID: c}}
-		}
-		g.all = append(g.all, v.snap)
-		if v.snap.Type == transfer.Call {
-			up := ""
-			if len(v.snap.Needs) > 0 {
-				up = v.snap.Needs[0]
-			}
-			g.shares[up] = append(g.shares[up], *v)
-			continue
-		}
-		g.uploads = append(g.uploads, *v)
+	// The jobs seen since the journal was read (another delivery's,
+	// queued meanwhile) keep theirs, grouped as the journal would be.
+	if v := s.views[snap.ID]; snap.URL != "" && (v == nil || v.snap.Seq < snap.Seq) {
+		s.views[snap.ID] = &jobView{snap: snap}
 	}
-	sort.SliceStable(g.uploads, func(i, j int) bool { return g.uploads[i].snap.Created.Before(g.uploads[j].snap.Created) })
-	return g
+	var left []transfer.Snapshot
+	for id, v := range s.views {
+		if _, ok := s.owner[id]; !ok && v.snap.URL != "" {
+			left = append(left, v.snap)
+		}
+	}
+	for _, d := range delivery.Of(left, nil) {
+		s.addDelivery(d)
+	}
 }
 
-// drawGroup puts a message with parts into its row (UI thread).
-func (s *transfersScreen) drawGroup(r *transferRow, v jobView) {
-	g := s.group(r.id)
-	msg := g.msg.snap
-	setLabel(r.name, jobTitle(msg))
-	setLabel(r.dest, whereWords(msg.URL, s.u.deps.Endpoint))
-	var total, confirmed, sent int64
-	for _, j := range append([]jobView{g.msg}, g.uploads...) {
-		total += j.snap.Size
-		confirmed += j.snap.Confirmed
-		sent += max(j.snap.Sent, j.snap.Confirmed)
+// deliveryOf is the id of the delivery whose row shows id: a delivery's
+// id, or a job's (the compose screen knows the jobs it queued).
+func (s *transfersScreen) deliveryOf(id string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.dels[id]; ok {
+		return id
 	}
+	return s.owner[id]
+}
+
+// rowOf is the row that shows job (UI thread).
+func (s *transfersScreen) rowOf(job string) *transferRow { return s.rows[s.deliveryOf(job)] }
+
+// claim tells the screen that the compose screen queued msg and the parts
+// it needs: one delivery, whose rows made while the message was not
+// known yet go at once, not when the message's first event comes. UI
+// thread; the deliveries are read in the background.
+func (s *transfersScreen) claim(msg string, parts []string) {
+	if len(parts) == 0 {
+		return
+	}
+	s.u.goBackground(func(context.Context) {
+		s.reread(transfer.Snapshot{ID: msg})
+		s.u.do(s.syncRows)
+	})
+}
+
+// syncRows matches the rows to the deliveries after they changed: a row
+// for each new delivery, newest first, none for one that went (its jobs
+// joined another), and the rows whose members changed drawn again (UI
+// thread).
+func (s *transfersScreen) syncRows() {
+	s.mu.Lock()
+	if !s.regrouped {
+		s.mu.Unlock()
+		return
+	}
+	s.regrouped = false
+	order := slices.Clone(s.order)
+	members := make(map[string]int, len(order))
+	for _, id := range order {
+		members[id] = len(s.dels[id].Members)
+	}
+	s.mu.Unlock()
+	changed := false
+	for id, r := range s.rows {
+		if _, ok := members[id]; !ok {
+			s.box.Remove(r.object)
+			delete(s.rows, id)
+			changed = true
+		}
+	}
+	for _, id := range order {
+		switch r := s.rows[id]; {
+		case r == nil:
+			s.makeRow(id)
+		case r.members != members[id]:
+			s.draw(id)
+		}
+	}
+	if changed {
+		if len(s.rows) == 0 {
+			s.box.Objects = []fyne.CanvasObject{s.empty}
+		}
+		s.box.Refresh()
+	}
+}
+
+// rowData is a delivery as its row draws it: its members' views, and
+// where it stands.
+type rowData struct {
+	d     delivery.Delivery
+	views map[string]jobView
+	st    delivery.Standing
+}
+
+// data reads delivery id and its members' views (nil when the delivery
+// is not known). Any goroutine.
+func (s *transfersScreen) data(id string) *rowData {
+	s.mu.Lock()
+	dp := s.dels[id]
+	if dp == nil {
+		s.mu.Unlock()
+		return nil
+	}
+	rd := &rowData{d: *dp, views: make(map[string]jobView, len(dp.Members))}
+	rd.d.Members = slices.Clone(dp.Members)
+	snaps := make(map[string]transfer.Snapshot, len(dp.Members))
+	for _, m := range dp.Members {
+		if v := s.views[m.Job]; v != nil {
+			rd.views[m.Job] = *v
+			snaps[m.Job] = v.snap
+		}
+	}
+	s.mu.Unlock()
+	rd.st = delivery.Status(rd.d, snaps)
+	return rd
+}
+
+// view is member job's view (an empty one named by its id when no event
+// of it was seen).
+func (rd *rowData) view(job string) jobView {
+	if v, ok := rd.views[job]; ok {
+		return v
+	}
+	return jobView{snap: transfer.Snapshot{ID: job}}
+}
+
+// lone reports whether the delivery is one job: its row says what that
+// job says (its pace, its retries, how it was verified).
+func (rd *rowData) lone() bool { return len(rd.d.Members) == 1 }
+
+// head is the member the row is named after: the message, or the first.
+func (rd *rowData) head() (delivery.Member, transfer.Snapshot) {
+	for _, m := range rd.d.Members {
+		if m.Role == delivery.RoleMessage {
+			return m, rd.view(m.Job).snap
+		}
+	}
+	if len(rd.d.Members) == 0 {
+		return delivery.Member{}, transfer.Snapshot{}
+	}
+	m := rd.d.Members[0]
+	return m, rd.view(m.Job).snap
+}
+
+// with are the members in roles, in the order they were queued.
+func (rd *rowData) with(roles ...delivery.Role) []jobView {
+	var out []jobView
+	for _, m := range rd.d.Members {
+		if slices.Contains(roles, m.Role) {
+			out = append(out, rd.view(m.Job))
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].snap.Created.Before(out[j].snap.Created) })
+	return out
+}
+
+// files are the members that carry a person's file (their bytes are the
+// bar's).
+func (rd *rowData) files() []jobView {
+	return rd.with(delivery.RoleMessage, delivery.RoleDriveFile, delivery.RolePhoto, delivery.RoleUpload)
+}
+
+// mail reports whether the delivery is a message or a draft.
+func (rd *rowData) mail() bool {
+	return rd.d.Kind == delivery.KindMessage || rd.d.Kind == delivery.KindDraft
+}
+
+// title is the row's name: a batch's count of pictures and its album, or
+// its head job's name.
+func (rd *rowData) title() string {
+	if photos := rd.with(delivery.RolePhoto); rd.d.Kind == delivery.KindPhotos && !rd.lone() {
+		n := len(photos)
+		if album := cmp.Or(rd.d.Album, batchAlbum(rd.d.Label)); album != "" {
+			return lang.XN("delivery.photos.album", "{{.Count}} files into {{.Album}} · Google Photos", n, w{"Count": n, "Album": app.Printable(album)})
+		}
+		return lang.XN("delivery.photos", "{{.Count}} files · to Google Photos", n, w{"Count": n})
+	}
+	m, snap := rd.head()
+	return jobTitle(snap, m.Role)
+}
+
+// draw puts a delivery into its row (UI thread). id may be a job's: the
+// row of its delivery is drawn.
+func (s *transfersScreen) draw(id string) {
+	did := s.deliveryOf(id)
+	r := s.rows[did]
+	if r == nil {
+		return
+	}
+	s.draws++
+	rd := s.data(did)
+	if rd == nil {
+		return
+	}
+	now := s.now()
+	s.mu.Lock()
+	for _, m := range rd.d.Members {
+		if v := s.views[m.Job]; v != nil {
+			v.lastDrawn = now
+		}
+	}
+	s.mu.Unlock()
+	r.members = len(rd.d.Members)
+	st := rd.st
+	head, hsnap := rd.head()
+	setLabel(r.name, rd.title())
+	setLabel(r.dest, whereWords(hsnap.URL, s.u.deps.Endpoint)+accountNote(hsnap))
+	var sent int64
+	for _, f := range rd.files() {
+		if f.snap.State == transfer.StateDone {
+			sent += f.snap.Size
+		} else {
+			sent += min(max(f.snap.Sent, f.snap.Confirmed), f.snap.Size)
+		}
+	}
+	ended := st.Phase == delivery.PhaseSent || st.Phase == delivery.PhaseSaved || st.Phase == delivery.PhaseDone
 	frac := func(n int64) float64 {
-		if total <= 0 {
-			if msg.State == transfer.StateDone {
+		if st.Size <= 0 {
+			if ended {
 				return 1
 			}
 			return 0
 		}
-		return float64(n) / float64(total)
+		return float64(n) / float64(st.Size)
 	}
-	r.bar.Set(frac(confirmed), frac(sent))
-	r.bar.name = lang.X("parts.bar", "Progress of the message and its files")
-	setLabel(r.state, s.groupWords(g))
+	r.bar.Set(frac(st.Confirmed), frac(sent))
+	if !rd.lone() {
+		r.bar.name = lang.X("parts.bar", "Progress of the message and its files")
+	}
+	setLabel(r.state, s.phaseWords(rd))
 	r.state.Importance = widget.MediumImportance
 	switch {
-	case msg.State == transfer.StateDone:
-		r.state.Importance = widget.SuccessImportance
-	case anyState(g.all, transfer.StateFailed) && msg.State != transfer.StateCancelled:
+	case st.Phase == delivery.PhaseFailed:
 		r.state.Importance = widget.DangerImportance
+	case ended:
+		r.state.Importance = widget.SuccessImportance
 	}
 	r.state.Refresh()
-	amount := lang.X("row.amount", "{{.Done}} of {{.Size}}", w{"Done": humanSize(confirmed), "Size": humanSize(total)})
-	if sent > confirmed {
-		amount = lang.X("row.amount.unconfirmed", "{{.Done}} of {{.Size}} ({{.Sent}} sent, not yet confirmed)", w{"Done": humanSize(confirmed), "Size": humanSize(total), "Sent": humanSize(sent - confirmed)})
+	amount := lang.X("row.amount", "{{.Done}} of {{.Size}}", w{"Done": humanSize(st.Confirmed), "Size": humanSize(st.Size)})
+	if sent > st.Confirmed {
+		amount = lang.X("row.amount.unconfirmed", "{{.Done}} of {{.Size}} ({{.Sent}} sent, not yet confirmed)", w{"Done": humanSize(st.Confirmed), "Size": humanSize(st.Size), "Sent": humanSize(sent - st.Confirmed)})
 	}
 	setLabel(r.amount, amount)
 
-	if len(r.partRows) != len(g.uploads) {
+	// Under a message, a line for each of its Drive files.
+	var uploads []jobView
+	if rd.mail() {
+		uploads = rd.with(delivery.RoleDriveFile)
+	}
+	if len(r.partRows) != len(uploads) {
 		r.parts.RemoveAll()
 		r.partRows = map[string]*partRow{}
-		for _, u := range g.uploads {
+		for _, u := range uploads {
 			p := newPartRow()
 			r.partRows[u.snap.ID] = p
 			r.parts.Add(p.object)
 		}
-		r.parts.Show()
+		if len(uploads) > 0 {
+			r.parts.Show()
+		} else {
+			r.parts.Hide()
+		}
 		s.box.Refresh()
 	}
-	for _, u := range g.uploads {
-		s.drawPart(r.partRows[u.snap.ID], u, g.shares[u.snap.ID], isDraft(msg))
+	shares := map[string][]jobView{}
+	for _, sh := range rd.with(delivery.RoleDriveShare) {
+		if len(sh.snap.Needs) > 0 {
+			shares[sh.snap.Needs[0]] = append(shares[sh.snap.Needs[0]], sh)
+		}
+	}
+	for _, u := range uploads {
+		s.drawPart(r.partRows[u.snap.ID], u, shares[u.snap.ID], rd.d.Kind == delivery.KindDraft)
 	}
 
 	show := func(b *widget.Button, on bool) {
@@ -188,33 +388,23 @@ func (s *transfersScreen) drawGroup(r *transferRow, v jobView) {
 			}
 		}
 	}
-	var running, paused, failed, mendless bool
-	for _, j := range g.all {
-		running = running || (j.State.Unfinished() && j.State != transfer.StatePaused)
-		paused = paused || j.State == transfer.StatePaused
-		failed = failed || j.State == transfer.StateFailed
-		mendless = mendless || needsNew(j)
-	}
-	open := msg.State.Unfinished() || msg.State == transfer.StateFailed
-	show(r.pause, open && running)
-	show(r.resume, open && paused)
-	// Retry is offered only when it can finish the message: a part that
-	// would fail the same way (a file changed) needs a new message.
-	show(r.retry, open && failed && !mendless)
-	show(r.cancel, open)
-	show(r.sendAnyway, open && s.u.deps.Limits != nil && heldFiles(g) > 0)
-	show(r.reopen, s.canReopen(msg, g.all[1:]...))
+	show(r.pause, st.Can(delivery.VerbPause))
+	show(r.resume, st.Can(delivery.VerbResume))
+	show(r.retry, st.Can(delivery.VerbRetry))
+	show(r.cancel, st.Can(delivery.VerbCancel))
+	show(r.sendAnyway, s.u.deps.Limits != nil && (st.Can(delivery.VerbSendAnyway) || len(rd.heldMetered()) > 0))
+	show(r.reopen, head.Role == delivery.RoleMessage && s.canReopen(rd, head.Job))
 }
 
-// heldFiles counts a message's uploads that wait on a metered connection.
-func heldFiles(g group) int {
-	n := 0
-	for _, j := range g.all {
-		if heldMetered(j) {
-			n++
+// heldMetered are the members that wait only for a metered connection.
+func (rd *rowData) heldMetered() []jobView {
+	var out []jobView
+	for _, m := range rd.d.Members {
+		if v := rd.view(m.Job); heldMetered(v.snap) {
+			out = append(out, v)
 		}
 	}
-	return n
+	return out
 }
 
 func newPartRow() *partRow {
@@ -234,8 +424,9 @@ func newPartRow() *partRow {
 // drawPart shows one Drive upload and what became of its shares.
 func (s *transfersScreen) drawPart(p *partRow, u jobView, shares []jobView, draft bool) {
 	snap := u.snap
-	setLabel(p.name, jobTitle(snap))
-	p.bar.name = lang.X("parts.bar.file", "Upload of {{.Name}}", w{"Name": jobTitle(snap)})
+	name := jobTitle(snap, delivery.RoleDriveFile)
+	setLabel(p.name, name)
+	p.bar.name = lang.X("parts.bar.file", "Upload of {{.Name}}", w{"Name": name})
 	if snap.Size > 0 {
 		p.bar.Set(float64(snap.Confirmed)/float64(snap.Size), float64(max(snap.Sent, snap.Confirmed))/float64(snap.Size))
 	} else if snap.State == transfer.StateDone {
@@ -250,15 +441,15 @@ func (s *transfersScreen) drawPart(p *partRow, u jobView, shares []jobView, draf
 	p.state.Refresh()
 }
 
-// isDraft reports whether a message job saves a draft (drafts.create or
-// update): its files are shared when the draft is sent, not before.
-func isDraft(msg transfer.Snapshot) bool {
-	return strings.Contains(msg.URL, "/drafts") && !strings.HasSuffix(msg.URL, "/send")
-}
-
-// partWords say where one file stands: its upload, then its shares.
+// partWords say where one file stands: its upload, then its shares. A
+// failure is the row's to say (once, for the whole message): here it is
+// only named.
 func (s *transfersScreen) partWords(u jobView, shares []jobView, draft bool) string {
-	if u.snap.State != transfer.StateDone {
+	switch u.snap.State {
+	case transfer.StateFailed:
+		return lang.X("part.failed", "Failed")
+	case transfer.StateDone:
+	default:
 		return stateWords(u, s.now())
 	}
 	if gone, ok := s.deleted[u.snap.ID]; ok {
@@ -273,7 +464,7 @@ func (s *transfersScreen) partWords(u jobView, shares []jobView, draft bool) str
 		case transfer.StateDone:
 			with = append(with, sharedWith(sh.snap))
 		case transfer.StateFailed:
-			return lang.X("part.share.failed", "On Google Drive · sharing failed:") + "\n" + failureWords(sh.snap)
+			return lang.X("part.share.failed", "On Google Drive · sharing failed")
 		case transfer.StateCancelled:
 			return lang.X("part.share.cancelled", "On Google Drive · not shared (cancelled)")
 		default:
@@ -289,18 +480,35 @@ func (s *transfersScreen) partWords(u jobView, shares []jobView, draft bool) str
 	return lang.X("part.shared", "On Google Drive · shared with {{.Who}}", w{"Who": app.Printable(strings.Join(with, ", "))})
 }
 
-// groupWords say where the whole message stands.
-func (s *transfersScreen) groupWords(g group) string {
-	msg, now := g.msg, s.now()
-	switch msg.snap.State {
-	case transfer.StateDone:
-		if strings.Contains(msg.snap.URL, "/send") {
-			return lang.X("group.sent", "Sent")
+// phaseWords say where the whole delivery stands, from its phase (the
+// delivery's standing); a delivery of one job says what that job says.
+func (s *transfersScreen) phaseWords(rd *rowData) string {
+	st, now := rd.st, s.now()
+	var only jobView
+	if rd.lone() {
+		only = rd.view(rd.d.Members[0].Job)
+	}
+	switch st.Phase {
+	case delivery.PhaseFailed:
+		v := rd.view(st.Member.Job)
+		if rd.lone() || st.Member.Role == delivery.RoleMessage {
+			return failureWords(v.snap)
 		}
-		return lang.X("state.done", "Done")
-	case transfer.StateCancelled:
+		return lang.X("delivery.member.failed", "{{.Name}} failed:", w{"Name": jobTitle(v.snap, st.Member.Role)}) + "\n" + failureWords(v.snap)
+	case delivery.PhaseSignIn:
+		return signInWords(rd.view(st.Member.Job).snap)
+	case delivery.PhaseBlocked:
+		if rd.lone() {
+			return stateWords(only, now)
+		}
+		name := jobTitle(rd.view(st.Member.Job).snap, st.Member.Role)
+		if rd.mail() {
+			return lang.X("group.part.cancelled", "Waiting: {{.Name}} was cancelled. Cancel this message.", w{"Name": name})
+		}
+		return lang.X("delivery.blocked", "Waiting: {{.Name}} was cancelled. Cancel the rest.", w{"Name": name})
+	case delivery.PhaseCancelled:
 		deleted, kept := 0, 0
-		for _, u := range g.uploads {
+		for _, u := range rd.with(delivery.RoleDriveFile) {
 			if gone, ok := s.deleted[u.snap.ID]; ok && gone {
 				deleted++
 			} else if ok {
@@ -314,73 +522,100 @@ func (s *transfersScreen) groupWords(g group) string {
 			return lang.XN("group.cancelled.kept", "Cancelled · the files kept on Google Drive", kept)
 		}
 		return lang.X("state.cancelled", "Cancelled")
-	case transfer.StateFailed, transfer.StateSignIn:
-		return stateWords(msg, now)
-	case transfer.StatePaused:
+	case delivery.PhasePaused:
 		return lang.X("state.paused", "Paused")
-	}
-	if n := heldFiles(g); n > 0 {
-		return lang.XN("group.held", "{{.Held}}: {{.Count}} large files wait. Send anyway sends them now", n, w{"Held": heldWords(transfer.HeldMetered), "Count": n})
-	}
-	for _, p := range g.all[1:] {
-		switch p.State {
-		case transfer.StateFailed:
-			return lang.X("group.part.failed", "Waiting: {{.Name}} failed:", w{"Name": jobTitle(p)}) + "\n" + failureWords(p)
-		case transfer.StateCancelled:
-			return lang.X("group.part.cancelled", "Waiting: {{.Name}} was cancelled. Cancel this message.", w{"Name": jobTitle(p)})
-		case transfer.StateSignIn:
-			return signInWords(p)
+	case delivery.PhaseQuotaWait:
+		return lang.X("delivery.quota", "Waiting: Google Photos' quota for today is used up. It resets at {{.Time}}; the batch goes on by itself then.", w{"Time": st.Reset.Local().Format("15:04")})
+	case delivery.PhaseHeld:
+		if rd.lone() {
+			return stateWords(only, now)
 		}
+		if n := len(rd.heldMetered()); n > 0 {
+			return lang.XN("group.held", "{{.Held}}: {{.Count}} large files wait. Send anyway sends them now", n, w{"Held": heldWords(transfer.HeldMetered), "Count": n})
+		}
+		return heldWords(st.Held)
+	case delivery.PhaseSent:
+		if rd.lone() {
+			return stateWords(only, now)
+		}
+		return lang.X("group.sent", "Sent")
+	case delivery.PhaseSaved, delivery.PhaseDone:
+		if rd.lone() {
+			return stateWords(only, now)
+		}
+		if rd.d.Kind == delivery.KindPhotos {
+			n := len(rd.with(delivery.RolePhoto))
+			return lang.XN("delivery.photos.done", "Done: all {{.Count}} files are in Google Photos", n, w{"Count": n})
+		}
+		return lang.X("state.done", "Done")
+	case delivery.PhaseQueued:
+		if rd.lone() {
+			return stateWords(only, now)
+		}
+		switch rd.d.Kind {
+		case delivery.KindMessage, delivery.KindDraft:
+			if n := len(rd.with(delivery.RoleDriveFile)); n > 0 {
+				return lang.XN("group.queued.drive", "Queued: {{.Count}} files go to Google Drive first, then the message", n, w{"Count": n})
+			}
+			return lang.X("group.queued", "Queued to send")
+		case delivery.KindPhotos:
+			n := len(rd.with(delivery.RolePhoto))
+			return lang.XN("delivery.queued.photos", "Queued: {{.Count}} files go to Google Photos", n, w{"Count": n})
+		}
+		return lang.X("state.queued", "Queued")
+	case delivery.PhaseUploading:
+		if rd.lone() {
+			return stateWords(only, now)
+		}
+		var words string
+		n := min(st.Done+1, st.Total)
+		switch st.Destination {
+		case delivery.KindDriveUpload:
+			words = lang.X("group.uploading.one", "Uploading the file to Google Drive")
+			if st.Total > 1 {
+				words = lang.XN("group.uploading", "Uploading {{.N}} of {{.Count}} files to Google Drive", st.Total, w{"N": n, "Count": st.Total})
+			}
+		case delivery.KindPhotosUpload:
+			words = lang.XN("delivery.uploading.photos", "Uploading {{.N}} of {{.Count}} files to Google Photos", st.Total, w{"N": n, "Count": st.Total})
+		default:
+			words = lang.XN("delivery.uploading", "Uploading {{.N}} of {{.Count}} files", st.Total, w{"N": n, "Count": st.Total})
+		}
+		return words + s.going(rd)
+	case delivery.PhaseSharing:
+		n := len(rd.with(delivery.RoleDriveFile))
+		return lang.XN("group.sharing", "Sharing the files on Google Drive", n)
+	case delivery.PhaseSending, delivery.PhaseSaving:
+		if rd.lone() {
+			return stateWords(only, now)
+		}
+		_, msg := rd.head()
+		switch msg.State {
+		case transfer.StateRunning:
+			return lang.X("group.sending", "Sending") + pace(msg.Rate, msg.Size-msg.Confirmed)
+		case transfer.StateRetrying:
+			return stateWords(rd.view(msg.ID), now)
+		}
+		return lang.X("group.queued", "Queued to send")
+	case delivery.PhasePosting:
+		n := len(rd.with(delivery.RolePhoto))
+		return lang.XN("delivery.posting", "Posting {{.Count}} files to Google Photos: making their items", n, w{"Count": n})
 	}
-	done, active, paused := 0, -1, false
-	var left int64
+	return ""
+}
+
+// going is how the files going up move: a retry's words when the first
+// of them waits to try again, else the pace of them all.
+func (s *transfersScreen) going(rd *rowData) string {
 	var rate float64
-	for i, u := range g.uploads {
-		switch u.snap.State {
-		case transfer.StateDone:
-			done++
-		case transfer.StatePaused:
-			paused = true
+	for _, f := range rd.files() {
+		if f.snap.State == transfer.StateRetrying {
+			return " · " + stateWords(f, s.now())
 		}
-		if u.snap.State.Active() {
-			if active < 0 {
-				active = i
-			}
-			rate += u.snap.Rate
-		}
-		left += u.snap.Size - u.snap.Confirmed
-	}
-	left += msg.snap.Size - msg.snap.Confirmed
-	if done < len(g.uploads) {
-		if active < 0 && paused {
-			return lang.X("state.paused", "Paused")
-		}
-		if active < 0 && done == 0 {
-			return lang.XN("group.queued.drive", "Queued: {{.Count}} files go to Google Drive first, then the message", len(g.uploads), w{"Count": len(g.uploads)})
-		}
-		words := lang.X("group.uploading.one", "Uploading the file to Google Drive")
-		if len(g.uploads) > 1 {
-			words = lang.XN("group.uploading", "Uploading {{.N}} of {{.Count}} files to Google Drive", len(g.uploads), w{"N": done + 1, "Count": len(g.uploads)})
-		}
-		if active >= 0 && g.uploads[active].snap.State == transfer.StateRetrying {
-			return words + " · " + stateWords(g.uploads[active], now)
-		}
-		return words + pace(rate, left)
-	}
-	for _, sh := range g.shares {
-		for _, j := range sh {
-			if j.snap.State != transfer.StateDone {
-				return lang.XN("group.sharing", "Sharing the files on Google Drive", len(g.uploads))
-			}
+		if f.snap.State.Active() {
+			rate += f.snap.Rate
 		}
 	}
-	switch msg.snap.State {
-	case transfer.StateRunning:
-		return lang.X("group.sending", "Sending") + pace(msg.snap.Rate, left)
-	case transfer.StateRetrying:
-		return stateWords(msg, now)
-	}
-	return lang.X("group.queued", "Queued to send")
+	return pace(rate, rd.st.Size-rd.st.Confirmed)
 }
 
 // pace is " · 5.0 MiB/s · 2 min left", or "" before a rate is known.
@@ -413,76 +648,83 @@ func snapsOf(vs []jobView) []transfer.Snapshot {
 	return out
 }
 
-// act does what a row's button says, to the row's job and its parts (UI
-// thread; the queue is called in the background). Cancelling a message
-// stops it first, then its parts; files already on Drive are the person's
-// to keep or delete (askDrive).
-func (s *transfersScreen) act(id, what string) {
-	jobs := append([]string{id}, s.children[id]...)
+// verbMoves are the lifecycle moves a row's verbs make of each member.
+var verbMoves = map[delivery.Verb]transfer.Move{
+	delivery.VerbPause: transfer.MovePause, delivery.VerbResume: transfer.MoveResume,
+	delivery.VerbRetry: transfer.MoveRetry, delivery.VerbCancel: transfer.MoveCancel,
+}
+
+// act does a row's verb to its delivery's members (UI thread; the queue
+// is called in the background): each member the lifecycle lets make the
+// verb's move, the message first (cancelling a message stops it before
+// its parts). Files already on Drive are the person's to keep or delete
+// (askDrive).
+func (s *transfersScreen) act(id string, verb delivery.Verb) {
+	rd := s.data(s.deliveryOf(id))
+	if rd == nil {
+		return
+	}
 	ctx := s.u.ctx
 	up := s.u.deps.Uploads
-	do := map[string]func(string) error{
-		"pause":  up.Pause,
-		"resume": func(j string) error { return up.Resume(ctx, j) },
-		"retry":  func(j string) error { return up.Retry(ctx, j) },
-		"cancel": func(j string) error { return up.Cancel(ctx, j) },
-		"send anyway": func(j string) error {
+	do := map[delivery.Verb]func(string) error{
+		delivery.VerbPause:  up.Pause,
+		delivery.VerbResume: func(j string) error { return up.Resume(ctx, j) },
+		delivery.VerbRetry:  func(j string) error { return up.Retry(ctx, j) },
+		delivery.VerbCancel: func(j string) error { return up.Cancel(ctx, j) },
+		delivery.VerbSendAnyway: func(j string) error {
 			if s.u.deps.Limits == nil {
 				return nil
 			}
 			return s.u.deps.Limits.SendAnyway(j)
 		},
-	}[what]
-	states := map[string]transfer.State{}
-	held := map[string]bool{}
-	s.mu.Lock()
-	for _, j := range jobs {
-		if v := s.views[j]; v != nil {
-			states[j] = v.snap.State
-			held[j] = heldMetered(v.snap)
+	}[verb]
+	if do == nil {
+		return
+	}
+	members := slices.Clone(rd.d.Members)
+	sort.SliceStable(members, func(i, j int) bool {
+		return members[i].Role == delivery.RoleMessage && members[j].Role != delivery.RoleMessage
+	})
+	var jobs, files []string
+	for _, m := range members {
+		snap := rd.view(m.Job).snap
+		if m.Role == delivery.RoleDriveFile {
+			files = append(files, m.Job)
+		}
+		if verb == delivery.VerbSendAnyway {
+			if heldMetered(snap) {
+				jobs = append(jobs, m.Job)
+			}
+			continue
+		}
+		// A job alone gets the command as it stands; a delivery's jobs
+		// each as the lifecycle lets it move.
+		if rd.lone() || transfer.Can(verbMoves[verb], snap.State) {
+			jobs = append(jobs, m.Job)
 		}
 	}
-	s.mu.Unlock()
+	grouped := !rd.lone()
 	s.u.goBackground(func(context.Context) {
 		var problem error
 		for _, j := range jobs {
-			// A job alone gets the command as before; a message's
-			// jobs each as it applies, and a part that moved on by
-			// itself meanwhile is no problem.
-			grouped := len(jobs) > 1
-			if grouped && !applies(what, states[j]) || what == "send anyway" && !held[j] {
-				continue
-			}
+			// A member that moved on by itself meanwhile is no problem.
 			if err := do(j); err != nil && (!grouped || !expected(err)) && problem == nil {
 				problem = err
 			}
 		}
-		var files []driveFile
-		if what == "cancel" && len(jobs) > 1 {
-			files = s.onDrive(jobs[1:])
+		var onDrive []driveFile
+		if verb == delivery.VerbCancel && rd.mail() && len(files) > 0 {
+			onDrive = s.onDrive(files)
 		}
 		s.u.do(func() {
 			if problem != nil {
 				s.u.showError(lang.X("parts.couldnot.title", "Could not do that"), sprintf("%v", problem))
 			}
-			if len(files) > 0 {
-				s.askDrive(id, files)
+			if len(onDrive) > 0 {
+				s.askDrive(rd.d.ID, onDrive)
 			}
 		})
 	})
-}
-
-// applies reports whether a command is for a part in state st.
-func applies(what string, st transfer.State) bool {
-	switch what {
-	case "pause":
-		return st.Unfinished() && st != transfer.StatePaused
-	case "resume":
-		return st == transfer.StatePaused
-	case "retry":
-		return st == transfer.StateFailed
-	}
-	return st.Unfinished() || st == transfer.StateFailed
 }
 
 // expected are the answers of a part that moved on by itself meanwhile.

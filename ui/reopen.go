@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fyne.io/fyne/v2/lang"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -15,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"carrier/internal/app"
+	"carrier/internal/delivery"
 	"carrier/transfer"
 )
 
@@ -26,36 +26,37 @@ import (
 // saving it again updates the same draft.
 
 // isMessage reports whether a job uploads a Gmail message (sent, a draft,
-// inserted or imported): only those can be reopened in Compose.
+// inserted or imported), by its role in the one route table: for the
+// words of a failure, which name a file only when it is the person's (a
+// message's bytes are a spool).
 func isMessage(s transfer.Snapshot) bool {
-	return strings.Contains(s.URL, "/upload/gmail/")
+	return delivery.MemberOf(s.ID, s.URL, "").Role == delivery.RoleMessage
 }
 
-// reopenable reports whether a message, by its state, is one to reopen in
-// Compose: it failed or was cancelled, or a part it needs failed in a way
-// Retry cannot mend (needsNew), so only a new message sends it.
-func reopenable(msg transfer.Snapshot, parts ...transfer.Snapshot) bool {
-	if !isMessage(msg) {
+// reopenable reports whether a delivery, where it stands, is a message to
+// reopen in Compose: it was cancelled, or waits on a member cancelled, or
+// failed in a way only a new message mends (the message itself failed, or
+// a part fails the same way on every Retry: its file changed).
+func reopenable(d delivery.Delivery, st delivery.Standing) bool {
+	if d.Kind != delivery.KindMessage && d.Kind != delivery.KindDraft {
 		return false
 	}
-	if msg.State == transfer.StateFailed || msg.State == transfer.StateCancelled {
+	switch st.Phase {
+	case delivery.PhaseCancelled, delivery.PhaseBlocked:
 		return true
+	case delivery.PhaseFailed:
+		return st.Member.Role == delivery.RoleMessage || !st.Can(delivery.VerbRetry)
 	}
-	return msg.State.Unfinished() && slices.ContainsFunc(parts, needsNew)
+	return false
 }
 
 // canReopen reports whether a message's row offers Reopen in Compose: it
-// is reopenable and its fields are still kept (not once a message
-// reopened from it was queued, so it cannot be sent twice).
-func (s *transfersScreen) canReopen(msg transfer.Snapshot, parts ...transfer.Snapshot) bool {
+// is reopenable and the fields of its message job msg are still kept (not
+// once a message reopened from it was queued, so it cannot be sent
+// twice).
+func (s *transfersScreen) canReopen(rd *rowData, msg string) bool {
 	k := s.u.deps.Keeper
-	return k != nil && reopenable(msg, parts...) && k.Kept(msg.ID)
-}
-
-// needsNew reports whether a job failed in a way Retry cannot mend: the
-// same failure would come again (retryCannotMend).
-func needsNew(s transfer.Snapshot) bool {
-	return s.State == transfer.StateFailed && retryCannotMend(s)
+	return k != nil && reopenable(rd.d, rd.st) && k.Kept(msg)
 }
 
 // cancelAsk is the question asked before an upload is cancelled.
@@ -65,10 +66,11 @@ type cancelAsk struct {
 	stop, keep *dialogButton
 }
 
-// cancelQuestion names what would be cancelled, in the person's words.
-func cancelQuestion(snap transfer.Snapshot) string {
-	name := jobName(snap)
-	if !isMessage(snap) {
+// cancelQuestion names what would be cancelled, in the person's words: a
+// message by its stored label (its subject and recipients), anything
+// else by its row's name.
+func cancelQuestion(name string, message bool) string {
+	if !message {
 		return lang.X("cancel.upload", "Cancel '{{.Name}}'? Its upload stops.", w{"Name": app.Printable(name)})
 	}
 	subject, to, ok := strings.Cut(name, " · to ")
@@ -113,27 +115,33 @@ func keepWords(snaps []transfer.Snapshot) string {
 	return lang.X("quit.keep", "Keep uploading")
 }
 
-// askCancel asks before cancelling job id (the row's message, with its
-// parts): Keep uploading is the default, the button that has the focus.
+// askCancel asks before cancelling delivery id (all its jobs): Keep
+// uploading is the default, the button that has the focus.
 func (s *transfersScreen) askCancel(id string) {
-	s.mu.Lock()
-	var snap transfer.Snapshot
-	if v := s.views[id]; v != nil {
-		snap = v.snap
+	rd := s.data(s.deliveryOf(id))
+	if rd == nil {
+		return
 	}
-	s.mu.Unlock()
-	a := &cancelAsk{text: newWrapLabel(cancelQuestion(snap))}
+	name := rd.title()
+	if _, head := rd.head(); rd.mail() {
+		name = jobName(head)
+	}
+	var snaps []transfer.Snapshot
+	for _, m := range rd.d.Members {
+		snaps = append(snaps, rd.view(m.Job).snap)
+	}
+	a := &cancelAsk{text: newWrapLabel(cancelQuestion(name, rd.mail()))}
 	done := func() {
 		a.d.Hide()
 		if s.cancelling == a {
 			s.cancelling = nil
 		}
 	}
-	a.keep = newDialogButton(display(keepWords(s.group(id).all)), theme.ConfirmIcon(), done)
+	a.keep = newDialogButton(display(keepWords(snaps)), theme.ConfirmIcon(), done)
 	a.keep.Importance = widget.HighImportance
 	a.stop = newDialogButton(display(lang.X("cancel.stop", "Cancel upload")), theme.CancelIcon(), func() {
 		done()
-		s.act(id, "cancel")
+		s.act(id, delivery.VerbCancel)
 	})
 	a.stop.Importance = widget.DangerImportance
 	a.d = s.u.newDialog(display(lang.X("cancel.title", "Cancel this upload?")), container.NewVBox(a.text, container.NewHBox(layout.NewSpacer(), a.stop, a.keep)), a.keep)
@@ -143,12 +151,15 @@ func (s *transfersScreen) askCancel(id string) {
 	s.u.win.Canvas().Focus(a.keep)
 }
 
-// reopen opens message id in Compose as it was written.
+// reopen opens the message of delivery id in Compose as it was written.
 func (s *transfersScreen) reopen(id string) {
 	keeper := s.u.deps.Keeper
-	if keeper == nil {
+	rd := s.data(s.deliveryOf(id))
+	if keeper == nil || rd == nil {
 		return
 	}
+	head, _ := rd.head()
+	id = head.Job
 	s.u.goBackground(func(context.Context) {
 		k, err := keeper.Composed(id)
 		s.u.do(func() {

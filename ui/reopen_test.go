@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"carrier/internal/app"
+	"carrier/internal/delivery"
 	"carrier/transfer"
 )
 
@@ -235,20 +236,21 @@ func TestWhichRowsReopen(t *testing.T) {
 		{timeline, transfer.StateFailed, false},
 		{timeline, transfer.StateCancelled, false},
 	} {
-		if got := reopenable(transfer.Snapshot{URL: c.url, State: c.state}); got != c.want {
+		if got := reopenable(standingOf(transfer.Snapshot{ID: "m", URL: c.url, State: c.state})); got != c.want {
 			t.Errorf("%s %s: reopen %v, want %v", c.url, c.state, got, c.want)
 		}
 	}
 	// A message that waits for a part: reopened only when the part
 	// failed in a way Retry cannot mend (its file changed).
-	waiting := transfer.Snapshot{URL: gmail, State: transfer.StateWaiting}
-	changed := transfer.Snapshot{URL: h.url + "/upload/drive/v3/files", State: transfer.StateFailed, Cause: transfer.ErrSourceChanged, Failure: &transfer.Failure{Code: transfer.FailSourceChanged}}
-	gaveUp := transfer.Snapshot{URL: h.url + "/upload/drive/v3/files", State: transfer.StateFailed, Cause: transfer.ErrGaveUp, Failure: &transfer.Failure{Code: transfer.FailGaveUp}}
-	if !reopenable(waiting, changed) || reopenable(waiting, gaveUp) || reopenable(waiting) {
+	waiting := transfer.Snapshot{ID: "m", URL: gmail, State: transfer.StateWaiting, Needs: []string{"f"}}
+	changed := transfer.Snapshot{ID: "f", URL: h.url + "/upload/drive/v3/files", State: transfer.StateFailed, Cause: transfer.ErrSourceChanged, Failure: &transfer.Failure{Code: transfer.FailSourceChanged}}
+	gaveUp := transfer.Snapshot{ID: "f", URL: h.url + "/upload/drive/v3/files", State: transfer.StateFailed, Cause: transfer.ErrGaveUp, Failure: &transfer.Failure{Code: transfer.FailGaveUp}}
+	alone := transfer.Snapshot{ID: "m", URL: gmail, State: transfer.StateWaiting}
+	if !reopenable(standingOf(waiting, changed)) || reopenable(standingOf(waiting, gaveUp)) || reopenable(standingOf(alone)) {
 		t.Errorf("a waiting message: reopen with a changed part %v, with one that gave up %v, alone %v; want true, false, false",
-			reopenable(waiting, changed), reopenable(waiting, gaveUp), reopenable(waiting))
+			reopenable(standingOf(waiting, changed)), reopenable(standingOf(waiting, gaveUp)), reopenable(standingOf(alone)))
 	}
-	if got := cancelQuestion(transfer.Snapshot{URL: timeline, Label: "dot.png · to the timeline"}); got != "Cancel 'dot.png · to the timeline'? Its upload stops." {
+	if got := cancelQuestion("dot.png · to the timeline", false); got != "Cancel 'dot.png · to the timeline'? Its upload stops." {
 		t.Errorf("a post's question: %q", got)
 	}
 }
@@ -322,4 +324,11 @@ func TestAChangedFileOffersReopenNotRetryAndOnlyOnce(t *testing.T) {
 	if msgs := h.messages(); len(msgs) != 1 {
 		t.Fatalf("the sandbox holds %d messages, want the reopened one", len(msgs))
 	}
+}
+
+// standingOf is the one delivery jobs make (joined by what they need) and
+// where it stands.
+func standingOf(jobs ...transfer.Snapshot) (delivery.Delivery, delivery.Standing) {
+	d := delivery.Of(jobs, nil)[0]
+	return d, delivery.Status(d, delivery.ByJob(jobs))
 }

@@ -138,7 +138,7 @@ func TestTransfersRowsInPersian(t *testing.T) {
 	}
 	// "Uploading · 502.8 KiB/s · 20 min left", drawn in Persian order:
 	// read from the right, the rate and then the time, each whole.
-	state := fyneShows(t, h.u.transfers.rows["m1"].state.Text)
+	state := fyneShows(t, h.u.transfers.rowOf("m1").state.Text)
 	if !strings.Contains(state, " · 502.8 KiB/s · ") || strings.Contains(state, "KiB/s · 2") {
 		t.Errorf("the progress line is drawn %q: the rate and the time run together", state)
 	}

@@ -94,7 +94,7 @@ func TestClearFinishedEmptiesTheSpool(t *testing.T) {
 	}
 
 	h := newHarness(t, func(o *harnessOpts) { o.state = state })
-	row := h.u.transfers.rows[id]
+	row := h.u.transfers.rowOf(id)
 	if row == nil || row.state.Text != "Done" {
 		t.Fatal("no done row for the first run's job")
 	}

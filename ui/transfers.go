@@ -5,6 +5,7 @@ import (
 	"fyne.io/fyne/v2/lang"
 	"net"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"carrier/internal/app"
+	"carrier/internal/delivery"
 	"carrier/transfer"
 )
 
@@ -54,13 +56,17 @@ type transfersScreen struct {
 	clear   *widget.Button
 	network *networkSettings // nil when the queue takes no settings
 
-	// A message with Drive links is one row: the jobs it needs (its
-	// uploads to Drive and their shares) are its parts, drawn under it.
-	// These are touched on the UI thread only.
-	parent   map[string]string   // part → its message
-	children map[string][]string // message → its parts, in its Needs' order
-	deleted  map[string]bool     // Drive uploads whose file was deleted after a cancel
-	ask      *driveAsk           // the open question about a cancelled message's Drive files
+	// A row is a delivery (parts.go): what the person sent, with all its
+	// jobs. These are guarded by mu.
+	dels      map[string]*delivery.Delivery // by id
+	owner     map[string]string             // job → the id of its delivery
+	order     []string                      // the deliveries' ids, oldest first
+	regrouped bool                          // the deliveries changed: the rows are to be matched (syncRows)
+	told      map[string]delivery.Phase     // the phase each delivery's notification said (sent, done, failed)
+
+	// Touched on the UI thread only.
+	deleted map[string]bool // Drive uploads whose file was deleted after a cancel
+	ask     *driveAsk       // the open question about a cancelled message's Drive files
 
 	cancelling *cancelAsk // the open question before a cancel (reopen.go)
 }
@@ -75,12 +81,13 @@ type transferRow struct {
 	reopen                       *widget.Button  // a cancelled or failed message, back into Compose
 	parts                        *fyne.Container // the part rows, under the message's own
 	partRows                     map[string]*partRow
+	members                      int // the delivery's members when last drawn
 	object                       fyne.CanvasObject
 }
 
 func newTransfersScreen(u *UI) *transfersScreen {
 	s := &transfersScreen{u: u, views: map[string]*jobView{}, rows: map[string]*transferRow{}, now: time.Now,
-		parent: map[string]string{}, children: map[string][]string{}, deleted: map[string]bool{}}
+		dels: map[string]*delivery.Delivery{}, owner: map[string]string{}, told: map[string]delivery.Phase{}, deleted: map[string]bool{}}
 	s.paged = newPagedList("upload")
 	s.box = s.paged.Box
 	s.empty = newLabel(lang.X("transfers.empty", "No uploads yet. Messages you send and pictures you post appear here."))
@@ -102,11 +109,22 @@ func (s *transfersScreen) start() {
 	if err != nil {
 		setLabel(s.status, lang.X("transfers.journal.bad", "Some uploads of the journal could not be read: {{.Error}}", w{"Error": windowText(err.Error())}))
 	}
-	sort.Slice(snaps, func(i, j int) bool { return snaps[i].Created.Before(snaps[j].Created) })
+	s.mu.Lock()
 	for _, r := range snaps {
 		s.views[r.ID] = &jobView{snap: r}
-		s.ensureRow(r.ID)
 	}
+	s.mu.Unlock()
+	ds, derr := s.u.deps.Uploads.Deliveries()
+	if derr != nil && len(ds) == 0 {
+		ds = delivery.Of(snaps, nil)
+	}
+	if derr != nil && err == nil {
+		setLabel(s.status, lang.X("transfers.journal.bad", "Some uploads of the journal could not be read: {{.Error}}", w{"Error": windowText(derr.Error())}))
+	}
+	s.mu.Lock()
+	s.setDeliveries(ds)
+	s.mu.Unlock()
+	s.syncRows()
 	if s.u.deps.Events != nil {
 		s.u.goBackground(s.follow)
 	}
@@ -164,9 +182,65 @@ func (s *transfersScreen) moving() bool {
 }
 
 // apply folds an event into its job's view and reports whether the row
-// should be redrawn now (state changes) rather than on the next tick. An
-// event older than the view (a lower Seq) changes nothing.
+// should be redrawn now (state changes) rather than on the next tick. A
+// job of a delivery not known yet has the deliveries read again; a
+// delivery that was sent, is done or failed is told of once.
 func (s *transfersScreen) apply(e transfer.Event) bool {
+	redraw, ended := s.fold(e)
+	s.mu.Lock()
+	known := s.join(e.Snap)
+	s.mu.Unlock()
+	if !known {
+		s.reread(e.Snap)
+	}
+	if ended {
+		s.tell(s.deliveryOf(e.Job))
+	}
+	return redraw
+}
+
+// tell notifies the person, once, that delivery id was sent (saved,
+// done) or failed: not each of its jobs, and not again until its phase
+// left that one (a retry).
+func (s *transfersScreen) tell(id string) {
+	rd := s.data(id)
+	if rd == nil {
+		return
+	}
+	switch rd.st.Phase {
+	case delivery.PhaseSent, delivery.PhaseSaved, delivery.PhaseDone, delivery.PhaseFailed:
+		// What the app stored of it meanwhile (its album, its draft) is
+		// read once more, for its row's last words.
+		s.reread(transfer.Snapshot{})
+		if rd = s.data(id); rd == nil {
+			return
+		}
+	}
+	var snap transfer.Snapshot
+	switch rd.st.Phase {
+	case delivery.PhaseSent, delivery.PhaseSaved, delivery.PhaseDone:
+		_, snap = rd.head()
+	case delivery.PhaseFailed:
+		snap = rd.view(rd.st.Member.Job).snap
+	default:
+		s.mu.Lock()
+		delete(s.told, id)
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Lock()
+	last := s.told[id]
+	s.told[id] = rd.st.Phase
+	s.mu.Unlock()
+	if last != rd.st.Phase {
+		s.u.notifyDelivery(rd.title(), rd.mail(), snap)
+	}
+}
+
+// fold folds an event into its job's view and reports whether the row
+// should be redrawn now, and whether the job just ended done or failed.
+// An event older than the view (a lower Seq) changes nothing.
+func (s *transfersScreen) fold(e transfer.Event) (redraw, ended bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v := s.views[e.Job]
@@ -175,7 +249,7 @@ func (s *transfersScreen) apply(e transfer.Event) bool {
 		s.views[e.Job] = v
 	}
 	if e.Snap.Seq < v.snap.Seq {
-		return false
+		return false, false
 	}
 	before, wasHeld := v.snap.State, v.snap.Held
 	v.snap = e.Snap
@@ -185,31 +259,25 @@ func (s *transfersScreen) apply(e transfer.Event) bool {
 	switch e.Kind {
 	case transfer.EventProgress:
 		if e.Snap.Held != wasHeld { // held or let go while nothing moves: no tick would show it
-			return true
+			return true, false
 		}
 		v.dirty = true
-		return false
+		return false, false
 	case transfer.EventRetrying:
 		v.attempt, v.retryReason, v.retryStatus, v.woke, v.held = e.Attempt, e.Reason, e.Status, e.Woke, e.Held
 		v.retryAt = s.now().Add(e.Wait)
 	case transfer.EventDone:
-		if before != transfer.StateDone && !isPart(v.snap) { // the message says it is sent, not each of its parts
-			s.notify("Sent", v)
-		}
+		return true, before != transfer.StateDone
 	case transfer.EventFailed:
-		if before != transfer.StateFailed {
-			s.notify("Failed", v)
-		}
+		return true, before != transfer.StateFailed
 	}
-	return true
+	return true, false
 }
-
-func (s *transfersScreen) notify(_ string, v *jobView) { s.u.notifyJob(v.snap) }
 
 func (s *transfersScreen) flush(id string) {
 	s.u.do(func() {
-		s.ensureRow(id)
-		s.draw(s.top(id))
+		s.syncRows()
+		s.draw(id)
 		s.mu.Lock()
 		v := s.views[id]
 		bound := v != nil && (v.snap.Account != "" || v.snap.SignInFor != "")
@@ -234,27 +302,37 @@ func (s *transfersScreen) flushDirty() {
 		return
 	}
 	s.u.do(func() {
+		s.syncRows()
 		drawn := map[string]bool{}
 		for _, id := range ids {
-			s.ensureRow(id)
-			if top := s.top(id); !drawn[top] {
-				drawn[top] = true
-				s.draw(top)
+			if d := s.deliveryOf(id); !drawn[d] {
+				drawn[d] = true
+				s.draw(d)
 			}
 		}
 	})
 }
 
-// ensureRow makes the row for a job (UI thread).
+// ensureRow makes sure job (or delivery) id has its delivery's row (UI
+// thread): a job of a delivery not known yet has the deliveries read
+// again first, in the background.
 func (s *transfersScreen) ensureRow(id string) {
-	if id == "" || s.rows[id] != nil || s.parent[id] != "" {
+	if did := s.deliveryOf(id); did != "" {
+		s.syncRows()
+		s.makeRow(did)
 		return
 	}
-	s.mu.Lock()
-	if s.views[id] == nil {
-		s.views[id] = &jobView{snap: transfer.Snapshot{ID: id}}
+	s.u.goBackground(func(context.Context) {
+		s.reread(transfer.Snapshot{ID: id})
+		s.u.do(s.syncRows)
+	})
+}
+
+// makeRow makes the row for delivery id (UI thread).
+func (s *transfersScreen) makeRow(id string) {
+	if id == "" || s.rows[id] != nil {
+		return
 	}
-	s.mu.Unlock()
 	r := &transferRow{id: id}
 	r.name = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	r.name.Truncation = fyne.TextTruncateEllipsis
@@ -263,11 +341,11 @@ func (s *transfersScreen) ensureRow(id string) {
 	r.state = newWrapLabel("")
 	r.amount = widget.NewLabel("")
 	r.bar = newDualBar()
-	r.pause = widget.NewButtonWithIcon(display(lang.X("row.pause", "Pause")), theme.MediaPauseIcon(), func() { s.act(id, "pause") })
-	r.resume = widget.NewButtonWithIcon(display(lang.X("row.resume", "Resume")), theme.MediaPlayIcon(), func() { s.act(id, "resume") })
+	r.pause = widget.NewButtonWithIcon(display(lang.X("row.pause", "Pause")), theme.MediaPauseIcon(), func() { s.act(id, delivery.VerbPause) })
+	r.resume = widget.NewButtonWithIcon(display(lang.X("row.resume", "Resume")), theme.MediaPlayIcon(), func() { s.act(id, delivery.VerbResume) })
 	r.cancel = widget.NewButtonWithIcon(display(lang.X("row.cancel", "Cancel")), theme.CancelIcon(), func() { s.askCancel(id) })
-	r.retry = widget.NewButtonWithIcon(display(lang.X("row.retry", "Retry")), theme.ViewRefreshIcon(), func() { s.act(id, "retry") })
-	r.sendAnyway = widget.NewButtonWithIcon(display(lang.X("row.sendanyway", "Send anyway")), theme.UploadIcon(), func() { s.act(id, "send anyway") })
+	r.retry = widget.NewButtonWithIcon(display(lang.X("row.retry", "Retry")), theme.ViewRefreshIcon(), func() { s.act(id, delivery.VerbRetry) })
+	r.sendAnyway = widget.NewButtonWithIcon(display(lang.X("row.sendanyway", "Send anyway")), theme.UploadIcon(), func() { s.act(id, delivery.VerbSendAnyway) })
 	r.sendAnyway.Hide()
 	r.reopen = widget.NewButtonWithIcon(display(lang.X("row.reopen", "Reopen in Compose")), theme.MailComposeIcon(), func() { s.reopen(id) })
 	r.reopen.Hide()
@@ -294,111 +372,61 @@ func (s *transfersScreen) ensureRow(id string) {
 	s.draw(id)
 }
 
-// draw puts a job's view into its row (UI thread).
-func (s *transfersScreen) draw(id string) {
-	r := s.rows[id]
-	if r == nil {
-		return
-	}
-	s.draws++
-	s.mu.Lock()
-	v := *s.views[id]
-	s.views[id].lastDrawn = s.now()
-	s.mu.Unlock()
-	if s.adopt(id, v.snap.Needs) {
-		s.drawGroup(r, v)
-		return
-	}
-	snap := v.snap
-	setLabel(r.name, jobTitle(snap))
-	setLabel(r.dest, whereWords(snap.URL, s.u.deps.Endpoint)+accountNote(snap))
-	frac := func(n int64) float64 {
-		if snap.Size <= 0 {
-			if snap.State == transfer.StateDone {
-				return 1
-			}
-			return 0
-		}
-		return float64(n) / float64(snap.Size)
-	}
-	r.bar.Set(frac(snap.Confirmed), frac(snap.Sent))
-	setLabel(r.state, stateWords(v, s.now()))
-	r.state.Importance = widget.MediumImportance
-	switch snap.State {
-	case transfer.StateFailed:
-		r.state.Importance = widget.DangerImportance
-	case transfer.StateDone:
-		r.state.Importance = widget.SuccessImportance
-	}
-	r.state.Refresh()
-	amount := lang.X("row.amount", "{{.Done}} of {{.Size}}", w{"Done": humanSize(snap.Confirmed), "Size": humanSize(snap.Size)})
-	if snap.Sent > snap.Confirmed {
-		amount = lang.X("row.amount.unconfirmed", "{{.Done}} of {{.Size}} ({{.Sent}} sent, not yet confirmed)", w{"Done": humanSize(snap.Confirmed), "Size": humanSize(snap.Size), "Sent": humanSize(snap.Sent - snap.Confirmed)})
-	}
-	setLabel(r.amount, amount)
-	show := func(b *widget.Button, on bool) {
-		if on {
-			b.Show()
-		} else {
-			b.Hide()
-		}
-	}
-	st := snap.State
-	show(r.pause, st.Unfinished() && st != transfer.StatePaused)
-	show(r.resume, st == transfer.StatePaused)
-	show(r.retry, st == transfer.StateFailed && !retryCannotMend(snap))
-	show(r.cancel, st.Unfinished() || st == transfer.StateFailed)
-	show(r.sendAnyway, s.u.deps.Limits != nil && heldMetered(snap))
-	show(r.reopen, s.canReopen(snap))
-}
-
 // heldMetered reports whether a job waits only because the connection is
 // metered: the person may send it anyway.
 func heldMetered(snap transfer.Snapshot) bool {
 	return snap.Held == transfer.HeldMetered && snap.State.Unfinished() && snap.State != transfer.StatePaused
 }
 
-// clearFinished forgets the jobs that are done or cancelled (failed ones
-// stay: they may still be retried) and removes their rows. A message with
-// parts goes with all of them, once every one has ended; the message first,
-// since the journal keeps what an unfinished job needs.
+// clearFinished forgets the deliveries whose jobs all ended done or
+// cancelled (a failed one stays: it may still be retried) and removes
+// their rows; a message first, since the journal keeps what an
+// unfinished job needs.
 func (s *transfersScreen) clearFinished() {
-	var gone []string
-	s.mu.Lock()
+	var gone []*rowData
 	for id := range s.rows {
+		rd := s.data(id)
+		if rd == nil {
+			continue
+		}
 		ended := true
-		for _, j := range append([]string{id}, s.children[id]...) {
-			v := s.views[j]
-			ended = ended && v != nil && (v.snap.State == transfer.StateDone || v.snap.State == transfer.StateCancelled)
+		for _, m := range rd.d.Members {
+			st := rd.view(m.Job).snap.State
+			ended = ended && (st == transfer.StateDone || st == transfer.StateCancelled)
 		}
 		if ended {
-			gone = append(gone, id)
+			gone = append(gone, rd)
 		}
 	}
-	s.mu.Unlock()
-	for _, id := range gone {
+	for _, rd := range gone {
+		members := slices.Clone(rd.d.Members)
+		sort.SliceStable(members, func(i, j int) bool {
+			return members[i].Role == delivery.RoleMessage && members[j].Role != delivery.RoleMessage
+		})
 		cleared := true
-		for _, j := range append([]string{id}, s.children[id]...) {
-			if err := s.u.deps.Uploads.Forget(j); err != nil {
-				setLabel(s.status, lang.X("transfers.clear.failed", "Could not clear {{.Name}}: {{.Error}}", w{"Name": j, "Error": windowText(err.Error())}))
+		for _, m := range members {
+			if err := s.u.deps.Uploads.Forget(m.Job); err != nil {
+				setLabel(s.status, lang.X("transfers.clear.failed", "Could not clear {{.Name}}: {{.Error}}", w{"Name": m.Job, "Error": windowText(err.Error())}))
 				cleared = false
 				break
 			}
 			s.mu.Lock()
-			delete(s.views, j)
+			delete(s.views, m.Job)
+			delete(s.owner, m.Job)
 			s.mu.Unlock()
+			delete(s.deleted, m.Job)
 		}
 		if !cleared {
 			continue
 		}
-		for _, j := range s.children[id] {
-			delete(s.parent, j)
-			delete(s.deleted, j)
-		}
-		delete(s.children, id)
-		if r := s.rows[id]; r != nil {
+		s.mu.Lock()
+		delete(s.dels, rd.d.ID)
+		delete(s.told, rd.d.ID)
+		s.order = slices.DeleteFunc(s.order, func(id string) bool { return id == rd.d.ID })
+		s.mu.Unlock()
+		if r := s.rows[rd.d.ID]; r != nil {
 			s.box.Remove(r.object)
-			delete(s.rows, id)
+			delete(s.rows, rd.d.ID)
 		}
 	}
 	if len(s.rows) == 0 {

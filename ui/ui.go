@@ -17,6 +17,7 @@ import (
 	"carrier/auth"
 	"carrier/compose"
 	"carrier/internal/app"
+	"carrier/internal/delivery"
 	"carrier/transfer"
 )
 
@@ -29,6 +30,10 @@ type Uploads interface {
 	Jobs() []transfer.Snapshot
 	History() ([]transfer.Snapshot, error) // the journal's jobs, finished ones too
 	Forget(id string) error
+	// Deliveries are what the person sent, oldest first: each names its
+	// jobs (finished ones too) and their roles; jobs from before
+	// deliveries are grouped as delivery.Of groups them.
+	Deliveries() ([]delivery.Delivery, error)
 }
 
 // Outbox queues what the compose and timeline screens send: the app's

@@ -208,7 +208,7 @@ func TestTransferRowStates(t *testing.T) {
 	h := newHarness(t, func(o *harnessOpts) { o.uploads, o.events = fu, events })
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	h.u.transfers.now = func() time.Time { return now }
-	row := h.u.transfers.rows["j1"]
+	row := h.u.transfers.rowOf("j1")
 	if row == nil {
 		t.Fatal("no row for a job of the journal")
 	}
@@ -278,7 +278,7 @@ func TestTransferRowButtonsAndThrottle(t *testing.T) {
 	}}
 	events := make(chan transfer.Event, 1024)
 	h := newHarness(t, func(o *harnessOpts) { o.uploads, o.events = fu, events })
-	row := h.u.transfers.rows["j2"]
+	row := h.u.transfers.rowOf("j2")
 	test.Tap(row.pause)
 	h.until("pause reaches the queue", func() bool {
 		fu.mu.Lock()
@@ -442,7 +442,7 @@ func TestTransfersTickerOnlyWhileMoving(t *testing.T) {
 	events := make(chan transfer.Event, 64)
 	h := newHarness(t, func(o *harnessOpts) { o.uploads, o.events = fu, events })
 	ticking := func() bool { return h.u.transfers.ticking.Load() }
-	h.until("the screen follows the queue", func() bool { return h.u.transfers.rows["a"] != nil })
+	h.until("the screen follows the queue", func() bool { return h.u.transfers.rowOf("a") != nil })
 	if ticking() {
 		t.Fatal("the ticker runs with every job queued")
 	}
@@ -455,7 +455,7 @@ func TestTransfersTickerOnlyWhileMoving(t *testing.T) {
 		s.State, s.Confirmed, s.Response, s.Verified = transfer.StateDone, s.Size, &transfer.Response{Status: 200}, transfer.SumCRC32C
 	}
 	events <- fu.event(transfer.EventDone, "a", done)
-	row := h.u.transfers.rows["a"]
+	row := h.u.transfers.rowOf("a")
 	h.until("a done", func() bool { return row.state.Text == "Done · verified (crc32c)" })
 	if !ticking() {
 		t.Fatal("the ticker stopped while a job still retries")

@@ -204,7 +204,7 @@ func TestFailedRowInPersian(t *testing.T) {
 		s.Failure = &transfer.Failure{Code: transfer.FailQuota, Status: 403, Reason: "storageQuotaExceeded"}
 	})
 	fa := readCatalogue(t, "fa")["fail.storage"].(string)
-	row := h.u.transfers.rows["j1"]
+	row := h.u.transfers.rowOf("j1")
 	// In reading order: the row's label breaks it into lines for its
 	// width (TestRightToLeftParagraphWrapsInReadingOrder).
 	h.until("the row says the storage is full, in Persian", func() bool { return row.state.AccessibilityLabel() == fa+"\n\u200e"+text })
