@@ -379,7 +379,7 @@ func (s *transfersScreen) draw(id string) {
 		s.drawPart(r.partRows[u.snap.ID], u, shares[u.snap.ID], rd.d.Kind == delivery.KindDraft)
 	}
 
-	show := func(b *widget.Button, on bool) {
+	show := func(b fyne.CanvasObject, on bool) {
 		if on != b.Visible() {
 			if on {
 				b.Show()

@@ -144,6 +144,10 @@ func buttonIn(o fyne.CanvasObject, text string) *widget.Button {
 		if w.Text == text {
 			return &w.Button
 		}
+	case *focusButton:
+		if w.Text == text {
+			return &w.Button
+		}
 	case *fyne.Container:
 		for _, c := range w.Objects {
 			if b := buttonIn(c, text); b != nil {

@@ -53,7 +53,7 @@ type transfersScreen struct {
 	draws   int         // rows drawn, for the throttle's test
 	ticking atomic.Bool // the redraw ticker runs: only while a job moves
 	status  *wrapLabel
-	clear   *widget.Button
+	clear   *focusButton
 	network *networkSettings // nil when the queue takes no settings
 
 	// A row is a delivery (parts.go): what the person sent, with all its
@@ -76,9 +76,9 @@ type transferRow struct {
 	name, dest, amount           *widget.Label
 	state                        *wrapLabel
 	bar                          *dualBar
-	pause, resume, cancel, retry *widget.Button
-	sendAnyway                   *widget.Button  // a large upload held on a metered connection
-	reopen                       *widget.Button  // a cancelled or failed message, back into Compose
+	pause, resume, cancel, retry *focusButton
+	sendAnyway                   *focusButton    // a large upload held on a metered connection
+	reopen                       *focusButton    // a cancelled or failed message, back into Compose
 	parts                        *fyne.Container // the part rows, under the message's own
 	partRows                     map[string]*partRow
 	members                      int // the delivery's members when last drawn
@@ -93,7 +93,7 @@ func newTransfersScreen(u *UI) *transfersScreen {
 	s.empty = newLabel(lang.X("transfers.empty", "No uploads yet. Messages you send and pictures you post appear here."))
 	s.box.Add(s.empty)
 	s.status = newWrapLabel("")
-	s.clear = widget.NewButtonWithIcon(display(lang.X("transfers.clear", "Clear finished")), theme.DeleteIcon(), s.clearFinished)
+	s.clear = newFocusButton(lang.X("transfers.clear", "Clear finished"), theme.DeleteIcon(), s.clearFinished)
 	top := container.NewVBox(container.NewBorder(nil, nil, nil, s.clear, italic(lang.X("transfers.intro", "Uploads survive lost connections, sleep and restarts: each one resumes where the server says it stands."))))
 	if u.deps.Limits != nil {
 		s.network = newNetworkSettings(u)
@@ -341,13 +341,13 @@ func (s *transfersScreen) makeRow(id string) {
 	r.state = newWrapLabel("")
 	r.amount = widget.NewLabel("")
 	r.bar = newDualBar()
-	r.pause = widget.NewButtonWithIcon(display(lang.X("row.pause", "Pause")), theme.MediaPauseIcon(), func() { s.act(id, delivery.VerbPause) })
-	r.resume = widget.NewButtonWithIcon(display(lang.X("row.resume", "Resume")), theme.MediaPlayIcon(), func() { s.act(id, delivery.VerbResume) })
-	r.cancel = widget.NewButtonWithIcon(display(lang.X("row.cancel", "Cancel")), theme.CancelIcon(), func() { s.askCancel(id) })
-	r.retry = widget.NewButtonWithIcon(display(lang.X("row.retry", "Retry")), theme.ViewRefreshIcon(), func() { s.act(id, delivery.VerbRetry) })
-	r.sendAnyway = widget.NewButtonWithIcon(display(lang.X("row.sendanyway", "Send anyway")), theme.UploadIcon(), func() { s.act(id, delivery.VerbSendAnyway) })
+	r.pause = newFocusButton(lang.X("row.pause", "Pause"), theme.MediaPauseIcon(), func() { s.act(id, delivery.VerbPause) })
+	r.resume = newFocusButton(lang.X("row.resume", "Resume"), theme.MediaPlayIcon(), func() { s.act(id, delivery.VerbResume) })
+	r.cancel = newFocusButton(lang.X("row.cancel", "Cancel"), theme.CancelIcon(), func() { s.askCancel(id) })
+	r.retry = newFocusButton(lang.X("row.retry", "Retry"), theme.ViewRefreshIcon(), func() { s.act(id, delivery.VerbRetry) })
+	r.sendAnyway = newFocusButton(lang.X("row.sendanyway", "Send anyway"), theme.UploadIcon(), func() { s.act(id, delivery.VerbSendAnyway) })
 	r.sendAnyway.Hide()
-	r.reopen = widget.NewButtonWithIcon(display(lang.X("row.reopen", "Reopen in Compose")), theme.MailComposeIcon(), func() { s.reopen(id) })
+	r.reopen = newFocusButton(lang.X("row.reopen", "Reopen in Compose"), theme.MailComposeIcon(), func() { s.reopen(id) })
 	r.reopen.Hide()
 	r.parts = container.NewVBox()
 	r.parts.Hide()

@@ -245,7 +245,7 @@ func TestTransferRowStates(t *testing.T) {
 			t.Errorf("%s: amount %q, want %q", s.state, row.amount.Text, s.amount)
 		}
 		var visible []string
-		for name, b := range map[string]*widget.Button{"pause": row.pause, "resume": row.resume, "retry": row.retry, "cancel": row.cancel} {
+		for name, b := range map[string]*focusButton{"pause": row.pause, "resume": row.resume, "retry": row.retry, "cancel": row.cancel} {
 			if b.Visible() {
 				visible = append(visible, name)
 			}
