@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 // goroutine (the session bus's), are attached to Compose as a drop is,
 // beside what the person already typed, and Compose comes forward.
 func TestHandedFilesFillCompose(t *testing.T) {
+	skipOnWindows(t)
 	h := newHarness(t)
 	a := writeFile(t, "a report.pdf", []byte("%PDF-1.4 report"))
 	b := writeFile(t, "b.jpg", []byte("jpeg"))
@@ -105,4 +107,14 @@ func TestHandedMailLinkAsksBeforeReplacing(t *testing.T) {
 	h.until("the link's fields after Yes", func() bool {
 		return c.to.Text == "them@example.com" && c.subject.Text == "Theirs" && cv.Overlays().Top() == nil
 	})
+}
+
+// skipOnWindows: files and mail links are handed to Carrier, and file:
+// URIs read as this computer's paths, on Linux so far (issue 30); on
+// Windows a path is C:\... and its URI file:///C:/..., not yet handled.
+func skipOnWindows(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("handing files and mail links to Carrier is built for Linux so far (issue 30): Windows paths in file: URIs are not yet read")
+	}
 }

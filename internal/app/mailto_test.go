@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -57,6 +58,7 @@ func TestMailtoReadsRFC6068sExamples(t *testing.T) {
 // a plain path, file: URIs with or without localhost, Thunderbird's
 // attachment=), each looked at and none read.
 func TestMailtoAttachments(t *testing.T) {
+	skipOnWindows(t)
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a report.pdf")
 	b := filepath.Join(dir, "ñ.jpg")
@@ -91,6 +93,7 @@ func TestMailtoAttachments(t *testing.T) {
 // (a web page's link to ~/.ssh), a device, a body past the limit, a subject with a
 // control character, broken percent-encoding.
 func TestMailtoRefusesHostileLinks(t *testing.T) {
+	skipOnWindows(t)
 	dir := t.TempDir()
 	secret := filepath.Join(dir, "secret")
 	if err := os.WriteFile(secret, []byte("x"), 0o600); err != nil {
@@ -150,6 +153,7 @@ func TestMailtoRefusesHostileLinks(t *testing.T) {
 // What is handed to the window: mail links and files together, files by
 // path or file: URI, each refusal said and the rest taken.
 func TestOpenedTakesLinksAndFiles(t *testing.T) {
+	skipOnWindows(t)
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a.pdf")
 	b := filepath.Join(dir, "b.jpg")
@@ -175,5 +179,15 @@ func TestOpenedTakesLinksAndFiles(t *testing.T) {
 	}
 	if !reflect.DeepEqual(kinds, []OpenRefusalKind{RefusedRelative, RefusedNotFile, RefusedMissing}) {
 		t.Errorf("refused %v (%q)", kinds, refused)
+	}
+}
+
+// skipOnWindows: files and mail links are handed to Carrier, and file:
+// URIs read as this computer's paths, on Linux so far (issue 30); on
+// Windows a path is C:\... and its URI file:///C:/..., not yet handled.
+func skipOnWindows(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("handing files and mail links to Carrier is built for Linux so far (issue 30): Windows paths in file: URIs are not yet read")
 	}
 }
