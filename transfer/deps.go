@@ -77,11 +77,15 @@ func (q *Queue) putLocked(jb *job) {
 	if st == StateWaiting {
 		q.waiting[jb] = struct{}{}
 	}
+	if st == StateScheduled {
+		q.scheduled[jb] = struct{}{}
+	}
 }
 
 func (q *Queue) dropLocked(jb *job) {
 	delete(q.jobs, jb.id)
 	delete(q.waiting, jb)
+	delete(q.scheduled, jb)
 	for _, id := range jb.record().Needs {
 		ns := slices.DeleteFunc(q.needers[id], func(n *job) bool { return n == jb })
 		if len(ns) == 0 {

@@ -19,6 +19,7 @@ const (
 	EventCancelled                      // stopped by Cancel; the session was deleted
 	EventWaiting                        // waiting for the jobs it needs; Snap.Blocked says why when one of them failed
 	EventSignIn                         // parked: its sign-in ended; Snap.SignInFor names the account to sign in as
+	EventScheduled                      // every byte but the last is with the server; the last go at Snap.SendAt
 )
 
 func (k EventKind) String() string {
@@ -43,6 +44,8 @@ func (k EventKind) String() string {
 		return "waiting"
 	case EventSignIn:
 		return "sign-in"
+	case EventScheduled:
+		return "scheduled"
 	}
 	return fmt.Sprintf("EventKind(%d)", int(k))
 }
@@ -193,6 +196,10 @@ type Snapshot struct {
 	// Verified names the checksum that verified what the server holds
 	// (SumSHA256, SumMD5, SumCRC32C), "" when the server reported none.
 	Verified string
+	// SendAt is when the job's last bytes go (Spec.SendAt); zero: as soon
+	// as they can. While the job is StateScheduled, the server holds every
+	// byte but those.
+	SendAt time.Time
 }
 
 // Snapshot is the record as a job's snapshot, for a front end that reads
@@ -206,6 +213,7 @@ func snapshotOf(r *Record) Snapshot {
 		SHA256: r.SHA256, Needs: r.Needs, Quote: r.Quote, State: r.State, Confirmed: r.Confirmed, Sent: r.Confirmed, Written: r.Confirmed,
 		Response: r.Response, Error: r.Error, Retryable: r.Retryable, Cause: causes[r.Cause],
 		Verified: r.Verified, Account: r.Account, SignInFor: r.SignInFor, Owner: r.Owner, Failure: r.Failure.clone(),
+		SendAt: r.SendAt,
 	}
 }
 

@@ -189,7 +189,7 @@ func (up *upload) googQuery(ctx context.Context) (int64, *Response, error) {
 func (up *upload) googChunk(ctx context.Context, off int64) (int64, *Response, error) {
 	rec := up.rec
 	gran := up.granularity()
-	n := up.chunks.size(rec.ChunkSize)
+	n := min(up.chunks.size(rec.ChunkSize), up.sendTo()-off)
 	n = max(n-n%gran, gran)
 	final := off+n >= rec.Size
 	cmd := "upload"

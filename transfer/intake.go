@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Spec is what to upload.
@@ -73,6 +74,16 @@ type Spec struct {
 	// although it is recorded before they start. "ID.field" quotes the
 	// string field of job ID's result, a JSON object (an album's "id").
 	Quote []string
+	// SendAt holds back the last bytes of a resumable upload until this
+	// time: every byte but the last request's goes at once, then the job
+	// waits as StateScheduled, its session open, and the last request goes
+	// at SendAt (or at once once that has passed, after a restart or a
+	// sleep). Until then nothing exists on the server, and Cancel deletes
+	// the session: Undo send (SendAt a few seconds ahead) and Send later
+	// (SendAt the chosen time) are the same hold. Zero: no hold. Only the
+	// Resumable type can hold; a session lives a week (DefaultSessionTTL),
+	// so a SendAt further ahead than that is the caller's to start later.
+	SendAt time.Time
 }
 
 // Add records a job and queues it (or lets it wait for the jobs it
@@ -149,6 +160,9 @@ func (q *Queue) adopt(jb *job) error {
 	}
 	q.mu.Unlock()
 	q.emit(Event{Kind: stateInfo(st).event, Snap: q.snapshot(jb)})
+	if st == StateScheduled {
+		q.sendDue() // its time may have passed while no Carrier ran
+	}
 	return nil
 }
 
@@ -222,6 +236,7 @@ func (q *Queue) newRecord(spec Spec) (*Record, error) {
 		Account:     spec.Account,
 		Owner:       spec.Owner,
 		Quote:       slices.Clone(spec.Quote),
+		SendAt:      spec.SendAt.Round(0),
 		State:       StateQueued,
 		Updated:     now,
 	}

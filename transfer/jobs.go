@@ -166,6 +166,11 @@ func (q *Queue) moved(jb *job, from, to State) (hold bool) {
 	} else {
 		delete(q.waiting, jb)
 	}
+	if to == StateScheduled && q.jobs[jb.id] == jb {
+		q.scheduled[jb] = struct{}{}
+	} else {
+		delete(q.scheduled, jb)
+	}
 	switch {
 	case to == StateQueued && !q.closed:
 		if ok, _ := q.needsMet(jb); !ok {

@@ -11,19 +11,23 @@ import (
 type State string
 
 const (
-	StateQueued    State = "queued"    // waiting for a worker
-	StateWaiting   State = "waiting"   // waiting for the jobs it needs to be done
-	StateRunning   State = "running"   // a worker is uploading it
-	StateRetrying  State = "retrying"  // a worker waits before trying again
-	StatePaused    State = "paused"    // held by the person; the session is kept
-	StateSignIn    State = "sign-in"   // its sign-in ended: waits for the person to sign in again; the session is kept
+	StateQueued   State = "queued"   // waiting for a worker
+	StateWaiting  State = "waiting"  // waiting for the jobs it needs to be done
+	StateRunning  State = "running"  // a worker is uploading it
+	StateRetrying State = "retrying" // a worker waits before trying again
+	StatePaused   State = "paused"   // held by the person; the session is kept
+	StateSignIn   State = "sign-in"  // its sign-in ended: waits for the person to sign in again; the session is kept
+	// StateScheduled: every byte but the last request's is with the server,
+	// and the last wait for the record's SendAt (Undo send, Send later).
+	// The session is kept; nothing exists on the server until they go.
+	StateScheduled State = "scheduled"
 	StateDone      State = "done"      // the server holds it; Response is its answer
 	StateFailed    State = "failed"    // gave up; Retry may send it on
 	StateCancelled State = "cancelled" // stopped for good; its session was deleted
 )
 
 // States lists every state, in the order a job usually meets them.
-var States = []State{StateQueued, StateWaiting, StateRunning, StateRetrying, StatePaused, StateSignIn, StateDone, StateFailed, StateCancelled}
+var States = []State{StateQueued, StateWaiting, StateRunning, StateRetrying, StateScheduled, StatePaused, StateSignIn, StateDone, StateFailed, StateCancelled}
 
 func (s State) valid() bool { return stateInfo(s) != nil }
 
@@ -55,6 +59,8 @@ func stateInfo(s State) *stateFacts {
 		return &stateFacts{event: EventPaused}
 	case StateSignIn:
 		return &stateFacts{event: EventSignIn}
+	case StateScheduled:
+		return &stateFacts{event: EventScheduled}
 	case StateDone:
 		return &stateFacts{final: true, event: EventDone}
 	case StateFailed:
@@ -69,27 +75,30 @@ func stateInfo(s State) *stateFacts {
 type Move string
 
 const (
-	MoveHold    Move = "hold"    // a job it needs is not done yet
-	MoveRelease Move = "release" // every job it needs is done
-	MoveStart   Move = "start"   // a worker takes it
-	MoveBackoff Move = "backoff" // a try failed; wait before the next
-	MoveAgain   Move = "again"   // the wait is over
-	MoveFinish  Move = "finish"  // the server holds the whole file
-	MoveFail    Move = "fail"    // the engine gives up
-	MoveStop    Move = "stop"    // the queue closes under a worker; next time it goes on
-	MoveRecover Move = "recover" // found running in the journal: its process died
-	MovePause   Move = "pause"   // the person holds it
-	MoveResume  Move = "resume"  // the person lets a paused job go on
-	MoveRetry   Move = "retry"   // the person sends a failed job on
-	MoveCancel  Move = "cancel"  // the person stops it for good
-	MovePark    Move = "park"    // its sign-in ended: only a person can mend that
-	MoveUnpark  Move = "unpark"  // its account signed in again (or a new start tries once)
+	MoveHold     Move = "hold"      // a job it needs is not done yet
+	MoveRelease  Move = "release"   // every job it needs is done
+	MoveStart    Move = "start"     // a worker takes it
+	MoveBackoff  Move = "backoff"   // a try failed; wait before the next
+	MoveAgain    Move = "again"     // the wait is over
+	MoveFinish   Move = "finish"    // the server holds the whole file
+	MoveFail     Move = "fail"      // the engine gives up
+	MoveStop     Move = "stop"      // the queue closes under a worker; next time it goes on
+	MoveRecover  Move = "recover"   // found running in the journal: its process died
+	MovePause    Move = "pause"     // the person holds it
+	MoveResume   Move = "resume"    // the person lets a paused job go on
+	MoveRetry    Move = "retry"     // the person sends a failed job on
+	MoveCancel   Move = "cancel"    // the person stops it for good
+	MovePark     Move = "park"      // its sign-in ended: only a person can mend that
+	MoveUnpark   Move = "unpark"    // its account signed in again (or a new start tries once)
+	MoveHoldLast Move = "hold-last" // every byte but the last is with the server; the last wait for SendAt
+	MoveDue      Move = "due"       // SendAt came: the last bytes go
+	MoveSendNow  Move = "send-now"  // the person sends a scheduled job's last bytes at once
 )
 
 // person marks moves a person asks for: they stand only once on disk. The
 // engine's own moves stand in memory even when the journal cannot be
 // written, since they state what already happened on the wire.
-var person = map[Move]bool{MovePause: true, MoveResume: true, MoveRetry: true, MoveCancel: true}
+var person = map[Move]bool{MovePause: true, MoveResume: true, MoveRetry: true, MoveCancel: true, MoveSendNow: true}
 
 // edge is one allowed move.
 type edge struct {
@@ -115,11 +124,15 @@ var lifecycle = []edge{
 	{MovePark, StateRunning, StateSignIn},
 	{MovePark, StateRetrying, StateSignIn},
 	{MoveUnpark, StateSignIn, StateQueued},
+	{MoveHoldLast, StateRunning, StateScheduled},
+	{MoveDue, StateScheduled, StateQueued},
+	{MoveSendNow, StateScheduled, StateQueued},
 	{MovePause, StateQueued, StatePaused},
 	{MovePause, StateWaiting, StatePaused},
 	{MovePause, StateRunning, StatePaused},
 	{MovePause, StateRetrying, StatePaused},
 	{MovePause, StateSignIn, StatePaused},
+	{MovePause, StateScheduled, StatePaused},
 	{MoveResume, StatePaused, StateQueued},
 	{MoveRetry, StateFailed, StateQueued},
 	{MoveCancel, StateQueued, StateCancelled},
@@ -128,6 +141,7 @@ var lifecycle = []edge{
 	{MoveCancel, StateRetrying, StateCancelled},
 	{MoveCancel, StatePaused, StateCancelled},
 	{MoveCancel, StateSignIn, StateCancelled},
+	{MoveCancel, StateScheduled, StateCancelled},
 	{MoveCancel, StateFailed, StateCancelled},
 }
 
@@ -139,6 +153,7 @@ var (
 	ErrEnded         = errors.New("the job has ended")
 	ErrAlreadyDone   = errors.New("the job already finished; there is nothing to cancel")
 	ErrCancelled     = errors.New("the job was cancelled")
+	ErrNotScheduled  = errors.New("the job is not waiting for its time to send, so there is nothing to send now")
 	// ErrUnfinished refuses to forget a job that may still be sent.
 	ErrUnfinished = errors.New("the job is not finished: cancel it first")
 	// ErrIllegalMove is a move the engine itself should never make.
@@ -157,6 +172,7 @@ var refusals = []refusal{
 	{MovePause, nil, ErrEnded},
 	{MoveResume, nil, ErrNotPaused},
 	{MoveRetry, nil, ErrNotFailed},
+	{MoveSendNow, nil, ErrNotScheduled},
 	{MoveCancel, []State{StateDone}, ErrAlreadyDone},
 	{MoveCancel, []State{StateCancelled}, ErrCancelled},
 }

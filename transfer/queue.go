@@ -110,6 +110,10 @@ type Queue struct {
 	// end looks only at the jobs that need it (deps.go).
 	needers map[string][]*job
 	waiting map[*job]struct{}
+	// scheduled holds the jobs of this queue whose last bytes wait for
+	// their SendAt (StateScheduled), kept by putLocked, dropLocked and
+	// moved, so the clock's tick looks only at them (sendDue).
+	scheduled map[*job]struct{}
 	// depSteps counts the jobs the dependency bookkeeping looked at (a
 	// seam for tests: it grows with the edges touched, not the queue).
 	depSteps atomic.Int64
@@ -149,6 +153,7 @@ func New(cfg Config) (*Queue, error) {
 		jobs:      map[string]*job{},
 		needers:   map[string][]*job{},
 		waiting:   map[*job]struct{}{},
+		scheduled: map[*job]struct{}{},
 		signal:    make(chan struct{}, 1),
 		parked:    make(chan struct{}),
 	}
@@ -255,7 +260,9 @@ func (q *Queue) Wake() {
 // watchWake compares the wall clock with the monotonic one; when the wall
 // clock has moved further, the machine slept: every request in flight is
 // abandoned and every waiting job asks its session at once. The same tick
-// looks again at jobs that wait for jobs of another process.
+// looks again at jobs that wait for jobs of another process, and sends the
+// last bytes of scheduled jobs whose time came: by the wall clock, so a
+// time passed while the machine slept is seen at the first tick after.
 func (q *Queue) watchWake() {
 	defer q.wg.Done()
 	prevWall, prevMono := q.clock.Now(), q.clock.Elapsed()
@@ -272,6 +279,7 @@ func (q *Queue) watchWake() {
 			q.Wake() // connections died with the sleep
 		}
 		prevWall, prevMono = wall, mono
+		q.sendDue()
 		if tick%recheckTicks == 0 {
 			q.recheckWaiting("")
 		}
@@ -306,6 +314,11 @@ func (q *Queue) take() (*job, context.Context) {
 		return nil, nil
 	}
 	i := slices.IndexFunc(q.pending, func(jb *job) bool {
+		// A job held by Cancel or sendDue while it came to the queue is
+		// theirs until they let go (settle pokes the workers then).
+		if jb.run != nil {
+			return false
+		}
 		rec := jb.record()
 		return !q.meter.holdsBack(&rec)
 	})
@@ -384,6 +397,10 @@ func (q *Queue) work(ctx context.Context, jb *job) {
 		requeue = true // the metered rule holds it: it waits in the queue, without a worker
 	case errors.Is(err, ErrSignInNeeded):
 		requeue = q.park(jb, err)
+	case errors.Is(err, ErrScheduled):
+		// Its last bytes wait for SendAt without a worker; the record,
+		// durable now, keeps the session and the offset for a restart.
+		q.transition(jb, MoveHoldLast, StateScheduled, nil, Event{})
 	default:
 		msg := err.Error()
 		retry := retryable(err)
@@ -400,6 +417,9 @@ func (q *Queue) settle(jb *job) {
 		jb.run.cancel(nil)
 		close(jb.run.done)
 		jb.run = nil
+	}
+	if jb.pending {
+		q.poke() // it came to the queue while held: a worker may take it now
 	}
 	jb.notify()
 }

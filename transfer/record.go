@@ -149,8 +149,13 @@ type Record struct {
 	SignInFor string `json:"signInFor,omitempty"`
 	// SendAnyway is the person's word that this job goes on a metered
 	// connection (Queue.SendAnyway).
-	SendAnyway bool      `json:"sendAnyway,omitempty"`
-	Updated    time.Time `json:"updated"`
+	SendAnyway bool `json:"sendAnyway,omitempty"`
+	// SendAt holds back the request that carries a resumable upload's last
+	// bytes until this time (Spec.SendAt): Undo send and Send later. Zero:
+	// no hold. It stands with where the job is rather than with the fixed
+	// fields, since the person's Send now clears it.
+	SendAt  time.Time `json:"sendAt,omitzero"`
+	Updated time.Time `json:"updated"`
 }
 
 // Cursor is where an upload stands: what the uploader learns as it goes
@@ -264,6 +269,10 @@ func (r *Record) validate() error {
 		return bad("summed length %d without the state of every checksum", r.Summed)
 	case r.Verified != "" && r.Verified != SumSHA256 && r.Verified != SumMD5 && r.Verified != SumCRC32C:
 		return bad("verified by an unknown checksum %q", r.Verified)
+	case !r.SendAt.IsZero() && r.Type != Resumable:
+		return bad("only a resumable upload can hold back its last bytes, not a %s upload", r.Type)
+	case r.State == StateScheduled && r.SendAt.IsZero():
+		return bad("scheduled without a time to send")
 	case len(r.Quote) > 0 && r.Type != Call:
 		return bad("only a call quotes the results of other jobs, not a %s upload", r.Type)
 	case slices.ContainsFunc(r.Quote, func(q string) bool { id, _ := quoteOf(q); return !slices.Contains(r.Needs, id) }):

@@ -70,6 +70,10 @@ func (up *upload) resumable(ctx context.Context) (*Response, error) {
 				offset = next
 				err = up.confirm(next)
 			}
+		case up.holdsLast() && offset >= up.lastFrom():
+			// Every byte but the last request's is with the server: the
+			// last wait for SendAt, and so does the message.
+			return nil, fmt.Errorf("%w (until %s)", ErrScheduled, rec.SendAt.Format(time.RFC3339))
 		default:
 			s = stepChunk
 			from := offset
@@ -146,6 +150,47 @@ func (up *upload) resumable(ctx context.Context) (*Response, error) {
 			return nil, err
 		}
 	}
+}
+
+// ErrScheduled ends an upload whose last bytes wait for Record.SendAt:
+// the server holds every byte but the last request's, in a session the
+// record keeps, and nothing exists there until they go. The Queue moves
+// the job to StateScheduled and sends it on at SendAt; a program using
+// the Uploader alone calls Upload again then.
+var ErrScheduled = errors.New("every byte but the last is with the server; the last wait for their time")
+
+// holdsLast reports whether the request carrying the file's last bytes
+// must wait: Record.SendAt is still ahead.
+func (up *upload) holdsLast() bool {
+	at := up.rec.SendAt
+	return !at.IsZero() && up.u.Clock.Now().Before(at)
+}
+
+// lastFrom is where the request that finishes the upload starts while its
+// bytes are held back: the file's last partial quantum, or its last whole
+// one (every chunk but the last must be a multiple of the quantum), so
+// what goes ahead is all a session takes short of finishing. A file of at
+// most one quantum holds back the whole of it (a small message: only its
+// session goes ahead).
+func (up *upload) lastFrom() int64 {
+	size := up.rec.Size
+	if size == 0 {
+		return 0
+	}
+	q := int64(ChunkQuantum)
+	if up.rec.googUpload() {
+		q = up.granularity()
+	}
+	return size - ((size-1)%q + 1)
+}
+
+// sendTo is how far the next chunk may reach: the file's end, or where
+// the held-back last bytes begin.
+func (up *upload) sendTo() int64 {
+	if up.holdsLast() {
+		return up.lastFrom()
+	}
+	return up.rec.Size
 }
 
 func (up *upload) expired() bool {
@@ -292,7 +337,7 @@ func (up *upload) chunk(ctx context.Context, off int64) (int64, *Response, error
 		return up.googChunk(ctx, off)
 	}
 	up.cutAfter = 0
-	n := min(up.chunks.size(rec.ChunkSize), rec.Size-off)
+	n := min(up.chunks.size(rec.ChunkSize), up.sendTo()-off)
 	var cr, sums string
 	var body *progressBody
 	var rb io.Reader = http.NoBody
