@@ -64,6 +64,10 @@ type LinkOptions struct {
 	// cancelled if it could still go and its kept fields go (Replace), so
 	// it is neither sent nor reopened a second time.
 	Replaces string
+	// SendAt holds the last bytes of a message that is sent (not a draft
+	// saved) until then: Undo send's window, now plus UndoWindow. Zero:
+	// it goes as soon as it can.
+	SendAt time.Time
 }
 
 // MaxLinkExpiry is Drive's limit on a permission's expiration.
@@ -200,6 +204,9 @@ func (q *Queue) SendWithLinks(ctx context.Context, d Drive, msg *compose.Message
 	}
 	spec := up.Spec(d.Root)
 	settings(&spec)
+	if up.Sends() && spec.Type != transfer.Media && spec.Type != transfer.Multipart {
+		spec.SendAt = opts.SendAt // only a resumable upload can hold its last bytes
+	}
 	kept := composedOf(msg, method, up)
 	kept.Choose, kept.Share, kept.Expiry = opts.Choose, opts.Share, opts.Expiry
 	if len(linked) == 0 {
