@@ -9,6 +9,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
+	"time"
 
 	"carrier/auth"
 	"carrier/compose"
@@ -86,6 +89,7 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	sendDraft := fs.String("send-draft", "", "send this draft: as it stands, or with the message given by the other flags")
 	var lf linkFlags
 	lf.add(fs)
+	undoWindow := fs.Duration("undo-window", 0, "hold the message this long after it is queued (e.g. 10s, at most 5m): every byte but the last goes, and Ctrl+C within it undoes the send, so nothing reaches anyone (default: no window, sent at once)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -99,6 +103,14 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	}
 	if *draftID != "" && *sendDraft != "" {
 		return usagef("give --draft-id (update a draft) or --send-draft (send one), not both")
+	}
+	switch {
+	case *undoWindow < 0 || *undoWindow > app.MaxUndoWindow:
+		return usagef("--undo-window is a length of time from 0 to %s, such as 10s, not %s", app.MaxUndoWindow, *undoWindow)
+	case *undoWindow > 0 && typ != transfer.Resumable:
+		return usagef("--undo-window needs --upload-type resumable: only a resumable upload can hold back its last bytes")
+	case *undoWindow > 0 && (*draftID != "" || mf.as != "" && mf.as != "send"):
+		return usagef("--undo-window is for a message that is sent, not for a draft, an insert or an import")
 	}
 	noMessage := len(mf.to)+len(mf.cc)+len(mf.bcc)+len(mf.attach) == 0 && mf.body == "" && mf.bodyFile == "" && mf.subject == ""
 	kind := auth.Send
@@ -144,7 +156,7 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	}
 	spec := up.Spec(t.base)
 	spec.Type = typ
-	_, err = uf.upload(ctx, env, t, spec, func(q *app.Queue, spec transfer.Spec) (string, error) {
+	queue := func(q *app.Queue, spec transfer.Spec) (string, error) {
 		jobs, err := q.SendWithLinks(ctx, app.Drive{Root: t.base, Auth: t.auth}, msg, method, up, lopts, func(s *transfer.Spec) {
 			s.ChunkSize = spec.ChunkSize
 			if s.Type == "" {
@@ -155,8 +167,71 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 			return "", err
 		}
 		return jobs[len(jobs)-1], nil // the message: it goes after the rest
-	})
+	}
+	if *undoWindow > 0 && up.Sends() {
+		return sendUndoable(ctx, env, &uf, t, spec, *undoWindow, func(q *app.Queue, spec transfer.Spec, at time.Time) (string, error) {
+			lopts.SendAt = at
+			return queue(q, spec)
+		})
+	}
+	_, err = uf.upload(ctx, env, t, spec, queue)
 	return err
+}
+
+// ErrUndone ends `carrier send --undo-window` when the person pressed
+// Ctrl+C within the window: the message was cancelled and sent to nobody.
+var ErrUndone = errors.New("undone: the message was not sent")
+
+// sendUndoable queues the message held for window and waits for it as
+// upload does; Ctrl+C (ctx ending) before the window is over is Undo: the
+// message and its Drive parts are cancelled, so nothing reaches anyone.
+// After the window an interrupt keeps the message as any upload's, for
+// `carrier resume`: its last bytes may be on their way.
+func sendUndoable(ctx context.Context, env *Env, uf *uploadFlags, t *target, spec transfer.Spec, window time.Duration, add func(*app.Queue, transfer.Spec, time.Time) (string, error)) error {
+	q, done, err := runQueue(ctx, env, &uf.transferFlags, t.auth)
+	if err != nil {
+		return err
+	}
+	defer done()
+	q.Bind(t.account)
+	spec.ChunkSize = uf.chunkSize
+	at := app.SendAfter(time.Now(), window)
+	id, err := add(q, spec, at)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "carrier send: sending in %s: press Ctrl+C to undo\n", undoSeconds(window))
+	err = finishJob(ctx, env, q, id, true)
+	if err == nil {
+		t.remember()
+		return nil
+	}
+	if ctx.Err() == nil || !time.Now().Before(at) {
+		return err
+	}
+	undone, uerr := q.Undo(context.WithoutCancel(ctx), id)
+	if errors.Is(uerr, app.ErrTooLateToUndo) {
+		return fmt.Errorf("too late to undo: the message %s was already sent", id)
+	}
+	if s, _ := q.Job(id); s.State != transfer.StateCancelled {
+		return fmt.Errorf("the message could not be undone (%v); it is kept as job %s: run `carrier cancel %s` to stop it", uerr, id, id)
+	}
+	if len(undone.Files) > 0 {
+		var names []string
+		for _, f := range undone.Files {
+			names = append(names, app.Printable(f.Name))
+		}
+		fmt.Fprintf(env.Stderr, "carrier send: the files its links put on Google Drive are kept there: %s\n", strings.Join(names, ", "))
+	}
+	if uerr != nil {
+		return fmt.Errorf("%w, though part of it could not be stopped: %v", ErrUndone, uerr)
+	}
+	return ErrUndone
+}
+
+// undoSeconds is a window in the words of its line: "10 s".
+func undoSeconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }
 
 // sendDraftAsIs calls drafts.send on the metadata URI: no upload, the

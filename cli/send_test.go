@@ -16,7 +16,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"carrier/sandbox"
 	"carrier/transfer"
@@ -252,4 +254,121 @@ func TestTimelineCommand(t *testing.T) {
 	if !bytes.Equal(got, png) || att["contentType"] != "image/png" {
 		t.Fatal("the stored picture differs")
 	}
+}
+
+// messageCount is how many messages the sandbox's mailbox holds.
+func (e *sendEnv) messageCount() int {
+	e.t.Helper()
+	msgs, _ := e.get("/gmail/v1/users/me/messages")["messages"].([]any)
+	return len(msgs)
+}
+
+// Ctrl+C within --undo-window is Undo: the line says so, the message is
+// cancelled, its session deleted, and nothing reaches the mailbox.
+func TestSendUndoWindowCtrlCUndoes(t *testing.T) {
+	e := newSendEnv(t)
+	ctx, interrupt := context.WithCancel(context.Background())
+	defer interrupt()
+	var out bytes.Buffer
+	errOut := &lockedBuffer{}
+	code := make(chan int, 1)
+	go func() {
+		code <- Main(ctx, &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: errOut}, []string{"send", "--to", "bob@example.com", "--subject", "Oops", "--body", "Not yet.",
+			"--undo-window", "5m", "--endpoint", e.url, "--token", "tok", "--state-dir", e.state, "--retry-base", "10ms"})
+	}()
+	// Pressed once the message waits for its last bytes' time.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if r := e.lastRecordIfAny(); r != nil && r.State == transfer.StateScheduled {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the message never waited for its time; stderr:\n%s", errOut.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(errOut.String(), "sending in 300 s: press Ctrl+C to undo") {
+		t.Errorf("stderr does not say how to undo:\n%s", errOut.String())
+	}
+	interrupt()
+	if c := <-code; c == 0 {
+		t.Fatal("an undone send exited 0")
+	}
+	if !strings.Contains(errOut.String(), "undone: the message was not sent") {
+		t.Errorf("stderr does not say the send was undone:\n%s", errOut.String())
+	}
+	if r := e.lastRecord(); r.State != transfer.StateCancelled || r.Error != "" {
+		t.Fatalf("the message is %s (%q), want cancelled with the server told", r.State, r.Error)
+	}
+	if n := e.messageCount(); n != 0 {
+		t.Fatalf("%d messages after Undo, want none", n)
+	}
+}
+
+// Without Ctrl+C the message leaves when the window is over, once.
+func TestSendUndoWindowSendsOnceAfterIt(t *testing.T) {
+	e := newSendEnv(t)
+	m, errOut, code := e.run("send", "--to", "bob@example.com", "--subject", "Go", "--body", "Now.", "--undo-window", "1s")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut, "sending in 1 s: press Ctrl+C to undo") || m["id"] == nil {
+		t.Fatalf("stderr %q, stdout %v", errOut, m)
+	}
+	if n := e.messageCount(); n != 1 {
+		t.Fatalf("%d messages, want exactly one", n)
+	}
+}
+
+// The window is for a message that is sent, of a sensible length.
+func TestSendUndoWindowRefusals(t *testing.T) {
+	e := newSendEnv(t)
+	for _, args := range [][]string{
+		{"--undo-window", "-1s"},
+		{"--undo-window", "1h"},
+		{"--undo-window", "10s", "--as", "draft"},
+		{"--undo-window", "10s", "--upload-type", "media"},
+	} {
+		_, errOut, code := e.run(append([]string{"send", "--to", "bob@example.com", "--body", "x"}, args...)...)
+		if code != 2 || !strings.Contains(errOut, "--undo-window") {
+			t.Errorf("%v: exit %d, %q: want a usage error naming --undo-window", args, code, errOut)
+		}
+	}
+	if n := e.messageCount(); n != 0 {
+		t.Fatalf("%d messages sent by refused commands", n)
+	}
+}
+
+// lastRecordIfAny is lastRecord, or nil while the journal holds none.
+func (e *sendEnv) lastRecordIfAny() *transfer.Record {
+	j, err := transfer.OpenJournal(e.state)
+	if err != nil {
+		return nil
+	}
+	recs, _ := j.List()
+	var last *transfer.Record
+	for _, r := range recs {
+		if last == nil || r.Created.After(last.Created) || r.Created.Equal(last.Created) && r.ID > last.ID {
+			last = r
+		}
+	}
+	return last
+}
+
+// lockedBuffer is a buffer a command writes while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
