@@ -135,6 +135,9 @@ func (p *progress) event(e transfer.Event) {
 	case transfer.EventSignIn:
 		j.running = false
 		p.line(fmt.Sprintf("%s: waiting for a sign-in: %s", who(e), parkedWords(e.Snap)))
+	case transfer.EventScheduled:
+		j.running = false
+		p.line(fmt.Sprintf("%s: %s of %s with the server; the rest goes at %s", who(e), compose.HumanSize(e.Confirmed), compose.HumanSize(e.Total), e.Snap.SendAt.Local().Format("15:04:05")))
 	case transfer.EventPaused, transfer.EventCancelled:
 		j.running = false
 		p.line(fmt.Sprintf("%s: %s", who(e), e.Kind))

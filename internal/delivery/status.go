@@ -18,6 +18,7 @@ const (
 	PhaseUploading Phase = "uploading"  // files go up: Done of Total, to Destination
 	PhaseSharing   Phase = "sharing"    // the message's files are on Drive and being shared
 	PhaseSending   Phase = "sending"    // the message goes to Gmail (Destination: its route)
+	PhaseScheduled Phase = "scheduled"  // every byte of the message but the last is in Gmail; the last go at SendAt
 	PhaseSaving    Phase = "saving"     // the draft goes to Gmail
 	PhasePosting   Phase = "posting"    // Photos makes the media items: Done of Total calls
 	PhaseQuotaWait Phase = "quota-wait" // paused until Photos' daily quota resets at Reset
@@ -33,7 +34,7 @@ const (
 )
 
 // Phases lists every phase.
-var Phases = []Phase{PhaseQueued, PhaseUploading, PhaseSharing, PhaseSending, PhaseSaving, PhasePosting, PhaseQuotaWait,
+var Phases = []Phase{PhaseQueued, PhaseUploading, PhaseSharing, PhaseSending, PhaseScheduled, PhaseSaving, PhasePosting, PhaseQuotaWait,
 	PhasePaused, PhaseHeld, PhaseSignIn, PhaseBlocked, PhaseFailed, PhaseCancelled, PhaseSent, PhaseSaved, PhaseDone}
 
 // Verb is something a person may do to a delivery.
@@ -48,6 +49,10 @@ const (
 	VerbSignIn     Verb = "sign-in"     // sign Account in again
 	VerbSendAnyway Verb = "send-anyway" // send the members held by a metered connection now
 	VerbRemove     Verb = "remove"      // forget the delivery and its jobs (all ended)
+	// VerbUndo: cancel a message held for its SendAt (Undo send) and open
+	// what was composed again; offered while the message may still be
+	// held: a front end shows it only until SendAt.
+	VerbUndo Verb = "undo"
 )
 
 // Standing is where a delivery stands: what Status says.
@@ -72,6 +77,10 @@ type Standing struct {
 	// Held is why Member waits for the connection (held):
 	// transfer.HeldMetered, or the system's hold.
 	Held string
+	// SendAt is when the message's last bytes go (Undo send's window,
+	// Send later), while it is not sent; zero when it goes as soon as it
+	// can.
+	SendAt time.Time
 	// Member is the member the phase is about: the one failed, held,
 	// waiting for a sign-in, or cancelled under a blocked delivery; nil
 	// in other phases.
@@ -147,6 +156,9 @@ func Status(d Delivery, snaps map[string]transfer.Snapshot) Standing {
 	default:
 		st.progress(d, ms, heads, active, started)
 	}
+	if m := findIn(heads, func(m member) bool { return m.Role == RoleMessage && m.snap.State.Unfinished() && !m.snap.SendAt.IsZero() }); m != nil {
+		st.SendAt = m.snap.SendAt
+	}
 	st.Verbs = verbs(d, st, ms, unfinished)
 	return st
 }
@@ -178,6 +190,10 @@ func (st *Standing) progress(d Delivery, ms, heads []member, active, started boo
 	if m := findIn(ms, held); m != nil {
 		st.Phase, st.Held = PhaseHeld, m.snap.Held
 		st.Member = &m.Member
+		return
+	}
+	if m := findIn(heads, func(m member) bool { return m.snap.State == transfer.StateScheduled }); m != nil {
+		st.Phase = PhaseScheduled
 		return
 	}
 	if !started {
@@ -301,6 +317,9 @@ func verbs(d Delivery, st Standing, ms []member, unfinished bool) []Verb {
 	add(VerbSignIn, st.Phase == PhaseSignIn)
 	add(VerbSendAnyway, st.Phase == PhaseHeld && st.Held == transfer.HeldMetered)
 	add(VerbRemove, !unfinished)
+	// Undo while the message is held and still going: a cancelled or
+	// failed one is reopened (VerbReopen) instead.
+	add(VerbUndo, !st.SendAt.IsZero() && going && st.Phase != PhaseFailed && st.Phase != PhaseBlocked && can(transfer.MoveCancel))
 	return out
 }
 

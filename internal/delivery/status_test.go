@@ -91,6 +91,7 @@ type want struct {
 	account     string
 	held        string
 	reset       time.Time
+	sendAt      time.Time
 	verbs       []Verb
 }
 
@@ -109,7 +110,11 @@ const (
 var (
 	pause, resume, retry, cancel = VerbPause, VerbResume, VerbRetry, VerbCancel
 	reopen, signin, anyway, rm   = VerbReopen, VerbSignIn, VerbSendAnyway, VerbRemove
+	undo                         = VerbUndo
+	sendAt                       = t0.Add(10 * time.Second)
 )
+
+func at(t time.Time) func(*transfer.Snapshot) { return func(s *transfer.Snapshot) { s.SendAt = t } }
 
 type statusCase struct {
 	name  string
@@ -132,6 +137,13 @@ func statusCases() []statusCase {
 		{"message sending", mm, []transfer.Snapshot{snap("f1", driveURL, D, 100, 100), snap("s1", shareURL, D, 0, 0), running("m", sendURL, 10, 5)},
 			want{phase: PhaseSending, dest: "gmail.send", confirmed: 105, size: 110, verbs: []Verb{pause, cancel}}},
 		{"message sent", mm, msgSnaps(sendURL, D, D, D), want{phase: PhaseSent, confirmed: 110, size: 110, verbs: []Verb{rm}}},
+		// Undo send: held for its time while its links go, then scheduled.
+		{"message uploading in its undo window", mm, []transfer.Snapshot{snap("f1", driveURL, R, 100, 40), snap("s1", shareURL, W, 0, 0), snap("m", sendURL, W, 10, 0, at(sendAt))},
+			want{phase: PhaseUploading, total: 1, dest: KindDriveUpload, confirmed: 40, size: 110, sendAt: sendAt, verbs: []Verb{pause, cancel, undo}}},
+		{"message scheduled", plain, []transfer.Snapshot{snap("m", sendURL, transfer.StateScheduled, 10, 0, at(sendAt))},
+			want{phase: PhaseScheduled, size: 10, sendAt: sendAt, verbs: []Verb{pause, cancel, undo}}},
+		{"message sent after its window", plain, []transfer.Snapshot{snap("m", sendURL, D, 10, 10, at(sendAt))}, want{phase: PhaseSent, confirmed: 10, size: 10, verbs: []Verb{rm}}},
+		{"message undone", plain, []transfer.Snapshot{snap("m", sendURL, C, 10, 0, at(sendAt))}, want{phase: PhaseCancelled, size: 10, verbs: []Verb{rm}}},
 		{"message put in the mailbox", plain, []transfer.Snapshot{snap("m", insertURL, D, 10, 10)}, want{phase: PhaseDone, confirmed: 10, size: 10, verbs: []Verb{rm}}},
 		{"message sent, its parts forgotten", mm, []transfer.Snapshot{snap("m", sendURL, D, 10, 10)}, want{phase: PhaseSent, confirmed: 10, size: 10, verbs: []Verb{rm}}},
 		{"message paused", mm, msgSnaps(sendURL, P, W, W), want{phase: PhasePaused, size: 110, verbs: []Verb{pause, resume, cancel}}},
@@ -228,7 +240,7 @@ func TestStatusOfEveryPhaseOfEveryKind(t *testing.T) {
 			code = got.Failure.Code
 		}
 		gotW := want{phase: got.Phase, done: got.Done, total: got.Total, dest: got.Destination, confirmed: got.Confirmed, size: got.Size,
-			member: member, code: code, account: got.Account, held: got.Held, reset: got.Reset, verbs: got.Verbs}
+			member: member, code: code, account: got.Account, held: got.Held, reset: got.Reset, sendAt: got.SendAt, verbs: got.Verbs}
 		if fmt.Sprint(gotW) != fmt.Sprint(w) {
 			t.Errorf("%s:\n got %+v\nwant %+v", c.name, gotW, w)
 		}
@@ -239,7 +251,7 @@ func TestStatusOfEveryPhaseOfEveryKind(t *testing.T) {
 	// Every phase a kind can be in is met, from snapshots alone.
 	all := []Phase{PhaseQueued, PhaseUploading, PhasePaused, PhaseHeld, PhaseSignIn, PhaseFailed, PhaseCancelled}
 	expect := map[Kind][]Phase{
-		KindMessage: append(slices.Clone(all), PhaseSharing, PhaseSending, PhaseSent, PhaseDone, PhaseBlocked),
+		KindMessage: append(slices.Clone(all), PhaseSharing, PhaseSending, PhaseScheduled, PhaseSent, PhaseDone, PhaseBlocked),
 		KindDraft:   append(slices.Clone(all), PhaseSharing, PhaseSaving, PhaseSaved, PhaseBlocked),
 		KindPhotos:  append(slices.Clone(all), PhasePosting, PhaseQuotaWait, PhaseDone, PhaseBlocked),
 		KindUpload:  append(slices.Clone(all), PhaseDone),
