@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2/lang"
 
@@ -30,6 +31,10 @@ func (c *composeScreen) submit(method compose.Method) {
 	c.updateButtons()
 	c.say(lang.X("compose.preparing", "Preparing the message…"))
 	opts := c.linkOptions()
+	if method == compose.Send {
+		// Held for the undo window from the press of Send (Undo send).
+		opts.SendAt = app.SendAfter(time.Now(), c.u.undoWindow())
+	}
 	linked := c.linked()
 	may := c.u.deps.May
 	c.u.goBackground(func(ctx context.Context) {

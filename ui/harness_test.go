@@ -103,6 +103,8 @@ func newHarness(t *testing.T, opts ...func(*harnessOpts)) *harness {
 	if o.deps != nil {
 		o.deps(&d)
 	}
+	// Messages go at once unless a test asks for Undo send's window.
+	fyne.CurrentApp().Preferences().SetInt(prefUndoWindow, 0)
 	h.u = New(fyne.CurrentApp(), h.w, d)
 	t.Cleanup(h.close)
 	return h

@@ -394,6 +394,9 @@ func (s *transfersScreen) draw(id string) {
 	show(r.cancel, st.Can(delivery.VerbCancel))
 	show(r.sendAnyway, s.u.deps.Limits != nil && (st.Can(delivery.VerbSendAnyway) || len(rd.heldMetered()) > 0))
 	show(r.reopen, head.Role == delivery.RoleMessage && s.canReopen(rd, head.Job))
+	left := undoLeft(st, now)
+	show(r.undo, left > 0 && s.u.deps.Keeper != nil)
+	s.countDown(r, left)
 }
 
 // heldMetered are the members that wait only for a metered connection.
@@ -488,7 +491,12 @@ func (s *transfersScreen) phaseWords(rd *rowData) string {
 	if rd.lone() {
 		only = rd.view(rd.d.Members[0].Job)
 	}
+	if left := undoLeft(st, now); left > 0 {
+		return undoWords(left)
+	}
 	switch st.Phase {
+	case delivery.PhaseScheduled:
+		return lang.X("group.sending", "Sending")
 	case delivery.PhaseFailed:
 		v := rd.view(st.Member.Job)
 		if rd.lone() || st.Member.Role == delivery.RoleMessage {

@@ -79,6 +79,8 @@ type transferRow struct {
 	pause, resume, cancel, retry *focusButton
 	sendAnyway                   *focusButton    // a large upload held on a metered connection
 	reopen                       *focusButton    // a cancelled or failed message, back into Compose
+	undo                         *focusButton    // a message held for its undo window: cancel it and reopen it
+	countdown                    bool            // a redraw for the undo window's next second is due (undo.go)
 	parts                        *fyne.Container // the part rows, under the message's own
 	partRows                     map[string]*partRow
 	members                      int // the delivery's members when last drawn
@@ -349,10 +351,11 @@ func (s *transfersScreen) makeRow(id string) {
 	r.sendAnyway.Hide()
 	r.reopen = newFocusButton(lang.X("row.reopen", "Reopen in Compose"), theme.MailComposeIcon(), func() { s.reopen(id) })
 	r.reopen.Hide()
+	r.undo = s.undoButton(id)
 	r.parts = container.NewVBox()
 	r.parts.Hide()
 	r.partRows = map[string]*partRow{}
-	buttons := mirrorRTL(container.NewHBox(r.sendAnyway, r.pause, r.resume, r.retry, r.reopen, r.cancel))
+	buttons := mirrorRTL(container.NewHBox(r.undo, r.sendAnyway, r.pause, r.resume, r.retry, r.reopen, r.cancel))
 	// In a right-to-left window the row reads from the right: the icon
 	// and the name there, the buttons at the left, the amount after the
 	// words (the bar fills from the right: dualBar).

@@ -56,6 +56,10 @@ type Keeper interface {
 	// not once it was sent, cleared, or replaced by a message reopened
 	// from it (app.LinkOptions.Replaces).
 	Kept(id string) bool
+	// Undo cancels message id, held for its undo window, with its Drive
+	// parts, and gives back its fields and the files its links put on
+	// Drive (app.ErrTooLateToUndo once it went).
+	Undo(ctx context.Context, id string) (app.Undone, error)
 }
 
 // Account describes who Carrier sends as.
