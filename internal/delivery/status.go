@@ -156,7 +156,9 @@ func Status(d Delivery, snaps map[string]transfer.Snapshot) Standing {
 	default:
 		st.progress(d, ms, heads, active, started)
 	}
-	if m := findIn(heads, func(m member) bool { return m.Role == RoleMessage && m.snap.State.Unfinished() && !m.snap.SendAt.IsZero() }); m != nil {
+	if m := findIn(heads, func(m member) bool {
+		return m.Role == RoleMessage && m.snap.State.Unfinished() && !m.snap.SendAt.IsZero()
+	}); m != nil {
 		st.SendAt = m.snap.SendAt
 	}
 	st.Verbs = verbs(d, st, ms, unfinished)
