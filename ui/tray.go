@@ -89,6 +89,7 @@ type tray struct {
 	paused bool     // Resume all was enabled
 	active bool     // Pause all was enabled
 	signIn []string // the sign-in items' words, one for each account whose uploads wait for it
+	undo   []string // the Undo items' words, one for each message held for its undo window
 	at     time.Time
 }
 
@@ -131,6 +132,12 @@ func (t *tray) update(force bool) {
 	for i, s := range parked {
 		signIn[i] = app.Printable(signInWords(s))
 	}
+	now := time.Now()
+	held := undoable(snaps, now)
+	undo := make([]string, len(held))
+	for i, s := range held {
+		undo[i] = lang.X("tray.undo", "Undo sending '{{.Name}}'", w{"Name": app.Printable(jobName(s))})
+	}
 	var active, paused bool
 	for _, s := range snaps {
 		if s.State == transfer.StatePaused {
@@ -139,13 +146,12 @@ func (t *tray) update(force bool) {
 			active = true
 		}
 	}
-	now := time.Now()
 	t.mu.Lock()
-	if text == t.shown && active == t.active && paused == t.paused && slices.Equal(signIn, t.signIn) || !force && now.Sub(t.at) < trayEvery {
+	if text == t.shown && active == t.active && paused == t.paused && slices.Equal(signIn, t.signIn) && slices.Equal(undo, t.undo) || !force && now.Sub(t.at) < trayEvery {
 		t.mu.Unlock()
 		return
 	}
-	t.shown, t.active, t.paused, t.signIn, t.at = text, active, paused, signIn, now
+	t.shown, t.active, t.paused, t.signIn, t.undo, t.at = text, active, paused, signIn, undo, now
 	t.mu.Unlock()
 	t.u.do(func() {
 		t.status.Label = text
@@ -158,6 +164,18 @@ func (t *tray) update(force bool) {
 			who := signInWho(s)
 			items = append(items, fyne.NewMenuItem(signIn[i], func() { t.u.signInAgain(who) }))
 		}
+		// An "Undo sending 'Subject'" item for each message still in its
+		// undo window: Undo from the tray, the window shown to reopen it.
+		for i, s := range held {
+			id := s.ID
+			items = append(items, fyne.NewMenuItem(undo[i], func() {
+				if t.hooks.Show != nil {
+					t.hooks.Show()
+				}
+				t.u.ShowTransfers()
+				t.u.transfers.undo(id)
+			}))
+		}
 		t.menu.Items = append(items, t.rest...)
 		t.refresh()
 		if t.hooks.Tooltip != nil {
@@ -168,6 +186,19 @@ func (t *tray) update(force bool) {
 			t.hooks.Tooltip(tip)
 		}
 	})
+}
+
+// undoable are the messages among snaps held for their undo window at
+// now, which Undo may still stop.
+func undoable(snaps []transfer.Snapshot, now time.Time) []transfer.Snapshot {
+	var out []transfer.Snapshot
+	for _, s := range snaps {
+		if isMessage(s) && s.State.Unfinished() && s.SendAt.After(now) {
+			out = append(out, s)
+		}
+	}
+	slices.SortFunc(out, func(a, b transfer.Snapshot) int { return a.Created.Compare(b.Created) })
+	return out
 }
 
 // snapshots are the newest snapshots of the jobs the screen knows. Any

@@ -92,3 +92,31 @@ func TestUndoSettingDefaultsToTenSeconds(t *testing.T) {
 		t.Fatalf("Off keeps a delay of %s", d)
 	}
 }
+
+// The tray offers "Undo sending '…'" while the message is held; chosen,
+// it undoes it as the row's Undo does, and the item goes.
+func TestTrayUndoesAHeldMessage(t *testing.T) {
+	h := newHarness(t)
+	undoAfter(len(app.UndoWindows) - 1)
+	menu := h.u.TrayMenu(TrayHooks{Show: func() {}, Quit: func() {}})
+	undoItem := func() *fyne.MenuItem {
+		for _, it := range menu.Items {
+			if strings.HasPrefix(it.Label, "Undo sending 'Oops") {
+				return it
+			}
+		}
+		return nil
+	}
+	c := h.u.compose
+	h.writeMessage("zoe@example.com", "Oops")
+	test.Tap(c.sendBtn)
+	var item *fyne.MenuItem
+	h.until("the tray offers Undo", func() bool { item = undoItem(); return item != nil })
+	h.until("Compose is emptied by Send", func() bool { return c.subject.Text == "" })
+	item.Action()
+	h.until("Compose holds the message again", func() bool { return c.subject.Text == "Oops" })
+	h.until("the tray's Undo goes", func() bool { return undoItem() == nil })
+	if n := len(h.messages()); n != 0 {
+		t.Fatalf("%d messages after Undo from the tray, want none", n)
+	}
+}
