@@ -203,15 +203,17 @@ func deps(ctx context.Context, core *app.App, q *app.Queue, events <-chan transf
 		return ui.Account{Address: address}
 	}
 	return ui.Deps{
-		Uploads:  q,
-		Outbox:   q,
-		Keeper:   q,
-		Unsent:   app.NewUnsentStore(core.Dirs.State), // Compose's copy, beside the journal
-		Events:   events,
-		Endpoint: core.Sandbox.URL,
-		Auth:     core.Creds, // each server its own credential; the mailbox reads only the sandbox
-		Target:   core.Target,
-		Account:  func() ui.Account { return account(core.Google.Address()) },
+		Uploads: q,
+		Outbox:  q,
+		Keeper:  q,
+		// Whom messages went to, offered in Compose's address fields.
+		Addresses: app.OpenAddressBook(core.Dirs.State),
+		Unsent:    app.NewUnsentStore(core.Dirs.State), // Compose's copy, beside the journal
+		Events:    events,
+		Endpoint:  core.Sandbox.URL,
+		Auth:      core.Creds, // each server its own credential; the mailbox reads only the sandbox
+		Target:    core.Target,
+		Account:   func() ui.Account { return account(core.Google.Address()) },
 		SignIn: func(ctx context.Context, clientSecret []byte) (ui.Account, error) {
 			address, err := core.Google.SignIn(ctx, clientSecret)
 			if err != nil {

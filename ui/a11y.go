@@ -37,6 +37,9 @@ type namedEntry struct {
 	focused  bool
 	onSubmit func()     // Ctrl+Enter (or Ctrl+keypad Enter) while the entry has focus
 	onFocus  func(bool) // told after focus came or went
+	// keys, when set, is offered each key first and reports whether it
+	// took it (an address field's completion list: complete.go).
+	keys func(*fyne.KeyEvent) bool
 }
 
 func newNamedEntry(name string, multiLine bool) *namedEntry {
@@ -59,6 +62,9 @@ func (e *namedEntry) AccessibilityLabel() string {
 func (e *namedEntry) AccessibilityRole() fyne.AccessibleRole { return fyne.AccessibleRoleText }
 
 func (e *namedEntry) TypedKey(ev *fyne.KeyEvent) {
+	if e.keys != nil && e.keys(ev) {
+		return
+	}
 	if !e.escaped(ev) {
 		e.Entry.TypedKey(ev)
 	}

@@ -52,6 +52,7 @@ type composeScreen struct {
 	draft                string        // the draft the form edits (reopen.go): Save updates it, Send sends it
 	local                *localCopy    // writes what the form holds to this computer (keep.go); nil: not kept
 	reopened             string        // the job the form was reopened from (reopen.go): a message queued from it replaces it
+	completers           []*completer  // the address fields' lists of remembered recipients (complete.go)
 	content              fyne.CanvasObject
 	box                  *fyne.Container // laid out by composeLayout
 }
@@ -120,7 +121,13 @@ func newComposeScreen(u *UI) *composeScreen {
 		entry *namedEntry
 		hint  string
 	}{{lang.X("compose.to", "To"), to, lang.X("compose.to.hint", "Recipients, separated by commas")}, {lang.X("compose.cc", "Cc"), cc, ""}, {lang.X("compose.bcc", "Bcc"), bcc, lang.X("compose.bcc.hint", "Hidden from the other recipients")}, {lang.X("compose.subject", "Subject"), subject, ""}} {
-		rows = append(rows, formRow(f.label, f.entry, f.hint)...)
+		if f.entry == subject || u.deps.Addresses == nil {
+			rows = append(rows, formRow(f.label, f.entry, f.hint)...)
+			continue
+		}
+		k := c.newCompleter(f.entry)
+		c.completers = append(c.completers, k)
+		rows = append(rows, formRow(f.label, f.entry, f.hint, k.box)...)
 	}
 	if windowRTL.Load() {
 		// Its label hugs its field, on the field's right.
@@ -183,7 +190,7 @@ func newComposeScreen(u *UI) *composeScreen {
 // formRow lays out a field as widget.Form would (label, entry, the hint
 // below, replaced by the entry's problem while it has one), but in plain
 // containers, which a screen reader walks.
-func formRow(label string, e *namedEntry, hint string) []fyne.CanvasObject {
+func formRow(label string, e *namedEntry, hint string, under ...fyne.CanvasObject) []fyne.CanvasObject {
 	note := newWrapLabel(hint)
 	note.SizeName = theme.SizeNameCaptionText
 	if hint == "" {
@@ -223,7 +230,7 @@ func formRow(label string, e *namedEntry, hint string) []fyne.CanvasObject {
 	if windowRTL.Load() {
 		align = fyne.TextAlignLeading
 	}
-	return []fyne.CanvasObject{widget.NewLabelWithStyle(display(label), align, fyne.TextStyle{Bold: true}), container.NewVBox(e, note)}
+	return []fyne.CanvasObject{widget.NewLabelWithStyle(display(label), align, fyne.TextStyle{Bold: true}), container.NewVBox(append(append([]fyne.CanvasObject{e}, under...), note)...)}
 }
 
 // composeLayout places the address fields at the top; the attachments'

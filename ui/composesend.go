@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strings"
@@ -66,6 +67,16 @@ func (c *composeScreen) send(ctx context.Context, method compose.Method, gmail a
 	}
 	if err == nil {
 		ids, err = c.u.deps.Outbox.SendWithLinks(ctx, drive, msg, method, up, opts, bind)
+	}
+	if book := c.u.deps.Addresses; err == nil && book != nil && up.Sends() {
+		// Whom it went to, for the address fields to offer next time;
+		// a store that cannot be written costs the message nothing.
+		var signedIn string
+		if c.u.deps.Account != nil {
+			signedIn = c.u.deps.Account().Address
+		}
+		fields := append(append(append([]string(nil), msg.To...), msg.Cc...), msg.Bcc...)
+		_ = book.Remember(cmp.Or(c.from.sender(), signedIn), fields...)
 	}
 	if err == nil && c.local != nil {
 		// Queued, and kept in the journal's folder from now on: the copy

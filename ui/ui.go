@@ -70,12 +70,15 @@ type Account struct {
 
 // Deps is everything the screens use, wired by main.go.
 type Deps struct {
-	Uploads  Uploads
-	Outbox   Outbox
-	Keeper   Keeper                // nil: messages cannot be reopened, nor drafts edited
-	Unsent   UnsentStore           // keeps what Compose holds across restarts (keep.go); nil: not kept
-	Events   <-chan transfer.Event // the queue's events; the UI drains it
-	Endpoint string                // the sandbox's API root: the mailbox reads it
+	Uploads Uploads
+	Outbox  Outbox
+	Keeper  Keeper      // nil: messages cannot be reopened, nor drafts edited
+	Unsent  UnsentStore // keeps what Compose holds across restarts (keep.go); nil: not kept
+	// Addresses remembers whom messages went to, for Compose's address
+	// fields to offer (complete.go); nil: nothing is remembered or offered.
+	Addresses AddressBook
+	Events    <-chan transfer.Event // the queue's events; the UI drains it
+	Endpoint  string                // the sandbox's API root: the mailbox reads it
 	// Auth authorizes the mailbox's reads and the Drive calls of a
 	// message with links (the queue's own authorizer: each server its
 	// credential).
