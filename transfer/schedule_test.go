@@ -319,3 +319,42 @@ func TestSendAtRefusedForOneShotUploads(t *testing.T) {
 		t.Fatalf("a media upload with a time to send: %v", err)
 	}
 }
+
+// A kill -9 while the first bytes went (the journal says running) is
+// recovered as any job is, and the job waits for its time again: not
+// sent early, sent once after.
+func TestScheduledJobKilledWhileSendingWaitsAgain(t *testing.T) {
+	m := newMailSandbox(t)
+	dir := t.TempDir()
+	clock := NewFakeClock(scheduleStart)
+	h := scheduledQueue(t, dir, clock)
+	id := h.add(Spec{URL: m.sendURL(), ContentType: "message/rfc822", Path: mailFile(t, 2*ChunkQuantum+10), SendAt: clock.Now().Add(30 * time.Second)})
+	h.until(id, isState(StateScheduled))
+	h.q.Close()
+	j, err := OpenJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := j.Load(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.State = StateRunning // as a process killed mid-chunk leaves it
+	if err := j.Save(rec); err != nil {
+		t.Fatal(err)
+	}
+
+	h2 := scheduledQueue(t, dir, clock)
+	if _, err := h2.q.ResumeJournal(false); err != nil {
+		t.Fatal(err)
+	}
+	h2.until(id, isState(StateScheduled))
+	if n := m.messages(t); n != 0 {
+		t.Fatalf("%d messages after the restart, before the time", n)
+	}
+	tick(t, clock, 30*time.Second)
+	h2.mustDone(id)
+	if n := m.messages(t); n != 1 {
+		t.Fatalf("%d messages, want exactly one", n)
+	}
+}
