@@ -369,7 +369,7 @@ var spoolDisk = struct {
 	sync    func(*os.File) error
 	rename  func(from, to string) error
 	syncDir func(dir string) error
-}{os.CreateTemp, os.Chmod, (*os.File).Sync, platform.DurableRename, platform.SyncDir}
+}{platform.CreateTemp, platform.Chmod, platform.SyncFile, platform.DurableRename, platform.SyncDir}
 
 // spoolBuffer is the size of the blocks the spool is written in.
 const spoolBuffer = 256 << 10

@@ -20,6 +20,7 @@ import (
 
 	"carrier/compose"
 	"carrier/internal/delivery"
+	"carrier/internal/platform"
 	"carrier/transfer"
 )
 
@@ -378,14 +379,14 @@ func (q *Queue) addCallSpec(s transfer.Spec, data []byte) (string, error) {
 	if err := os.MkdirAll(q.spool.Dir(), 0o700); err != nil {
 		return "", fmt.Errorf("cannot write the spool: %w", err)
 	}
-	f, err := os.CreateTemp(q.spool.Dir(), "call-*.json")
+	f, err := platform.CreateTemp(q.spool.Dir(), "call-*.json")
 	if err != nil {
 		return "", fmt.Errorf("cannot write the spool: %w", err)
 	}
 	path := f.Name()
 	_, werr := f.Write(data)
 	if werr == nil {
-		werr = f.Sync()
+		werr = platform.SyncFile(f)
 	}
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
