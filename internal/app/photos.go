@@ -391,6 +391,12 @@ func (q *Queue) addCallSpec(s transfer.Spec, data []byte) (string, error) {
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
+	if werr == nil {
+		// The record written next names the file: its name must be on
+		// the disk first, or a power cut could keep a job without its
+		// body.
+		werr = platform.SyncDir(q.spool.Dir())
+	}
 	if werr != nil {
 		os.Remove(path)
 		return "", fmt.Errorf("cannot write the spool: %w", werr)
