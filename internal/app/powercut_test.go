@@ -372,9 +372,9 @@ func sample(cases []cutCase, n int) []cutCase {
 // CARRIER_POWERCUT_ALL set, fewer with -short.
 func howMany() int {
 	if testing.Short() {
-		return 30
+		return 20
 	}
-	return 90
+	return 60
 }
 
 var driveLink = regexp.MustCompile(`/file/d/([A-Za-z0-9_-]+)/view`)
