@@ -297,7 +297,7 @@ func Build(ctx context.Context, m *Message, method Method, dir string) (*Spool, 
 		// Clearly over: refuse before spending time and disk on it.
 		return nil, &SizeError{Method: method, Size: est, Limit: method.Limit()}
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := platform.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the spool folder %s: %w", dir, err)
 	}
 	f, err := spoolDisk.create(dir, "msg-*.eml.tmp")

@@ -72,7 +72,7 @@ func BusyJobs(err error) (ids []string, rest error) {
 // folder is made private: records hold session URIs, which are credentials.
 func OpenJournal(stateDir string) (*Journal, error) {
 	dir := filepath.Join(stateDir, "jobs")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := platform.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot make the upload journal folder: %w", err)
 	}
 	// 0700 on Unix; on Windows an owner-only access list, which the

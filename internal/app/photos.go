@@ -376,7 +376,7 @@ func (q *Queue) addCallDataAs(account, url string, data []byte, label string, qu
 // addCallSpec queues the call s (its URL, label, quotes, needs, account and
 // what its record keeps) with data as its body, POSTed as JSON.
 func (q *Queue) addCallSpec(s transfer.Spec, data []byte) (string, error) {
-	if err := os.MkdirAll(q.spool.Dir(), 0o700); err != nil {
+	if err := platform.MkdirAll(q.spool.Dir(), 0o700); err != nil {
 		return "", fmt.Errorf("cannot write the spool: %w", err)
 	}
 	f, err := platform.CreateTemp(q.spool.Dir(), "call-*.json")

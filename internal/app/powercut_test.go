@@ -393,6 +393,8 @@ func TestPowerCutDuringASendWithALink(t *testing.T) {
 	}
 	c := newCutServer(t)
 	state := t.TempDir()
+	// The first start is recorded too: the folders it makes.
+	rec := c.record(state)
 	q, err := OpenQueue(transfer.Config{StateDir: state, Auth: transfer.StaticToken(c.token), RetryBase: 10 * time.Millisecond}, NewSpool(SpoolDir(state)))
 	if err != nil {
 		t.Fatal(err)
@@ -409,7 +411,6 @@ func TestPowerCutDuringASendWithALink(t *testing.T) {
 	}
 	drive := Drive{Root: c.root, Auth: transfer.StaticToken(c.token)}
 
-	rec := c.record(state)
 	ids, err := q.SendWithLinks(context.Background(), drive, msg, compose.Send, up, LinkOptions{Policy: compose.LinksAlways, Share: ShareAnyone}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -556,6 +557,8 @@ func TestPowerCutDuringAPhotosBatch(t *testing.T) {
 	}
 	c := newCutServer(t)
 	state := t.TempDir()
+	// The first start is recorded too: the folders it makes.
+	rec := c.record(state)
 	q, err := OpenQueue(transfer.Config{StateDir: state, Auth: transfer.StaticToken(c.token), RetryBase: 10 * time.Millisecond}, NewSpool(SpoolDir(state)))
 	if err != nil {
 		t.Fatal(err)
@@ -567,7 +570,6 @@ func TestPowerCutDuringAPhotosBatch(t *testing.T) {
 	}
 	photos := Photos{Root: c.root, Drive: Drive{Root: c.root, Auth: transfer.StaticToken(c.token)}}
 
-	rec := c.record(state)
 	b, err := q.PhotosUpload(context.Background(), photos, files, PhotosOptions{Album: "Trip", Describe: describe}, nil)
 	if err != nil {
 		t.Fatal(err)

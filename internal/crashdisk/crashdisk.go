@@ -17,9 +17,10 @@
 //     is synced after it; before, it may or may not be. A file's sync
 //     does not keep its name (fsync(2): "an explicit fsync() on a file
 //     descriptor for the directory is also needed").
+//   - A folder made is kept once its parent is synced after; the files
+//     in a folder a cut took away are gone with it.
 //   - Relied on from ext4 (also XFS and btrfs): the change time a rename
-//     gives the file goes to the disk with the rename, and a folder that
-//     existed when the recording started stays.
+//     gives the file goes to the disk with the rename.
 //
 // Steps not yet kept are otherwise independent: any subset of them may
 // survive, in any combination (a rename kept while the write before it
@@ -191,6 +192,10 @@ func (r *Recorder) after(s platform.DiskStep, err error) {
 		return
 	}
 	switch s.Op {
+	case "mkdir":
+		if rel != "." {
+			r.ops = append(r.ops, Op{Kind: "mkdir", Path: rel})
+		}
 	case "create":
 		r.next++
 		r.names[rel] = r.next
@@ -290,6 +295,7 @@ const (
 // State is what a cut after the first Cut steps leaves in the folder.
 type State struct {
 	Cut   int
+	Dirs  []string // the folders, parents first
 	Files map[string]*File
 	Lost  []string // the open steps the cut undid (or tore), in words
 }
@@ -303,6 +309,9 @@ func (s *State) Key() string {
 	}
 	sort.Strings(names)
 	h := sha256.New()
+	for _, d := range s.Dirs {
+		fmt.Fprintf(h, "%s/\x00", d)
+	}
 	for _, n := range names {
 		f := s.Files[n]
 		fmt.Fprintf(h, "%s\x00%o\x00%d\x00%d\x00", n, f.Mode, f.MTime.UnixNano(), f.CTime.UnixNano())
@@ -327,7 +336,7 @@ func Durable(ops []Op, cut int) []bool {
 					break
 				}
 			}
-		case "create", "remove", "rename":
+		case "mkdir", "create", "remove", "rename":
 			need := map[string]bool{filepath.Dir(o.Path): true}
 			if o.Kind == "rename" {
 				need[filepath.Dir(o.To)] = true
@@ -425,20 +434,25 @@ func (r *Recorder) States(ops []Op, cut, limit int) []State {
 				words = append(words, "tore "+ops[i].String())
 			}
 		}
-		states = append(states, State{Cut: cut, Files: r.replay(ops[:cut], how), Lost: words})
+		dirs, files := r.replay(ops[:cut], how)
+		states = append(states, State{Cut: cut, Dirs: dirs, Files: files, Lost: words})
 	}
 	return states
 }
 
 // replay applies the steps as a cut left them to the folder's first
 // state, and gives the files it then holds.
-func (r *Recorder) replay(ops []Op, how []choice) map[string]*File {
+func (r *Recorder) replay(ops []Op, how []choice) ([]string, map[string]*File) {
 	type inode struct {
 		File
 		live bool
 	}
 	files := map[int]*inode{}
 	names := map[string]int{}
+	dirs := map[string]bool{}
+	for _, d := range r.dirs {
+		dirs[d] = true
+	}
 	for p, f := range r.base {
 		ino := r.baseIno[p]
 		files[ino] = &inode{File: *f, live: true}
@@ -449,6 +463,8 @@ func (r *Recorder) replay(ops []Op, how []choice) map[string]*File {
 			continue
 		}
 		switch o.Kind {
+		case "mkdir":
+			dirs[o.Path] = true
 		case "create":
 			files[o.Ino] = &inode{File: File{Mode: 0o600}, live: true}
 			names[o.Path] = o.Ino
@@ -479,12 +495,30 @@ func (r *Recorder) replay(ops []Op, how []choice) map[string]*File {
 			delete(names, o.Path)
 		}
 	}
+	// A name is reachable only through folders the cut kept.
+	reachable := func(p string) bool {
+		for d := filepath.Dir(p); d != "."; d = filepath.Dir(d) {
+			if !dirs[d] {
+				return false
+			}
+		}
+		return true
+	}
+	var folders []string
+	for d := range dirs {
+		if d == "." || reachable(filepath.Join(d, "x")) {
+			folders = append(folders, d)
+		}
+	}
+	sort.Strings(folders)
 	out := map[string]*File{}
 	for p, ino := range names {
-		f := files[ino].File
-		out[p] = &f
+		if reachable(p) {
+			f := files[ino].File
+			out[p] = &f
+		}
 	}
-	return out
+	return folders, out
 }
 
 // Unseen lists the files under the folder that differ from what the
@@ -496,7 +530,7 @@ func (r *Recorder) Unseen(ops []Op) []string {
 	for i := range how {
 		how[i] = kept
 	}
-	want := r.replay(ops, how)
+	_, want := r.replay(ops, how)
 	var out []string
 	filepath.WalkDir(r.root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || strings.HasSuffix(p, ".lock") {
@@ -533,16 +567,13 @@ func (r *Recorder) Rebuild(s State) error {
 			return err
 		}
 	}
-	for _, d := range r.dirs {
+	for _, d := range s.Dirs {
 		if err := os.MkdirAll(filepath.Join(r.root, d), 0o700); err != nil {
 			return err
 		}
 	}
 	for p, f := range s.Files {
 		full := filepath.Join(r.root, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o700); err != nil {
-			return err
-		}
 		if err := os.WriteFile(full, f.Data, 0o600); err != nil {
 			return err
 		}

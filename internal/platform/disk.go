@@ -1,7 +1,10 @@
 package platform
 
 import (
+	"errors"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sync/atomic"
 )
 
@@ -10,7 +13,7 @@ import (
 // folder's writers (WriteFile, the journal, the spool, the delivery store)
 // all go through the functions below, so one recorder sees a whole send.
 type DiskStep struct {
-	Op   string   // "create", "sync", "chmod", "rename", "remove", "syncdir"
+	Op   string   // "mkdir", "create", "sync", "chmod", "rename", "remove", "syncdir"
 	Path string   // the file (the folder, for syncdir; from, for rename)
 	To   string   // a rename's new name
 	File *os.File // create and sync: the open file, to read what it holds
@@ -99,4 +102,25 @@ func Remove(path string) error {
 	err := os.Remove(path)
 	h.end(DiskStep{Op: "remove", Path: path}, err)
 	return err
+}
+
+// MkdirAll is os.MkdirAll, a folder at a time, each a step a power-cut
+// test sees.
+func MkdirAll(path string, perm os.FileMode) error {
+	var missing []string
+	for p := filepath.Clean(path); ; p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); err == nil || filepath.Dir(p) == p {
+			break
+		}
+		missing = append(missing, p)
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		h := stepStarts()
+		err := os.Mkdir(missing[i], perm)
+		h.end(DiskStep{Op: "mkdir", Path: missing[i]}, err)
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			return os.MkdirAll(path, perm) // the error os.MkdirAll gives
+		}
+	}
+	return os.MkdirAll(path, perm) // a file in the way is refused here
 }
