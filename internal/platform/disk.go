@@ -104,8 +104,10 @@ func Remove(path string) error {
 	return err
 }
 
-// MkdirAll is os.MkdirAll, a folder at a time, each a step a power-cut
-// test sees.
+// MkdirAll is os.MkdirAll, durable: each folder it makes is synced into
+// its parent (SyncDir) before it returns, so that what is written into
+// it and synced afterwards cannot be taken away by a power cut with the
+// folder's own name. Each folder made is a step a power-cut test sees.
 func MkdirAll(path string, perm os.FileMode) error {
 	var missing []string
 	for p := filepath.Clean(path); ; p = filepath.Dir(p) {
@@ -120,6 +122,11 @@ func MkdirAll(path string, perm os.FileMode) error {
 		h.end(DiskStep{Op: "mkdir", Path: missing[i]}, err)
 		if err != nil && !errors.Is(err, fs.ErrExist) {
 			return os.MkdirAll(path, perm) // the error os.MkdirAll gives
+		}
+		if err == nil {
+			if err := SyncDir(filepath.Dir(missing[i])); err != nil {
+				return err
+			}
 		}
 	}
 	return os.MkdirAll(path, perm) // a file in the way is refused here
