@@ -72,7 +72,7 @@ func BusyJobs(err error) (ids []string, rest error) {
 // folder is made private: records hold session URIs, which are credentials.
 func OpenJournal(stateDir string) (*Journal, error) {
 	dir := filepath.Join(stateDir, "jobs")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := platform.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot make the upload journal folder: %w", err)
 	}
 	// 0700 on Unix; on Windows an owner-only access list, which the
@@ -102,7 +102,7 @@ func (j *Journal) Save(r *Record) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(j.dir, "."+r.ID+".*.tmp") // CreateTemp makes it 0600
+	tmp, err := platform.CreateTemp(j.dir, "."+r.ID+".*.tmp") // CreateTemp makes it 0600
 	if err != nil {
 		return fmt.Errorf("cannot write the upload journal: %w", err)
 	}
@@ -116,7 +116,7 @@ func (j *Journal) Save(r *Record) error {
 	if _, err := tmp.Write(data); err != nil {
 		return fmt.Errorf("cannot write the upload journal (disk full?): %w", err)
 	}
-	if err := tmp.Sync(); err != nil {
+	if err := platform.SyncFile(tmp); err != nil {
 		return fmt.Errorf("cannot write the upload journal: %w", err)
 	}
 	if err := tmp.Close(); err != nil {
@@ -184,7 +184,7 @@ func (j *Journal) SaveProgress(r *Record) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(j.dir, "."+r.ID+".*.tmp")
+	tmp, err := platform.CreateTemp(j.dir, "."+r.ID+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("cannot write the upload journal: %w", err)
 	}
@@ -193,7 +193,7 @@ func (j *Journal) SaveProgress(r *Record) error {
 		werr = cerr
 	}
 	if werr == nil {
-		werr = os.Rename(tmp.Name(), j.path(r.ID, ".progress"))
+		werr = platform.Rename(tmp.Name(), j.path(r.ID, ".progress"))
 	}
 	if werr != nil {
 		os.Remove(tmp.Name())
@@ -314,11 +314,11 @@ func (j *Journal) Remove(id string) error {
 	if !idPattern.MatchString(id) {
 		return fmt.Errorf("%q is not a job id", id)
 	}
-	if err := os.Remove(j.path(id, ".json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := platform.Remove(j.path(id, ".json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("cannot remove job %q: %w", id, err)
 	}
 	os.Remove(j.path(id, ".lock"))
-	os.Remove(j.path(id, ".progress"))
+	platform.Remove(j.path(id, ".progress"))
 	j.syncFolder() // the record is gone whatever the sync says
 	return nil
 }

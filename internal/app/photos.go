@@ -20,6 +20,7 @@ import (
 
 	"carrier/compose"
 	"carrier/internal/delivery"
+	"carrier/internal/platform"
 	"carrier/transfer"
 )
 
@@ -375,20 +376,26 @@ func (q *Queue) addCallDataAs(account, url string, data []byte, label string, qu
 // addCallSpec queues the call s (its URL, label, quotes, needs, account and
 // what its record keeps) with data as its body, POSTed as JSON.
 func (q *Queue) addCallSpec(s transfer.Spec, data []byte) (string, error) {
-	if err := os.MkdirAll(q.spool.Dir(), 0o700); err != nil {
+	if err := platform.MkdirAll(q.spool.Dir(), 0o700); err != nil {
 		return "", fmt.Errorf("cannot write the spool: %w", err)
 	}
-	f, err := os.CreateTemp(q.spool.Dir(), "call-*.json")
+	f, err := platform.CreateTemp(q.spool.Dir(), "call-*.json")
 	if err != nil {
 		return "", fmt.Errorf("cannot write the spool: %w", err)
 	}
 	path := f.Name()
 	_, werr := f.Write(data)
 	if werr == nil {
-		werr = f.Sync()
+		werr = platform.SyncFile(f)
 	}
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
+	}
+	if werr == nil {
+		// The record written next names the file: its name must be on
+		// the disk first, or a power cut could keep a job without its
+		// body.
+		werr = platform.SyncDir(q.spool.Dir())
 	}
 	if werr != nil {
 		os.Remove(path)

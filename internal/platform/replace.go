@@ -17,7 +17,7 @@ import (
 // half a second before the refusal is returned.
 func ReplaceFile(from, to string) error {
 	for wait := time.Millisecond; ; wait *= 2 {
-		err := os.Rename(from, to)
+		err := Rename(from, to)
 		if err == nil || runtime.GOOS != "windows" || !busy(err) || wait > 256*time.Millisecond {
 			return err
 		}
@@ -42,14 +42,14 @@ func busy(err error) bool {
 // failure.
 func WriteFile(path string, data []byte) error {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp") // CreateTemp makes it 0600
+	f, err := CreateTemp(dir, "."+filepath.Base(path)+".*.tmp") // CreateTemp makes it 0600
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
 	_, err = f.Write(data)
 	if err == nil {
-		err = f.Sync()
+		err = SyncFile(f)
 	}
 	err = errors.Join(err, f.Close())
 	if err == nil {
