@@ -71,6 +71,11 @@ func OpenQueue(cfg transfer.Config, spool *Spool) (*Queue, error) {
 		return nil, err
 	}
 	q.Queue = tq
+	// Jobs ended for good leave the folder every start reads for the
+	// journal's archive (transfer/archive.go): after a camera roll of
+	// 20,000 pictures, the next start reads a few records, not 20,400.
+	// A failure leaves them where they are, still read, still listed.
+	tq.Journal().Compact()
 	store, err := delivery.Open(delivery.Dir(cfg.StateDir))
 	if err != nil {
 		tq.Close()
