@@ -22,10 +22,10 @@ import (
 // Between events a ticker keeps them going (tick), the ETA counting down
 // from the event's Pace.
 type progress struct {
-	w        io.Writer
-	tty      bool
-	every    time.Duration    // how often a line is printed (not a tty) or the bar redrawn
-	now      func() time.Time // injected by tests
+	w     io.Writer
+	tty   bool
+	every time.Duration    // how often a line is printed (not a tty) or the bar redrawn
+	now   func() time.Time // injected by tests
 	// jobs holds a view of each job that has not ended (ended), so a
 	// printer of 20,000 pictures keeps the few running, not 20,000.
 	jobs     map[string]*jobView

@@ -519,8 +519,8 @@ func report(cfg *config, rs []*result, started time.Time) string {
 		w("| %d | %.1f s | %.2f s | %s | %.1f MiB | %.1f MiB | %d | %.2f | %.2f s |\n", r.n, r.first.wall.Seconds(), r.first.cpu().Seconds(),
 			perFile(r.first.cpu(), r.n), mib(r.first.maxRSS), mib(r.journal), r.records, float64(r.first.requests)/float64(r.n), r.jobs.cpu().Seconds())
 	}
-	w("\nThe same folder posted again from the same state folder. Its start moves the first post's finished jobs to the journal's archive "+
-		"(where there is one: `jobs/archive.jsonl`), so the folder a start reads holds the second post's records only; the archive is read by "+
+	w("\nThe same folder posted again from the same state folder. Its start moves the first post's finished jobs to the journal's archive " +
+		"(where there is one: `jobs/archive.jsonl`), so the folder a start reads holds the second post's records only; the archive is read by " +
 		"`carrier jobs --all` and the history, not by a queue's start:\n\n")
 	w("| pictures | wall | CPU | peak RSS | requests | journal folder after | records in it | archive |\n|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, r := range rs {
