@@ -36,7 +36,10 @@ const archiveLockWait = 30 * time.Second
 // maxArchiveLine bounds one line read back: a record with its answer.
 const maxArchiveLine = 64 << 20
 
+// archiveLine is one line of the archive. ID names the record's job, so
+// that a reader can pass over a job it does not want without decoding it.
 type archiveLine struct {
+	ID     string          `json:"id,omitempty"`
 	Record json.RawMessage `json:"record,omitempty"`
 	Forgot string          `json:"forgot,omitempty"`
 }
@@ -50,11 +53,12 @@ func (j *Journal) archivePath() string { return filepath.Join(j.dir, archiveName
 func settled(s State) bool { return s == StateDone || s == StateCancelled }
 
 // readArchive is the archive's records by id, each as its last line
-// says (a forgotten job absent). A line cut short by a crash in the middle
+// says (a forgotten job absent), but those skip names (nil: none), which
+// are not decoded. A line cut short by a crash in the middle
 // of an append is the file's last and ends without a newline: it is
 // skipped, since the records it held are still in the folder. Any other
 // line that cannot be read is reported and left out.
-func (j *Journal) readArchive() (map[string]*Record, error) {
+func (j *Journal) readArchive(skip func(id string) bool) (map[string]*Record, error) {
 	f, err := os.Open(j.archivePath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -86,6 +90,9 @@ func (j *Journal) readArchive() (map[string]*Record, error) {
 			delete(recs, l.Forgot)
 			continue
 		}
+		if skip != nil && skip(l.ID) {
+			continue
+		}
 		r, err := DecodeRecord(l.Record)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s line %d: %w", archiveName, n, err))
@@ -112,7 +119,7 @@ func readLongLine(br *bufio.Reader, head []byte) ([]byte, error) {
 // loadArchived is one job's record from the archive, for Load of a job no
 // longer in the folder.
 func (j *Journal) loadArchived(id string) (*Record, bool) {
-	recs, _ := j.readArchive()
+	recs, _ := j.readArchive(func(other string) bool { return other != id })
 	r, ok := recs[id]
 	return r, ok
 }
@@ -220,7 +227,7 @@ func (j *Journal) Compact() (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		lines = append(lines, archiveLine{Record: data})
+		lines = append(lines, archiveLine{ID: r.ID, Record: data})
 		ids = append(ids, r.ID)
 	}
 	if len(ids) == 0 {

@@ -237,3 +237,55 @@ func TestFinishedJobKeepsItsAnswerAtItsLength(t *testing.T) {
 		t.Errorf("the finished job holds %d bytes for its answer of %d (%q)", cap(b), len(token), b)
 	}
 }
+
+// TestHistoryReadsOnlyTheRecordsItDoesNotHold pins History's cost (issue
+// 29): the Photos front end asks for it after each of a batch's calls, so
+// reading again the records of the jobs the queue holds made a batch of n
+// pictures cost n²/50 record reads. It counts the files read: those of
+// the jobs another process left, none of its own.
+func TestHistoryReadsOnlyTheRecordsItDoesNotHold(t *testing.T) {
+	j, all, _ := archiveJournal(t) // jobs left by another process
+	if _, err := j.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"id":"x"}`))
+	}))
+	defer srv.Close()
+	src := filepath.Join(t.TempDir(), "picture.png")
+	os.WriteFile(src, []byte("a small picture"), 0o600)
+	q, err := New(Config{StateDir: filepath.Dir(j.Dir()), Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	var last string
+	for range 40 {
+		if last, err = q.Add(Spec{URL: srv.URL + "/upload", Type: Media, ContentType: "image/png", Path: src}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := q.Wait(context.Background(), last); err != nil {
+		t.Fatal(err)
+	}
+	reads := 0
+	read := q.journal.reader.read
+	q.journal.reader.read = func(p string) ([]byte, error) {
+		if filepath.Ext(p) == ".json" {
+			reads++
+		}
+		return read(p)
+	}
+	hist, err := q.History()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hist) != len(all)+40 {
+		t.Errorf("History lists %d jobs, want %d", len(hist), len(all)+40)
+	}
+	if left := len(all) - 3; reads > left {
+		t.Errorf("History read %d records: the %d other jobs in the folder, and %d of its own", reads, left, reads-left)
+	}
+}

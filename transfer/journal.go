@@ -265,13 +265,17 @@ func (j *Journal) loadFile(id string) (*Record, error) {
 // List reads every record, the archive's (archive.go) as well, oldest
 // first, each job once. Records that cannot be read are left out and
 // reported together in the error; the others are returned.
-func (j *Journal) List() ([]*Record, error) {
-	archived, aerr := j.readArchive()
-	recs, gone, err := j.readFolder()
+func (j *Journal) List() ([]*Record, error) { return j.listSkipping(nil) }
+
+// listSkipping is List without the jobs skip names (nil: none), whose
+// records are not even read: a queue's History has those in memory.
+func (j *Journal) listSkipping(skip func(id string) bool) ([]*Record, error) {
+	archived, aerr := j.readArchive(skip)
+	recs, gone, err := j.readFolder(skip)
 	if len(gone) > 0 {
 		// Records that left the folder while it was read: a compaction
 		// moved them after the archive was read, so it is read again.
-		archived, aerr = j.readArchive()
+		archived, aerr = j.readArchive(skip)
 	}
 	inFolder := make(map[string]bool, len(recs))
 	for _, r := range recs {
@@ -291,14 +295,15 @@ func (j *Journal) List() ([]*Record, error) {
 // taking up its journal needs no more, and reads no more, so its start
 // does not grow with the jobs ever sent.
 func (j *Journal) listFolder() ([]*Record, error) {
-	recs, _, err := j.readFolder()
+	recs, _, err := j.readFolder(nil)
 	sortRecords(recs)
 	return recs, err
 }
 
-// readFolder reads the folder's records, in no order; gone names those
-// that were removed between the folder's listing and their reading.
-func (j *Journal) readFolder() (recs []*Record, gone []string, err error) {
+// readFolder reads the folder's records but those skip names (nil:
+// none), in no order; gone names those that were removed between the
+// folder's listing and their reading.
+func (j *Journal) readFolder(skip func(id string) bool) (recs []*Record, gone []string, err error) {
 	entries, err := os.ReadDir(j.dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot read the upload journal: %w", err)
@@ -310,6 +315,9 @@ func (j *Journal) readFolder() (recs []*Record, gone []string, err error) {
 			continue
 		}
 		id := strings.TrimSuffix(name, ".json")
+		if skip != nil && skip(id) {
+			continue
+		}
 		r, err := j.loadFile(id)
 		if errors.Is(err, fs.ErrNotExist) {
 			gone = append(gone, id)
