@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command scale measures what a whole camera roll costs Carrier (issue 29,
 // `make bench-scale`): `carrier photos --album A FILES...` of 200, 2,000 and
 // 20,000 small distinct generated pictures to a sandbox run as a process
@@ -14,6 +16,9 @@
 // The sandbox's daily Photos quota is lifted (0: no limit), so 20,000
 // pictures fit in one run: what is measured is Carrier's cost per file,
 // not the quota's plan.
+//
+// It runs on Linux, whose kernel gives the figures it reports (wait4's
+// ru_maxrss, a file's blocks); elsewhere it says so.
 package main
 
 import (
