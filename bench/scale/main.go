@@ -100,7 +100,7 @@ func main() {
 	cfg := &config{}
 	var counts string
 	flag.StringVar(&cfg.out, "out", "docs/PERFORMANCE.md", "the file whose scale section is replaced (empty: print only)")
-	flag.StringVar(&cfg.work, "work", "", "scratch folder (default: a new one under the system's temporary folder)")
+	flag.StringVar(&cfg.work, "work", "", "scratch folder: pictures, state folders, the sandbox's data (default: a new one in /dev/shm, where the disk's fsyncs do not hide Carrier's own cost; give one on a disk to measure the disk too)")
 	flag.StringVar(&counts, "counts", "200,2000,20000", "the numbers of pictures, comma-separated")
 	flag.StringVar(&cfg.bin, "bin", "", "a carrier binary to measure (default: built from this tree)")
 	flag.BoolVar(&cfg.ui, "ui", true, "measure the window's start-up over the largest count's finished jobs (go test ./ui/)")
@@ -130,7 +130,7 @@ func logf(format string, a ...any) {
 
 func measure(ctx context.Context, cfg *config) error {
 	if cfg.work == "" {
-		dir, err := os.MkdirTemp("", "carrier-scale-")
+		dir, err := os.MkdirTemp(memoryDir(), "carrier-scale-")
 		if err != nil {
 			return err
 		}
@@ -494,6 +494,15 @@ func uiStart(ctx context.Context, n int) (time.Duration, string, error) {
 	return best, rows, nil
 }
 
+// memoryDir is /dev/shm where the system has it (a file system in
+// memory), else the temporary folder.
+func memoryDir() string {
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		return "/dev/shm"
+	}
+	return ""
+}
+
 func goTool() string {
 	if g := os.Getenv("GO"); g != "" {
 		return g
@@ -514,10 +523,10 @@ func report(cfg *config, rs []*result, started time.Time) string {
 	load, _ := os.ReadFile("/proc/loadavg")
 	w("Measured %s UTC on %s/%s, %d CPUs (load average at the end: %s), build %s. `go run ./bench/scale` (`make bench-scale`): "+
 		"`carrier photos --album A FILES...` of distinct 8x8 PNGs (about 100 bytes each) to `carrier sandbox --fsync=false` run as a process of its own, "+
-		"its daily Photos quota lifted; each count from a fresh state folder. Wall, CPU (user+sys) and peak RSS are the carrier process's own "+
+		"its daily Photos quota lifted; each count from a fresh state folder, in %s (the work folder: in memory, the disk's fsyncs do not hide Carrier's own cost). Wall, CPU (user+sys) and peak RSS are the carrier process's own "+
 		"(wait4's rusage); requests are the Photos requests the sandbox counted during the run; the journal is the disk space of the state folder's `jobs/` after it (its blocks: each job's record, lock and progress files take a block each). "+
 		"Every album was read back through the Photos API and held exactly the files posted.\n\n",
-		started.UTC().Format("2006-01-02 15:04"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), strings.Join(strings.Fields(string(load))[:3], " "), cfg.label)
+		started.UTC().Format("2006-01-02 15:04"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), strings.Join(strings.Fields(string(load))[:3], " "), cfg.label, filepath.Dir(cfg.work))
 	w("| pictures | wall | CPU | CPU per file | peak RSS | journal | records | requests per file | `jobs --all` CPU |\n")
 	w("|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, r := range rs {
