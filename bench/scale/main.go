@@ -523,10 +523,10 @@ func report(cfg *config, rs []*result, started time.Time) string {
 	load, _ := os.ReadFile("/proc/loadavg")
 	w("Measured %s UTC on %s/%s, %d CPUs (load average at the end: %s), build %s. `go run ./bench/scale` (`make bench-scale`): "+
 		"`carrier photos --album A FILES...` of distinct 8x8 PNGs (about 100 bytes each) to `carrier sandbox --fsync=false` run as a process of its own, "+
-		"its daily Photos quota lifted; each count from a fresh state folder, in %s (the work folder: in memory, the disk's fsyncs do not hide Carrier's own cost). Wall, CPU (user+sys) and peak RSS are the carrier process's own "+
+		"its daily Photos quota lifted; each count from a fresh state folder, in %s. Wall, CPU (user+sys) and peak RSS are the carrier process's own "+
 		"(wait4's rusage); requests are the Photos requests the sandbox counted during the run; the journal is the disk space of the state folder's `jobs/` after it (its blocks: each job's record, lock and progress files take a block each). "+
 		"Every album was read back through the Photos API and held exactly the files posted.\n\n",
-		started.UTC().Format("2006-01-02 15:04"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), strings.Join(strings.Fields(string(load))[:3], " "), cfg.label, filepath.Dir(cfg.work))
+		started.UTC().Format("2006-01-02 15:04"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), strings.Join(strings.Fields(string(load))[:3], " "), cfg.label, where(cfg.work))
 	w("| pictures | wall | CPU | CPU per file | peak RSS | journal | records | requests per file | `jobs --all` CPU |\n")
 	w("|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, r := range rs {
@@ -560,6 +560,14 @@ func report(cfg *config, rs []*result, started time.Time) string {
 	}
 	w("\n%s\n", endMark)
 	return b.String()
+}
+
+// where says what kind of folder dir is in.
+func where(dir string) string {
+	if strings.HasPrefix(dir, "/dev/shm/") {
+		return "/dev/shm (in memory: the disk's fsyncs do not hide Carrier's own cost; wall time on a disk is longer)"
+	}
+	return filepath.Dir(dir)
 }
 
 func yes(ok bool) string {
