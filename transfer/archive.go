@@ -81,10 +81,12 @@ func (j *Journal) readArchive(skip func(id string) bool) (map[string]*Record, er
 		if err != nil {
 			return recs, errors.Join(append(errs, fmt.Errorf("cannot read the upload journal's archive: %w", err))...)
 		}
-		var l archiveLine
-		if err := json.Unmarshal(line, &l); err != nil {
-			errs = append(errs, fmt.Errorf("%s line %d: %w", archiveName, n, err))
-			continue
+		l, ok := splitRecordLine(line)
+		if !ok {
+			if err := json.Unmarshal(line, &l); err != nil {
+				errs = append(errs, fmt.Errorf("%s line %d: %w", archiveName, n, err))
+				continue
+			}
 		}
 		if l.Forgot != "" {
 			delete(recs, l.Forgot)
@@ -100,6 +102,24 @@ func (j *Journal) readArchive(skip func(id string) bool) (map[string]*Record, er
 		}
 		recs[r.ID] = r
 	}
+}
+
+// splitRecordLine reads a record's line as appendArchive writes it,
+// {"id":"ID","record":{...}}, without parsing the record, which
+// DecodeRecord then parses once (and checks whole): History reads every
+// archived line each time it is asked. Any other line is not split (!ok)
+// and goes to the JSON decoder.
+func splitRecordLine(line []byte) (l archiveLine, ok bool) {
+	rest, ok := bytes.CutPrefix(bytes.TrimRight(line, "\n"), []byte(`{"id":"`))
+	if !ok {
+		return l, false
+	}
+	id, rec, ok := bytes.Cut(rest, []byte(`","record":`))
+	if !ok || !idPattern.Match(id) {
+		return l, false
+	}
+	rec, ok = bytes.CutSuffix(rec, []byte("}"))
+	return archiveLine{ID: string(id), Record: rec}, ok
 }
 
 // readLongLine finishes a line longer than br's buffer, up to

@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -287,5 +288,26 @@ func TestHistoryReadsOnlyTheRecordsItDoesNotHold(t *testing.T) {
 	}
 	if left := len(all) - 3; reads > left {
 		t.Errorf("History read %d records: the %d other jobs in the folder, and %d of its own", reads, left, reads-left)
+	}
+}
+
+// TestArchiveLinesAreSplitWithoutParsing pins that the lines appendArchive
+// writes are read by slicing, the record then parsed once (History reads
+// every archived line each time), and that anything else is left to the
+// JSON decoder.
+func TestArchiveLinesAreSplitWithoutParsing(t *testing.T) {
+	rec := []byte(`{"v":1,"id":"x","body":"a \"quoted\" }"}`)
+	written, err := json.Marshal(archiveLine{ID: "20300102T030405-00000001", Record: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, ok := splitRecordLine(append(written, '\n'))
+	if !ok || l.ID != "20300102T030405-00000001" || string(l.Record) != string(rec) {
+		t.Errorf("a written line split as %q %q, %v", l.ID, l.Record, ok)
+	}
+	for _, other := range []string{`{"forgot":"20300102T030405-00000001"}`, `{"id":"../x","record":{}}`, `not json`} {
+		if _, ok := splitRecordLine([]byte(other)); ok {
+			t.Errorf("%s was split", other)
+		}
 	}
 }
