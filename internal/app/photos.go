@@ -720,6 +720,9 @@ func (q *Queue) photosSettle(e transfer.Event) {
 	go func() {
 		q.photosMu.Lock()
 		defer q.photosMu.Unlock()
+		if !q.mayRemake(e.Snap) {
+			return
+		}
 		if recs, err := q.History(); err == nil {
 			q.photosAgain(e.Snap, recs, q.template(e.Snap))
 		}

@@ -157,6 +157,23 @@ func (q *Queue) SetOnMetered(pause bool) {
 	q.SetMeteredPolicy(transfer.MeteredPolicy{Pause: pause})
 }
 
+// mayRemake reports whether photosAgain may find items of the Photos call
+// c, just done, to make again: an upload it quotes is old enough for its
+// token to have expired, or is not held by this queue (only the journal
+// can tell its age). photosAgain makes again only items whose upload is
+// that old; asking the queue after c's fifty uploads spares it the
+// journal's whole history after every call, which made a batch of n
+// pictures cost n²/50 snapshots (issue 29).
+func (q *Queue) mayRemake(c transfer.Snapshot) bool {
+	for _, u := range quotedUploads(c) {
+		up, ok := q.Job(u)
+		if !ok || c.Updated.Sub(up.Updated) >= expiredAfter {
+			return true
+		}
+	}
+	return false
+}
+
 // sweep takes from the spool what no job of the journal needs.
 func (q *Queue) sweep() {
 	recs, err := q.History()
