@@ -754,7 +754,7 @@ func (q *Queue) PhotosCalls(b *PhotosBatch) ([]string, error) {
 				return nil
 			}
 			calls = append(calls, id)
-			if s.State == transfer.StateDone {
+			if s.State == transfer.StateDone && q.mayRemake(s) {
 				a, err := q.photosAgain(s, recs, q.template(s))
 				if err != nil {
 					return err

@@ -158,7 +158,7 @@ func (q *Queue) SetOnMetered(pause bool) {
 }
 
 // mayRemake reports whether photosAgain may find items of the Photos call
-// c, just done, to make again: an upload it quotes is old enough for its
+// c, done, to make again (photosSettle and PhotosCalls ask it first): an upload it quotes is old enough for its
 // token to have expired, or is not held by this queue (only the journal
 // can tell its age). photosAgain makes again only items whose upload is
 // that old; asking the queue after c's fifty uploads spares it the
