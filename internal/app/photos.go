@@ -727,6 +727,9 @@ func (q *Queue) photosSettle(e transfer.Event) {
 	go func() {
 		q.photosMu.Lock()
 		defer q.photosMu.Unlock()
+		if !q.mayRemake(e.Snap) {
+			return
+		}
 		if recs, err := q.History(); err == nil {
 			q.photosAgain(e.Snap, recs, q.template(e.Snap))
 		}
@@ -758,7 +761,7 @@ func (q *Queue) PhotosCalls(b *PhotosBatch) ([]string, error) {
 				return nil
 			}
 			calls = append(calls, id)
-			if s.State == transfer.StateDone {
+			if s.State == transfer.StateDone && q.mayRemake(s) {
 				a, err := q.photosAgain(s, recs, q.template(s))
 				if err != nil {
 					return err

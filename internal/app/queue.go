@@ -71,6 +71,11 @@ func OpenQueue(cfg transfer.Config, spool *Spool) (*Queue, error) {
 		return nil, err
 	}
 	q.Queue = tq
+	// Jobs ended for good leave the folder every start reads for the
+	// journal's archive (transfer/archive.go): after a camera roll of
+	// 20,000 pictures, the next start reads a few records, not 20,400.
+	// A failure leaves them where they are, still read, still listed.
+	tq.Journal().Compact()
 	store, err := delivery.Open(delivery.Dir(cfg.StateDir))
 	if err != nil {
 		tq.Close()
@@ -150,6 +155,23 @@ func (q *Queue) SetBandwidthSpec(spec string) error {
 // engine's default size) pause while the connection is metered.
 func (q *Queue) SetOnMetered(pause bool) {
 	q.SetMeteredPolicy(transfer.MeteredPolicy{Pause: pause})
+}
+
+// mayRemake reports whether photosAgain may find items of the Photos call
+// c, done, to make again (photosSettle and PhotosCalls ask it first): an upload it quotes is old enough for its
+// token to have expired, or is not held by this queue (only the journal
+// can tell its age). photosAgain makes again only items whose upload is
+// that old; asking the queue after c's fifty uploads spares it the
+// journal's whole history after every call, which made a batch of n
+// pictures cost n²/50 snapshots (issue 29).
+func (q *Queue) mayRemake(c transfer.Snapshot) bool {
+	for _, u := range quotedUploads(c) {
+		up, ok := q.Job(u)
+		if !ok || c.Updated.Sub(up.Updated) >= expiredAfter {
+			return true
+		}
+	}
+	return false
 }
 
 // sweep takes from the spool what no job of the journal needs.
