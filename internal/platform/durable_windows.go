@@ -43,7 +43,7 @@ func durableRename(from, to string) error {
 		if r != 0 {
 			return nil
 		}
-		if !busy(e) || wait > 256*time.Millisecond {
+		if !busy(e) || wait > busyFor {
 			return &os.LinkError{Op: "rename", Old: from, New: to, Err: e}
 		}
 		time.Sleep(wait)
