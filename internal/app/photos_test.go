@@ -750,7 +750,7 @@ func TestPhotosRemakeUsesLeftoverUploadsAndTheBatchAccount(t *testing.T) {
 	var leftover string
 	b := diedBeforeRemake(t, env, state, files, PhotosOptions{Album: "Trip"}, func(s *transfer.Spec) { s.Account = zoe }, func(q *Queue, b *PhotosBatch) {
 		var err error
-		if leftover, err = q.addPhotosUpload(env.root, files[0], "image/jpeg", "", func(s *transfer.Spec) { s.Account = zoe }); err != nil {
+		if leftover, err = q.addPhotosUpload(env.root, files[0], "image/jpeg", nil, "", func(s *transfer.Spec) { s.Account = zoe }); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -36,6 +36,9 @@ type PhotosAlbum struct {
 // call makes one request of the Photos Library API with a JSON body if
 // given and reads the JSON answer into v.
 func (p Photos) call(ctx context.Context, method, path string, body []byte, v any) error {
+	if p.sent != nil {
+		p.sent.Add(1)
+	}
 	c := &gapi.Client{Root: strings.TrimRight(p.Root, "/"), Auth: p.Drive.Auth, HTTP: p.Drive.Client, Service: "Google Photos"}
 	return c.Do(ctx, gapi.Call{Method: method, Path: path, Body: body}, v)
 }
