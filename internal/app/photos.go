@@ -90,14 +90,14 @@ type PhotosBatch struct {
 	AlbumID    string // the album the items go to, "" when none was asked for
 	AlbumTitle string
 	AlbumURL   string
-	AlbumMade  bool     // this batch made the album (it was not Carrier's already)
+	AlbumMade  bool // this batch made the album (it was not Carrier's already)
 	// Already counts the files given that were posted to the album (or,
 	// with none, to Google Photos) before and are there still: they are
 	// not sent again. The uploads are the others, the new or changed.
 	Already int
 	Plan    PhotosPlan // what the new files need of the day's quota
-	Uploads    []string // one per file, in the files' order
-	Creates    []string // the batchCreate calls, in order
+	Uploads []string   // one per file, in the files' order
+	Creates []string   // the batchCreate calls, in order
 }
 
 // Jobs are all the batch's jobs: the album's, the uploads, then the calls.
