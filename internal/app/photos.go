@@ -96,6 +96,7 @@ type PhotosBatch struct {
 	// not sent again. The uploads are the others, the new or changed.
 	Already int
 	Plan    PhotosPlan // what the new files need of the day's quota
+	Sent    []string   // the files sent (the new or changed), in the uploads' order
 	Uploads []string   // one per file, in the files' order
 	Creates []string   // the batchCreate calls, in order
 }
@@ -318,7 +319,7 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 			if err != nil {
 				return undo(err)
 			}
-			b.Uploads = append(b.Uploads, id)
+			b.Uploads, b.Sent = append(b.Uploads, id), append(b.Sent, m.Path)
 		}
 		items := make([]photosNewItem, 0, end-start)
 		for _, m := range media[start:end] {
