@@ -2,9 +2,11 @@ package app
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -160,5 +162,66 @@ func TestPhotosPostedRemovedFromAlbumSentAgain(t *testing.T) {
 	}
 	if got := albumFiles(env, b.AlbumID); len(got) != 3 || !slices.Contains(got, filepath.Base(files[1])) {
 		t.Fatalf("the album holds %q; want the 3 files again", got)
+	}
+}
+
+// A batch into no album is remembered too, and checked against the app's
+// whole library: a second post sends nothing.
+func TestPhotosPostedWithoutAlbum(t *testing.T) {
+	env := newPhotosEnv(t)
+	state := t.TempDir()
+	files := pictures(t, 2)
+	postOnce(t, env, state, files, "")
+	starts := env.starts.Load()
+	b := postOnce(t, env, state, files, "")
+	if b.Already != 2 || len(b.Uploads) != 0 || env.starts.Load() != starts {
+		t.Fatalf("the second post into no album: %d already, %d uploads, %d started; want 2, 0, 0", b.Already, len(b.Uploads), env.starts.Load()-starts)
+	}
+}
+
+// A batch whose call is answered in another process than the one that
+// queued it (the window closed, `carrier resume` finished it) is
+// remembered all the same: the files are read for their SHA-256 then.
+func TestPhotosPostedWhenAnotherProcessFinishes(t *testing.T) {
+	env := newPhotosEnv(t)
+	state := t.TempDir()
+	files := pictures(t, 3)
+	held := make(chan struct{})
+	var once sync.Once
+	env.setHook(func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) bool {
+		once.Do(func() { close(held) })
+		<-r.Context().Done() // never answered: the queue closes first
+		return true
+	})
+	q := env.open(state, nil)
+	b, err := q.PhotosUpload(context.Background(), env.photos(), files, PhotosOptions{Album: "Trip"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-held
+	q.Close()
+	env.setHook(nil)
+	q = env.open(state, nil)
+	if _, err := q.ResumeJournal(false); err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, q, b.Jobs())
+	q.Close()
+	starts := env.starts.Load()
+	b = postOnce(t, env, state, files, "Trip")
+	if b.Already != 3 || len(b.Uploads) != 0 || env.starts.Load() != starts {
+		t.Fatalf("after another process finished the batch: %d already, %d uploads, %d started; want 3, 0, 0", b.Already, len(b.Uploads), env.starts.Load()-starts)
+	}
+	// Matched by path, size and time: the time was remembered.
+	q = env.open(state, nil)
+	defer q.Close()
+	mem, err := openPosted(q.posted, "", b.AlbumID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if en := mem.byPath[f]; en.Modified.IsZero() || en.Item == "" {
+			t.Fatalf("%s remembered as %+v", filepath.Base(f), en)
+		}
 	}
 }
