@@ -233,7 +233,11 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 			return nil, err
 		}
 	}
-	media, sums, err := q.photosNew(ctx, p, as.Account, album.ID, !named || found, files, stats, b)
+	// What this Carrier sent to Photos today, as its journal shows: the
+	// plan counts it, and with none left the album is not listed.
+	now := q.dl.now()
+	leftToday := q.PhotosLeftToday(p.Root, p.DailyRequests, now)
+	media, sums, err := q.photosNew(ctx, p, as.Account, album.ID, !named || found, leftToday > 0, files, stats, b)
 	if err != nil {
 		return nil, err
 	}
@@ -269,8 +273,7 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 	}
 	// The plan counts what this Carrier sent to Photos today, these
 	// look-ups included.
-	now := q.dl.now()
-	left := q.PhotosLeftToday(p.Root, p.DailyRequests, now) - int(p.sent.Load())
+	left := leftToday - int(p.sent.Load())
 	b.Plan = PlanPhotos(len(media), p.DailyRequests, left, now)
 	if opts.Announce != nil {
 		opts.Announce(b)

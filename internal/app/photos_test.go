@@ -44,8 +44,11 @@ type photosEnv struct {
 	clock   *skewClock
 	creates atomic.Int32 // batchCreate calls that reached the sandbox
 	starts  atomic.Int32 // upload sessions asked for
-	mu      sync.Mutex
-	hook    func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) bool
+	// abandoned counts the starts whose client went before their answer:
+	// the sandbox may have counted them, and the client starts again.
+	abandoned atomic.Int32
+	mu        sync.Mutex
+	hook      func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) bool
 	// albumHook sees each albums.create first, as hook sees batchCreate.
 	albumHook  func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) bool
 	albumsMade atomic.Int32 // albums.create calls that reached the sandbox
@@ -117,6 +120,11 @@ func newPhotosEnv(t *testing.T) *photosEnv {
 		}
 		if r.Header.Get("X-Goog-Upload-Command") == "start" {
 			env.starts.Add(1)
+			proxy.ServeHTTP(w, r)
+			if r.Context().Err() != nil {
+				env.abandoned.Add(1) // the client gave up on it (a stall under load), and starts again
+			}
+			return
 		}
 		proxy.ServeHTTP(w, r)
 	})}

@@ -98,8 +98,11 @@ func TestPhotosPlanMatchesRequestsMade(t *testing.T) {
 	if day != plan.Days {
 		t.Fatalf("the batch ended on day %d; the plan said %d", day, plan.Days)
 	}
-	if sent != int64(plan.Requests) {
-		t.Fatalf("the batch sent %d requests; the plan said %d", sent, plan.Requests)
+	// A start the engine gave up on before its answer (a stall on a
+	// loaded machine) and sent again may have cost a request the plan
+	// cannot foresee; no other request may.
+	if sent < int64(plan.Requests) || sent > int64(plan.Requests)+int64(env.abandoned.Load()) {
+		t.Fatalf("the batch sent %d requests; the plan said %d (%d upload starts, %d abandoned, and %d calls reached the sandbox, refused ones included)", sent, plan.Requests, env.starts.Load(), env.abandoned.Load(), env.creates.Load())
 	}
 	env.sb.SetPhotosQuota(sandbox.PhotosQuota{})
 	checkBatch(t, env, q, b, files)

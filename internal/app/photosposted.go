@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"carrier/compose"
+	"carrier/internal/gapi"
 	"carrier/internal/platform"
 	"carrier/transfer"
 )
@@ -419,8 +420,10 @@ func (q *Queue) keepPosted(account, albumID string, entries []postedEntry) {
 // one remembered is not read; another is read once for its SHA-256, and
 // bytes remembered under another path (a file renamed or moved) are not
 // sent again: the new path is remembered too. Before matching, the album
-// (or the library) is listed, and what it no longer holds is forgotten.
-func (q *Queue) photosNew(ctx context.Context, p Photos, account, albumID string, known bool, files []string, stats []os.FileInfo, b *PhotosBatch) ([]*compose.PhotosMedia, map[string]postedStamp, error) {
+// (or the library) is listed, and what it no longer holds is forgotten;
+// unless list is false (the journal shows the day's quota used up), when
+// the memory is trusted.
+func (q *Queue) photosNew(ctx context.Context, p Photos, account, albumID string, known, list bool, files []string, stats []os.FileInfo, b *PhotosBatch) ([]*compose.PhotosMedia, map[string]postedStamp, error) {
 	mem := &postedMemory{byPath: map[string]postedEntry{}, byHash: map[string]string{}}
 	now := q.dl.now().UTC()
 	if known && q.posted != "" {
@@ -431,13 +434,20 @@ func (q *Queue) photosNew(ctx context.Context, p Photos, account, albumID string
 		if err := mem.compact(); err != nil {
 			return nil, nil, err
 		}
-		if len(mem.byPath) > 0 {
+		if len(mem.byPath) > 0 && list {
+			// With the day's quota used up the album cannot be listed;
+			// the memory is trusted until the next post, and the batch
+			// waits for the reset as any other.
 			held, err := p.heldItems(ctx, albumID)
-			if err != nil {
+			var refused *gapi.Error
+			switch {
+			case errors.As(err, &refused) && refused.Code == http.StatusTooManyRequests:
+			case err != nil:
 				return nil, nil, err
-			}
-			if _, err := mem.forgetMissing(held, now); err != nil {
-				return nil, nil, err
+			default:
+				if _, err := mem.forgetMissing(held, now); err != nil {
+					return nil, nil, err
+				}
 			}
 		}
 	}

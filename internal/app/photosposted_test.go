@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	"carrier/sandbox"
 )
 
 // postTwice posts files into album with a queue of its own on state, waits
@@ -223,5 +225,24 @@ func TestPhotosPostedWhenAnotherProcessFinishes(t *testing.T) {
 		if en := mem.byPath[f]; en.Modified.IsZero() || en.Item == "" {
 			t.Fatalf("%s remembered as %+v", filepath.Base(f), en)
 		}
+	}
+}
+
+// With the day's quota used up the album cannot be listed: the memory is
+// trusted, and the new file is queued to wait for the reset as before.
+func TestPhotosPostedQuotaUsedUpTrustsTheMemory(t *testing.T) {
+	env := newPhotosEnv(t)
+	state := t.TempDir()
+	files := pictures(t, 2)
+	postOnce(t, env, state, files, "")
+	env.sb.SetPhotosQuota(sandbox.PhotosQuota{RequestsPerDay: 1}) // used up already
+	q := env.open(state, nil)
+	defer q.Close()
+	b, err := q.PhotosUpload(context.Background(), env.photos(), append(slices.Clone(files), pictures(t, 1)...), PhotosOptions{}, nil)
+	if err != nil {
+		t.Fatalf("a post with the quota used up: %v", err)
+	}
+	if b.Already != 2 || len(b.Uploads) != 1 {
+		t.Fatalf("with the quota used up: %d already, %d uploads; want 2 and 1", b.Already, len(b.Uploads))
 	}
 }
