@@ -265,7 +265,7 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 	if named {
 		a, made := album, false
 		if !found {
-			if a, made, err = p.Album(ctx, opts.Album); err != nil {
+			if a, made, err = p.album(ctx, opts.Album, true); err != nil {
 				return nil, err
 			}
 		}
