@@ -44,8 +44,9 @@ type photosEnv struct {
 	clock   *skewClock
 	creates atomic.Int32 // batchCreate calls that reached the sandbox
 	starts  atomic.Int32 // upload sessions asked for
-	// abandoned counts the starts whose client went before their answer:
-	// the sandbox may have counted them, and the client starts again.
+	// abandoned counts the upload starts and batchCreate calls whose
+	// client went before their answer: the sandbox may have counted them,
+	// and the client sends them again.
 	abandoned atomic.Int32
 	mu        sync.Mutex
 	hook      func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) bool
@@ -93,6 +94,9 @@ func newPhotosEnv(t *testing.T) *photosEnv {
 				r2.Body = io.NopCloser(bytes.NewReader(body))
 				env.creates.Add(1)
 				proxy.ServeHTTP(w, r2)
+				if r.Context().Err() != nil {
+					env.abandoned.Add(1) // the client gave up on it, and sends it again
+				}
 			}
 			env.mu.Lock()
 			hook := env.hook
