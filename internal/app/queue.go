@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"carrier/compose"
@@ -41,6 +42,14 @@ type Queue struct {
 
 	dl deliveries // deliveries.go
 
+	// posted is the folder of what was posted to Google Photos
+	// (photosposted.go); postedErr the last failure to remember it.
+	posted    string
+	postedErr atomic.Pointer[error]
+	stampMu   sync.Mutex
+	stamps    map[string]postedStamp // an upload's file as it was matched, by its job
+	recording sync.WaitGroup         // files of another process's uploads read to be remembered
+
 	signals error // why the system's sleep and network signals are not heard; nil when they are
 }
 
@@ -63,7 +72,7 @@ func OpenQueue(cfg transfer.Config, spool *Spool) (*Queue, error) {
 			}
 		}
 	}
-	q := &Queue{spool: spool, kept: ComposedDir(cfg.StateDir), out: cfg.Events, stop: make(chan struct{}), done: make(chan struct{})}
+	q := &Queue{spool: spool, kept: ComposedDir(cfg.StateDir), posted: PostedDir(cfg.StateDir), out: cfg.Events, stop: make(chan struct{}), done: make(chan struct{})}
 	q.in = make(chan transfer.Event, max(cap(cfg.Events), 64))
 	cfg.Events = q.in
 	tq, err := transfer.New(cfg)
@@ -192,6 +201,7 @@ func (q *Queue) pump() {
 	for {
 		select {
 		case e := <-q.in:
+			q.photosRecord(e)
 			q.photosSettle(e)
 			q.settle(e)
 			q.pass(e, true)
@@ -199,6 +209,7 @@ func (q *Queue) pump() {
 			for { // what the engine sent before it stopped
 				select {
 				case e := <-q.in:
+					q.photosRecord(e)
 					q.settle(e)
 					q.pass(e, false)
 				default:
@@ -248,6 +259,7 @@ func (q *Queue) Close() error {
 	err := q.Queue.Close()
 	q.once.Do(func() { close(q.stop) })
 	<-q.done
+	q.recording.Wait()
 	return err
 }
 
