@@ -27,7 +27,7 @@ WIN_OUT   := artifacts/windows
 WIN_ENV   := GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc
 
 .PHONY: all build release-bin run test test-desktop test-desktop-open test-desktop-fa test-accounts test-media test-package test-keyring test-windows deps-run deps-test deps-windows deps-deb vet vet-cross fmt-check bench bench-cpu soak fuzz \
-        package package-windows build-windows clean bench-net bench-photos demo-accounts demo-photos
+        package package-windows build-windows clean bench-net bench-photos bench-scale demo-accounts demo-photos
 
 all: build
 
@@ -177,6 +177,7 @@ bench: deps-test
 	GO="$(GO)" $(GO) run ./bench -out docs $(BENCHFLAGS)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	@$(MAKE) --no-print-directory bench-net
+	@$(MAKE) --no-print-directory bench-scale
 
 # Issue 13's figures through Shopify's toxiproxy (go run ./bench/netbench,
 # about 3 minutes): progress truth (rate, ETA, "sent" against what the
@@ -185,6 +186,17 @@ bench: deps-test
 # docs/PERFORMANCE.md is replaced. Flags through NETBENCHFLAGS.
 bench-net:
 	$(GO) run ./bench/netbench -out docs/PERFORMANCE.md $(NETBENCHFLAGS)
+
+# Issue 29's scale part (go run ./bench/scale, about 10 minutes): the built
+# binary posts 200, 2,000 and 20,000 small generated pictures to a sandbox
+# of its own, each from a fresh state folder, then the same folder again;
+# wall, CPU and peak RSS of the carrier process, journal size, requests per
+# file, `carrier jobs --all`, and the window's start-up over 20,000 finished
+# jobs (the ui package's CARRIER_MEASURE test); its section of
+# docs/PERFORMANCE.md is replaced, the goals beside the figures. Flags
+# through SCALEFLAGS, e.g. SCALEFLAGS="-counts 200,2000".
+bench-scale:
+	GO="$(GO)" $(GO) run ./bench/scale -out docs/PERFORMANCE.md $(SCALEFLAGS)
 
 bench-cpu: deps-test
 	GO="$(GO)" $(GO) run ./bench -cpu-only -out docs $(BENCHFLAGS)

@@ -6,10 +6,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
+	"time"
 
 	"carrier/auth"
+	"carrier/compose"
 	"carrier/internal/app"
 	"carrier/transfer"
 )
@@ -22,7 +26,7 @@ func init() {
 	})
 }
 
-const photosUsage = "[upload] [--album NAME] [--description TEXT] [--else-drive] [--from ADDRESS] FILE... [--endpoint URL] [transfer flags]\n       carrier photos albums [--endpoint URL]"
+const photosUsage = "[upload] [--album NAME] [--description TEXT] [--else-drive] [--from ADDRESS] FILE|FOLDER... [--endpoint URL] [transfer flags]\n       carrier photos albums [--endpoint URL]"
 
 // parseInterspersed reads flags wherever they stand among the arguments,
 // as people type them after the files.
@@ -64,6 +68,9 @@ func runPhotos(ctx context.Context, env *Env, args []string) error {
 		return usagef("name the pictures and videos to post: carrier photos %s", photosUsage)
 	}
 	if _, err := uf.check(); err != nil {
+		return err
+	}
+	if files, err = photosFolders(env, files, *elseDrive); err != nil {
 		return err
 	}
 	// Refused files are named before any sign-in or byte, unless they
@@ -118,7 +125,14 @@ func runPhotos(ctx context.Context, env *Env, args []string) error {
 		t.remember()
 		return nil
 	}
-	b, err := q.PhotosUpload(ctx, p, files, app.PhotosOptions{Album: *album, Description: *desc}, settings)
+	// What is new, and what it needs of the day's quota, is said before
+	// the first byte (stdout: the progress printer owns stderr).
+	announce := func(b *app.PhotosBatch) {
+		for _, line := range photosAnnounce(b, clockNow()) {
+			fmt.Fprintln(env.Stdout, line)
+		}
+	}
+	b, err := q.PhotosUpload(ctx, p, files, app.PhotosOptions{Album: *album, Description: *desc, Announce: announce}, settings)
 	if err != nil {
 		return err
 	}
@@ -136,6 +150,79 @@ func runPhotos(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(env.Stdout, "album %s: %s %s (%s)\n", app.Printable(b.AlbumTitle), b.AlbumID, app.Printable(b.AlbumURL), how)
 	}
 	return err
+}
+
+// photosFolders gives, for each folder named, the files under it
+// (app.WalkMedia: in name order, hidden ones left out), and keeps the
+// files named as they are. A file found in a folder that Photos refuses
+// by its type or size (a sidecar, a note) is skipped, and said, unless
+// --else-drive sends those to Drive; a file named is refused as before.
+func photosFolders(env *Env, args []string, elseDrive bool) ([]string, error) {
+	var out, skipped []string
+	for _, a := range args {
+		if fi, err := os.Stat(a); err != nil || !fi.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		found, problems := app.WalkMedia([]string{a})
+		if len(problems) > 0 {
+			return nil, errors.Join(problems...)
+		}
+		for _, f := range found {
+			if !elseDrive {
+				if _, err := compose.CheckPhotos(f); errors.Is(err, compose.ErrNotForPhotos) {
+					skipped = append(skipped, app.Printable(filepath.Base(f)))
+					continue
+				}
+			}
+			out = append(out, f)
+		}
+	}
+	if len(skipped) > 0 {
+		names := strings.Join(skipped[:min(5, len(skipped))], ", ")
+		if len(skipped) > 5 {
+			names += fmt.Sprintf(" and %s more", app.Thousands(len(skipped)-5))
+		}
+		fmt.Fprintf(env.Stderr, "carrier photos: skipping what Google Photos does not take in the folders: %s\n", names)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no picture or video in %s", strings.Join(args, ", "))
+	}
+	return out, nil
+}
+
+// photosAnnounce says what a batch holds before it goes: the files
+// already there and the new ones, and what the new ones need of Google
+// Photos' daily quota and when they will be in ("1,214 already in the
+// album, 37 new" / "37 files need 38 of Google Photos' 10,000 requests a
+// day").
+func photosAnnounce(b *app.PhotosBatch, now time.Time) []string {
+	where := "in Google Photos"
+	if b.AlbumTitle != "" {
+		where = "in the album " + app.Printable(b.AlbumTitle)
+	}
+	if b.Plan.Files == 0 {
+		all := "the file is"
+		if b.Already != 1 {
+			all = "all " + app.Thousands(b.Already) + " files are"
+		}
+		return []string{fmt.Sprintf("Nothing new to send: %s already %s.", all, where)}
+	}
+	var lines []string
+	if b.Already > 0 {
+		lines = append(lines, fmt.Sprintf("%s already %s, %s new.", app.Thousands(b.Already), where, app.Thousands(b.Plan.Files)))
+	}
+	pl := b.Plan
+	files := "1 file needs"
+	if pl.Files != 1 {
+		files = app.Thousands(pl.Files) + " files need"
+	}
+	line := fmt.Sprintf("%s %s of Google Photos' %s requests a day", files, app.Thousands(pl.Requests), app.Thousands(pl.Quota))
+	if pl.Days > 1 {
+		line += fmt.Sprintf(": about %d days at Google Photos' daily limit: %s today, the rest after midnight Pacific (%s here)",
+			pl.Days, app.Thousands(pl.Today), pl.Reset.Local().Format("15:04 Mon 2 Jan"))
+	}
+	return append(lines, line+".")
 }
 
 // runPhotosAlbums lists the albums Carrier made: the ones --album can

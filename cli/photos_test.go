@@ -57,7 +57,11 @@ func TestPhotosCommandPrintsEachItem(t *testing.T) {
 		t.Fatalf("photos: %d\n%s\n%s", code, out, errs)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 4 || !regexp.MustCompile(`^album Holiday: AF1Qip\S+ http\S+/album/\S+ \(a new album\)$`).MatchString(lines[3]) {
+	if len(lines) != 5 || lines[0] != "3 files need 4 of Google Photos' 10,000 requests a day." {
+		t.Fatalf("stdout does not begin with the plan:\n%s", out)
+	}
+	lines = lines[1:]
+	if !regexp.MustCompile(`^album Holiday: AF1Qip\S+ http\S+/album/\S+ \(a new album\)$`).MatchString(lines[3]) {
 		t.Fatalf("stdout:\n%s", out)
 	}
 	lines = lines[:3]
@@ -214,12 +218,45 @@ func TestPhotosCommandElseDrive(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("photos --else-drive: %d\n%s\n%s", code, out, errs)
 	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
+	lines := strings.Split(strings.TrimSpace(out), "\n")[1:] // after the plan
 	m := regexp.MustCompile(`^song\.mp3: not for Google Photos; in Google Drive: (\S+) http\S+$`).FindStringSubmatch(lines[len(lines)-1])
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "shot 1.png: AF1Qip") || m == nil {
 		t.Fatalf("stdout:\n%s", out)
 	}
 	if got := e.getBytes("/drive/v3/files/" + m[1] + "?alt=media"); !bytes.Equal(got, data) {
 		t.Fatalf("Drive holds %d bytes for the song, want its %d", len(got), len(data))
+	}
+}
+
+// `carrier photos FOLDER` posts the folder's pictures; posted again with a
+// picture added, it says what is there already and sends only the new
+// one (the sandbox counts one upload more), and posted a third time it
+// sends nothing and exits 0.
+func TestPhotosCommandFolderTwice(t *testing.T) {
+	e := newSendEnv(t)
+	files := photoFiles(t, 3)
+	dir := filepath.Dir(files[0])
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a picture"), 0o600)
+	sessions := func() float64 { return e.get("/sandbox/v1/stats")["sessionsCreated"].(float64) }
+	out, errs, code := e.runText("photos", "--album", "Trip", dir)
+	if code != 0 || !strings.HasPrefix(out, "3 files need 4 of Google Photos' 10,000 requests a day.\n") || !strings.Contains(errs, "skipping what Google Photos does not take in the folders: notes.txt") {
+		t.Fatalf("the first post: %d\n%s\n%s", code, out, errs)
+	}
+	before := sessions()
+	b := make([]byte, 5000)
+	rand.Read(b)
+	copy(b, "\x89PNG\r\n\x1a\n")
+	os.WriteFile(filepath.Join(dir, "shot 4.png"), b, 0o600)
+	out, errs, code = e.runText("photos", "--album", "Trip", dir)
+	if code != 0 || !strings.HasPrefix(out, "3 already in the album Trip, 1 new.\n1 file needs 2 of Google Photos' 10,000 requests a day.\nshot 4.png: AF1Qip") {
+		t.Fatalf("the second post: %d\n%s\n%s", code, out, errs)
+	}
+	if n := sessions() - before; n != 1 {
+		t.Fatalf("the second post started %v uploads, want 1", n)
+	}
+	before = sessions()
+	out, errs, code = e.runText("photos", "--album", "Trip", dir)
+	if code != 0 || !strings.HasPrefix(out, "Nothing new to send: all 4 files are already in the album Trip.\n") || sessions() != before {
+		t.Fatalf("the third post: %d, %v uploads\n%s\n%s", code, sessions()-before, out, errs)
 	}
 }

@@ -22,12 +22,14 @@ import (
 // Between events a ticker keeps them going (tick), the ETA counting down
 // from the event's Pace.
 type progress struct {
-	w        io.Writer
-	tty      bool
-	every    time.Duration    // how often a line is printed (not a tty) or the bar redrawn
-	now      func() time.Time // injected by tests
+	w     io.Writer
+	tty   bool
+	every time.Duration    // how often a line is printed (not a tty) or the bar redrawn
+	now   func() time.Time // injected by tests
+	// jobs holds a view of each job that has not ended (ended), so a
+	// printer of 20,000 pictures keeps the few running, not 20,000.
 	jobs     map[string]*jobView
-	order    []string // jobs in the order they started
+	order    []string // jobs in the order they started; ended ones leave at the next tick
 	cur      string   // the job whose bar is drawn (tty)
 	drawn    bool     // a bar is on the current line
 	lastDraw time.Time
@@ -122,9 +124,11 @@ func (p *progress) event(e transfer.Event) {
 			line += ", verified (" + e.Snap.Verified + ")"
 		}
 		p.line(line)
+		p.ended(e.Job)
 	case transfer.EventFailed:
 		j.running = false
 		p.line(fmt.Sprintf("%s: failed: %s", who(e), e.Message))
+		p.ended(e.Job)
 	case transfer.EventWaiting:
 		j.running = false
 		if e.Snap.Blocked != "" {
@@ -141,13 +145,28 @@ func (p *progress) event(e transfer.Event) {
 	case transfer.EventPaused, transfer.EventCancelled:
 		j.running = false
 		p.line(fmt.Sprintf("%s: %s", who(e), e.Kind))
+		if e.Kind == transfer.EventCancelled {
+			p.ended(e.Job)
+		}
 	}
 }
+
+// ended drops the view of a job that ended: nothing more is drawn for it,
+// and one that is sent again (a retry) starts a view anew.
+func (p *progress) ended(id string) { delete(p.jobs, id) }
 
 // tick prints what moved: on a terminal the bar redrawn, otherwise a line
 // for each running job whose bytes moved since its last line or whose ETA
 // is counting down.
 func (p *progress) tick() {
+	live := p.order[:0]
+	for _, id := range p.order {
+		if p.jobs[id] != nil {
+			live = append(live, id)
+		}
+	}
+	clear(p.order[len(live):])
+	p.order = live
 	if p.tty {
 		if j := p.jobs[p.cur]; j != nil && j.running {
 			p.draw()

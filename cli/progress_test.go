@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -137,5 +138,33 @@ func TestProgressSaysMeteredHold(t *testing.T) {
 	got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// Issue 29: the printer keeps a view of the jobs that have not ended only,
+// so a run of 20,000 pictures holds a few views, not 20,000, and its
+// ticks look at those few.
+func TestProgressForgetsEndedJobs(t *testing.T) {
+	var out bytes.Buffer
+	clock := &stepClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	p := &progress{w: &out, every: 2 * time.Second, now: clock.now, jobs: map[string]*jobView{}}
+	for i := range 1000 {
+		id := fmt.Sprintf("j%d", i)
+		p.event(transfer.Event{Kind: transfer.EventStarted, Job: id, Total: 100})
+		p.event(progressEvent(id, 100, 100, 100, transfer.Pace{}))
+		switch i % 3 {
+		case 0:
+			p.event(transfer.Event{Kind: transfer.EventDone, Job: id, Total: 100, Response: &transfer.Response{Status: 200}})
+		case 1:
+			p.event(transfer.Event{Kind: transfer.EventFailed, Job: id, Message: "no"})
+		case 2:
+			p.event(transfer.Event{Kind: transfer.EventCancelled, Job: id})
+		}
+	}
+	p.event(transfer.Event{Kind: transfer.EventStarted, Job: "running", Total: 100})
+	clock.t = clock.t.Add(2 * time.Second)
+	p.tick()
+	if len(p.jobs) != 1 || len(p.order) != 1 {
+		t.Errorf("after 1,000 jobs ended and one runs, the printer holds %d views and %d in order", len(p.jobs), len(p.order))
 	}
 }

@@ -297,7 +297,7 @@ func Build(ctx context.Context, m *Message, method Method, dir string) (*Spool, 
 		// Clearly over: refuse before spending time and disk on it.
 		return nil, &SizeError{Method: method, Size: est, Limit: method.Limit()}
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := platform.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the spool folder %s: %w", dir, err)
 	}
 	f, err := spoolDisk.create(dir, "msg-*.eml.tmp")
@@ -369,7 +369,7 @@ var spoolDisk = struct {
 	sync    func(*os.File) error
 	rename  func(from, to string) error
 	syncDir func(dir string) error
-}{os.CreateTemp, os.Chmod, (*os.File).Sync, platform.DurableRename, platform.SyncDir}
+}{platform.CreateTemp, platform.Chmod, platform.SyncFile, platform.DurableRename, platform.SyncDir}
 
 // spoolBuffer is the size of the blocks the spool is written in.
 const spoolBuffer = 256 << 10

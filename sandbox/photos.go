@@ -71,8 +71,10 @@ package sandbox
 //     "=d" or "=dv" as for Google's) to a token with a reading scope.
 //   - Albums the person made outside the app exist only through
 //     AddPersonalAlbum (for tests): the app cannot list, read or add to
-//     them. Not served: album sharing, enrichments, batchAddMediaItems,
-//     patch, filters in search.
+//     them. albums.batchRemoveMediaItems takes items out of an album the
+//     app made (as the person does in Google Photos); the items stay in
+//     the library. Not served: album sharing, enrichments,
+//     batchAddMediaItems, patch, filters in search.
 
 import (
 	"encoding/binary"
@@ -120,6 +122,7 @@ const (
 var (
 	scopesPhotosWrite = []string{"photoslibrary.appendonly"}
 	scopesPhotosRead  = []string{"photoslibrary.readonly.appcreateddata", "photoslibrary.edit.appcreateddata"}
+	scopesPhotosEdit  = []string{"photoslibrary.edit.appcreateddata"}
 )
 
 var (
@@ -362,6 +365,7 @@ func (s *Sandbox) photosRoutes(mux *http.ServeMux) {
 	s.handleFunc(mux, scopesPhotosWrite, "POST /v1/albums", s.counted(false, s.serveCreateAlbum))
 	s.handleFunc(mux, scopesPhotosRead, "GET /v1/albums", s.counted(false, s.serveListAlbums))
 	s.handleFunc(mux, scopesPhotosRead, "GET /v1/albums/{id}", s.counted(false, s.serveGetAlbum))
+	s.handleFunc(mux, scopesPhotosEdit, "POST /v1/albums/{target}", s.counted(false, s.serveAlbumRemove))
 	s.handleFunc(mux, scopesPhotosRead, "GET "+photosBytesPath+"{ref}", s.servePhotosBytes)
 	static := routeAccess{staticOnly: true}
 	s.handle(mux, "GET /sandbox/v1/photos", static, http.HandlerFunc(s.servePhotosControl))
@@ -748,6 +752,51 @@ func (s *Sandbox) serveCreateAlbum(w http.ResponseWriter, r *http.Request) {
 		return nil
 	}) {
 		writeJSON(w, http.StatusOK, photosAlbumResource(a, baseURL(r)))
+	}
+}
+
+// serveAlbumRemove is albums.batchRemoveMediaItems
+// (POST /v1/albums/ID:batchRemoveMediaItems {"mediaItemIds": [...]}): the
+// items leave the album the app made; each must be in it, and at most 50
+// go in one call, as Google's.
+func (s *Sandbox) serveAlbumRemove(w http.ResponseWriter, r *http.Request) {
+	id, ok := strings.CutSuffix(r.PathValue("target"), ":batchRemoveMediaItems")
+	if !ok {
+		writeError(w, notFound("No such method: %s.", r.URL.Path))
+		return
+	}
+	var req struct {
+		MediaItemIDs []string `json:"mediaItemIds"`
+	}
+	if e := readJSONBody(r, &req); e != nil {
+		writeError(w, e)
+		return
+	}
+	if n := len(req.MediaItemIDs); n == 0 || n > photosMaxBatch {
+		writeError(w, badRequest("mediaItemIds has %d ids; a call removes between 1 and %d.", n, photosMaxBatch))
+		return
+	}
+	if s.update(w, func(tx *bolt.Tx) *apiError {
+		a := new(photosAlbumRec)
+		if getJSON(tx, bPhotosAlbums, id, a) != nil {
+			return notFound("Requested entity was not found: no album %q.", id)
+		}
+		if !a.AppCreated {
+			return errorf(http.StatusForbidden, "forbidden", "No permission to remove media items from this album: it was not created by this app.")
+		}
+		for _, it := range req.MediaItemIDs {
+			i := slices.Index(a.Items, it)
+			if i < 0 {
+				return badRequest("The media item %q is not in the album.", it)
+			}
+			a.Items = slices.Delete(a.Items, i, i+1)
+		}
+		if err := putJSON(tx, bPhotosAlbums, a.ID, a); err != nil {
+			return errorf(500, "backendError", "%v", err)
+		}
+		return nil
+	}) {
+		writeJSON(w, http.StatusOK, map[string]any{})
 	}
 }
 

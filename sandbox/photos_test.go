@@ -439,3 +439,41 @@ func TestPhotosStorageSharedWithDrive(t *testing.T) {
 		t.Fatalf("Drive after Photos used the room: %d %s", r.code, r.body)
 	}
 }
+
+// albums.batchRemoveMediaItems takes items out of an album the app made,
+// as the person does in Google Photos; they stay in the library, and a
+// batchCreate of the same bytes puts them back. An item not in the album,
+// a personal album, or no ids are refused.
+func TestPhotosAlbumRemoveItems(t *testing.T) {
+	e := newEnv(t)
+	album := e.createAlbum("Trip")
+	personal, _ := e.sb.AddPersonalAlbum("Family")
+	data := jpegBytes(7, 600)
+	it := e.createOne(e.photosToken(data), "a.jpg", album)
+	other := e.createOne(e.photosToken(jpegBytes(8, 600)), "b.jpg", album)
+	remove := func(album string, ids ...string) resp {
+		return e.photosJSON("POST", "/v1/albums/"+album+":batchRemoveMediaItems", map[string]any{"mediaItemIds": ids}, nil)
+	}
+	if r := remove(album, it["id"].(string)); r.code != 200 {
+		t.Fatalf("batchRemoveMediaItems: %d %s", r.code, r.body)
+	}
+	if items := e.listItems(album); len(items) != 1 || items[0]["id"] != other["id"] {
+		t.Fatalf("the album after a removal: %v", items)
+	}
+	if items := e.listItems(""); len(items) != 2 {
+		t.Fatalf("the library after a removal: %d items, want both", len(items))
+	}
+	if r := remove(album, it["id"].(string)); r.code != 400 {
+		t.Fatalf("removing an item not in the album: %d", r.code)
+	}
+	if r := remove(personal, other["id"].(string)); r.code != 403 {
+		t.Fatalf("removing from a personal album: %d", r.code)
+	}
+	if r := remove(album); r.code != 400 {
+		t.Fatalf("removing nothing: %d", r.code)
+	}
+	back := e.createOne(e.photosToken(data), "a.jpg", album)
+	if back["id"] != it["id"] || len(e.listItems(album)) != 2 {
+		t.Fatalf("the same bytes again: item %v, album %d items", back["id"], len(e.listItems(album)))
+	}
+}

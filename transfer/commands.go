@@ -224,25 +224,19 @@ func sortSnapshots(ss []Snapshot) {
 // History returns every job of the journal, oldest first: the ones this
 // queue holds as they stand now, the rest (finished, or held by another
 // process) as last written. Unreadable records are reported in the error.
+// The records of the jobs this queue holds are not read: a front end that
+// asks after each of a batch's steps pays for the jobs of other
+// processes, not again for the 20,000 of its own batch.
 func (q *Queue) History() ([]Snapshot, error) {
-	recs, err := q.journal.List()
-	held := q.Jobs()
-	byID := make(map[string]Snapshot, len(held))
-	for _, s := range held {
-		byID[s.ID] = s
+	out := q.Jobs()
+	held := make(map[string]bool, len(out))
+	for _, s := range out {
+		held[s.ID] = true
 	}
-	out := make([]Snapshot, 0, len(recs)+len(held))
+	recs, err := q.journal.listSkipping(func(id string) bool { return held[id] })
 	for _, r := range recs {
-		if h, ok := byID[r.ID]; ok {
-			out = append(out, h)
-			delete(byID, r.ID)
-			continue
-		}
 		s := snapshotOf(r)
 		s.Seq = q.seq.Add(1)
-		out = append(out, s)
-	}
-	for _, s := range byID {
 		out = append(out, s)
 	}
 	sortSnapshots(out)

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -163,6 +164,13 @@ func (f *frozenPaths) kill() {
 // find; the upload must go on, on a new connection.
 func deadPathUpload(t *testing.T, env *sbEnv, url string, cfg Config, name string) time.Duration {
 	t.Helper()
+	if runtime.GOOS != "linux" {
+		// Only Linux tells the engine what TCP acknowledged
+		// (tcpinfo_other.go gives no probe), so nowhere else does the
+		// engine look for dead paths; under Wine the seam's timing let
+		// the upload end before the path was found (once in CI).
+		t.Skip("dead paths are found from the acknowledgements Linux reports; elsewhere the engine has no probe")
+	}
 	paths := &frozenPaths{}
 	saved := dialPathProbe
 	dialPathProbe = paths.dial

@@ -312,7 +312,7 @@ func (q *Queue) ResumeJournal(all bool) ([]string, error) {
 func (q *Queue) ResumeJournalExcept(all bool, except []string) ([]string, error) {
 	var left map[string]bool
 	if len(except) > 0 {
-		recs, _ := q.journal.List()
+		recs, _ := q.journal.listFolder()
 		left = leftBehind(recs, except)
 	}
 	return q.takeJournal(func(r *Record) bool {
@@ -341,7 +341,7 @@ func leftBehind(recs []*Record, except []string) map[string]bool {
 // takeJournal takes up the journal's jobs that wanted picks and no process
 // holds, as ResumeJournal says.
 func (q *Queue) takeJournal(wanted func(*Record) bool, all bool) ([]string, error) {
-	recs, err := q.journal.List()
+	recs, err := q.journal.listFolder()
 	errs := []error{err}
 	var ids []string
 	for _, rec := range recs {

@@ -72,7 +72,7 @@ func BusyJobs(err error) (ids []string, rest error) {
 // folder is made private: records hold session URIs, which are credentials.
 func OpenJournal(stateDir string) (*Journal, error) {
 	dir := filepath.Join(stateDir, "jobs")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := platform.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot make the upload journal folder: %w", err)
 	}
 	// 0700 on Unix; on Windows an owner-only access list, which the
@@ -102,7 +102,7 @@ func (j *Journal) Save(r *Record) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(j.dir, "."+r.ID+".*.tmp") // CreateTemp makes it 0600
+	tmp, err := platform.CreateTemp(j.dir, "."+r.ID+".*.tmp") // CreateTemp makes it 0600
 	if err != nil {
 		return fmt.Errorf("cannot write the upload journal: %w", err)
 	}
@@ -116,7 +116,7 @@ func (j *Journal) Save(r *Record) error {
 	if _, err := tmp.Write(data); err != nil {
 		return fmt.Errorf("cannot write the upload journal (disk full?): %w", err)
 	}
-	if err := tmp.Sync(); err != nil {
+	if err := platform.SyncFile(tmp); err != nil {
 		return fmt.Errorf("cannot write the upload journal: %w", err)
 	}
 	if err := tmp.Close(); err != nil {
@@ -184,7 +184,7 @@ func (j *Journal) SaveProgress(r *Record) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(j.dir, "."+r.ID+".*.tmp")
+	tmp, err := platform.CreateTemp(j.dir, "."+r.ID+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("cannot write the upload journal: %w", err)
 	}
@@ -193,7 +193,7 @@ func (j *Journal) SaveProgress(r *Record) error {
 		werr = cerr
 	}
 	if werr == nil {
-		werr = os.Rename(tmp.Name(), j.path(r.ID, ".progress"))
+		werr = platform.Rename(tmp.Name(), j.path(r.ID, ".progress"))
 	}
 	if werr != nil {
 		os.Remove(tmp.Name())
@@ -228,8 +228,19 @@ func (j *Journal) mergeProgress(r *Record) {
 	}
 }
 
-// Load reads one record.
+// Load reads one record: the folder's, else the archive's (archive.go).
 func (j *Journal) Load(id string) (*Record, error) {
+	r, err := j.loadFile(id)
+	if errors.Is(err, fs.ErrNotExist) {
+		if a, ok := j.loadArchived(id); ok {
+			return a, nil
+		}
+	}
+	return r, err
+}
+
+// loadFile reads one record from the folder.
+func (j *Journal) loadFile(id string) (*Record, error) {
 	if !idPattern.MatchString(id) {
 		return nil, fmt.Errorf("%q is not a job id", id)
 	}
@@ -251,34 +262,83 @@ func (j *Journal) Load(id string) (*Record, error) {
 	return r, nil
 }
 
-// List reads every record, oldest first. Records that cannot be read are
-// left out and reported together in the error; the others are returned.
-func (j *Journal) List() ([]*Record, error) {
+// List reads every record, the archive's (archive.go) as well, oldest
+// first, each job once. Records that cannot be read are left out and
+// reported together in the error; the others are returned.
+func (j *Journal) List() ([]*Record, error) { return j.listSkipping(nil) }
+
+// listSkipping is List without the jobs skip names (nil: none), whose
+// records are not even read: a queue's History has those in memory.
+func (j *Journal) listSkipping(skip func(id string) bool) ([]*Record, error) {
+	archived, aerr := j.readArchive(skip)
+	recs, gone, err := j.readFolder(skip)
+	if len(gone) > 0 {
+		// Records that left the folder while it was read: a compaction
+		// moved them after the archive was read, so it is read again.
+		archived, aerr = j.readArchive(skip)
+	}
+	inFolder := make(map[string]bool, len(recs))
+	for _, r := range recs {
+		inFolder[r.ID] = true
+	}
+	for id, r := range archived {
+		if !inFolder[id] {
+			recs = append(recs, r)
+		}
+	}
+	sortRecords(recs)
+	return recs, errors.Join(aerr, err)
+}
+
+// listFolder reads the records in the folder, oldest first: the jobs that
+// may still move and those that ended since the last Compact. A queue
+// taking up its journal needs no more, and reads no more, so its start
+// does not grow with the jobs ever sent.
+func (j *Journal) listFolder() ([]*Record, error) {
+	recs, _, err := j.readFolder(nil)
+	sortRecords(recs)
+	return recs, err
+}
+
+// readFolder reads the folder's records but those skip names (nil:
+// none), in no order; gone names those that were removed between the
+// folder's listing and their reading.
+func (j *Journal) readFolder(skip func(id string) bool) (recs []*Record, gone []string, err error) {
 	entries, err := os.ReadDir(j.dir)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the upload journal: %w", err)
+		return nil, nil, fmt.Errorf("cannot read the upload journal: %w", err)
 	}
-	var recs []*Record
 	var errs []error
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
 			continue
 		}
-		r, err := j.Load(strings.TrimSuffix(name, ".json"))
+		id := strings.TrimSuffix(name, ".json")
+		if skip != nil && skip(id) {
+			continue
+		}
+		r, err := j.loadFile(id)
+		if errors.Is(err, fs.ErrNotExist) {
+			gone = append(gone, id)
+			continue
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
 			continue
 		}
 		recs = append(recs, r)
 	}
+	return recs, gone, errors.Join(errs...)
+}
+
+func sortRecords(recs []*Record) {
 	sort.Slice(recs, func(a, b int) bool {
 		if !recs[a].Created.Equal(recs[b].Created) {
 			return recs[a].Created.Before(recs[b].Created)
 		}
 		return recs[a].ID < recs[b].ID
 	})
-	return recs, errors.Join(errs...)
 }
 
 // Lock takes the job for this worker until the returned release is called.
@@ -309,16 +369,22 @@ func LockFile(path string, wait time.Duration) (release func(), err error) {
 	}
 }
 
-// Remove deletes a job's record and lock file.
+// Remove deletes a job's record and lock file, and forgets it in the
+// archive, which may hold it too (archive.go).
 func (j *Journal) Remove(id string) error {
 	if !idPattern.MatchString(id) {
 		return fmt.Errorf("%q is not a job id", id)
 	}
-	if err := os.Remove(j.path(id, ".json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := platform.Remove(j.path(id, ".json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("cannot remove job %q: %w", id, err)
 	}
+	if _, err := os.Lstat(j.archivePath()); err == nil {
+		if err := j.appendArchive([]archiveLine{{Forgot: id}}); err != nil {
+			return fmt.Errorf("cannot remove job %q: %w", id, err)
+		}
+	}
 	os.Remove(j.path(id, ".lock"))
-	os.Remove(j.path(id, ".progress"))
+	platform.Remove(j.path(id, ".progress"))
 	j.syncFolder() // the record is gone whatever the sync says
 	return nil
 }

@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -383,6 +384,10 @@ func (q *Queue) work(ctx context.Context, jb *job) {
 	}
 	switch {
 	case err == nil:
+		// The answer stays in memory while the queue holds the job: a copy
+		// of its length, not the buffer it was read into (io.ReadAll's,
+		// 512 bytes at least, for an upload token of 80).
+		resp.Body = bytes.Clone(resp.Body)
 		q.transition(jb, MoveFinish, StateDone, func(r *Record) {
 			r.Response, r.Error, r.Retryable, r.Cause, r.Failure, r.Confirmed = resp, "", false, "", nil, r.Size
 			r.Verified = resp.Verified

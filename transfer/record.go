@@ -202,7 +202,9 @@ func EncodeRecord(r *Record) ([]byte, error) {
 	if err := r.validate(); err != nil {
 		return nil, err
 	}
-	return json.MarshalIndent(r, "", "  ")
+	// Compact, not indented: a record is written at every change of
+	// state, and indenting was a fifth of its encoding (issue 29).
+	return json.Marshal(r)
 }
 
 // DecodeRecord parses and checks one journal file. It refuses anything it

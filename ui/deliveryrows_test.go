@@ -121,3 +121,30 @@ func TestMeasureStartWith2000Photos(t *testing.T) {
 		_ = h
 	}
 }
+
+// A burst of events is drawn once per delivery, not once per event: the
+// 600 uploads of a batch ending together cost a handful of draws of its
+// row (each reads all 612 members), not 600, so a large batch does not
+// fall ever further behind its events (issue 29).
+func TestABurstOfEventsIsDrawnOncePerDelivery(t *testing.T) {
+	const n = 600
+	fu := &fakeUploads{recs: photosBatch(n, transfer.StateQueued)}
+	events := make(chan transfer.Event, 2048)
+	for i := range n {
+		id := fmt.Sprintf("p%05d", i)
+		s := fu.recs[id] // a copy: the uploads start queued, the events end them
+		s.Seq++
+		s.State, s.Confirmed, s.Sent = transfer.StateDone, s.Size, s.Size
+		events <- transfer.Event{Kind: transfer.EventDone, Job: id, Snap: s}
+	}
+	h := newHarness(t, func(o *harnessOpts) { o.uploads, o.events = fu, events })
+	var row *transferRow
+	h.until("all 600 uploaded", func() bool {
+		row = h.onlyRow()
+		return row != nil && len(events) == 0 && row.bar.confirmed == 1 &&
+			row.state.Text == "Posting 600 files to Google Photos: making their items"
+	})
+	if d := h.u.transfers.draws; d > 20 {
+		t.Errorf("the row was drawn %d times for a burst of %d events", d, n)
+	}
+}

@@ -25,7 +25,7 @@ func TestSavingADraftSharesNothing(t *testing.T) {
 	var row *transferRow
 	h.until("the draft saved", func() bool {
 		row = h.onlyRow()
-		return row != nil && len(row.partRows) == 1 && row.state.Text == "Done"
+		return row != nil && len(row.partRows) == 1 && row.state.Text == "Saved as a draft"
 	})
 	for _, p := range row.partRows {
 		if p.state.Text != "On Google Drive · shared with nobody until the draft is sent" {

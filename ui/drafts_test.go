@@ -55,7 +55,7 @@ func (h *harness) mailboxRead() {
 func (h *harness) doneRows() int {
 	n := 0
 	for _, r := range h.u.transfers.rows {
-		if r.state.Text == "Done" || r.state.Text == "Sent" {
+		if r.state.Text == "Done" || r.state.Text == "Sent" || r.state.Text == "Saved as a draft" {
 			n++
 		}
 	}
@@ -154,7 +154,7 @@ func TestADraftSentFromTheMailbox(t *testing.T) {
 	test.Tap(c.draftBtn)
 	h.until("the draft saved", func() bool {
 		row := h.onlyRow()
-		return row != nil && row.state.Text == "Done"
+		return row != nil && row.state.Text == "Saved as a draft"
 	})
 	files := h.driveFiles()
 	if len(files) != 1 || len(h.drivePerms(files[0].ID)) != 1 {

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"fyne.io/fyne/v2/lang"
+	"strings"
 	"time"
 
 	"carrier/compose"
@@ -21,6 +22,13 @@ func humanSize(n int64) string {
 		return lang.XN("size.bytes", "{{.N}} bytes", int(n), w{"N": n})
 	}
 	return compose.HumanSize(n)
+}
+
+// groupCount writes a count with its thousands grouped by the
+// language's separator (1,214); the digits stay
+// the ones the rest of the window shows.
+func groupCount(n int) string {
+	return strings.ReplaceAll(app.Thousands(n), ",", lang.X("number.group", ","))
 }
 
 // humanDuration is a time left as people say it: "12 s", "3 min", "2 h 5 min".

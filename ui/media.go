@@ -256,6 +256,36 @@ func (t *timelineScreen) itemWords(i int) string {
 	return lang.X("media.row.uploaded", "Uploaded; it shows in Google Photos next")
 }
 
+// batchWords say what a batch holds before it goes: the files already
+// in the album (or in Google Photos), the new ones, and what those need
+// of the day's quota and when they will be in; or that nothing is new.
+func batchWords(b *app.PhotosBatch) string {
+	pl := b.Plan
+	d := w{"Already": groupCount(b.Already), "New": groupCount(pl.Files), "Album": app.Printable(b.AlbumTitle),
+		"Count": groupCount(pl.Files), "Requests": groupCount(pl.Requests), "Quota": groupCount(pl.Quota)}
+	album := b.AlbumTitle != ""
+	if pl.Files == 0 {
+		d["Count"] = groupCount(b.Already)
+		if album {
+			return lang.XN("media.nothingnew.album", "Nothing new to send: all {{.Count}} files are already in the album {{.Album}}.", b.Already, d)
+		}
+		return lang.XN("media.nothingnew", "Nothing new to send: all {{.Count}} files are already in Google Photos.", b.Already, d)
+	}
+	var parts []string
+	switch {
+	case b.Already > 0 && album:
+		parts = append(parts, lang.XN("media.already.album", "{{.Already}} already in the album {{.Album}}, {{.New}} new.", b.Already, d))
+	case b.Already > 0:
+		parts = append(parts, lang.XN("media.already", "{{.Already}} already in Google Photos, {{.New}} new.", b.Already, d))
+	}
+	parts = append(parts, lang.XN("media.plan", "{{.Count}} files need {{.Requests}} of Google Photos' {{.Quota}} requests a day.", pl.Files, d))
+	if pl.Days > 1 {
+		parts = append(parts, lang.XN("media.plan.days", "About {{.Days}} days at Google Photos' daily limit: {{.Today}} today, the rest after midnight Pacific ({{.Time}} here).", pl.Days,
+			w{"Days": pl.Days, "Today": groupCount(pl.Today), "Time": soonDate(pl.Reset.Local())}))
+	}
+	return strings.Join(parts, " ")
+}
+
 // quotaWords say the day's quota is used up and when the batch goes on.
 func (t *timelineScreen) quotaWords(at, now time.Time) string {
 	return lang.X("media.batch.quota", "Waiting: Google Photos' quota for today is used up. It resets at {{.Time}} (in {{.Left}}); the batch goes on by itself then.", w{"Time": soonDate(at.Local()), "Left": humanDuration(at.Sub(now).Round(time.Minute))})

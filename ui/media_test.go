@@ -647,3 +647,25 @@ func TestMediaQuotaWaitSurvivesARestart(t *testing.T) {
 		t.Fatalf("the held jobs' file stays: %v", err)
 	}
 }
+
+// The Media screen says what a batch holds and what it needs of the day's
+// quota, its counts grouped as the language groups them: a camera roll
+// larger than a day's quota takes days, and says so.
+func TestBatchWordsSayThePlan(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	b := &app.PhotosBatch{AlbumTitle: "Roll", Already: 1214, Plan: app.PlanPhotos(20000, 0, app.PhotosDailyRequests, now)}
+	got := batchWords(b)
+	want := "1,214 already in the album Roll, 20,000 new. 20,000 files need 20,400 of Google Photos' 10,000 requests a day. About 3 days at Google Photos' daily limit: 9,800 today, the rest after midnight Pacific ("
+	if !strings.HasPrefix(got, want) {
+		t.Fatalf("the words: %q\nwant them to begin %q", got, want)
+	}
+	if got := batchWords(&app.PhotosBatch{Already: 37}); got != "Nothing new to send: all 37 files are already in Google Photos." {
+		t.Fatalf("nothing new: %q", got)
+	}
+	withLanguage(t, "fa", func() {
+		got := batchWords(b)
+		if !strings.Contains(got, "1٬214 پرونده از پیش در آلبوم Roll هست، 20٬000 تازه.") || !strings.Contains(got, "حدود 3 روز") {
+			t.Fatalf("in Persian: %q", got)
+		}
+	})
+}

@@ -155,6 +155,14 @@ func unfinishedFor(snaps []transfer.Snapshot, who string) bool {
 
 // parkedChanged tells the person of each account that has jobs newly
 // waiting for its sign-in, once. Any goroutine.
+// parkedTold reports whether the person was told of an account whose
+// jobs wait for a sign-in and has not seen them go on since.
+func (u *UI) parkedTold() bool {
+	u.parked.mu.Lock()
+	defer u.parked.mu.Unlock()
+	return len(u.parked.told) > 0
+}
+
 func (u *UI) parkedChanged(snaps []transfer.Snapshot) {
 	parked := parkedByAccount(snaps)
 	p := &u.parked

@@ -543,11 +543,12 @@ func (s *transfersScreen) phaseWords(rd *rowData) string {
 		}
 		return heldWords(st.Held)
 	case delivery.PhaseSent:
-		if rd.lone() {
-			return stateWords(only, now)
-		}
+		// A message that went says so, alone or with its links: "Done"
+		// told a person nothing of whether it left (issue 32).
 		return lang.X("group.sent", "Sent")
-	case delivery.PhaseSaved, delivery.PhaseDone:
+	case delivery.PhaseSaved:
+		return lang.X("delivery.saved", "Saved as a draft")
+	case delivery.PhaseDone:
 		if rd.lone() {
 			return stateWords(only, now)
 		}

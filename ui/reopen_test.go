@@ -98,7 +98,7 @@ func TestCancelAsksAndKeepKeeps(t *testing.T) {
 		t.Error("the question stays open after Keep uploading")
 	}
 	release()
-	h.until("the message sent", func() bool { return row.state.Text == "Done" })
+	h.until("the message sent", func() bool { return row.state.Text == "Sent" })
 	if msgs := h.messages(); len(msgs) != 1 {
 		t.Fatalf("%d messages: want the one kept", len(msgs))
 	}
@@ -182,7 +182,7 @@ func TestACancelledMessageReopens(t *testing.T) {
 	test.Tap(c.sendBtn)
 	h.until("the reopened message sent", func() bool {
 		for _, r := range h.u.transfers.rows {
-			if r != row && r.state.Text == "Done" {
+			if r != row && r.state.Text == "Sent" {
 				return true
 			}
 		}
@@ -293,7 +293,13 @@ func TestAChangedFileOffersReopenNotRetryAndOnlyOnce(t *testing.T) {
 	test.Tap(c.attRows[scan].toggle) // as a Drive link
 	test.Tap(c.sendBtn)
 	var row *transferRow
-	h.until("the message's row", func() bool { row = h.onlyRow(); return row != nil && len(row.partRows) == 1 })
+	// Compose is done with the message (its form emptied) only after its
+	// row shows: wait for both, or the form still holding it would pass
+	// for the reopened one below.
+	h.until("the message's row, and Compose done with it", func() bool {
+		row = h.onlyRow()
+		return row != nil && len(row.partRows) == 1 && !c.busy && c.blank()
+	})
 	later := time.Now().Add(time.Minute)
 	if err := os.Chtimes(scan, later, later); err != nil {
 		t.Fatal(err)

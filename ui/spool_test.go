@@ -47,7 +47,7 @@ func TestSendingLeavesNothingInTheSpool(t *testing.T) {
 	test.Tap(h.u.compose.sendBtn)
 	h.until("the message sent", func() bool {
 		row := h.onlyRow()
-		return row != nil && row.state.Text == "Done"
+		return row != nil && row.state.Text == "Sent"
 	})
 	if left := spoolLeft(t, h.state); len(left) != 0 {
 		t.Fatalf("sent, and the spool still holds %v", left)
@@ -95,7 +95,7 @@ func TestClearFinishedEmptiesTheSpool(t *testing.T) {
 
 	h := newHarness(t, func(o *harnessOpts) { o.state = state })
 	row := h.u.transfers.rowOf(id)
-	if row == nil || row.state.Text != "Done" {
+	if row == nil || row.state.Text != "Sent" {
 		t.Fatal("no done row for the first run's job")
 	}
 	test.Tap(h.u.transfers.clear)

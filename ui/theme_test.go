@@ -417,7 +417,7 @@ func TestContrastCatchesABrokenColour(t *testing.T) {
 	})
 	h.u.Select("Transfers")
 	problems := strings.Join(contrastProblems(h.w), "\n")
-	if !strings.Contains(problems, `text "Done" is 1.48:1`) {
+	if !strings.Contains(problems, `text "Sent" is 1.48:1`) {
 		t.Fatalf("Fyne's green on white was not caught:\n%s", problems)
 	}
 }

@@ -693,9 +693,25 @@ func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p app.Phot
 		paths = append(paths, m.Path)
 	}
 	quotaAt, usedUp := t.quotaUsedUp(strings.TrimRight(p.Root, "/"), t.now())
+	// What is new, and what it needs of the day's quota, shows before
+	// the first byte goes.
+	opts.Announce = func(b *app.PhotosBatch) {
+		words := batchWords(b)
+		t.u.do(func() { t.say(words, widget.MediumImportance) })
+	}
 	b, err := out.PhotosUpload(ctx, p, paths, opts, bind)
 	if err != nil {
 		t.failed(err)
+		return
+	}
+	if len(b.Uploads) == 0 {
+		words := batchWords(b)
+		t.u.do(func() {
+			t.clear()
+			t.album.SetText("")
+			t.description.SetText("")
+			t.say(words, widget.SuccessImportance)
+		})
 		return
 	}
 	if usedUp && t.quota != nil {
@@ -705,6 +721,19 @@ func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p app.Phot
 		if err := t.quota.Hold(b.Uploads, quotaAt); err != nil {
 			fyne.LogError("holding uploads for Google Photos' quota", err)
 		}
+	}
+	// The rows are the files sent: those already there are not.
+	byPath := map[string]*compose.PhotosMedia{}
+	for _, m := range media {
+		byPath[m.Path] = m
+	}
+	sent := make([]*compose.PhotosMedia, 0, len(b.Sent))
+	for _, path := range b.Sent {
+		m, ok := byPath[path]
+		if !ok {
+			m = &compose.PhotosMedia{Path: path, Name: filepath.Base(path)}
+		}
+		sent = append(sent, m)
 	}
 	t.u.do(func() {
 		t.clear()
@@ -717,7 +746,7 @@ func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p app.Phot
 		case b.AlbumID != "":
 			msg += " " + lang.X("photos.queued.album", "They go into Carrier's album {{.Album}}.", w{"Album": app.Printable(b.AlbumTitle)})
 		}
-		t.say(msg, widget.SuccessImportance)
+		t.say(msg+" "+batchWords(b), widget.SuccessImportance)
 		for _, id := range b.Jobs() {
 			t.u.transfers.ensureRow(id)
 		}
@@ -725,7 +754,7 @@ func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p app.Phot
 		if usedUp {
 			at = quotaAt
 		}
-		t.showBatch(b, media, at)
+		t.showBatch(b, sent, at)
 	})
 }
 

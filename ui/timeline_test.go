@@ -90,13 +90,34 @@ func TestTimelineScreenPostsToPhotos(t *testing.T) {
 		t.Fatalf("the album's field holds %q", tl.album.Text)
 	}
 	h.u.Select("Media") // queueing showed Transfers
-	dropMedia(h, filepath.Join(dir, "pic1.jpg"))
+	// pic1.jpg is in the album already: only the new picture goes, and
+	// the screen says so (issue 29).
+	b := make([]byte, 4000)
+	rand.Read(b)
+	copy(b, "\xff\xd8\xff\xe0")
+	pic4 := filepath.Join(t.TempDir(), "pic4.jpg")
+	os.WriteFile(pic4, b, 0o600)
+	dropMedia(h, filepath.Join(dir, "pic1.jpg"), pic4)
 	if tl.post.Disabled() {
 		t.Fatalf("post disabled: %q", tl.status.Text)
 	}
 	test.Tap(tl.post)
 	h.until("the second post queued: "+tl.status.Text, func() bool {
 		return strings.Contains(tl.status.Text, "into Carrier's album Summer")
+	})
+	want := "1 already in the album Summer, 1 new. 1 file needs 2 of Google Photos' 10,000 requests a day."
+	if !strings.Contains(tl.status.Text, want) || len(tl.batch.rows) != 1 {
+		t.Fatalf("the second post says %q with %d rows; want %q and the new file's row", tl.status.Text, len(tl.batch.rows), want)
+	}
+	// Posted a third time, once the second is in, nothing is new: nothing
+	// is queued.
+	h.until("the second post done", func() bool { return tl.batch != nil && tl.batch.ended })
+	h.u.Select("Media")
+	dropMedia(h, filepath.Join(dir, "pic1.jpg"), pic4)
+	tl.album.SetText("Summer")
+	test.Tap(tl.post)
+	h.until("the third post: "+tl.status.Text, func() bool {
+		return tl.status.Text == "Nothing new to send: all 2 files are already in the album Summer."
 	})
 }
 

@@ -159,10 +159,7 @@ func (s *transfersScreen) follow(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case e := <-s.u.deps.Events:
-			if s.apply(e) {
-				s.flush(e.Job)
-			}
-			s.trayChanged(e.Kind != transfer.EventProgress)
+			s.applyBurst(e)
 		case <-ticks:
 			s.flushDirty()
 			s.trayChanged(false)
@@ -183,22 +180,73 @@ func (s *transfersScreen) moving() bool {
 	return false
 }
 
+// burstMax bounds how many waiting events one pass of applyBurst folds
+// before the rows are drawn, so a long burst still shows its progress.
+const burstMax = 512
+
+// applyBurst folds e and the events already waiting behind it (at most
+// burstMax), then draws each delivery they changed once, tells of each
+// that ended once, and updates the tray once. Drawing a row reads all of
+// its delivery's members, so a Photos batch whose 600 uploads end
+// together cost 600 such reads per row before, and a 20,000-picture
+// batch fell ever further behind its events (issue 29); now a burst
+// costs one.
+func (s *transfersScreen) applyBurst(e transfer.Event) {
+	var redraw, ended []string
+	force := false
+burst:
+	for n := 1; ; n++ {
+		r, end := s.apply(e)
+		if r {
+			redraw = append(redraw, e.Job)
+		}
+		if end {
+			ended = append(ended, e.Job)
+		}
+		force = force || e.Kind != transfer.EventProgress
+		if e.Kind != transfer.EventProgress && s.u.parkedTold() {
+			// While a person was told an account's jobs wait for a
+			// sign-in, whether they went on in between (and the person
+			// is told again when they wait anew) is read event by
+			// event, as before bursts: rare, and cheap at that.
+			s.trayChanged(true)
+			force = false
+		}
+		if n == burstMax {
+			break
+		}
+		select {
+		case e = <-s.u.deps.Events:
+		default:
+			break burst
+		}
+	}
+	told := map[string]bool{}
+	for _, job := range ended {
+		if d := s.deliveryOf(job); !told[d] {
+			told[d] = true
+			s.tell(d)
+		}
+	}
+	if len(redraw) > 0 {
+		s.flush(redraw)
+	}
+	s.trayChanged(force)
+}
+
 // apply folds an event into its job's view and reports whether the row
-// should be redrawn now (state changes) rather than on the next tick. A
-// job of a delivery not known yet has the deliveries read again; a
-// delivery that was sent, is done or failed is told of once.
-func (s *transfersScreen) apply(e transfer.Event) bool {
-	redraw, ended := s.fold(e)
+// should be redrawn now (state changes) rather than on the next tick,
+// and whether the job just ended (its delivery is then told of, once:
+// tell). A job of a delivery not known yet has the deliveries read again.
+func (s *transfersScreen) apply(e transfer.Event) (redraw, ended bool) {
+	redraw, ended = s.fold(e)
 	s.mu.Lock()
 	known := s.join(e.Snap)
 	s.mu.Unlock()
 	if !known {
 		s.reread(e.Snap)
 	}
-	if ended {
-		s.tell(s.deliveryOf(e.Job))
-	}
-	return redraw
+	return redraw, ended
 }
 
 // tell notifies the person, once, that delivery id was sent (saved,
@@ -276,14 +324,22 @@ func (s *transfersScreen) fold(e transfer.Event) (redraw, ended bool) {
 	return true, false
 }
 
-func (s *transfersScreen) flush(id string) {
+// flush draws the rows of jobs now, each delivery's once.
+func (s *transfersScreen) flush(jobs []string) {
 	s.u.do(func() {
 		s.syncRows()
-		s.draw(id)
-		s.mu.Lock()
-		v := s.views[id]
-		bound := v != nil && (v.snap.Account != "" || v.snap.SignInFor != "")
-		s.mu.Unlock()
+		drawn := map[string]bool{}
+		bound := false
+		for _, id := range jobs {
+			if d := s.deliveryOf(id); !drawn[d] {
+				drawn[d] = true
+				s.draw(id)
+			}
+			s.mu.Lock()
+			v := s.views[id]
+			bound = bound || v != nil && (v.snap.Account != "" || v.snap.SignInFor != "")
+			s.mu.Unlock()
+		}
 		if bound && s.u.account != nil {
 			s.u.account.accounts.keptChanged() // a job of a signed-out account parked or ended
 		}

@@ -170,7 +170,7 @@ func TestComposeSendsThroughTheQueue(t *testing.T) {
 		for _, r := range h.u.transfers.rows {
 			row = r
 		}
-		return row != nil && row.state.Text == "Done"
+		return row != nil && row.state.Text == "Sent"
 	})
 	if !strings.Contains(row.name.Text, "Quarterly report · to zoe@example.com") || !strings.Contains(row.dest.Text, "Gmail · send") {
 		t.Fatalf("row: %q %q", row.name.Text, row.dest.Text)
@@ -234,7 +234,7 @@ func TestTransferRowStates(t *testing.T) {
 		}, transfer.Event{}, "The upload failed. What went wrong is below.\n\u200eMedia type 'text/plain' is not supported", "", "retry cancel"},
 		{transfer.EventDone, func(s *transfer.Snapshot) {
 			s.State, s.Confirmed, s.Sent, s.Error, s.Response = transfer.StateDone, s.Size, s.Size, "", &transfer.Response{Status: 200}
-		}, transfer.Event{}, "Done", "10.0 MiB of 10.0 MiB", ""},
+		}, transfer.Event{}, "Sent", "10.0 MiB of 10.0 MiB", ""},
 	}
 	for _, s := range steps {
 		ev := fu.event(s.kind, "j1", s.change)

@@ -121,7 +121,7 @@ func TestJobsQueuedBeforeTheDeliveryWasStoredJoinIt(t *testing.T) {
 	}
 	var ids []string
 	for _, p := range pictures(t, 2) {
-		id, err := q.addPhotosUpload(env.root, p, "image/jpeg", "", owned(d, nil))
+		id, err := q.addPhotosUpload(env.root, p, "image/jpeg", nil, "", owned(d, nil))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,11 +15,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
 	"carrier/compose"
 	"carrier/internal/delivery"
+	"carrier/internal/platform"
 	"carrier/transfer"
 )
 
@@ -44,6 +46,12 @@ import (
 type Photos struct {
 	Root  string // https://photoslibrary.googleapis.com, or the sandbox's root
 	Drive Drive
+	// DailyRequests is the app's quota of Photos requests a day; 0:
+	// Google's, PhotosDailyRequests.
+	DailyRequests int
+	// sent counts the requests made through call (nil: not counted), so
+	// that a batch's plan knows what finding its album and listing it took.
+	sent *atomic.Int64
 }
 
 // PhotosRoot is where the Photos Library API is for the API root of
@@ -60,6 +68,10 @@ type PhotosOptions struct {
 	Album       string            // the album Carrier made of this title, made now if there is none; "": none
 	Description string            // for every item that has none of its own
 	Describe    map[string]string // a file's own description, by path
+	// Announce, if set, is told what the batch holds (the files already
+	// there, the new ones, the quota it needs) before its first byte
+	// goes, and when nothing is new.
+	Announce func(*PhotosBatch)
 }
 
 // MaxPhotosBatch is how many items one batchCreate call may create.
@@ -79,9 +91,15 @@ type PhotosBatch struct {
 	AlbumID    string // the album the items go to, "" when none was asked for
 	AlbumTitle string
 	AlbumURL   string
-	AlbumMade  bool     // this batch made the album (it was not Carrier's already)
-	Uploads    []string // one per file, in the files' order
-	Creates    []string // the batchCreate calls, in order
+	AlbumMade  bool // this batch made the album (it was not Carrier's already)
+	// Already counts the files given that were posted to the album (or,
+	// with none, to Google Photos) before and are there still: they are
+	// not sent again. The uploads are the others, the new or changed.
+	Already int
+	Plan    PhotosPlan // what the new files need of the day's quota
+	Sent    []string   // the files sent (the new or changed), in the uploads' order
+	Uploads []string   // one per file, in the files' order
+	Creates []string   // the batchCreate calls, in order
 }
 
 // Jobs are all the batch's jobs: the album's, the uploads, then the calls.
@@ -158,27 +176,36 @@ func SplitPhotos(paths []string) (photos, refused []string, why []error, err err
 // PhotosUpload queues the files for the person's Google Photos as one
 // batch, after checking each against Photos' limits and the account's
 // storage against their total, so nothing is sent that could not land.
-// settings adds the caller's transfer settings (chunk size) to each upload.
+// Files Carrier posted to the same album before (photosposted.go) and
+// that it still holds are not sent again: the batch counts them
+// (PhotosBatch.Already), and when nothing is new it queues nothing and
+// has no uploads. settings adds the caller's transfer settings (chunk
+// size) to each upload.
 func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts PhotosOptions, settings func(*transfer.Spec)) (*PhotosBatch, error) {
-	media, err := CheckPhotos(paths)
-	if err != nil {
-		return nil, err
-	}
 	if n := utf8.RuneCountInString(opts.Album); n > 500 {
 		return nil, fmt.Errorf("an album's title has at most 500 characters, not %d", n)
+	}
+	var files []string
+	var stats []os.FileInfo
+	err := eachPhoto(paths, func(abs string) error {
+		fi, err := os.Stat(abs)
+		if err != nil {
+			return err
+		}
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("%s is not a file", filepath.Base(abs))
+		}
+		files, stats = append(files, abs), append(stats, fi)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	describe := func(m *compose.PhotosMedia) string {
 		if d, ok := opts.Describe[m.Path]; ok {
 			return d
 		}
 		return opts.Description
-	}
-	var need int64
-	for _, m := range media {
-		if n := utf8.RuneCountInString(describe(m)); n >= maxPhotosDescription {
-			return nil, fmt.Errorf("the description of %s has %d characters; Google Photos takes fewer than %d", m.Name, n, maxPhotosDescription)
-		}
-		need += m.Size
 	}
 	// The storage and the album are read as the account the uploads go
 	// with (settings binds them), not as the default one.
@@ -192,6 +219,43 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 		q.accountMu.Unlock()
 	}
 	ctx = transfer.WithAccount(ctx, as.Account)
+	b := &PhotosBatch{}
+	if p.sent == nil {
+		p.sent = new(atomic.Int64)
+	}
+	// The album is looked for first, and made only once there is
+	// something to put in it: what was posted to it is remembered by its
+	// id, and an album not there yet holds nothing.
+	named := strings.TrimSpace(opts.Album) != ""
+	var album PhotosAlbum
+	found := false
+	if named {
+		if album, found, err = p.albumTitled(ctx, opts.Album); err != nil {
+			return nil, err
+		}
+	}
+	// What this Carrier sent to Photos today, as its journal shows: the
+	// plan counts it, and with none left the album is not listed.
+	now := q.dl.now()
+	leftToday := q.PhotosLeftToday(p.Root, p.DailyRequests, now)
+	media, sums, err := q.photosNew(ctx, p, as.Account, album.ID, !named || found, leftToday > 0, files, stats, b)
+	if err != nil {
+		return nil, err
+	}
+	var need int64
+	for _, m := range media {
+		if n := utf8.RuneCountInString(describe(m)); n >= maxPhotosDescription {
+			return nil, fmt.Errorf("the description of %s has %d characters; Google Photos takes fewer than %d", m.Name, n, maxPhotosDescription)
+		}
+		need += m.Size
+	}
+	if len(media) == 0 {
+		b.AlbumID, b.AlbumTitle, b.AlbumURL = album.ID, album.Title, album.ProductURL
+		if opts.Announce != nil {
+			opts.Announce(b)
+		}
+		return b, nil // nothing new: nothing to queue
+	}
 	free, err := p.Drive.StorageFree(ctx)
 	switch {
 	case err != nil:
@@ -199,13 +263,21 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 	case free >= 0 && need > free:
 		return nil, fmt.Errorf("%w: it has %s free; these %d files need %s. Free some space (Drive, Gmail and Photos share it), or post fewer files", ErrStorageFull, compose.HumanSize(free), len(media), compose.HumanSize(need))
 	}
-	b := &PhotosBatch{}
-	if strings.TrimSpace(opts.Album) != "" {
-		a, made, err := p.Album(ctx, opts.Album)
-		if err != nil {
-			return nil, err
+	if named {
+		a, made := album, false
+		if !found {
+			if a, made, err = p.album(ctx, opts.Album, true); err != nil {
+				return nil, err
+			}
 		}
 		b.AlbumID, b.AlbumTitle, b.AlbumURL, b.AlbumMade = a.ID, a.Title, a.ProductURL, made
+	}
+	// The plan counts what this Carrier sent to Photos today, these
+	// look-ups included.
+	left := leftToday - int(p.sent.Load())
+	b.Plan = PlanPhotos(len(media), p.DailyRequests, left, now)
+	if opts.Announce != nil {
+		opts.Announce(b)
 	}
 	// One delivery: the pictures' uploads, then the calls that make them
 	// items (each needs its pictures, and so belongs to it too). It keeps
@@ -246,11 +318,12 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 	for start := 0; start < len(media); start += MaxPhotosBatch {
 		end := min(start+MaxPhotosBatch, len(media))
 		for _, m := range media[start:end] {
-			id, err := q.addPhotosUpload(root, m.Path, m.MimeType, prev, settings)
+			st := sums[m.Path]
+			id, err := q.addPhotosUpload(root, m.Path, m.MimeType, &st, prev, settings)
 			if err != nil {
 				return undo(err)
 			}
-			b.Uploads = append(b.Uploads, id)
+			b.Uploads, b.Sent = append(b.Uploads, id), append(b.Sent, m.Path)
 		}
 		items := make([]photosNewItem, 0, end-start)
 		for _, m := range media[start:end] {
@@ -285,7 +358,7 @@ func photosLabel(n int, album string) string {
 
 // addPhotosUpload queues one file's upload in Photos' resumable dialect,
 // after the job after if given (the batch's call before its own).
-func (q *Queue) addPhotosUpload(root, path, mimeType, after string, settings func(*transfer.Spec)) (string, error) {
+func (q *Queue) addPhotosUpload(root, path, mimeType string, st *postedStamp, after string, settings func(*transfer.Spec)) (string, error) {
 	s := transfer.Spec{URL: root + "/v1/uploads", Method: http.MethodPost, Protocol: transfer.ProtocolGoogUpload,
 		ContentType: mimeType, Path: path, Label: filepath.Base(path) + " · to Google Photos"}
 	if settings != nil {
@@ -295,7 +368,14 @@ func (q *Queue) addPhotosUpload(root, path, mimeType, after string, settings fun
 	if after != "" {
 		s.Needs = []string{after}
 	}
-	return q.Add(s)
+	id, err := q.Add(s)
+	if err == nil && st != nil {
+		// The file's SHA-256, read when it was matched against what was
+		// posted before, is kept for the item it becomes: the engine
+		// keeps a CRC32C of it, not the SHA-256 (sourcecheck_test.go).
+		q.stamp(id, *st)
+	}
+	return id, err
 }
 
 type photosNewItem struct {
@@ -375,20 +455,26 @@ func (q *Queue) addCallDataAs(account, url string, data []byte, label string, qu
 // addCallSpec queues the call s (its URL, label, quotes, needs, account and
 // what its record keeps) with data as its body, POSTed as JSON.
 func (q *Queue) addCallSpec(s transfer.Spec, data []byte) (string, error) {
-	if err := os.MkdirAll(q.spool.Dir(), 0o700); err != nil {
+	if err := platform.MkdirAll(q.spool.Dir(), 0o700); err != nil {
 		return "", fmt.Errorf("cannot write the spool: %w", err)
 	}
-	f, err := os.CreateTemp(q.spool.Dir(), "call-*.json")
+	f, err := platform.CreateTemp(q.spool.Dir(), "call-*.json")
 	if err != nil {
 		return "", fmt.Errorf("cannot write the spool: %w", err)
 	}
 	path := f.Name()
 	_, werr := f.Write(data)
 	if werr == nil {
-		werr = f.Sync()
+		werr = platform.SyncFile(f)
 	}
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
+	}
+	if werr == nil {
+		// The record written next names the file: its name must be on
+		// the disk first, or a power cut could keep a job without its
+		// body.
+		werr = platform.SyncDir(q.spool.Dir())
 	}
 	if werr != nil {
 		os.Remove(path)
@@ -629,7 +715,7 @@ func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, templ
 			// account.
 			var err error
 			// The batch's delivery's too.
-			id, err = q.addPhotosUpload(upRoot(c.URL), up.Path, up.ContentType, "", func(s *transfer.Spec) { s.Account, s.Owner = up.Account, c.Owner })
+			id, err = q.addPhotosUpload(upRoot(c.URL), up.Path, up.ContentType, nil, "", func(s *transfer.Spec) { s.Account, s.Owner = up.Account, c.Owner })
 			if err != nil {
 				return len(ids) > 0, err
 			}
@@ -720,6 +806,9 @@ func (q *Queue) photosSettle(e transfer.Event) {
 	go func() {
 		q.photosMu.Lock()
 		defer q.photosMu.Unlock()
+		if !q.mayRemake(e.Snap) {
+			return
+		}
 		if recs, err := q.History(); err == nil {
 			q.photosAgain(e.Snap, recs, q.template(e.Snap))
 		}
@@ -751,7 +840,7 @@ func (q *Queue) PhotosCalls(b *PhotosBatch) ([]string, error) {
 				return nil
 			}
 			calls = append(calls, id)
-			if s.State == transfer.StateDone {
+			if s.State == transfer.StateDone && q.mayRemake(s) {
 				a, err := q.photosAgain(s, recs, q.template(s))
 				if err != nil {
 					return err

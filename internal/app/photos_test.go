@@ -44,8 +44,12 @@ type photosEnv struct {
 	clock   *skewClock
 	creates atomic.Int32 // batchCreate calls that reached the sandbox
 	starts  atomic.Int32 // upload sessions asked for
-	mu      sync.Mutex
-	hook    func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) bool
+	// abandoned counts the upload starts and batchCreate calls whose
+	// client went before their answer: the sandbox may have counted them,
+	// and the client sends them again.
+	abandoned atomic.Int32
+	mu        sync.Mutex
+	hook      func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) bool
 	// albumHook sees each albums.create first, as hook sees batchCreate.
 	albumHook  func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) bool
 	albumsMade atomic.Int32 // albums.create calls that reached the sandbox
@@ -90,6 +94,9 @@ func newPhotosEnv(t *testing.T) *photosEnv {
 				r2.Body = io.NopCloser(bytes.NewReader(body))
 				env.creates.Add(1)
 				proxy.ServeHTTP(w, r2)
+				if r.Context().Err() != nil {
+					env.abandoned.Add(1) // the client gave up on it, and sends it again
+				}
 			}
 			env.mu.Lock()
 			hook := env.hook
@@ -117,6 +124,11 @@ func newPhotosEnv(t *testing.T) *photosEnv {
 		}
 		if r.Header.Get("X-Goog-Upload-Command") == "start" {
 			env.starts.Add(1)
+			proxy.ServeHTTP(w, r)
+			if r.Context().Err() != nil {
+				env.abandoned.Add(1) // the client gave up on it (a stall under load), and starts again
+			}
+			return
 		}
 		proxy.ServeHTTP(w, r)
 	})}
@@ -750,7 +762,7 @@ func TestPhotosRemakeUsesLeftoverUploadsAndTheBatchAccount(t *testing.T) {
 	var leftover string
 	b := diedBeforeRemake(t, env, state, files, PhotosOptions{Album: "Trip"}, func(s *transfer.Spec) { s.Account = zoe }, func(q *Queue, b *PhotosBatch) {
 		var err error
-		if leftover, err = q.addPhotosUpload(env.root, files[0], "image/jpeg", "", func(s *transfer.Spec) { s.Account = zoe }); err != nil {
+		if leftover, err = q.addPhotosUpload(env.root, files[0], "image/jpeg", nil, "", func(s *transfer.Spec) { s.Account = zoe }); err != nil {
 			t.Fatal(err)
 		}
 	})

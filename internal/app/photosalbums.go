@@ -36,6 +36,9 @@ type PhotosAlbum struct {
 // call makes one request of the Photos Library API with a JSON body if
 // given and reads the JSON answer into v.
 func (p Photos) call(ctx context.Context, method, path string, body []byte, v any) error {
+	if p.sent != nil {
+		p.sent.Add(1)
+	}
 	c := &gapi.Client{Root: strings.TrimRight(p.Root, "/"), Auth: p.Drive.Auth, HTTP: p.Drive.Client, Service: "Google Photos"}
 	return c.Do(ctx, gapi.Call{Method: method, Path: path, Body: body}, v)
 }
@@ -94,15 +97,23 @@ const photosAlbumTries = 3
 // Photos (a 4xx) is not sent again; one whose answer is lost or a 5xx is,
 // after a list that shows it did not land after all.
 func (p Photos) Album(ctx context.Context, title string) (a PhotosAlbum, made bool, err error) {
+	return p.album(ctx, title, false)
+}
+
+// album is Album; listed says the albums were listed just now and held
+// none of the title, so the first create goes without listing again.
+func (p Photos) album(ctx context.Context, title string, listed bool) (a PhotosAlbum, made bool, err error) {
 	body, _ := json.Marshal(map[string]any{"album": map[string]string{"title": title}})
 	var last error
 	for try := 0; try < photosAlbumTries; try++ {
-		a, ok, err := p.albumTitled(ctx, title)
-		if err != nil {
-			return a, false, err
-		}
-		if ok {
-			return a, false, nil
+		if try > 0 || !listed {
+			a, ok, err := p.albumTitled(ctx, title)
+			if err != nil {
+				return a, false, err
+			}
+			if ok {
+				return a, false, nil
+			}
 		}
 		if ctx.Err() != nil {
 			return a, false, context.Cause(ctx)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"carrier/compose"
@@ -41,6 +42,14 @@ type Queue struct {
 
 	dl deliveries // deliveries.go
 
+	// posted is the folder of what was posted to Google Photos
+	// (photosposted.go); postedErr the last failure to remember it.
+	posted    string
+	postedErr atomic.Pointer[error]
+	stampMu   sync.Mutex
+	stamps    map[string]postedStamp // an upload's file as it was matched, by its job
+	recording sync.WaitGroup         // files of another process's uploads read to be remembered
+
 	signals error // why the system's sleep and network signals are not heard; nil when they are
 }
 
@@ -63,7 +72,7 @@ func OpenQueue(cfg transfer.Config, spool *Spool) (*Queue, error) {
 			}
 		}
 	}
-	q := &Queue{spool: spool, kept: ComposedDir(cfg.StateDir), out: cfg.Events, stop: make(chan struct{}), done: make(chan struct{})}
+	q := &Queue{spool: spool, kept: ComposedDir(cfg.StateDir), posted: PostedDir(cfg.StateDir), out: cfg.Events, stop: make(chan struct{}), done: make(chan struct{})}
 	q.in = make(chan transfer.Event, max(cap(cfg.Events), 64))
 	cfg.Events = q.in
 	tq, err := transfer.New(cfg)
@@ -71,6 +80,11 @@ func OpenQueue(cfg transfer.Config, spool *Spool) (*Queue, error) {
 		return nil, err
 	}
 	q.Queue = tq
+	// Jobs ended for good leave the folder every start reads for the
+	// journal's archive (transfer/archive.go): after a camera roll of
+	// 20,000 pictures, the next start reads a few records, not 20,400.
+	// A failure leaves them where they are, still read, still listed.
+	tq.Journal().Compact()
 	store, err := delivery.Open(delivery.Dir(cfg.StateDir))
 	if err != nil {
 		tq.Close()
@@ -152,6 +166,23 @@ func (q *Queue) SetOnMetered(pause bool) {
 	q.SetMeteredPolicy(transfer.MeteredPolicy{Pause: pause})
 }
 
+// mayRemake reports whether photosAgain may find items of the Photos call
+// c, done, to make again (photosSettle and PhotosCalls ask it first): an upload it quotes is old enough for its
+// token to have expired, or is not held by this queue (only the journal
+// can tell its age). photosAgain makes again only items whose upload is
+// that old; asking the queue after c's fifty uploads spares it the
+// journal's whole history after every call, which made a batch of n
+// pictures cost n²/50 snapshots (issue 29).
+func (q *Queue) mayRemake(c transfer.Snapshot) bool {
+	for _, u := range quotedUploads(c) {
+		up, ok := q.Job(u)
+		if !ok || c.Updated.Sub(up.Updated) >= expiredAfter {
+			return true
+		}
+	}
+	return false
+}
+
 // sweep takes from the spool what no job of the journal needs.
 func (q *Queue) sweep() {
 	recs, err := q.History()
@@ -170,6 +201,7 @@ func (q *Queue) pump() {
 	for {
 		select {
 		case e := <-q.in:
+			q.photosRecord(e)
 			q.photosSettle(e)
 			q.settle(e)
 			q.pass(e, true)
@@ -177,6 +209,7 @@ func (q *Queue) pump() {
 			for { // what the engine sent before it stopped
 				select {
 				case e := <-q.in:
+					q.photosRecord(e)
 					q.settle(e)
 					q.pass(e, false)
 				default:
@@ -226,6 +259,7 @@ func (q *Queue) Close() error {
 	err := q.Queue.Close()
 	q.once.Do(func() { close(q.stop) })
 	<-q.done
+	q.recording.Wait()
 	return err
 }
 

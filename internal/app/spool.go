@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"carrier/compose"
+	"carrier/internal/platform"
 )
 
 // SweepGrace is how old a spool file must be before a sweep may take it
@@ -58,7 +59,7 @@ func (s *Spool) Release(path string) error {
 	if !s.owns(path) {
 		return nil
 	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := platform.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil

@@ -91,7 +91,7 @@ func (s *Store) Delete(id string) error {
 	if err := checkID(id); err != nil {
 		return err
 	}
-	if err := os.Remove(s.path(id)); err != nil {
+	if err := platform.Remove(s.path(id)); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}

@@ -10,11 +10,18 @@ import (
 
 // DurableRename moves a file already synced to its name: rename(2), durable
 // once the folder is synced (SyncDir).
-func DurableRename(from, to string) error { return os.Rename(from, to) }
+func DurableRename(from, to string) error { return Rename(from, to) }
 
 // SyncDir makes a rename in dir durable: until the folder is synced, a
 // power cut may undo it.
 func SyncDir(dir string) error {
+	h := stepStarts()
+	err := syncDir(dir)
+	h.end(DiskStep{Op: "syncdir", Path: dir}, err)
+	return err
+}
+
+func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return nil // some systems cannot open folders; the rename stands

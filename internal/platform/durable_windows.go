@@ -20,6 +20,13 @@ const (
 // only once the move is on the disk: Windows' durable rename, as it has no
 // folder to sync.
 func DurableRename(from, to string) error {
+	h := stepStarts()
+	err := durableRename(from, to)
+	h.end(DiskStep{Op: "rename", Path: from, To: to}, err)
+	return err
+}
+
+func durableRename(from, to string) error {
 	f, err := syscall.UTF16PtrFromString(from)
 	if err != nil {
 		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
@@ -36,7 +43,7 @@ func DurableRename(from, to string) error {
 		if r != 0 {
 			return nil
 		}
-		if !busy(e) || wait > 256*time.Millisecond {
+		if !busy(e) || wait > busyFor {
 			return &os.LinkError{Op: "rename", Old: from, New: to, Err: e}
 		}
 		time.Sleep(wait)

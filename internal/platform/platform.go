@@ -31,7 +31,7 @@ func Private(path string) error { return private(path) }
 // MkdirPrivate makes the folder path (and its parents, as os.MkdirAll
 // does) and makes it private.
 func MkdirPrivate(path string) error {
-	if err := os.MkdirAll(path, 0o700); err != nil {
+	if err := MkdirAll(path, 0o700); err != nil {
 		return err
 	}
 	return Private(path)

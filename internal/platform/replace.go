@@ -14,16 +14,23 @@ import (
 // window and a command share Carrier's files) holds it open without
 // FILE_SHARE_DELETE, and the move is refused ("Access denied", or a
 // sharing violation) until it lets go: the move is tried again for about
-// half a second before the refusal is returned.
+// four seconds (busyFor) before the refusal is returned.
 func ReplaceFile(from, to string) error {
 	for wait := time.Millisecond; ; wait *= 2 {
-		err := os.Rename(from, to)
-		if err == nil || runtime.GOOS != "windows" || !busy(err) || wait > 256*time.Millisecond {
+		err := Rename(from, to)
+		if err == nil || runtime.GOOS != "windows" || !busy(err) || wait > busyFor {
 			return err
 		}
 		time.Sleep(wait)
 	}
 }
+
+// busyFor bounds the waits of a move or a read that another Carrier's
+// open file refuses: doubling from 1 ms while the wait is at most this,
+// about four seconds in all. Half a second was too little on a loaded
+// machine where a reader reads again at once: the window's and a
+// command's turns can keep missing each other that long.
+const busyFor = 2 * time.Second
 
 // busy says whether err is Windows refusing a move because the target is
 // open elsewhere: ERROR_ACCESS_DENIED (5) or ERROR_SHARING_VIOLATION (32).
@@ -42,14 +49,14 @@ func busy(err error) bool {
 // failure.
 func WriteFile(path string, data []byte) error {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp") // CreateTemp makes it 0600
+	f, err := CreateTemp(dir, "."+filepath.Base(path)+".*.tmp") // CreateTemp makes it 0600
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
 	_, err = f.Write(data)
 	if err == nil {
-		err = f.Sync()
+		err = SyncFile(f)
 	}
 	err = errors.Join(err, f.Close())
 	if err == nil {
@@ -74,7 +81,7 @@ func WriteFile(path string, data []byte) error {
 func ReadFile(path string) ([]byte, error) {
 	for wait := time.Millisecond; ; wait *= 2 {
 		data, err := os.ReadFile(path)
-		if err == nil || runtime.GOOS != "windows" || !busy(err) || wait > 256*time.Millisecond {
+		if err == nil || runtime.GOOS != "windows" || !busy(err) || wait > busyFor {
 			return data, err
 		}
 		time.Sleep(wait)
