@@ -134,6 +134,8 @@ func standingWords(st delivery.Standing, snaps map[string]transfer.Snapshot) str
 		return "sharing its files on Google Drive"
 	case delivery.PhaseSending:
 		return "sending to " + destinationWords(st.Destination)
+	case delivery.PhaseScheduled:
+		return "sending at " + st.SendAt.Local().Format(time.DateTime) + ": every byte but the last is in Gmail (carrier cancel undoes it)"
 	case delivery.PhaseSaving:
 		return "saving the draft in Gmail"
 	case delivery.PhasePosting:
