@@ -84,6 +84,17 @@ func (k *completer) changed(text string) {
 	}
 	before, word := lastWord(text)
 	var offer []app.Recipient
+	if strings.Contains(word, "@") {
+		for _, r := range book.Suggest(k.account(), word, 1) {
+			if strings.EqualFold(r.Address, word) {
+				// Typed whole (or pasted): nothing to complete, and a
+				// list opening under the field would move the form
+				// under the pointer on its way to the next field.
+				k.hide()
+				return
+			}
+		}
+	}
 	for _, r := range book.Suggest(k.account(), word, offerAtMost+strings.Count(before, ",")) {
 		if !strings.Contains(strings.ToLower(before), strings.ToLower(r.Address)) && len(offer) < offerAtMost {
 			offer = append(offer, r)

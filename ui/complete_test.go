@@ -110,3 +110,21 @@ func TestRecipientsRememberedOnSend(t *testing.T) {
 		t.Fatalf("after sending to Ann, le offers %q", got)
 	}
 }
+
+// An address typed whole offers nothing: the list would open under the
+// field and move the form just as the pointer goes to the next field.
+func TestRecipientTypedWholeOffersNothing(t *testing.T) {
+	book := app.OpenAddressBook(t.TempDir())
+	book.Remember("", "zoe@example.com", "zoe@example.com.au")
+	h := newHarness(t, withAddressBook(book))
+	c := h.u.compose
+	h.w.Canvas().Focus(c.to)
+	test.Type(c.to, "zoe@ex")
+	if got := offeredText(c.completers[0]); len(got) != 2 {
+		t.Fatalf("zoe@ex offers %q: want both", got)
+	}
+	test.Type(c.to, "ample.com")
+	if got := offeredText(c.completers[0]); got != nil {
+		t.Fatalf("the whole address offers %q", got)
+	}
+}
