@@ -16,6 +16,7 @@ package main
 // the first's and the outage.
 
 import (
+	"carrier/bench/internal/mdsection"
 	"context"
 	"errors"
 	"fmt"
@@ -95,7 +96,7 @@ func runBlackhole(c config, outage time.Duration) error {
 	md := b.String()
 	fmt.Print(md)
 	if c.out != "" {
-		return writeMarked(c.out, md, holeBegin, holeEnd)
+		return mdsection.Write(c.out, md, holeBegin, holeEnd)
 	}
 	return nil
 }

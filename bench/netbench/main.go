@@ -21,6 +21,7 @@
 package main
 
 import (
+	"carrier/bench/internal/mdsection"
 	"context"
 	"errors"
 	"flag"
@@ -527,24 +528,4 @@ func reasons(rs []*result) string {
 
 // writeSection puts md into path between the markers, replacing an
 // earlier section, or at the end.
-func writeSection(path, md string) error { return writeMarked(path, md, beginMark, endMark) }
-
-// writeMarked puts md into path between the markers begin and end,
-// replacing an earlier section, or at the end.
-func writeMarked(path, md, begin, end string) error {
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	s := string(old)
-	if i := strings.Index(s, begin); i >= 0 {
-		if j := strings.Index(s[i:], end); j >= 0 {
-			s = s[:i] + strings.TrimSuffix(md, "\n") + s[i+j+len(end):]
-			return os.WriteFile(path, []byte(s), 0o644)
-		}
-	}
-	if s != "" && !strings.HasSuffix(s, "\n\n") {
-		s = strings.TrimRight(s, "\n") + "\n\n"
-	}
-	return os.WriteFile(path, []byte(s+md), 0o644)
-}
+func writeSection(path, md string) error { return mdsection.Write(path, md, beginMark, endMark) }

@@ -24,6 +24,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"carrier/bench/internal/mdsection"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -187,7 +188,7 @@ func measure(ctx context.Context, cfg *config) error {
 	if cfg.out == "" {
 		return nil
 	}
-	return writeMarked(cfg.out, md, beginMark, endMark)
+	return mdsection.Write(cfg.out, md, beginMark, endMark)
 }
 
 // measureCount runs the first post of n pictures, the second post of the
@@ -556,26 +557,6 @@ func yes(ok bool) string {
 		return "yes"
 	}
 	return "**no**"
-}
-
-// writeMarked puts md into path between the markers begin and end,
-// replacing an earlier section, or at the end.
-func writeMarked(path, md, begin, end string) error {
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	s := string(old)
-	if i := strings.Index(s, begin); i >= 0 {
-		if j := strings.Index(s[i:], end); j >= 0 {
-			s = s[:i] + strings.TrimSuffix(md, "\n") + s[i+j+len(end):]
-			return os.WriteFile(path, []byte(s), 0o644)
-		}
-	}
-	if s != "" && !strings.HasSuffix(s, "\n\n") {
-		s = strings.TrimRight(s, "\n") + "\n\n"
-	}
-	return os.WriteFile(path, []byte(s+md), 0o644)
 }
 
 // diskSize is the space a file takes on the disk: its blocks, not its
