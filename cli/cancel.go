@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"carrier/compose"
 	"carrier/internal/app"
@@ -174,6 +175,20 @@ func runCancel(ctx context.Context, env *Env, args []string) error {
 }
 
 // snapshots are the journal's records as the queue shows jobs.
+// readJournal opens the journal in stateDir and reads every job's
+// snapshot, finished ones too, without a queue (the window may hold the
+// jobs): what `carrier jobs` and `carrier status` list. lerr names the
+// records that could not be read (the rest are there); err, a journal
+// that could not be opened.
+func readJournal(stateDir string) (jobs []transfer.Snapshot, lerr, err error) {
+	j, err := transfer.OpenJournal(stateDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	recs, lerr := j.List()
+	return snapshots(recs), lerr, nil
+}
+
 func snapshots(recs []*transfer.Record) []transfer.Snapshot {
 	out := make([]transfer.Snapshot, 0, len(recs))
 	for _, r := range recs {
@@ -190,12 +205,11 @@ func runJobs(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	j, err := transfer.OpenJournal(tf.stateDir)
+	jobs, lerr, err := readJournal(tf.stateDir)
 	if err != nil {
 		return err
 	}
-	recs, lerr := j.List()
-	jobs := snapshots(recs)
+	graphs := app.NewGraphs(jobs)
 	part := map[string]bool{}
 	for _, s := range jobs {
 		for _, n := range s.Needs {
@@ -210,7 +224,7 @@ func runJobs(ctx context.Context, env *Env, args []string) error {
 		if part[s.ID] {
 			continue // under its message
 		}
-		g, _ := app.GraphOf(jobs, s.ID)
+		g, _ := graphs.Of(s.ID)
 		show := *all || open(g.Msg)
 		for _, p := range g.Parts {
 			show = show || open(p)
@@ -227,6 +241,8 @@ func runJobs(ctx context.Context, env *Env, args []string) error {
 			switch {
 			case s.State == transfer.StateSignIn:
 				what += " · " + parkedWords(s)
+			case s.State == transfer.StateScheduled && !s.SendAt.IsZero():
+				what += " · " + scheduledWords(s.SendAt, time.Now())
 			case s.Error != "":
 				what += " · " + s.Error
 			}

@@ -90,6 +90,7 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	var lf linkFlags
 	lf.add(fs)
 	undoWindow := fs.Duration("undo-window", 0, "hold the message this long after it is queued (e.g. 10s, at most 5m): every byte but the last goes, and Ctrl+C within it undoes the send, so nothing reaches anyone (default: no window, sent at once)")
+	sendAt := fs.String("at", "", "send later: every byte but the last goes now, the last at this time (2026-12-01T09:00, or a time of day such as 09:00: the next one), at most 6 days ahead; the message's Date is that time; carrier waits for it, and Ctrl+C leaves it scheduled")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -111,6 +112,18 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 		return usagef("--undo-window needs --upload-type resumable: only a resumable upload can hold back its last bytes")
 	case *undoWindow > 0 && (*draftID != "" || mf.as != "" && mf.as != "send"):
 		return usagef("--undo-window is for a message that is sent, not for a draft, an insert or an import")
+	case *sendAt != "" && *undoWindow > 0:
+		return usagef("give --at (send later) or --undo-window (send now, with a moment to undo), not both")
+	case *sendAt != "" && typ != transfer.Resumable:
+		return usagef("--at needs --upload-type resumable: only a resumable upload can hold back its last bytes")
+	case *sendAt != "" && (*draftID != "" || *sendDraft != "" || mf.as != "" && mf.as != "send"):
+		return usagef("--at is for a new message that is sent, not for a draft, an insert or an import")
+	}
+	var later time.Time
+	if *sendAt != "" {
+		if later, err = app.ParseSendAt(*sendAt, sendLaterNow()); err != nil {
+			return usagef("--at: %v", err)
+		}
 	}
 	noMessage := len(mf.to)+len(mf.cc)+len(mf.bcc)+len(mf.attach) == 0 && mf.body == "" && mf.bodyFile == "" && mf.subject == ""
 	kind := auth.Send
@@ -136,6 +149,9 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	msg, method, err := mf.message(env)
 	if err != nil {
 		return err
+	}
+	if !later.IsZero() {
+		msg.Date = later // the message says when it was sent
 	}
 	gmail := app.GmailOptions{Thread: *thread, Labels: labels, DraftID: *draftID, SendDraft: *sendDraft}
 	if method, err = app.Prepare(msg, method, gmail); err != nil {
@@ -168,8 +184,8 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 		}
 		return jobs[len(jobs)-1], nil // the message: it goes after the rest
 	}
-	if *undoWindow > 0 && up.Sends() {
-		return sendUndoable(ctx, env, &uf, t, spec, *undoWindow, func(q *app.Queue, spec transfer.Spec, at time.Time) (string, error) {
+	if (*undoWindow > 0 || !later.IsZero()) && up.Sends() {
+		return sendHeld(ctx, env, &uf, t, spec, later, *undoWindow, func(q *app.Queue, spec transfer.Spec, at time.Time) (string, error) {
 			lopts.SendAt = at
 			return queue(q, spec)
 		})
@@ -182,12 +198,15 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 // Ctrl+C within the window: the message was cancelled and sent to nobody.
 var ErrUndone = errors.New("undone: the message was not sent")
 
-// sendUndoable queues the message held for window and waits for it as
-// upload does; Ctrl+C (ctx ending) before the window is over is Undo: the
-// message and its Drive parts are cancelled, so nothing reaches anyone.
-// After the window an interrupt keeps the message as any upload's, for
-// `carrier resume`: its last bytes may be on their way.
-func sendUndoable(ctx context.Context, env *Env, uf *uploadFlags, t *target, spec transfer.Spec, window time.Duration, add func(*app.Queue, transfer.Spec, time.Time) (string, error)) error {
+// sendHeld queues the message held for an undo window (from now), or
+// until a Send later time, and waits for it as upload does. With an undo
+// window (`--undo-window`), Ctrl+C (ctx ending) before its end is
+// Undo: the message and its Drive parts are cancelled, so nothing reaches
+// anyone. Without (`--at`, Send later), Ctrl+C leaves the message
+// scheduled in the journal for the desktop app or `carrier resume`.
+// After at an interrupt keeps the message as any upload's, for `carrier
+// resume`: its last bytes may be on their way.
+func sendHeld(ctx context.Context, env *Env, uf *uploadFlags, t *target, spec transfer.Spec, later time.Time, window time.Duration, add func(*app.Queue, transfer.Spec, time.Time) (string, error)) error {
 	q, done, err := runQueue(ctx, env, &uf.transferFlags, t.auth)
 	if err != nil {
 		return err
@@ -195,18 +214,36 @@ func sendUndoable(ctx context.Context, env *Env, uf *uploadFlags, t *target, spe
 	defer done()
 	q.Bind(t.account)
 	spec.ChunkSize = uf.chunkSize
-	at := app.SendAfter(time.Now(), window)
+	undo, at := window > 0, later
+	if undo {
+		at = app.SendAfter(time.Now(), window)
+	}
 	id, err := add(q, spec, at)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stderr, "carrier send: sending in %s: press Ctrl+C to undo\n", undoSeconds(window))
+	if undo {
+		fmt.Fprintf(env.Stderr, "carrier send: sending in %s: press Ctrl+C to undo\n", undoSeconds(window))
+	} else {
+		fmt.Fprintf(env.Stderr, "carrier send: scheduled for %s (in %s) as job %s: every byte but the last goes now, the last at that time; keep this running (Ctrl+C leaves it scheduled; `carrier cancel %s` undoes it)\n",
+			at.Local().Format("2006-01-02 15:04"), waitWords(time.Until(at)), id, id)
+	}
 	err = finishJob(ctx, env, q, id, true)
 	if err == nil {
 		t.remember()
+		if late := app.Lateness(at, time.Now()); !undo && late > 0 {
+			fmt.Fprintf(env.Stderr, "carrier send: sent at %s, %s after its time (%s): the computer was asleep or offline then, or the message was still uploading\n",
+				time.Now().Format("15:04"), waitWords(late), at.Local().Format("15:04"))
+		}
 		return nil
 	}
 	if ctx.Err() == nil || !time.Now().Before(at) {
+		return err
+	}
+	if !undo {
+		if s, _ := q.Job(id); s.State.Unfinished() {
+			return fmt.Errorf("%w: job %s goes at %s when Carrier runs then (the desktop app, or `carrier resume`); `carrier cancel %s` undoes it", ErrLeftScheduled, id, at.Local().Format("2006-01-02 15:04"), id)
+		}
 		return err
 	}
 	undone, uerr := q.Undo(context.WithoutCancel(ctx), id)
@@ -228,6 +265,14 @@ func sendUndoable(ctx context.Context, env *Env, uf *uploadFlags, t *target, spe
 	}
 	return ErrUndone
 }
+
+// sendLaterNow is the clock --at is read against (a test moves it back,
+// so a time a few seconds ahead passes Send later's minute).
+var sendLaterNow = time.Now
+
+// ErrLeftScheduled ends `carrier send --at` interrupted before its time:
+// the message stays scheduled in the journal.
+var ErrLeftScheduled = errors.New("interrupted: the message stays scheduled")
 
 // undoSeconds is a window in the words of its line: "10 s".
 func undoSeconds(d time.Duration) string {

@@ -372,3 +372,106 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// `carrier send --at` holds the message until its time: every byte but
+// the last is with the server first, nothing is sent before the time,
+// the message's Date is the time, and it is sent once.
+func TestSendAtSendsOnceAtItsTime(t *testing.T) {
+	e := newSendEnv(t)
+	defer func(f func() time.Time) { sendLaterNow = f }(sendLaterNow)
+	sendLaterNow = func() time.Time { return time.Now().Add(-time.Minute) } // Send later's minute, passed at once
+	at := time.Now().Add(4 * time.Second).Truncate(time.Second)
+	errOut := &lockedBuffer{}
+	var out bytes.Buffer
+	code := make(chan int, 1)
+	go func() {
+		code <- Main(context.Background(), &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: errOut}, []string{"send", "--to", "bob@example.com", "--subject", "Later", "--body", "At its time.",
+			"--at", at.Format(time.RFC3339), "--endpoint", e.url, "--token", "tok", "--state-dir", e.state, "--retry-base", "10ms"})
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if r := e.lastRecordIfAny(); r != nil && r.State == transfer.StateScheduled {
+			if !r.SendAt.Equal(at) {
+				t.Errorf("scheduled for %s, want %s", r.SendAt, at)
+			}
+			break
+		}
+		if time.Now().After(deadline) || !time.Now().Before(at) {
+			t.Fatalf("the message did not wait for its time before it came; stderr:\n%s", errOut.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := e.messageCount(); n != 0 {
+		t.Fatalf("%d messages before the time, want none", n)
+	}
+	for _, cmd := range []string{"jobs", "status"} {
+		var list bytes.Buffer
+		Main(context.Background(), &Env{Stdout: &list, Stderr: &list}, []string{cmd, "--state-dir", e.state})
+		if want := "sending at " + at.Local().Format(time.DateTime); !strings.Contains(list.String(), want) {
+			t.Errorf("carrier %s does not say %q:\n%s", cmd, want, list.String())
+		}
+	}
+	if !strings.Contains(errOut.String(), "scheduled for "+at.Format("2006-01-02 15:04")) || !strings.Contains(errOut.String(), "Ctrl+C leaves it scheduled") {
+		t.Errorf("stderr does not say when the message goes:\n%s", errOut.String())
+	}
+	if c := <-code; c != 0 {
+		t.Fatalf("exit %d:\n%s", c, errOut.String())
+	}
+	if time.Now().Before(at) {
+		t.Fatal("carrier send --at ended before the time")
+	}
+	if n := e.messageCount(); n != 1 {
+		t.Fatalf("%d messages, want exactly one", n)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(out.Bytes(), &m); err != nil || m["id"] == nil {
+		t.Fatalf("stdout %q: %v", out.String(), err)
+	}
+	raw := string(e.raw(m["id"].(string)))
+	if want := "Date: " + at.Format("Mon, 02 Jan 2006 15:04:05 -0700"); !strings.Contains(raw, want) {
+		t.Errorf("the message does not say it was sent at its time (%q):\n%.400s", want, raw)
+	}
+}
+
+// --at refuses, in words and before anything goes, a time that passed,
+// one too far ahead, what it cannot read, and what it is not for.
+func TestSendAtRefusals(t *testing.T) {
+	e := newSendEnv(t)
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--at", time.Now().Add(-time.Hour).Format(time.RFC3339)}, "that time has passed"},
+		{[]string{"--at", time.Now().Add(8 * 24 * time.Hour).Format(time.RFC3339)}, "at most 6 days ahead"},
+		{[]string{"--at", "tomorrowish"}, "is not a time Carrier reads"},
+		{[]string{"--at", "09:00", "--as", "draft"}, "not for a draft"},
+		{[]string{"--at", "09:00", "--undo-window", "10s"}, "not both"},
+		{[]string{"--at", "09:00", "--upload-type", "media"}, "needs --upload-type resumable"},
+	} {
+		_, errOut, code := e.run(append([]string{"send", "--to", "bob@example.com", "--body", "x"}, c.args...)...)
+		if code != 2 || !strings.Contains(errOut, "--at") || !strings.Contains(errOut, c.says) {
+			t.Errorf("%v: exit %d, %q: want a usage error naming --at that says %q", c.args, code, errOut, c.says)
+		}
+	}
+	if n := e.messageCount(); n != 0 {
+		t.Fatalf("%d messages sent by refused commands", n)
+	}
+}
+
+func TestWaitWords(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{4 * time.Second, "4 s"},
+		{59*time.Second + 400*time.Millisecond, "59 s"},
+		{12*time.Minute + 20*time.Second, "12 min"},
+		{3*time.Hour + 5*time.Minute, "3 h 5 min"},
+		{2 * time.Hour, "2 h"},
+		{50 * time.Hour, "2 days 2 h"},
+	} {
+		if got := waitWords(c.d); got != c.want {
+			t.Errorf("%s: %q, want %q", c.d, got, c.want)
+		}
+	}
+}

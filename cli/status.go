@@ -36,12 +36,10 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	j, err := transfer.OpenJournal(tf.stateDir)
+	snaps, lerr, err := readJournal(tf.stateDir)
 	if err != nil {
 		return err
 	}
-	recs, lerr := j.List()
-	snaps := snapshots(recs)
 	byID := make(map[string]transfer.Snapshot, len(snaps))
 	for _, s := range snaps {
 		byID[s.ID] = s
@@ -135,7 +133,7 @@ func standingWords(st delivery.Standing, snaps map[string]transfer.Snapshot) str
 	case delivery.PhaseSending:
 		return "sending to " + destinationWords(st.Destination)
 	case delivery.PhaseScheduled:
-		return "sending at " + st.SendAt.Local().Format(time.DateTime) + ": every byte but the last is in Gmail (carrier cancel undoes it)"
+		return scheduledWords(st.SendAt, time.Now())
 	case delivery.PhaseSaving:
 		return "saving the draft in Gmail"
 	case delivery.PhasePosting:
@@ -168,4 +166,34 @@ func jobWhat(s transfer.Snapshot) string {
 		return filepath.Base(s.Path)
 	}
 	return cmp.Or(s.Label, s.ID)
+}
+
+// scheduledWords say when a message held for its time goes, as `carrier
+// jobs` and `carrier status` print it: the time, how far off, and what
+// stands already.
+func scheduledWords(at, now time.Time) string {
+	when := at.Local().Format(time.DateTime)
+	if d := at.Sub(now); d > 0 {
+		when += " (in " + waitWords(d) + ")"
+	}
+	return "sending at " + when + ": every byte but the last is in Gmail (carrier cancel undoes it)"
+}
+
+// waitWords: a wait in round words, "45 s", "12 min", "3 h 5 min", "2 days 4 h".
+func waitWords(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%d s", int(d.Round(time.Second)/time.Second))
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d.Round(time.Minute)/time.Minute))
+	case d < 48*time.Hour:
+		d = d.Round(time.Minute)
+		h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
+		if m == 0 {
+			return fmt.Sprintf("%d h", h)
+		}
+		return fmt.Sprintf("%d h %d min", h, m)
+	}
+	d = d.Round(time.Hour)
+	return fmt.Sprintf("%d days %d h", int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
 }
