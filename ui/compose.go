@@ -42,6 +42,8 @@ type composeScreen struct {
 	meterNote            *wrapLabel
 	sendBtn              *focusButton
 	draftBtn, attachBtn  *focusButton
+	laterBtn             *focusButton // Send later… (sendlater.go)
+	later                *laterAsk    // its dialog, once asked
 	discardBtn           *focusButton // empties the form and its copy (keep.go)
 	attHeading           *widget.Label
 	formProblem          bool // status shows what Check found: it goes once mended
@@ -161,6 +163,7 @@ func newComposeScreen(u *UI) *composeScreen {
 	c.sendBtn.Importance = widget.HighImportance
 	c.draftBtn = newFocusButton(lang.X("compose.draft", "Save as draft"), theme.DocumentSaveIcon(), func() { c.submit(compose.Draft) })
 	c.discardBtn = newFocusButton(lang.X("compose.discard", "Discard"), theme.DeleteIcon(), c.askDiscard)
+	c.laterBtn = newFocusButton(lang.X("compose.later", "Send later…"), theme.HistoryIcon(), c.askLater)
 	c.status = newWrapLabel("")
 	c.status.Hide()
 	hint := newWrapLabel(lang.X("compose.hint", "Drop files anywhere on the window to attach them. Ctrl+Enter sends from any field; Tab moves between them."))
@@ -174,13 +177,13 @@ func newComposeScreen(u *UI) *composeScreen {
 			c.linkOpts,
 			mirrorRTL(container.NewBorder(nil, nil, newLabel(lang.X("compose.size", "Size")), nil, c.meter)),
 			c.meterNote,
-			mirrorRTL(container.NewBorder(nil, nil, nil, mirrorRTL(container.NewHBox(c.discardBtn, c.draftBtn, c.sendBtn)), hint)),
+			mirrorRTL(container.NewBorder(nil, nil, nil, mirrorRTL(container.NewHBox(c.discardBtn, c.draftBtn, c.laterBtn, c.sendBtn)), hint)),
 			c.status,
 		),
 		listFloor: c.attachmentsFloor,
 	}
 	// In this order for Tab: the fields, the body, then the attachments'
-	// buttons, Discard, Save as draft and Send.
+	// buttons, Discard, Save as draft, Send later and Send.
 	c.box = container.New(l, l.top, l.body, l.head, l.list, l.rest)
 	c.content = container.NewPadded(c.box)
 	c.refreshAttachments()
@@ -414,12 +417,15 @@ func (c *composeScreen) updateButtons() {
 			ok = false
 		}
 	}
-	for _, b := range []fyne.Disableable{c.sendBtn, c.draftBtn} {
+	for _, b := range []fyne.Disableable{c.sendBtn, c.draftBtn, c.laterBtn} {
 		if ok {
 			b.Enable()
 		} else {
 			b.Disable()
 		}
+	}
+	if c.draft != "" {
+		c.laterBtn.Disable() // a draft opened to edit goes with drafts.send: now, or saved
 	}
 	if c.busy || c.held || c.blank() {
 		c.discardBtn.Disable()

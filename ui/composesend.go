@@ -17,8 +17,15 @@ import (
 // A message with Drive links first makes sure the account allows Carrier
 // to create files in Drive, and asks the person (askDrive) before anything
 // is queued when it does not.
-func (c *composeScreen) submit(method compose.Method) {
+func (c *composeScreen) submit(method compose.Method) { c.submitAt(method, time.Time{}) }
+
+// submitAt is submit, a message sent later (Send later) when later is
+// not zero: held until then, and dated then.
+func (c *composeScreen) submitAt(method compose.Method, later time.Time) {
 	msg := c.message()
+	if !later.IsZero() {
+		msg.Date = later
+	}
 	// A draft being edited is updated (drafts.update) or sent with the
 	// message as it stands now (drafts.send), as one draft.
 	gmail := app.EditDraft(c.draft, method)
@@ -32,7 +39,10 @@ func (c *composeScreen) submit(method compose.Method) {
 	c.updateButtons()
 	c.say(lang.X("compose.preparing", "Preparing the message…"))
 	opts := c.linkOptions()
-	if method == compose.Send {
+	switch {
+	case method == compose.Send && !later.IsZero():
+		opts.SendAt = later // Send later
+	case method == compose.Send:
 		// Held for the undo window from the press of Send (Undo send).
 		opts.SendAt = app.SendAfter(time.Now(), c.u.undoWindow())
 	}

@@ -396,6 +396,11 @@ func (s *transfersScreen) draw(id string) {
 	show(r.reopen, head.Role == delivery.RoleMessage && s.canReopen(rd, head.Job))
 	left := undoLeft(st, now)
 	show(r.undo, left > 0 && s.u.deps.Keeper != nil)
+	// Sent later, Undo takes the message back to Compose to change it
+	// (its time, or to send it now): the message's Date is its time.
+	if label := undoLabel(left); r.undo.Text != label {
+		r.undo.SetText(label)
+	}
 	s.countDown(r, left)
 }
 
@@ -491,8 +496,8 @@ func (s *transfersScreen) phaseWords(rd *rowData) string {
 	if rd.lone() {
 		only = rd.view(rd.d.Members[0].Job)
 	}
-	if left := undoLeft(st, now); left > 0 {
-		return undoWords(left)
+	if left := undoLeft(st, now); left > 0 && st.Phase == delivery.PhaseScheduled {
+		return undoWords(left, st.SendAt)
 	}
 	switch st.Phase {
 	case delivery.PhaseScheduled:

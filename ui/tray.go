@@ -193,7 +193,9 @@ func (t *tray) update(force bool) {
 func undoable(snaps []transfer.Snapshot, now time.Time) []transfer.Snapshot {
 	var out []transfer.Snapshot
 	for _, s := range snaps {
-		if isMessage(s) && s.State.Unfinished() && s.SendAt.After(now) {
+		// A message sent later (more than the longest undo window ahead) is
+		// the Transfers row's to unschedule, not the tray's.
+		if isMessage(s) && s.State.Unfinished() && s.SendAt.After(now) && !s.SendAt.After(now.Add(app.MaxUndoWindow)) {
 			out = append(out, s)
 		}
 	}

@@ -67,14 +67,24 @@ func undoLeft(st delivery.Standing, now time.Time) time.Duration {
 	return max(st.SendAt.Sub(now), 0)
 }
 
-// undoWords are a row's words while its message may be undone.
-func undoWords(left time.Duration) string {
+// countFrom is how close to its time a held message counts down in
+// seconds; further off (Send later) its row says the time instead.
+const countFrom = 2 * time.Minute
+
+// undoWords are a row's words while its message waits for its time:
+// seconds counted down near it, the time itself further off.
+func undoWords(left time.Duration, at time.Time) string {
+	if left > countFrom {
+		return lang.X("later.row", "Scheduled: sending at {{.When}}", w{"When": at.Local().Format("2006-01-02 15:04")})
+	}
 	secs := int(math.Ceil(left.Seconds()))
 	return lang.X("undo.sending.in", "Sending in {{.Seconds}} s", w{"Seconds": secs})
 }
 
 // countDown draws row r again when the next second of its undo window
 // begins (UI thread), while the window lasts: one timer a row at most.
+// A message further off than countFrom is drawn again when its count
+// begins.
 func (s *transfersScreen) countDown(r *transferRow, left time.Duration) {
 	if r.countdown || left <= 0 {
 		return
@@ -83,6 +93,9 @@ func (s *transfersScreen) countDown(r *transferRow, left time.Duration) {
 	next := left % time.Second
 	if next == 0 {
 		next = time.Second
+	}
+	if left > countFrom {
+		next = left - countFrom
 	}
 	time.AfterFunc(next, func() {
 		s.u.do(func() {
@@ -103,6 +116,10 @@ func (s *transfersScreen) undo(id string) {
 	}
 	head, _ := rd.head()
 	did := rd.d.ID
+	reopened := lang.X("undo.reopened", "Undone, not sent")
+	if undoLeft(rd.st, s.now()) > countFrom {
+		reopened = lang.X("later.reopened", "Unscheduled, not sent: change it, then send it now or later")
+	}
 	s.u.goBackground(func(ctx context.Context) {
 		undone, err := keeper.Undo(ctx, head.Job)
 		s.u.do(func() {
@@ -118,7 +135,7 @@ func (s *transfersScreen) undo(id string) {
 			}
 			s.draw(did)
 			if undone.Composed != nil {
-				s.u.compose.reopen(undone.Composed, lang.X("undo.reopened", "Undone, not sent"))
+				s.u.compose.reopen(undone.Composed, reopened)
 			}
 			if len(undone.Files) > 0 {
 				s.askDrive(did, undone.Files)
@@ -129,7 +146,16 @@ func (s *transfersScreen) undo(id string) {
 
 // undoButton is a row's Undo.
 func (s *transfersScreen) undoButton(id string) *focusButton {
-	b := newFocusButton(lang.X("undo.button", "Undo"), theme.ContentUndoIcon(), func() { s.undo(id) })
+	b := newFocusButton(undoLabel(0), theme.ContentUndoIcon(), func() { s.undo(id) })
 	b.Hide()
 	return b
+}
+
+// undoLabel names Undo for a message left long before its time: a message
+// sent later is taken back to be changed (its time, or sent now).
+func undoLabel(left time.Duration) string {
+	if left > countFrom {
+		return lang.X("later.edit", "Unschedule and edit")
+	}
+	return lang.X("undo.button", "Undo")
 }

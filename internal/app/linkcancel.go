@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"carrier/internal/delivery"
 	"carrier/internal/gapi"
 	"carrier/transfer"
 )
@@ -19,12 +20,6 @@ import (
 // not yet done; the files its uploads already put on Drive are the
 // person's to keep or delete. The window and `carrier cancel` both go
 // through here, so they find the same graph and the same files.
-
-// driveUploadPath marks a job as an upload to Drive.
-const driveUploadPath = "/upload/drive/v3/files"
-
-// IsDriveUpload reports whether a job uploads a file to Drive.
-func IsDriveUpload(s transfer.Snapshot) bool { return strings.Contains(s.URL, driveUploadPath) }
 
 // ErrAlreadySent refuses to cancel a message that went: its links are
 // in the recipients' mail, so its Drive files stay as they are.
@@ -145,12 +140,13 @@ func (x *Graphs) Of(id string) (Graph, error) {
 // Ended refuses to cancel a message (or job) that finished, saying why:
 // nil when it has not.
 func (g Graph) Ended() error {
+	r := delivery.RouteOf(g.Msg.URL)
 	switch {
 	case g.Msg.State != transfer.StateDone:
 		return nil
 	case len(g.Parts) == 0:
 		return fmt.Errorf("job %s: %w", g.Msg.ID, transfer.ErrAlreadyDone)
-	case !strings.HasSuffix(g.Msg.URL, "/send"):
+	case r != delivery.RouteSend && r != delivery.RouteDraftSend:
 		// A draft saved, a message put in the mailbox: it reached
 		// nobody, and its files were shared with nobody.
 		return fmt.Errorf("job %s: %w: it is in Gmail; its Drive files stay there, shared with nobody", g.Msg.ID, transfer.ErrAlreadyDone)
@@ -214,10 +210,10 @@ func FilesOnDrive(jobs []transfer.Snapshot, parts []string) []DriveFile {
 		if j.State != transfer.StateDone || !slices.Contains(parts, j.ID) {
 			continue
 		}
-		root, _, ok := strings.Cut(j.URL, driveUploadPath)
-		if !ok {
+		if delivery.RouteOf(j.URL).Kind != delivery.KindDriveUpload {
 			continue
 		}
+		root, _, _ := strings.Cut(j.URL, "/upload/drive/v3/files") // the API root before the route
 		var file struct {
 			ID   string `json:"id"`
 			Name string `json:"name"`

@@ -385,7 +385,7 @@ type photosNewItem struct {
 
 // isBatchCreate tells a batch's creation calls among the journal's jobs.
 func isBatchCreate(s transfer.Snapshot) bool {
-	return s.Type == transfer.Call && strings.HasSuffix(s.URL, "/v1/mediaItems:batchCreate")
+	return s.Type == transfer.Call && delivery.RouteOf(s.URL).Kind == delivery.KindPhotosItems
 }
 
 // addBatchCreate queues the batchCreate call for uploads (with items'

@@ -1,0 +1,117 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+
+	"carrier/internal/delivery"
+	"carrier/transfer"
+)
+
+// Send later: a time typed in the dialog queues the message held until
+// then (every byte but the last sent), the row says when it goes and
+// offers to unschedule it, the tray does not offer Undo for it, and
+// unscheduling sends nothing and gives the message back to Compose.
+func TestSendLaterHoldsTheMessageUntilItsTime(t *testing.T) {
+	h := newHarness(t)
+	undoAfter(0)
+	c := h.u.compose
+	h.writeMessage("zoe@example.com", "Tomorrow")
+	test.Tap(c.laterBtn)
+	if c.later == nil || len(c.later.choices) == 0 {
+		t.Fatal("Send later offers no time")
+	}
+	at := time.Now().Add(3 * time.Hour).Truncate(time.Minute)
+	c.later.other.SetText(at.Format("2006-01-02 15:04"))
+	test.Tap(c.later.send)
+
+	var row *transferRow
+	var msg transfer.Snapshot
+	h.until("the message waits for its time", func() bool {
+		row = h.onlyRow()
+		for _, s := range h.q.Jobs() {
+			msg = s
+		}
+		return row != nil && msg.State == transfer.StateScheduled && row.undo.Visible() && strings.HasPrefix(row.state.Text, "Scheduled")
+	})
+	if !msg.SendAt.Equal(at) {
+		t.Errorf("the message goes at %s, want %s", msg.SendAt, at)
+	}
+	if want := "Scheduled: sending at " + at.Format("2006-01-02 15:04"); !strings.Contains(row.state.Text, want) {
+		t.Errorf("the row says %q, want %q", row.state.Text, want)
+	}
+	if row.undo.Text != "Unschedule and edit" {
+		t.Errorf("the row's Undo says %q", row.undo.Text)
+	}
+	if n := len(undoable(h.u.transfers.snapshots(), time.Now())); n != 0 {
+		t.Errorf("the tray offers to undo %d messages sent later", n)
+	}
+	if n := len(h.messages()); n != 0 {
+		t.Fatalf("%d messages before the time, want none", n)
+	}
+	h.until("Compose is emptied by Send later", func() bool { return c.subject.Text == "" })
+	test.Tap(row.undo)
+	h.until("Compose holds the message again", func() bool { return c.subject.Text == "Tomorrow" })
+	if !strings.Contains(c.status.Text, "Unscheduled") {
+		t.Errorf("Compose says %q", c.status.Text)
+	}
+	h.until("the message is cancelled", func() bool { return h.stateOf(msg.ID) == transfer.StateCancelled })
+	if n := len(h.messages()); n != 0 {
+		t.Fatalf("%d messages after unscheduling, want none", n)
+	}
+}
+
+// A time that passed, is too far, or cannot be read is refused in the
+// dialog, in words, and nothing is queued.
+func TestSendLaterRefusesABadTime(t *testing.T) {
+	h := newHarness(t)
+	c := h.u.compose
+	h.writeMessage("zoe@example.com", "When")
+	test.Tap(c.laterBtn)
+	for _, c2 := range []struct{ in, says string }{
+		{time.Now().Add(-time.Hour).Format("2006-01-02 15:04"), "has passed"},
+		{time.Now().Add(9 * 24 * time.Hour).Format("2006-01-02 15:04"), "At most 6 days"},
+		{"soonish", "cannot read that time"},
+	} {
+		c.later.other.SetText(c2.in)
+		test.Tap(c.later.send)
+		if !c.later.problem.Visible() || !strings.Contains(c.later.problem.Text, c2.says) {
+			t.Errorf("%q: the dialog says %q, want %q", c2.in, c.later.problem.Text, c2.says)
+		}
+	}
+	h.nothingQueued("after refused times")
+	if c.subject.Text != "When" {
+		t.Error("a refused time emptied the form")
+	}
+}
+
+// A message held for its time counts down only once every byte but the
+// last is in Gmail: while its bytes still go, its row says so (Undo is
+// offered all the same).
+func TestHeldMessageCountsDownOnlyOnceScheduled(t *testing.T) {
+	h := newHarness(t)
+	now := time.Now()
+	d := delivery.Delivery{ID: "d", Kind: delivery.KindMessage, Members: []delivery.Member{{Job: "m", Role: delivery.RoleMessage}}}
+	for _, c := range []struct {
+		state     transfer.State
+		countdown bool
+	}{
+		{transfer.StateRunning, false},
+		{transfer.StateScheduled, true},
+	} {
+		snap := transfer.Snapshot{ID: "m", State: c.state, SendAt: now.Add(10 * time.Second), Size: 1000, Confirmed: 200,
+			URL: "http://127.0.0.1/upload/gmail/v1/users/me/messages/send?uploadType=resumable"}
+		rd := &rowData{d: d, views: map[string]jobView{"m": {snap: snap}}}
+		rd.st = delivery.Status(d, map[string]transfer.Snapshot{"m": snap})
+		if !rd.st.Can(delivery.VerbUndo) {
+			t.Fatalf("%s: a held message may not be undone (%+v)", c.state, rd.st)
+		}
+		words := h.u.transfers.phaseWords(rd)
+		if got := strings.HasPrefix(words, "Sending in "); got != c.countdown {
+			t.Errorf("%s: the row says %q; counting down: %v, want %v", c.state, words, got, c.countdown)
+		}
+	}
+}
