@@ -199,9 +199,13 @@ func HandOver(appID, dataDir string, items []string) error {
 		return err
 	}
 	defer windows.CloseHandle(h)
-	if err := sameUserServer(h); err != nil {
+	pid, err := sameUserServer(h)
+	if err != nil {
 		return err
 	}
+	// This launch may have been started by the program in front (Explorer,
+	// a mail link's browser): the window may come to the front over it.
+	procAllowSetForeground.Call(uintptr(pid))
 	var head [4]byte
 	binary.LittleEndian.PutUint32(head[:], uint32(len(msg)))
 	if err := writeAll(h, 0, append(head[:], msg...)); err != nil {
@@ -239,12 +243,19 @@ func openPipe(name string) (windows.Handle, error) {
 	}
 }
 
-// sameUserServer refuses a pipe whose server runs as another user.
-func sameUserServer(h windows.Handle) error {
+var procAllowSetForeground = windows.NewLazySystemDLL("user32.dll").NewProc("AllowSetForegroundWindow")
+
+// sameUserServer refuses a pipe whose server runs as another user; else
+// it gives the server's process id.
+func sameUserServer(h windows.Handle) (uint32, error) {
 	var pid uint32
 	if err := windows.GetNamedPipeServerProcessId(h, &pid); err != nil {
-		return err
+		return 0, err
 	}
+	return pid, sameUser(pid)
+}
+
+func sameUser(pid uint32) error {
 	p, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, pid)
 	if err != nil {
 		return fmt.Errorf("the window's pipe is served by a process this user may not look at: %w", err)

@@ -36,7 +36,7 @@ func TestInstancePipeIsTheUsers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer windows.CloseHandle(h)
-	if err := sameUserServer(h); err != nil {
+	if _, err := sameUserServer(h); err != nil {
 		t.Errorf("the window's own pipe: %v", err)
 	}
 	sd, err := windows.GetSecurityInfo(h, windows.SE_KERNEL_OBJECT, windows.DACL_SECURITY_INFORMATION)
