@@ -15,7 +15,9 @@
 #    the person does in Settings), mapicaller calls MAPISendMailW and then
 #    MAPISendMail through Wine's mapi32.dll; the DLL starts Carrier.exe
 #    with a mailto: link, which hands To, Subject, body and the attachment
-#    (a copy under the name the caller gave, byte for byte) to the window.
+#    (a copy under the name the caller gave, byte for byte) to the window;
+#    a file that is not there is MAPI_E_ATTACHMENT_NOT_FOUND, and Carrier
+#    is not started.
 # Nothing is sent: the window's stand-in only records.
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 INSTALLED-CARRIER.EXE" >&2; exit 2; }
@@ -106,4 +108,20 @@ check "$tmp/mapia.json" "r['To'] == ['zoe@example.com'] and r['Subject'] == 'Sca
 copy=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["Attachments"][0])' "$tmp/mapia.json")
 cmp -s "$("$WINE" winepath -u "$copy" 2>/dev/null)" "$tmp/My files/photo.jpg" || fail "the attachment Carrier was handed ($copy) is not the file the program gave"
 echo "ok MAPISendMail (ANSI, SMTP: address) through mapi32: Compose gets the message and \"scan.jpg\""
+
+# A file that is not there: MAPI_E_ATTACHMENT_NOT_FOUND (11) to the
+# program, which keeps its document, and Carrier is not started.
+rm -f "$tmp/none.json" "$tmp/none.json.ready"
+"$WINE" "$tmp/handover.exe" "$(win "$tmp/none.json")" 5 >"$tmp/none.log" 2>&1 &
+rec=$!
+for _ in $(seq 200); do [ -e "$tmp/none.json.ready" ] && break; kill -0 "$rec" 2>/dev/null || break; sleep 0.1; done
+[ -e "$tmp/none.json.ready" ] || fail "the window's stand-in did not start: $(cat "$tmp/none.log")"
+rc=0
+"$WINE" "$tmp/mapicaller.exe" W zoe@example.com 'No file' 'none' 'C:\no\such\report.pdf' report.pdf >/dev/null 2>&1 || rc=$?
+[ "$rc" = 11 ] || fail "MAPISendMailW with a file that is not there returned $rc, not MAPI_E_ATTACHMENT_NOT_FOUND (11)"
+if wait "$rec"; then
+	fail "Carrier was started for a message whose file is not there: $(cat "$tmp/none.json")"
+fi
+rec=""
+echo "ok MAPISendMailW with a file that is not there: MAPI_E_ATTACHMENT_NOT_FOUND, Carrier not started"
 "$WINE" reg delete 'HKLM\Software\Clients\Mail' /ve /f >/dev/null 2>&1 || true
