@@ -202,7 +202,7 @@ func deps(ctx context.Context, core *app.App, q *app.Queue, events <-chan transf
 		}
 		return ui.Account{Address: address}
 	}
-	return ui.Deps{
+	d := ui.Deps{
 		Uploads: q,
 		Outbox:  q,
 		Keeper:  q,
@@ -241,6 +241,11 @@ func deps(ctx context.Context, core *app.App, q *app.Queue, events <-chan transf
 		},
 		StartsAtLogin: platform.Autostart,
 	}
+	// Make Carrier my mail app, where the system lets Carrier do it.
+	if platform.CanMakeMailApp() {
+		d.MakeMailApp = func() (platform.MailApp, error) { return platform.MakeMailApp(appID) }
+	}
+	return d
 }
 
 // fatalWindow shows why Carrier cannot work, in the window a person is

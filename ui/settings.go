@@ -35,7 +35,8 @@ type settingsSection struct {
 	u       *UI
 	theme   *choices
 	lang    *choices
-	login   *namedCheck // nil when the system's login start is not offered
+	login   *namedCheck  // nil when the system's login start is not offered
+	mailApp *focusButton // Make Carrier my mail app; nil when not offered
 	askQuit *namedCheck
 	status  *wrapLabel
 	restart *focusButton // Restart now, after a new language; nil without Deps.Restart
@@ -75,6 +76,10 @@ func newSettingsSection(u *UI) *settingsSection {
 		box.Add(s.login)
 	}
 	box.Add(s.askQuit)
+	if u.deps.MakeMailApp != nil {
+		s.mailApp = newFocusButton(lang.X("settings.mailapp", "Make Carrier my mail app"), theme.MailComposeIcon(), s.makeMailApp)
+		box.Add(container.NewHBox(s.mailApp))
+	}
 	box.Add(s.status)
 	if u.deps.Restart != nil {
 		s.restart = newFocusButton(lang.X("settings.restart", "Restart now"), theme.ViewRefreshIcon(), u.deps.Restart)
@@ -138,6 +143,35 @@ func (s *settingsSection) setLogin(on bool) {
 	} else {
 		s.say(lang.X("settings.login.off", "Carrier will not start when you log in."))
 	}
+}
+
+// makeMailApp makes Carrier the mail app and says what that changed: the
+// app that was before, and on Windows that mail links are the person's
+// to choose in Settings.
+func (s *settingsSection) makeMailApp() {
+	got, err := s.u.deps.MakeMailApp()
+	if err != nil {
+		s.say(app.Printable(err.Error()))
+		return
+	}
+	var text string
+	before := w{"Before": app.Printable(got.Before)}
+	switch {
+	case got.Already:
+		text = lang.X("settings.mailapp.already", "Carrier is already your mail app.")
+	case got.LinksInSettings && got.Before != "":
+		text = lang.X("settings.mailapp.programs", "Other programs' \"Send by email\" now opens Carrier. Before, {{.Before}} did.", before)
+	case got.LinksInSettings:
+		text = lang.X("settings.mailapp.programs.first", "Other programs' \"Send by email\" now opens Carrier. No app did before.")
+	case got.Before != "":
+		text = lang.X("settings.mailapp.done", "Carrier now opens mail links and other programs' \"Send by email\". Before, {{.Before}} did.", before)
+	default:
+		text = lang.X("settings.mailapp.first", "Carrier now opens mail links and other programs' \"Send by email\". No app did before.")
+	}
+	if got.LinksInSettings {
+		text += " " + lang.X("settings.mailapp.links", "Windows lets only you choose the app for mail links: choose Carrier for MAILTO in Settings > Apps > Default apps.")
+	}
+	s.say(text)
 }
 
 // applyTheme shows the window light or dark whatever the system says

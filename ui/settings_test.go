@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 
+	"carrier/internal/platform"
 	"carrier/transfer"
 )
 
@@ -215,5 +216,60 @@ func TestLanguageChoiceOffersRestart(t *testing.T) {
 	test.Tap(choiceNamed(p.lang, display("العربية")))
 	if p.restart != nil || p.status.logical != "Close and open Carrier again to see it in العربية." {
 		t.Errorf("without a restart: Restart now %v, the setting says %q", p.restart != nil, p.status.logical)
+	}
+}
+
+// Make Carrier my mail app says what it changed: the app that opened mail
+// links before, none, nothing (already), on Windows that mail links are
+// chosen in Settings; a refusal in its own words. Not offered without a
+// way to do it.
+func TestMakeMailAppSetting(t *testing.T) {
+	var answer platform.MailApp
+	var fail error
+	calls := 0
+	h := newHarness(t, func(o *harnessOpts) {
+		o.deps = func(d *Deps) {
+			d.MakeMailApp = func() (platform.MailApp, error) {
+				calls++
+				return answer, fail
+			}
+		}
+	})
+	s := h.u.account.settings
+	if s.mailApp == nil {
+		t.Fatal("Make Carrier my mail app is not offered")
+	}
+	for _, c := range []struct {
+		answer platform.MailApp
+		fail   error
+		want   []string
+		not    string
+	}{
+		{platform.MailApp{Before: "thunderbird.desktop"}, nil, []string{"Carrier now opens mail links", "Before, thunderbird.desktop did."}, "Settings > Apps"},
+		{platform.MailApp{}, nil, []string{"Carrier now opens mail links", "No app did before."}, "Settings > Apps"},
+		{platform.MailApp{Before: "app.carrier.desktop.desktop", Already: true}, nil, []string{"already your mail app"}, "Settings > Apps"},
+		{platform.MailApp{Before: "Microsoft Outlook", LinksInSettings: true}, nil, []string{`"Send by email" now opens Carrier`, "Before, Microsoft Outlook did.", "Settings > Apps > Default apps"}, "opens mail links"},
+		{platform.MailApp{}, errors.New("gio: Failed to load info for handler"), []string{"Failed to load info"}, "now opens"},
+	} {
+		answer, fail = c.answer, c.fail
+		before := calls
+		test.Tap(s.mailApp)
+		if calls != before+1 {
+			t.Fatalf("the button made %d calls", calls-before)
+		}
+		got := s.status.Text
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("for %+v, %v it says %q, want %q in it", c.answer, c.fail, got, w)
+			}
+		}
+		if strings.Contains(got, c.not) {
+			t.Errorf("for %+v, %v it says %q, with %q", c.answer, c.fail, got, c.not)
+		}
+	}
+
+	h2 := newHarness(t)
+	if h2.u.account.settings.mailApp != nil {
+		t.Error("Make Carrier my mail app offered without a way to do it")
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"carrier/compose"
 	"carrier/internal/app"
 	"carrier/internal/delivery"
+	"carrier/internal/platform"
 	"carrier/transfer"
 )
 
@@ -121,6 +122,9 @@ type Deps struct {
 	// tray, or not; StartsAtLogin says whether it does. Nil: not offered.
 	StartAtLogin  func(on bool) error
 	StartsAtLogin func() (bool, error)
+	// MakeMailApp makes Carrier the person's mail app
+	// (platform.MakeMailApp) and says what it changed. Nil: not offered.
+	MakeMailApp func() (platform.MailApp, error)
 	// Notify shows a notification with buttons through the desktop's own
 	// service (Fyne's have none); it fails where there is none, and Fyne's
 	// is sent instead. Nil: Fyne's always.

@@ -13,8 +13,10 @@ import (
 // (ClaimInstance); a later `carrier FILE...`, `carrier mailto:...` or plain
 // `carrier` hands what it was given to that window (HandOver) and exits.
 // On Linux this is the freedesktop Application interface on the session
-// bus, GApplication's way (instance_linux.go); elsewhere it is not done
-// yet and every launch opens its own window (instance_other.go).
+// bus, GApplication's way (instance_linux.go); on Windows a named pipe
+// of the person's own (instance_windows.go); on macOS a socket in the
+// private data folder (instance_sock.go); elsewhere it is not done yet
+// and every launch opens its own window (instance_other.go).
 
 // ErrRunning says another Carrier on the same folders holds the window:
 // hand what this one was given over to it.

@@ -1,11 +1,9 @@
-//go:build !linux
+//go:build !linux && !windows && !darwin
 
 package platform
 
-// ClaimInstance is not done on this system yet (a per-user named pipe on
-// Windows, a socket in the private state folder on macOS are to come):
-// every launch opens a window of its own, and `carrier FILE...` opens
-// one with the files.
+// ClaimInstance is not done on this system yet: every launch opens a
+// window of its own, and `carrier FILE...` opens one with the files.
 func ClaimInstance(appID, dataDir string) (*Instance, error) {
 	return nil, ErrNoSingleInstance
 }

@@ -9,8 +9,12 @@
 # list; the installed exe (the one shipped) says the version, sends a
 # message with an attachment through its embedded sandbox, which then holds
 # it once, and passes test-cli.sh (carrier sandbox, send, kill -9 and two
-# resumes); msiexec /x removes the program files and keeps the person's
-# data (%LOCALAPPDATA%\Carrier). --no-install: msiinfo's checks only.
+# resumes); Carrier is in SendTo, "Open with" and Clients\Mail with its
+# Simple MAPI DLL, and test-mapi.sh has the installed Carrier.exe hand
+# files to the window from Open with, Send to and a program's MAPISendMail;
+# msiexec /x removes the program files and every registration and keeps
+# the person's data (%LOCALAPPDATA%\Carrier). --no-install: msiinfo's
+# checks only.
 set -euo pipefail
 install=1
 [ "${1:-}" = --no-install ] && { install=0; shift; }
@@ -36,6 +40,18 @@ grep -q $'^CarrierExe\tCarrierExe\tCarrier.exe\t'"$(stat -c %s "$exe")"$'\t' <<<
 shortcuts=$(msiinfo export "$msi" Shortcut | tr -d "\r")
 grep -q $'\tProgramMenuFolder\tCarrier\t.*\t\\[INSTALLDIR\\]Carrier.exe\t.*\tcarrier.ico\t' <<<"$shortcuts" ||
 	fail "Shortcut has no Start-menu entry for Carrier.exe:"$'\n'"$shortcuts"
+grep -q $'\tSendToFolder\tCarrier\t.*\t\\[INSTALLDIR\\]Carrier.exe\t' <<<"$shortcuts" ||
+	fail "Shortcut has no Send to entry for Carrier.exe:"$'\n'"$shortcuts"
+grep -q $'^CarrierMapi\t' <<<"$files" || fail "File has no carriermapi.dll (the Simple MAPI provider)"
+registry=$(msiinfo export "$msi" Registry | tr -d "\r")
+for row in $'2\tSoftware\\Clients\\Mail\\Carrier\tDLLPath\t[INSTALLDIR]carriermapi.dll\t' \
+	$'2\tSoftware\\Clients\\Mail\\Carrier\tDLLPathEx\t[INSTALLDIR]carriermapi.dll\t' \
+	$'2\tSoftware\\Classes\\Applications\\Carrier.exe\\shell\\open\\command\t\t"[INSTALLDIR]Carrier.exe" "%1"\t' \
+	$'2\tSoftware\\Clients\\Mail\\Carrier\\Protocols\\mailto\\shell\\open\\command\t\t"[INSTALLDIR]Carrier.exe" "%1"\t' \
+	$'2\tSoftware\\RegisteredApplications\tCarrier\tSoftware\\Clients\\Mail\\Carrier\\Capabilities\t' \
+	$'2\tSoftware\\Clients\\Mail\\Carrier\\Capabilities\\URLAssociations\tmailto\tCarrier.mailto\t'; do
+	grep -qF "$row" <<<"$registry" || fail "Registry has no row ${row//$'\t'/ | }"
+done
 props=$(msiinfo export "$msi" Property | tr -d "\r")
 version=$("$root/scripts/release/version.sh")
 grep -qx $'ProductVersion\t'"$version" <<<"$props" || fail "ProductVersion is not $version"
@@ -47,7 +63,7 @@ trap 'rm -rf "$tmp"' EXIT
 # current folder.
 (cd "$tmp" && msiinfo export "$msi" Icon >/dev/null) || fail "no icon"
 [ "$(head -c 4 "$tmp/Icon/Icon.carrier.ico" | od -An -tx1 | tr -d ' ')" = 00000100 ] || fail "carrier.ico is not an icon"
-echo "ok $msi: tables, Carrier.exe, Start-menu entry, icon, version $version"
+echo "ok $msi: tables, Carrier.exe, Start-menu and Send to entries, mail client and Open with keys, icon, version $version"
 
 [ $install = 1 ] || exit 0
 
@@ -68,7 +84,21 @@ cmp -s "$installed" "$exe" || fail "installed, but Program Files has no Carrier.
 [ -n "$(menu)" ] || fail "installed, but no Start-menu entry"
 "$WINE" reg query "HKLM\\Software\\Microsoft\\Windows\\CurrentVersion\\Uninstall\\$code" >/dev/null 2>&1 ||
 	fail "installed, but not in the uninstall list"
-echo "ok $msi: installed in a fresh prefix"
+# Where people start a send: keys (reg reads the 64-bit view, where the
+# 64-bit msi wrote them) and the SendTo entry.
+sendto() { find "$WINEPREFIX/drive_c/users" -path '*/SendTo/Carrier.lnk' 2>/dev/null; }
+keys=('HKLM\Software\Clients\Mail\Carrier' 'HKLM\Software\Clients\Mail\Carrier\Protocols\mailto\shell\open\command'
+	'HKLM\Software\Clients\Mail\Carrier\Capabilities\URLAssociations' 'HKLM\Software\Classes\Carrier.mailto\shell\open\command'
+	'HKLM\Software\Classes\Applications\Carrier.exe\shell\open\command' 'HKLM\Software\Classes\Applications\Carrier.exe\SupportedTypes')
+for k in "${keys[@]}"; do
+	"$WINE" reg query "$k" >/dev/null 2>&1 || fail "installed, but $k is not in the registry"
+done
+"$WINE" reg query 'HKLM\Software\Clients\Mail\Carrier' /v DLLPath 2>/dev/null | grep -q 'C:\\Program Files\\Carrier\\carriermapi.dll' ||
+	fail "installed, but Clients\Mail\Carrier's DLLPath is not the installed carriermapi.dll"
+[ -f "$(dirname "$installed")/carriermapi.dll" ] || fail "installed, but no carriermapi.dll beside Carrier.exe"
+"$WINE" reg query 'HKLM\Software\RegisteredApplications' /v Carrier >/dev/null 2>&1 || fail "installed, but not in RegisteredApplications"
+[ -n "$(sendto)" ] || fail "installed, but no Carrier in SendTo"
+echo "ok $msi: installed in a fresh prefix, with Send to, Open with and Carrier as a mail client"
 
 # The installed exe, as a person starts it from a terminal. A missing DLL
 # shows here: the exe exits at once (53 under Wine) and says nothing.
@@ -110,13 +140,20 @@ wait "$sb" 2>/dev/null || true
 [ "$n" = 1 ] || fail "the embedded sandbox holds $n messages titled \"$subject\" with the attachment, not 1"
 echo "ok installed: carrier send delivered one message with its attachment through the embedded sandbox"
 "$here/test-cli.sh" "$installed" || fail "the installed Carrier.exe failed test-cli.sh"
+"$here/test-mapi.sh" "$installed" || fail "the installed Carrier.exe failed test-mapi.sh"
 
 "$WINE" msiexec /x "$winmsi" /qn || fail "msiexec /x exited $?"
 [ ! -e "$installed" ] || fail "uninstalled, but Carrier.exe is still there"
 [ ! -e "$(dirname "$installed")" ] || fail "uninstalled, but Program Files\\Carrier is still there"
 [ -z "$(menu)" ] || fail "uninstalled, but the Start-menu entry is still there"
+[ -z "$(sendto)" ] || fail "uninstalled, but Carrier is still in SendTo"
+for k in "${keys[@]}" 'HKLM\Software\Classes\Applications\Carrier.exe' 'HKLM\Software\Classes\Carrier.mailto'; do
+	! "$WINE" reg query "$k" >/dev/null 2>&1 || fail "uninstalled, but $k is still in the registry"
+done
+! "$WINE" reg query 'HKLM\Software\RegisteredApplications' /v Carrier >/dev/null 2>&1 ||
+	fail "uninstalled, but still in RegisteredApplications"
 ! "$WINE" reg query "HKLM\\Software\\Microsoft\\Windows\\CurrentVersion\\Uninstall\\$code" >/dev/null 2>&1 ||
 	fail "uninstalled, but still in the uninstall list"
 [ -f "$data/sandbox/token" ] || fail "uninstalling took the person's data ($data)"
 "$WINESERVER" -w
-echo "ok $msi: uninstalled; program files gone, the person's data kept"
+echo "ok $msi: uninstalled; program files and every registration gone, the person's data kept"

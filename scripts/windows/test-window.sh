@@ -2,7 +2,10 @@
 # Carrier's window, the Windows build, under Wine on a virtual X server:
 # scripts/windows/test-window.sh CARRIER.EXE. A message typed into the
 # compose screen and sent with its button reaches the embedded sandbox
-# exactly once. Screenshots go to artifacts/screenshots/windows-*.png: look
+# exactly once. Then a second Carrier.exe started with a mail link and a
+# file (as a browser's link or Explorer's Open with starts it) hands them
+# to the open window and exits 0; sent with the window's button, the
+# message reaches the sandbox once, with the file. Screenshots go to artifacts/screenshots/windows-*.png: look
 # at them. Uses the prefix of scripts/windows/test.sh, whose own Carrier
 # folders are emptied first.
 set -euo pipefail
@@ -85,4 +88,49 @@ sleep 2 # a second send would have arrived by now
 found=$(count || echo 0)
 shot sent
 [ "$found" -eq 1 ] || fail "the sandbox holds $found messages titled \"$subject\", not 1"
-echo "ok Carrier's window under Wine: a message typed and sent reached the sandbox once; screenshots in $SHOTS/windows-*.png"
+echo "ok Carrier's window under Wine: a message typed and sent reached the sandbox once"
+
+# A second launch hands a mail link with a file to this window.
+handed="$OUT/handed attachment.bin"
+head -c 150000 /dev/urandom >"$handed"
+subject="Handed to the open window $RANDOM"
+enc() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
+link="mailto:zoe@example.com?subject=$(enc "$subject")&attach=$(enc "Z:${handed//\//\\}")"
+t0=$(date +%s%N)
+timeout 60 "$WINE" "$exe" "$link" >"$OUT/logs/window-second.log" 2>&1 ||
+	fail "the second Carrier.exe exited $? (124: it was still running after a minute, a window of its own?): $(cat "$OUT/logs/window-second.log")"
+ms=$((($(date +%s%N) - t0) / 1000000))
+kill -0 "$app" 2>/dev/null || fail "the window went when the second Carrier.exe started"
+sleep 2
+shot handed
+# Send: a note under the buttons ("From a mail link") moved them up, so by
+# the keys, from the Subject field.
+click 585 258
+xdotool key ctrl+Return
+sent() { # messages with the subject and the file (the sandbox's own mailbox)
+	python3 - "$base" "$token" "$subject" "$handed" <<'PY'
+import base64, email, email.policy, json, sys, urllib.request
+base, token, subject, want = sys.argv[1], sys.argv[2], sys.argv[3], open(sys.argv[4], "rb").read()
+def get(path):
+    req = urllib.request.Request(base + path, headers={"Authorization": "Bearer " + token})
+    return json.load(urllib.request.urlopen(req, timeout=10))
+n = 0
+for m in get("/gmail/v1/users/me/messages").get("messages", []):
+    raw = get("/gmail/v1/users/me/messages/%s?format=raw" % m["id"])["raw"]
+    msg = email.message_from_bytes(base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)), policy=email.policy.default)
+    if msg["Subject"] == subject and [p.get_content() for p in msg.iter_attachments()] == [want]:
+        n += 1
+print(n)
+PY
+}
+found=0
+for _ in $(seq 60); do
+	found=$(sent || echo 0)
+	[ "$found" -ge 1 ] && break
+	sleep 0.3
+done
+sleep 2
+found=$(sent || echo 0)
+shot handed-sent
+[ "$found" -eq 1 ] || fail "after the hand-over, the sandbox holds $found messages titled \"$subject\" with the file, not 1"
+echo "ok Carrier's window under Wine: a second Carrier.exe handed a mail link and a file to it and exited 0 in $ms ms; sent, it reached the sandbox once with the file; screenshots in $SHOTS/windows-*.png"
