@@ -173,7 +173,7 @@ def api(base, token, path, method="GET", data=None, content_type=None, timeout=1
 # Compose's Save as draft; Send while Compose edits a draft (its note
 # under the buttons lifts them); a draft's Edit in the Mailbox's first row
 # (the newest item), in a 1100x720 window.
-SAVE_DRAFT = (948, 693)
+SAVE_DRAFT = (822, 693)
 SEND_EDITED_DRAFT = (1054, 655)
 EDIT_FIRST_DRAFT = (392, 130)
 

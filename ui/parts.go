@@ -549,7 +549,13 @@ func (s *transfersScreen) phaseWords(rd *rowData) string {
 		return heldWords(st.Held)
 	case delivery.PhaseSent:
 		// A message that went says so, alone or with its links: "Done"
-		// told a person nothing of whether it left (issue 32).
+		// told a person nothing of whether it left (issue 32); one sent
+		// later than its time (Send later, Undo send) says when and why.
+		_, msg := rd.head()
+		if late := app.Lateness(msg.SendAt, msg.Updated); late > 0 {
+			return lang.X("later.late", "Sent at {{.Time}}, {{.Minutes}} min after its time ({{.At}}): the computer was asleep, offline or still uploading then",
+				w{"Time": msg.Updated.Local().Format("15:04"), "Minutes": int(late / time.Minute), "At": msg.SendAt.Local().Format("15:04")})
+		}
 		return lang.X("group.sent", "Sent")
 	case delivery.PhaseSaved:
 		return lang.X("delivery.saved", "Saved as a draft")

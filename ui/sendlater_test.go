@@ -115,3 +115,26 @@ func TestHeldMessageCountsDownOnlyOnceScheduled(t *testing.T) {
 		}
 	}
 }
+
+// A message that left later than its time says when, and why it may
+// have; one that left on time says Sent.
+func TestLateMessageSaysWhenItWent(t *testing.T) {
+	h := newHarness(t)
+	at := time.Date(2026, 11, 28, 9, 0, 0, 0, time.Local)
+	d := delivery.Delivery{ID: "d", Kind: delivery.KindMessage, Members: []delivery.Member{{Job: "m", Role: delivery.RoleMessage}}}
+	for _, c := range []struct {
+		sent time.Time
+		want string
+	}{
+		{at.Add(3 * time.Second), "Sent"},
+		{at.Add(14*time.Minute + 20*time.Second), "Sent at 09:14, 14 min after its time (09:00): the computer was asleep, offline or still uploading then"},
+	} {
+		snap := transfer.Snapshot{ID: "m", State: transfer.StateDone, SendAt: at, Updated: c.sent, Size: 1000, Confirmed: 1000,
+			URL: "http://127.0.0.1/upload/gmail/v1/users/me/messages/send?uploadType=resumable"}
+		rd := &rowData{d: d, views: map[string]jobView{"m": {snap: snap}}}
+		rd.st = delivery.Status(d, map[string]transfer.Snapshot{"m": snap})
+		if got := h.u.transfers.phaseWords(rd); got != c.want {
+			t.Errorf("sent %s after its time: %q, want %q", c.sent.Sub(at), got, c.want)
+		}
+	}
+}
