@@ -98,6 +98,9 @@ func (c *composeScreen) askLater() {
 	objs = append(objs, newLabel(lang.X("later.other", "Another time")+":"), mirrorRTL(container.NewBorder(nil, nil, nil, otherBtn, other)), problem)
 	cancel := newDialogButton(display(lang.X("row.cancel", "Cancel")), theme.CancelIcon(), func() { d.Hide() })
 	d = u.newDialog(display(lang.X("later.title", "Send later")), container.NewVBox(objs...), cancel, cancel)
-	d.Resize(fyne.NewSize(440, d.MinSize().Height))
 	d.Show()
+	// Laid out at its width, the words above wrap into fewer lines than
+	// before it had one: sized again once they are, the dialog fits them.
+	d.Resize(fyne.NewSize(460, 1))
+	d.Resize(fyne.NewSize(460, 1))
 }

@@ -81,16 +81,20 @@ func parseLocal(s string, now time.Time) (time.Time, error) {
 	return time.Time{}, errors.New("not a time")
 }
 
-// SendLaterChoices are the times the window offers first: later today
-// (the next full hour at least two hours ahead, until 20:00), tomorrow
-// at 8:00 and 13:00, and the coming Monday at 8:00 (a week ahead when
-// today is Monday, dropped then as too far).
+// SendLaterChoices are the times the window offers first: this morning
+// at 8:00 (in the night before it), later today (the next full hour at
+// least two hours ahead, from 9:00 until 20:00), tomorrow at 8:00 and
+// 13:00, and the coming Monday at 8:00 (a week ahead when today is
+// Monday, dropped then as too far). Nobody is offered 3:00.
 func SendLaterChoices(now time.Time) []time.Time {
 	loc := now.Location()
 	y, m, d := now.Date()
 	day := func(n, h int) time.Time { return time.Date(y, m, d+n, h, 0, 0, 0, loc) }
 	var out []time.Time
-	if later := now.Add(2 * time.Hour).Truncate(time.Hour).Add(time.Hour); later.Before(day(0, 20)) || later.Equal(day(0, 20)) {
+	if morning := day(0, 8); !morning.Before(now.Add(time.Hour)) {
+		out = append(out, morning)
+	}
+	if later := now.Add(2 * time.Hour).Truncate(time.Hour).Add(time.Hour); !later.Before(day(0, 9)) && !later.After(day(0, 20)) {
 		out = append(out, later)
 	}
 	out = append(out, day(1, 8), day(1, 13))

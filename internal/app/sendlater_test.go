@@ -57,6 +57,10 @@ func TestSendLaterChoices(t *testing.T) {
 		{time.Date(2026, 11, 27, 18, 30, 0, 0, loc), []time.Time{day(28, 8), day(28, 13), day(30, 8)}},
 		// Sunday: Monday 8:00 is tomorrow's, offered once.
 		{time.Date(2026, 11, 29, 9, 0, 0, 0, loc), []time.Time{day(29, 12), day(30, 8), day(30, 13)}},
+		// In the night: this morning at 8, not 3:00.
+		{time.Date(2026, 11, 28, 0, 47, 0, 0, loc), []time.Time{day(28, 8), day(29, 8), day(29, 13), day(30, 8)}},
+		// Early morning, less than an hour before 8: later today at 10.
+		{time.Date(2026, 11, 27, 7, 10, 0, 0, loc), []time.Time{day(27, 10), day(28, 8), day(28, 13), day(30, 8)}},
 		// Monday: the next Monday is a week ahead, too far.
 		{time.Date(2026, 11, 30, 21, 0, 0, 0, loc), []time.Time{time.Date(2026, 12, 1, 8, 0, 0, 0, loc), time.Date(2026, 12, 1, 13, 0, 0, 0, loc)}},
 	} {
