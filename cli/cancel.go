@@ -227,6 +227,8 @@ func runJobs(ctx context.Context, env *Env, args []string) error {
 			switch {
 			case s.State == transfer.StateSignIn:
 				what += " · " + parkedWords(s)
+			case s.State == transfer.StateMissing:
+				what += " · " + ghostWords(s.ID, s.Path)
 			case s.Error != "":
 				what += " · " + s.Error
 			}
