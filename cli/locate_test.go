@@ -79,6 +79,9 @@ func TestResumeLocate(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "missing") || !strings.Contains(out, "the file is no longer at "+path+": if you moved it, run `carrier resume --locate "+id+" NEWPATH`") {
 		t.Fatalf("jobs: exit %d\n%s%s", code, out, errs)
 	}
+	if code, out, errs = run("status", "--state-dir", state); !strings.Contains(out+errs, "the file is no longer at "+path) {
+		t.Errorf("status: exit %d\n%s%s", code, out, errs)
+	}
 	stored := sb.Stats().BytesStored
 
 	other := bytes.Clone(data)
