@@ -123,10 +123,11 @@ func TestPasteAttachesFiles(t *testing.T) {
 	// In Media, the files go to the batch.
 	h.u.tabs.Select(h.u.timelineTab)
 	pic := writeFile(t, "dot.png", pngDot)
-	clip.SetContent(fileURI(pic))
-	h.u.pasteShortcut(&fyne.ShortcutPaste{Clipboard: clip})
+	clip.SetContent("copy\n" + fileURI(pic))
+	h.w.Canvas().Focus(h.u.timeline.description)
+	h.u.timeline.description.TypedShortcut(&fyne.ShortcutPaste{Clipboard: clip})
 	h.until("the picture in Media", func() bool { return h.u.timeline.reading == 0 && len(h.u.timeline.files) == 1 })
-	if len(c.attachments) != 2 {
-		t.Errorf("Media's paste attached to the message too: %q", c.attachments)
+	if len(c.attachments) != 2 || h.u.timeline.description.Text != "" {
+		t.Errorf("Media's paste: attachments %q, description %q", c.attachments, h.u.timeline.description.Text)
 	}
 }
