@@ -46,12 +46,24 @@ func (s *transfersScreen) locate(id string) {
 		return
 	}
 	job, was := rd.st.Member.Job, rd.st.Path
+	// The delivery's other ghosts that were in the same folder: a folder
+	// of pictures moved whole is located by one of them.
+	var others []ghost
+	for _, m := range rd.d.Members {
+		snap := rd.view(m.Job).snap
+		if m.Job != job && snap.State == transfer.StateMissing && filepath.Dir(snap.Path) == filepath.Dir(was) {
+			others = append(others, ghost{m.Job, filepath.Base(snap.Path)})
+		}
+	}
 	pick := s.pickLocated
 	if pick == nil {
 		pick = s.pickFile
 	}
-	pick(was, func(path string) { s.locateAt(job, path) })
+	pick(was, func(path string) { s.locateAt(job, path, others) })
 }
+
+// ghost is a job whose file is missing, with the file's name.
+type ghost struct{ job, name string }
 
 // pickFile is Locate…'s file dialog, opened in the folder the file was in
 // when that folder is still there (a file renamed in place).
@@ -74,8 +86,10 @@ func (s *transfersScreen) pickFile(was string, chosen func(path string)) {
 }
 
 // locateAt gives the queue path as job's file; a refusal is said in words
-// (the row redraws from the queue's events otherwise).
-func (s *transfersScreen) locateAt(job, path string) {
+// (the row redraws from the queue's events otherwise). Once it is taken,
+// the others are looked for under their names in path's folder: the queue
+// takes each only if it is the same file, and leaves the rest ghosts.
+func (s *transfersScreen) locateAt(job, path string, others []ghost) {
 	loc := s.locator()
 	if loc == nil {
 		return
@@ -83,6 +97,9 @@ func (s *transfersScreen) locateAt(job, path string) {
 	s.u.goBackground(func(ctx context.Context) {
 		err := loc.Locate(ctx, job, path)
 		if err == nil {
+			for _, o := range others {
+				loc.Locate(ctx, o.job, filepath.Join(filepath.Dir(path), o.name))
+			}
 			return
 		}
 		title, text := locateRefusal(path, err)

@@ -2,10 +2,12 @@ package ui
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -130,4 +132,34 @@ func TestLocateGhostFromTheRow(t *testing.T) {
 		t.Fatalf("the object is %d bytes, not the file's %d", len(got), len(data))
 	}
 	h.until("the row leaves the ghost", func() bool { return !row.locate.Visible() })
+}
+
+// The fake queue takes any file for a ghost, and says whom it was asked.
+func (f *fakeUploads) Locate(_ context.Context, id, path string) error {
+	return f.record("locate", id+" "+filepath.ToSlash(path))
+}
+
+// A batch whose folder of pictures moved is located by one picture: the
+// others are looked for under their names in the folder chosen.
+func TestLocateOneOfAMovedFolder(t *testing.T) {
+	recs := photosBatch(3, transfer.StateMissing)
+	fu := &fakeUploads{recs: recs}
+	h := newHarness(t, func(o *harnessOpts) { o.uploads, o.events = fu, make(chan transfer.Event, 16) })
+	row := h.onlyRow()
+	if row == nil || !row.locate.Visible() || !strings.Contains(row.state.logical, "/pics/pic00000.jpg") {
+		t.Fatalf("the batch's row: %v", row)
+	}
+	h.u.transfers.pickLocated = func(_ string, chosen func(string)) { chosen(filepath.FromSlash("/new place/pic00000.jpg")) }
+	test.Tap(row.locate)
+	want := []string{"locate p00000 /new place/pic00000.jpg", "locate p00001 /new place/pic00001.jpg", "locate p00002 /new place/pic00002.jpg"}
+	h.until("the three located", func() bool {
+		fu.mu.Lock()
+		defer fu.mu.Unlock()
+		return len(fu.calls) >= len(want)
+	})
+	fu.mu.Lock()
+	defer fu.mu.Unlock()
+	if !slices.Equal(fu.calls, want) {
+		t.Errorf("asked %q, want %q", fu.calls, want)
+	}
 }
