@@ -243,6 +243,8 @@ func runJobs(ctx context.Context, env *Env, args []string) error {
 				what += " · " + parkedWords(s)
 			case s.State == transfer.StateScheduled && !s.SendAt.IsZero():
 				what += " · " + scheduledWords(s.SendAt, time.Now())
+			case s.State == transfer.StateMissing:
+				what += " · " + ghostWords(s.ID, s.Path)
 			case s.Error != "":
 				what += " · " + s.Error
 			}

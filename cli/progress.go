@@ -139,6 +139,9 @@ func (p *progress) event(e transfer.Event) {
 	case transfer.EventSignIn:
 		j.running = false
 		p.line(fmt.Sprintf("%s: waiting for a sign-in: %s", who(e), parkedWords(e.Snap)))
+	case transfer.EventMissing:
+		j.running = false
+		p.line(fmt.Sprintf("%s: waiting: %s", who(e), ghostWords(e.Job, e.Snap.Path)))
 	case transfer.EventScheduled:
 		j.running = false
 		p.line(fmt.Sprintf("%s: %s of %s with the server; the rest goes at %s", who(e), compose.HumanSize(e.Confirmed), compose.HumanSize(e.Total), e.Snap.SendAt.Local().Format("15:04:05")))

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -33,7 +34,9 @@ func runResume(ctx context.Context, env *Env, args []string) error {
 	list := fs.Bool("list", false, "list the unfinished and failed jobs instead of resuming them")
 	wait := fs.Bool("wait", false, "wait for the uploads another Carrier is sending to end (and send those it leaves unfinished), and for Google Photos' daily quota to reset (midnight Pacific time) to send the uploads it stopped")
 	endpoint := fs.String("endpoint", "", "the server --token, --token-file or CARRIER_TOKEN is for; jobs on other servers use their own sign-ins")
-	if err := parseFlags(fs, args); err != nil {
+	locate := fs.String("locate", "", "`ID` of a job whose file is no longer where it was, followed by the file's new path: the same file goes on where the server stands (another file is refused)")
+	newPath, err := parseLocate(fs, args, locate)
+	if err != nil {
 		return err
 	}
 	if *list {
@@ -67,6 +70,13 @@ func runResume(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	r := resumer{ctx: ctx, env: env, q: q, seen: map[string]bool{}, stateDir: tf.stateDir, elsewhere: map[string]bool{}}
+	if *locate != "" {
+		if err := q.Locate(ctx, *locate, newPath); err != nil {
+			return locateError(*locate, newPath, err)
+		}
+		fmt.Fprintf(env.Stderr, "carrier resume: job %s goes on from %s\n", *locate, app.Printable(newPath))
+		r.again = []string{*locate} // finished with the rest of the journal
+	}
 	for pass := 0; ; pass++ {
 		later, due, err := quotaWaits(quota, q, clockNow())
 		if err != nil {
@@ -443,6 +453,8 @@ func listJobs(env *Env, stateDir string) error {
 			note = "will be retried by carrier resume: " + note
 		case r.State == transfer.StateSignIn:
 			note = parkedWords(snapshots([]*transfer.Record{r})[0])
+		case r.State == transfer.StateMissing:
+			note = ghostWords(r.ID, r.Path)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s/%s\t%s\t%s\n", r.ID, r.State, r.Type, compose.HumanSize(r.Confirmed), compose.HumanSize(r.Size), r.Path, note)
 	}
@@ -454,4 +466,47 @@ func listJobs(env *Env, stateDir string) error {
 		return fmt.Errorf("some journal records could not be read: %w", lerr)
 	}
 	return nil
+}
+
+// parseLocate parses resume's flags: with --locate ID, the one argument
+// after them is the file's new path; without, none is allowed.
+func parseLocate(fs *flag.FlagSet, args []string, locate *string) (string, error) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return "", err
+		}
+		return "", &UsageError{Msg: err.Error()}
+	}
+	rest := fs.Args()
+	switch {
+	case *locate == "" && len(rest) > 0:
+		return "", usagef("unexpected argument %q (flags go before nothing else; see -h)", strings.Join(rest, " "))
+	case *locate != "" && len(rest) != 1:
+		return "", usagef("--locate takes the job's id and then the file's new path: carrier resume --locate ID PATH")
+	case *locate != "" && rest[0] == "":
+		return "", usagef("--locate: the file's new path is empty")
+	}
+	if len(rest) == 1 {
+		return rest[0], nil
+	}
+	return "", nil
+}
+
+// ghostWords is what `carrier jobs`, `resume --list` and a resume say of a
+// job whose file is no longer where it was.
+func ghostWords(id, path string) string {
+	return fmt.Sprintf("the file is no longer at %s: if you moved it, run `carrier resume --locate %s NEWPATH`", app.Printable(path), id)
+}
+
+// locateError words a refused --locate.
+func locateError(id, path string, err error) error {
+	switch {
+	case errors.Is(err, transfer.ErrNotSameFile):
+		return fmt.Errorf("%s is not the file of job %s, which stays where it was: %w", app.Printable(path), id, err)
+	case errors.Is(err, transfer.ErrNotMissing):
+		return fmt.Errorf("job %s is not waiting for its file (see `carrier jobs`): nothing to locate", id)
+	case errors.Is(err, transfer.ErrUnknownJob):
+		return fmt.Errorf("there is no job %s in the journal (see `carrier jobs`)", id)
+	}
+	return fmt.Errorf("cannot locate job %s's file at %s: %w", id, app.Printable(path), err)
 }

@@ -146,6 +146,8 @@ func standingWords(st delivery.Standing, snaps map[string]transfer.Snapshot) str
 		return "held: " + cmp.Or(st.Held, "waiting for the network")
 	case delivery.PhaseSignIn:
 		return parkedWords(member)
+	case delivery.PhaseMissing:
+		return "waiting: " + ghostWords(member.ID, st.Path)
 	case delivery.PhaseBlocked:
 		return fmt.Sprintf("waiting: %s was cancelled; carrier cancel %s cancels the rest", jobWhat(member), member.ID)
 	case delivery.PhaseFailed:

@@ -252,6 +252,8 @@ func finishJob(ctx context.Context, env *Env, q *app.Queue, id string, resumeHin
 			// waiting for a retry of that one.
 			return fmt.Errorf("job %s waits: %s", id, app.Printable(rec.Blocked))
 		}
+	case transfer.StateMissing:
+		return fmt.Errorf("job %s waits: %s", id, ghostWords(id, rec.Path))
 	case transfer.StateFailed:
 		if rec.Retryable && resumeHint {
 			return fmt.Errorf("job %s: %s%s", id, rec.Error, adviceFor(rec.Failure))

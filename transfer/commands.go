@@ -137,8 +137,9 @@ func (q *Queue) Cancel(ctx context.Context, id string) error {
 	return nil
 }
 
-// Wait blocks until the job ends (done, failed, cancelled) or parks for a
-// sign-in (StateSignIn: only a person can send it on from there) and no
+// Wait blocks until the job ends (done, failed, cancelled), parks for a
+// sign-in (StateSignIn: only a person can send it on from there) or lost
+// its file (StateMissing: only the person's Locate sends it on), and no
 // worker holds it, and returns it as it stands then. A job waiting for
 // jobs of this queue that wait, in the end, only for a sign-in (a message
 // whose Drive upload parked) is returned too, still waiting; so is a job
@@ -155,7 +156,7 @@ func (q *Queue) Wait(ctx context.Context, id string) (Snapshot, error) {
 			return Snapshot{}, err
 		}
 		snap := q.snapshot(jb)
-		if (!snap.State.Unfinished() || snap.State == StateSignIn) && jb.run == nil {
+		if (!snap.State.Unfinished() || snap.State == StateSignIn || snap.State == StateMissing) && jb.run == nil {
 			q.mu.Unlock()
 			return snap, nil
 		}

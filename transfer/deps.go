@@ -39,6 +39,10 @@ func (q *Queue) needsMet(jb *job) (met bool, blocked string) {
 			if blocked == "" {
 				blocked = fmt.Sprintf("it needs %q, which waits for a sign-in", label)
 			}
+		case StateMissing:
+			if blocked == "" {
+				blocked = fmt.Sprintf("it needs %q, whose file is no longer where it was", label)
+			}
 		case "":
 			if blocked == "" {
 				blocked = fmt.Sprintf("it needs job %s, which is no longer in the journal", id)

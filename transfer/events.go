@@ -20,6 +20,7 @@ const (
 	EventWaiting                        // waiting for the jobs it needs; Snap.Blocked says why when one of them failed
 	EventSignIn                         // parked: its sign-in ended; Snap.SignInFor names the account to sign in as
 	EventScheduled                      // every byte but the last is with the server; the last go at Snap.SendAt
+	EventMissing                        // a ghost: its file is no longer at Snap.Path; Queue.Locate sends it on
 )
 
 func (k EventKind) String() string {
@@ -46,6 +47,8 @@ func (k EventKind) String() string {
 		return "sign-in"
 	case EventScheduled:
 		return "scheduled"
+	case EventMissing:
+		return "missing"
 	}
 	return fmt.Sprintf("EventKind(%d)", int(k))
 }

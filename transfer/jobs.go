@@ -145,7 +145,8 @@ func (q *Queue) transition(jb *job, m Move, to State, change func(*Record), ev E
 	switch {
 	case hold:
 		q.transition(jb, MoveHold, StateWaiting, nil, Event{})
-	case to == StateDone || to == StateFailed || to == StateCancelled || to == StateSignIn || from == StateSignIn:
+	case to == StateDone || to == StateFailed || to == StateCancelled || to == StateSignIn || from == StateSignIn ||
+		to == StateMissing || from == StateMissing:
 		q.recheckWaiting(jb.id)
 	}
 	return err

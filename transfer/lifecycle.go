@@ -21,13 +21,19 @@ const (
 	// and the last wait for the record's SendAt (Undo send, Send later).
 	// The session is kept; nothing exists on the server until they go.
 	StateScheduled State = "scheduled"
+	// StateMissing: its file is no longer where the job recorded it
+	// (moved, renamed, on a disk not mounted): a ghost, which waits for
+	// the person to say where it is now (Queue.Locate). The session is
+	// kept. Carrier's own files (a message's spool, a call's body) are
+	// never ghosts: they fail as before.
+	StateMissing   State = "missing"
 	StateDone      State = "done"      // the server holds it; Response is its answer
 	StateFailed    State = "failed"    // gave up; Retry may send it on
 	StateCancelled State = "cancelled" // stopped for good; its session was deleted
 )
 
 // States lists every state, in the order a job usually meets them.
-var States = []State{StateQueued, StateWaiting, StateRunning, StateRetrying, StateScheduled, StatePaused, StateSignIn, StateDone, StateFailed, StateCancelled}
+var States = []State{StateQueued, StateWaiting, StateRunning, StateRetrying, StateScheduled, StatePaused, StateSignIn, StateMissing, StateDone, StateFailed, StateCancelled}
 
 func (s State) valid() bool { return stateInfo(s) != nil }
 
@@ -61,6 +67,8 @@ func stateInfo(s State) *stateFacts {
 		return &stateFacts{event: EventSignIn}
 	case StateScheduled:
 		return &stateFacts{event: EventScheduled}
+	case StateMissing:
+		return &stateFacts{event: EventMissing}
 	case StateDone:
 		return &stateFacts{final: true, event: EventDone}
 	case StateFailed:
@@ -93,12 +101,14 @@ const (
 	MoveHoldLast Move = "hold-last" // every byte but the last is with the server; the last wait for SendAt
 	MoveDue      Move = "due"       // SendAt came: the last bytes go
 	MoveSendNow  Move = "send-now"  // the person sends a scheduled job's last bytes at once
+	MoveLose     Move = "lose"      // its file is no longer where it was recorded
+	MoveLocate   Move = "locate"    // the person says where the same file is now
 )
 
 // person marks moves a person asks for: they stand only once on disk. The
 // engine's own moves stand in memory even when the journal cannot be
 // written, since they state what already happened on the wire.
-var person = map[Move]bool{MovePause: true, MoveResume: true, MoveRetry: true, MoveCancel: true, MoveSendNow: true}
+var person = map[Move]bool{MovePause: true, MoveResume: true, MoveRetry: true, MoveCancel: true, MoveSendNow: true, MoveLocate: true}
 
 // edge is one allowed move.
 type edge struct {
@@ -127,6 +137,9 @@ var lifecycle = []edge{
 	{MoveHoldLast, StateRunning, StateScheduled},
 	{MoveDue, StateScheduled, StateQueued},
 	{MoveSendNow, StateScheduled, StateQueued},
+	{MoveLose, StateRunning, StateMissing},
+	{MoveLose, StateRetrying, StateMissing},
+	{MoveLocate, StateMissing, StateQueued},
 	{MovePause, StateQueued, StatePaused},
 	{MovePause, StateWaiting, StatePaused},
 	{MovePause, StateRunning, StatePaused},
@@ -142,6 +155,7 @@ var lifecycle = []edge{
 	{MoveCancel, StatePaused, StateCancelled},
 	{MoveCancel, StateSignIn, StateCancelled},
 	{MoveCancel, StateScheduled, StateCancelled},
+	{MoveCancel, StateMissing, StateCancelled},
 	{MoveCancel, StateFailed, StateCancelled},
 }
 
@@ -154,6 +168,10 @@ var (
 	ErrAlreadyDone   = errors.New("the job already finished; there is nothing to cancel")
 	ErrCancelled     = errors.New("the job was cancelled")
 	ErrNotScheduled  = errors.New("the job is not waiting for its time to send, so there is nothing to send now")
+	ErrNotMissing    = errors.New("the job's file is not missing, so there is nothing to locate")
+	// ErrFileMissing refuses to pause a ghost: nothing of it runs, and
+	// only Locate (or Cancel) moves it.
+	ErrFileMissing = errors.New("the job's file is no longer where it was: locate it, or cancel the job")
 	// ErrUnfinished refuses to forget a job that may still be sent.
 	ErrUnfinished = errors.New("the job is not finished: cancel it first")
 	// ErrIllegalMove is a move the engine itself should never make.
@@ -169,10 +187,12 @@ type refusal struct {
 
 var refusals = []refusal{
 	{MovePause, []State{StatePaused}, ErrAlreadyPaused},
+	{MovePause, []State{StateMissing}, ErrFileMissing},
 	{MovePause, nil, ErrEnded},
 	{MoveResume, nil, ErrNotPaused},
 	{MoveRetry, nil, ErrNotFailed},
 	{MoveSendNow, nil, ErrNotScheduled},
+	{MoveLocate, nil, ErrNotMissing},
 	{MoveCancel, []State{StateDone}, ErrAlreadyDone},
 	{MoveCancel, []State{StateCancelled}, ErrCancelled},
 }

@@ -32,11 +32,12 @@ func TestLifecycleAllowedMoves(t *testing.T) {
 // moves name, and ErrIllegalMove for the engine's.
 func TestLifecycleRefusedMoves(t *testing.T) {
 	want := map[Move]map[State]error{
-		MovePause:   {StatePaused: ErrAlreadyPaused, StateDone: ErrEnded, StateFailed: ErrEnded, StateCancelled: ErrEnded},
-		MoveResume:  {StateQueued: ErrNotPaused, StateWaiting: ErrNotPaused, StateRunning: ErrNotPaused, StateRetrying: ErrNotPaused, StateScheduled: ErrNotPaused, StateSignIn: ErrNotPaused, StateDone: ErrNotPaused, StateFailed: ErrNotPaused, StateCancelled: ErrNotPaused},
-		MoveRetry:   {StateQueued: ErrNotFailed, StateWaiting: ErrNotFailed, StateRunning: ErrNotFailed, StateRetrying: ErrNotFailed, StateScheduled: ErrNotFailed, StatePaused: ErrNotFailed, StateSignIn: ErrNotFailed, StateDone: ErrNotFailed, StateCancelled: ErrNotFailed},
+		MovePause:   {StatePaused: ErrAlreadyPaused, StateMissing: ErrFileMissing, StateDone: ErrEnded, StateFailed: ErrEnded, StateCancelled: ErrEnded},
+		MoveResume:  {StateQueued: ErrNotPaused, StateWaiting: ErrNotPaused, StateRunning: ErrNotPaused, StateRetrying: ErrNotPaused, StateScheduled: ErrNotPaused, StateSignIn: ErrNotPaused, StateMissing: ErrNotPaused, StateDone: ErrNotPaused, StateFailed: ErrNotPaused, StateCancelled: ErrNotPaused},
+		MoveRetry:   {StateQueued: ErrNotFailed, StateWaiting: ErrNotFailed, StateRunning: ErrNotFailed, StateRetrying: ErrNotFailed, StateScheduled: ErrNotFailed, StatePaused: ErrNotFailed, StateSignIn: ErrNotFailed, StateMissing: ErrNotFailed, StateDone: ErrNotFailed, StateCancelled: ErrNotFailed},
 		MoveCancel:  {StateDone: ErrAlreadyDone, StateCancelled: ErrCancelled},
-		MoveSendNow: {StateQueued: ErrNotScheduled, StateWaiting: ErrNotScheduled, StateRunning: ErrNotScheduled, StateRetrying: ErrNotScheduled, StatePaused: ErrNotScheduled, StateSignIn: ErrNotScheduled, StateDone: ErrNotScheduled, StateFailed: ErrNotScheduled, StateCancelled: ErrNotScheduled},
+		MoveLocate:  {StateQueued: ErrNotMissing, StateWaiting: ErrNotMissing, StateRunning: ErrNotMissing, StateRetrying: ErrNotMissing, StateScheduled: ErrNotMissing, StatePaused: ErrNotMissing, StateSignIn: ErrNotMissing, StateDone: ErrNotMissing, StateFailed: ErrNotMissing, StateCancelled: ErrNotMissing},
+		MoveSendNow: {StateQueued: ErrNotScheduled, StateWaiting: ErrNotScheduled, StateRunning: ErrNotScheduled, StateRetrying: ErrNotScheduled, StatePaused: ErrNotScheduled, StateSignIn: ErrNotScheduled, StateMissing: ErrNotScheduled, StateDone: ErrNotScheduled, StateFailed: ErrNotScheduled, StateCancelled: ErrNotScheduled},
 	}
 	moves := map[Move]bool{}
 	for _, e := range lifecycle {

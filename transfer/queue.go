@@ -402,6 +402,8 @@ func (q *Queue) work(ctx context.Context, jb *job) {
 		requeue = true // the metered rule holds it: it waits in the queue, without a worker
 	case errors.Is(err, ErrSignInNeeded):
 		requeue = q.park(jb, err)
+	case errors.Is(err, ErrSourceMissing):
+		q.lose(jb, err)
 	case errors.Is(err, ErrScheduled):
 		// Its last bytes wait for SendAt without a worker; the record,
 		// durable now, keeps the session and the offset for a restart.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 )
@@ -23,6 +24,9 @@ import (
 func (up *upload) openSource(ctx context.Context) error {
 	f, err := os.Open(up.rec.Path)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && !up.rec.ownFile() {
+			return &permanent{&missingErr{path: up.rec.Path}} // a ghost: the queue waits for Locate
+		}
 		return &permanent{fmt.Errorf("cannot open the file to upload: %w", err)}
 	}
 	if err := up.checkUnchanged(f); err != nil {

@@ -40,6 +40,10 @@ type namedEntry struct {
 	// keys, when set, is offered each key first and reports whether it
 	// took it (an address field's completion list: complete.go).
 	keys func(*fyne.KeyEvent) bool
+	// onPaste, when set, is offered Ctrl+V first and reports whether it
+	// took it (files copied in a file manager: paste.go); else the text
+	// is pasted.
+	onPaste func(fyne.Clipboard) bool
 }
 
 func newNamedEntry(name string, multiLine bool) *namedEntry {
@@ -73,11 +77,15 @@ func (e *namedEntry) TypedKey(ev *fyne.KeyEvent) {
 // AcceptsTab is false so that the driver moves focus on Tab and Shift+Tab.
 func (e *namedEntry) AcceptsTab() bool { return false }
 
-// TypedShortcut runs onSubmit for Ctrl+Enter; every other shortcut (copy,
-// paste, undo, ...) is the Entry's.
+// TypedShortcut runs onSubmit for Ctrl+Enter, and onPaste for Ctrl+V;
+// every other shortcut (copy, undo, ...), and a paste onPaste left, is the
+// Entry's.
 func (e *namedEntry) TypedShortcut(s fyne.Shortcut) {
 	if isSubmit(s) && e.onSubmit != nil {
 		e.onSubmit()
+		return
+	}
+	if p, ok := s.(*fyne.ShortcutPaste); ok && e.onPaste != nil && e.onPaste(p.Clipboard) {
 		return
 	}
 	e.Entry.TypedShortcut(s)

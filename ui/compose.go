@@ -92,6 +92,7 @@ func newComposeScreen(u *UI) *composeScreen {
 	c.to.SetPlaceHolder("name@example.com, Name <other@example.com>")
 	for _, e := range []*namedEntry{to, cc, bcc, subject, body} {
 		e.onSubmit = c.sendFromKeyboard
+		e.onPaste = func(clip fyne.Clipboard) bool { return u.pasteFiles(clip, true) }
 		// The field's state follows every keystroke: Fyne otherwise keeps
 		// the last state seen before the field took focus, and showed a
 		// tick beside an address list made invalid since.

@@ -391,6 +391,7 @@ func (s *transfersScreen) draw(id string) {
 	show(r.pause, st.Can(delivery.VerbPause))
 	show(r.resume, st.Can(delivery.VerbResume))
 	show(r.retry, st.Can(delivery.VerbRetry))
+	show(r.locate, st.Can(delivery.VerbLocate) && s.locator() != nil)
 	show(r.cancel, st.Can(delivery.VerbCancel))
 	show(r.sendAnyway, s.u.deps.Limits != nil && (st.Can(delivery.VerbSendAnyway) || len(rd.heldMetered()) > 0))
 	show(r.reopen, head.Role == delivery.RoleMessage && s.canReopen(rd, head.Job))
@@ -510,6 +511,13 @@ func (s *transfersScreen) phaseWords(rd *rowData) string {
 		return lang.X("delivery.member.failed", "{{.Name}} failed:", w{"Name": jobTitle(v.snap, st.Member.Role)}) + "\n" + failureWords(v.snap)
 	case delivery.PhaseSignIn:
 		return signInWords(rd.view(st.Member.Job).snap)
+	case delivery.PhaseMissing:
+		v := rd.view(st.Member.Job)
+		if rd.lone() {
+			return missingWords(v.snap)
+		}
+		return lang.X("delivery.missing", "Waiting: {{.Name}} is no longer at {{.Path}}. If you moved it, press Locate… and choose it where it is now.",
+			w{"Name": jobTitle(v.snap, st.Member.Role), "Path": app.Printable(v.snap.Path)})
 	case delivery.PhaseBlocked:
 		if rd.lone() {
 			return stateWords(only, now)

@@ -98,7 +98,7 @@ func keepWords(snaps []transfer.Snapshot) string {
 			failed = true
 		case transfer.StatePaused:
 			paused = true
-		case transfer.StateSignIn:
+		case transfer.StateSignIn, transfer.StateMissing:
 			parked = true
 		}
 	}

@@ -87,6 +87,9 @@ func newTimelineScreen(u *UI) *timelineScreen {
 	t.description = newNamedEntry(lang.X("photos.description", "Description"), true)
 	t.description.SetPlaceHolder(display(lang.X("photos.description.hint", "Description for every item (optional)")))
 	t.description.SetMinRowsVisible(2)
+	for _, e := range []*namedEntry{t.album, t.description} {
+		e.onPaste = func(clip fyne.Clipboard) bool { return u.pasteFiles(clip, true) }
+	}
 	t.elseDrive = newNamedCheck(lang.X("photos.elsedrive", "Send what Google Photos refuses to Google Drive instead"), func(bool) { t.show() })
 	t.post = newFocusButton(lang.X("photos.post", "Post to Google Photos"), theme.UploadIcon(), t.submit)
 	t.post.Importance = widget.HighImportance

@@ -69,6 +69,10 @@ type transfersScreen struct {
 	ask     *driveAsk       // the open question about a cancelled message's Drive files
 
 	cancelling *cancelAsk // the open question before a cancel (reopen.go)
+
+	// pickLocated asks where a ghost's file is now (locate.go); nil is
+	// the file dialog. Tests stand in for the person's choice.
+	pickLocated func(was string, chosen func(path string))
 }
 
 type transferRow struct {
@@ -80,6 +84,7 @@ type transferRow struct {
 	sendAnyway                   *focusButton    // a large upload held on a metered connection
 	reopen                       *focusButton    // a cancelled or failed message, back into Compose
 	undo                         *focusButton    // a message held for its undo window: cancel it and reopen it
+	locate                       *focusButton    // a file no longer where it was: point at it again (locate.go)
 	countdown                    bool            // a redraw for the undo window's next second is due (undo.go)
 	parts                        *fyne.Container // the part rows, under the message's own
 	partRows                     map[string]*partRow
@@ -408,10 +413,12 @@ func (s *transfersScreen) makeRow(id string) {
 	r.reopen = newFocusButton(lang.X("row.reopen", "Reopen in Compose"), theme.MailComposeIcon(), func() { s.reopen(id) })
 	r.reopen.Hide()
 	r.undo = s.undoButton(id)
+	r.locate = newFocusButton(lang.X("row.locate", "Locate…"), theme.SearchIcon(), func() { s.locate(id) })
+	r.locate.Hide()
 	r.parts = container.NewVBox()
 	r.parts.Hide()
 	r.partRows = map[string]*partRow{}
-	buttons := mirrorRTL(container.NewHBox(r.undo, r.sendAnyway, r.pause, r.resume, r.retry, r.reopen, r.cancel))
+	buttons := mirrorRTL(container.NewHBox(r.undo, r.sendAnyway, r.pause, r.resume, r.retry, r.locate, r.reopen, r.cancel))
 	// In a right-to-left window the row reads from the right: the icon
 	// and the name there, the buttons at the left, the amount after the
 	// words (the bar fills from the right: dualBar).
@@ -541,6 +548,8 @@ func stateWords(v jobView, now time.Time) string {
 		return lang.X("state.queued", "Queued")
 	case transfer.StateSignIn:
 		return signInWords(snap)
+	case transfer.StateMissing:
+		return missingWords(snap)
 	case transfer.StateWaiting:
 		if snap.Blocked != "" {
 			return lang.X("state.blocked", "Waiting: {{.Blocked}}. Retry that upload, or cancel this one.", w{"Blocked": snap.Blocked})

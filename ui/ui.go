@@ -215,6 +215,7 @@ func New(a fyne.App, w fyne.Window, d Deps) *UI {
 	w.SetOnDropped(u.dropped)
 	w.Canvas().SetOnTypedKey(u.dialogKey)
 	u.compose.addShortcuts(w.Canvas())
+	w.Canvas().AddShortcut(&fyne.ShortcutPaste{}, u.pasteShortcut)
 	u.compose.startKeeping(d.Unsent)
 	u.compose.focusTo()
 	u.transfers.start()

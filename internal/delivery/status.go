@@ -25,6 +25,7 @@ const (
 	PhasePaused    Phase = "paused"     // the person paused it
 	PhaseHeld      Phase = "held"       // Member waits for the connection (Held: metered, offline)
 	PhaseSignIn    Phase = "sign-in"    // Member waits for Account to sign in again
+	PhaseMissing   Phase = "missing"    // Member's file is no longer at Path: a ghost, which the person locates (VerbLocate)
 	PhaseBlocked   Phase = "blocked"    // Member was cancelled, and the rest waits for it: only cancel ends it
 	PhaseFailed    Phase = "failed"     // Member failed (Failure says why); the rest waits
 	PhaseCancelled Phase = "cancelled"  // the person cancelled it
@@ -35,7 +36,7 @@ const (
 
 // Phases lists every phase.
 var Phases = []Phase{PhaseQueued, PhaseUploading, PhaseSharing, PhaseSending, PhaseScheduled, PhaseSaving, PhasePosting, PhaseQuotaWait,
-	PhasePaused, PhaseHeld, PhaseSignIn, PhaseBlocked, PhaseFailed, PhaseCancelled, PhaseSent, PhaseSaved, PhaseDone}
+	PhasePaused, PhaseHeld, PhaseSignIn, PhaseMissing, PhaseBlocked, PhaseFailed, PhaseCancelled, PhaseSent, PhaseSaved, PhaseDone}
 
 // Verb is something a person may do to a delivery.
 type Verb string
@@ -49,6 +50,7 @@ const (
 	VerbSignIn     Verb = "sign-in"     // sign Account in again
 	VerbSendAnyway Verb = "send-anyway" // send the members held by a metered connection now
 	VerbRemove     Verb = "remove"      // forget the delivery and its jobs (all ended)
+	VerbLocate     Verb = "locate"      // say where Member's file is now (missing): transfer's Locate
 	// VerbUndo: cancel a message held for its SendAt (Undo send) and open
 	// what was composed again; offered while the message may still be
 	// held: a front end shows it only until SendAt.
@@ -74,6 +76,8 @@ type Standing struct {
 	Reset time.Time
 	// Account is the account to sign in again (sign-in).
 	Account string
+	// Path is where Member's file was, and is no longer (missing).
+	Path string
 	// Held is why Member waits for the connection (held):
 	// transfer.HeldMetered, or the system's hold.
 	Held string
@@ -82,7 +86,8 @@ type Standing struct {
 	// can.
 	SendAt time.Time
 	// Member is the member the phase is about: the one failed, held,
-	// waiting for a sign-in, or cancelled under a blocked delivery; nil
+	// waiting for a sign-in, whose file is missing, or cancelled under a
+	// blocked delivery; nil
 	// in other phases.
 	Member *Member
 	// Failure is why Member failed (failed), said once for the delivery:
@@ -168,6 +173,10 @@ func Status(d Delivery, snaps map[string]transfer.Snapshot) Standing {
 // progress decides the phase of a delivery still going, with nothing
 // failed or cancelled.
 func (st *Standing) progress(d Delivery, ms, heads []member, active, started bool) {
+	if m := findIn(ms, func(m member) bool { return m.snap.State == transfer.StateMissing }); m != nil {
+		st.Phase, st.Path, st.Member = PhaseMissing, m.snap.Path, &m.Member
+		return
+	}
 	if m := findIn(ms, func(m member) bool { return m.snap.State == transfer.StateSignIn }); m != nil {
 		st.Phase, st.Account = PhaseSignIn, m.snap.SignInFor
 		if st.Account == "" {
@@ -317,6 +326,7 @@ func verbs(d Delivery, st Standing, ms []member, unfinished bool) []Verb {
 	add(VerbReopen, d.Composed != nil && (d.Kind == KindMessage || d.Kind == KindDraft) &&
 		(st.Phase == PhaseFailed || st.Phase == PhaseCancelled || st.Phase == PhaseBlocked))
 	add(VerbSignIn, st.Phase == PhaseSignIn)
+	add(VerbLocate, st.Phase == PhaseMissing && can(transfer.MoveLocate))
 	add(VerbSendAnyway, st.Phase == PhaseHeld && st.Held == transfer.HeldMetered)
 	add(VerbRemove, !unfinished)
 	// Undo while the message is held and still going: a cancelled or

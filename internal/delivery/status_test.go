@@ -37,7 +37,8 @@ func failure(code transfer.FailureCode, status int) func(*transfer.Snapshot) {
 func signIn(acct string) func(*transfer.Snapshot) {
 	return func(s *transfer.Snapshot) { s.SignInFor = acct }
 }
-func cause(err error) func(*transfer.Snapshot) { return func(s *transfer.Snapshot) { s.Cause = err } }
+func where(path string) func(*transfer.Snapshot) { return func(s *transfer.Snapshot) { s.Path = path } }
+func cause(err error) func(*transfer.Snapshot)   { return func(s *transfer.Snapshot) { s.Cause = err } }
 
 var reset = t0.Add(15 * time.Hour)
 
@@ -89,6 +90,7 @@ type want struct {
 	member      string
 	code        transfer.FailureCode
 	account     string
+	path        string
 	held        string
 	reset       time.Time
 	sendAt      time.Time
@@ -102,6 +104,7 @@ const (
 	RT = transfer.StateRetrying
 	P  = transfer.StatePaused
 	S  = transfer.StateSignIn
+	M  = transfer.StateMissing
 	D  = transfer.StateDone
 	F  = transfer.StateFailed
 	C  = transfer.StateCancelled
@@ -110,7 +113,7 @@ const (
 var (
 	pause, resume, retry, cancel = VerbPause, VerbResume, VerbRetry, VerbCancel
 	reopen, signin, anyway, rm   = VerbReopen, VerbSignIn, VerbSendAnyway, VerbRemove
-	undo                         = VerbUndo
+	undo, locate                 = VerbUndo, VerbLocate
 	sendAt                       = t0.Add(10 * time.Second)
 )
 
@@ -153,6 +156,8 @@ func statusCases() []statusCase {
 			want{phase: PhaseHeld, member: "f1", held: "Offline: waiting for the network", size: 110, verbs: []Verb{pause, cancel}}},
 		{"message waits for a sign-in", mm, msgSnaps(sendURL, S, W, W, signIn("ann@example.com")),
 			want{phase: PhaseSignIn, member: "f1", account: "ann@example.com", size: 110, verbs: []Verb{pause, cancel, signin}}},
+		{"message's Drive file moved away", mm, msgSnaps(sendURL, M, W, W, where("/home/ann/big.mov")),
+			want{phase: PhaseMissing, member: "f1", path: "/home/ann/big.mov", size: 110, verbs: []Verb{pause, cancel, locate}}},
 		{"message failed", mm, msgSnaps(sendURL, F, W, W, failure(transfer.FailGaveUp, 503)),
 			want{phase: PhaseFailed, member: "f1", code: transfer.FailGaveUp, size: 110, verbs: []Verb{pause, retry, cancel, reopen}}},
 		{"message failed for good", mm, msgSnaps(sendURL, F, W, W, failure(transfer.FailSourceChanged, 0)),
@@ -172,6 +177,8 @@ func statusCases() []statusCase {
 		{"draft saved", dr, msgSnaps(draftURL, D, D, D), want{phase: PhaseSaved, confirmed: 110, size: 110, verbs: []Verb{rm}}},
 		{"draft paused", dr, msgSnaps(draftURL, D, D, P), want{phase: PhasePaused, confirmed: 100, size: 110, verbs: []Verb{resume, cancel}}},
 		{"draft held", dr, msgSnaps(draftURL, R, W, W, held(transfer.HeldMetered)), want{phase: PhaseHeld, member: "f1", held: transfer.HeldMetered, confirmed: 40, size: 110, verbs: []Verb{pause, cancel, anyway}}},
+		{"draft's Drive file moved away", dr, msgSnaps(draftURL, M, W, W, where("/home/ann/big.mov")),
+			want{phase: PhaseMissing, member: "f1", path: "/home/ann/big.mov", size: 110, verbs: []Verb{pause, cancel, locate}}},
 		{"draft waits for a sign-in", dr, msgSnaps(draftURL, D, D, S, signIn("ann@example.com")), want{phase: PhaseSignIn, member: "m", account: "ann@example.com", confirmed: 100, size: 110, verbs: []Verb{pause, cancel, signin}}},
 		{"draft failed", dr, msgSnaps(draftURL, D, D, F, failure(transfer.FailNotFound, 404)), want{phase: PhaseFailed, member: "m", code: transfer.FailNotFound, confirmed: 100, size: 110, verbs: []Verb{cancel, rm}}},
 		{"draft blocked", dr, msgSnaps(draftURL, D, C, W), want{phase: PhaseBlocked, member: "s1", confirmed: 100, size: 110, verbs: []Verb{pause, cancel}}},
@@ -198,6 +205,8 @@ func statusCases() []statusCase {
 			want{phase: PhaseHeld, member: "p1", held: transfer.HeldMetered, size: 100, verbs: []Verb{pause, cancel, anyway}}},
 		{"photos wait for a sign-in", photos(false), []transfer.Snapshot{snap("p1", photoURL, D, 50, 50), snap("p2", photoURL, D, 50, 50), snap("c1", itemsURL, S, 0, 0, signIn("ann@example.com"))},
 			want{phase: PhaseSignIn, member: "c1", account: "ann@example.com", confirmed: 100, size: 100, verbs: []Verb{pause, cancel, signin}}},
+		{"photos: a picture moved away", photos(false), []transfer.Snapshot{snap("p1", photoURL, D, 50, 50), snap("p2", photoURL, M, 50, 20, where("/p/2.jpg")), snap("c1", itemsURL, W, 0, 0)},
+			want{phase: PhaseMissing, member: "p2", path: "/p/2.jpg", confirmed: 70, size: 100, verbs: []Verb{pause, cancel, locate}}},
 		{"photos failed", photos(false), []transfer.Snapshot{snap("p1", photoURL, D, 50, 50), snap("p2", photoURL, D, 50, 50), snap("c1", itemsURL, F, 0, 0, failure(transfer.FailRefused, 400))},
 			want{phase: PhaseFailed, member: "c1", code: transfer.FailRefused, confirmed: 100, size: 100, verbs: []Verb{retry, cancel, rm}}},
 		{"photos blocked", photos(false), []transfer.Snapshot{snap("p1", photoURL, C, 50, 0), snap("p2", photoURL, D, 50, 50), snap("c1", itemsURL, W, 0, 0)},
@@ -212,6 +221,8 @@ func statusCases() []statusCase {
 		{"upload paused", upload, []transfer.Snapshot{snap("u1", postURL, P, 80, 20)}, want{phase: PhasePaused, confirmed: 20, size: 80, verbs: []Verb{resume, cancel}}},
 		{"upload held", upload, []transfer.Snapshot{snap("u1", postURL, Q, 80, 0, held(transfer.HeldMetered))}, want{phase: PhaseHeld, member: "u1", held: transfer.HeldMetered, size: 80, verbs: []Verb{pause, cancel, anyway}}},
 		{"upload waits for a sign-in", upload, []transfer.Snapshot{snap("u1", postURL, S, 80, 20)}, want{phase: PhaseSignIn, member: "u1", confirmed: 20, size: 80, verbs: []Verb{pause, cancel, signin}}},
+		{"upload's file moved away", upload, []transfer.Snapshot{snap("u1", postURL, M, 80, 20, where("/home/ann/clip.mp4"))},
+			want{phase: PhaseMissing, member: "u1", path: "/home/ann/clip.mp4", confirmed: 20, size: 80, verbs: []Verb{cancel, locate}}},
 		{"upload failed", upload, []transfer.Snapshot{snap("u1", postURL, F, 80, 20, failure(transfer.FailMaybeSent, 0))}, want{phase: PhaseFailed, member: "u1", code: transfer.FailMaybeSent, confirmed: 20, size: 80, verbs: []Verb{retry, cancel, rm}}},
 		{"upload cancelled", upload, []transfer.Snapshot{snap("u1", postURL, C, 80, 20)}, want{phase: PhaseCancelled, confirmed: 20, size: 80, verbs: []Verb{rm}}},
 		{"upload forgotten", upload, nil, want{phase: PhaseCancelled, verbs: []Verb{rm}}},
@@ -240,7 +251,7 @@ func TestStatusOfEveryPhaseOfEveryKind(t *testing.T) {
 			code = got.Failure.Code
 		}
 		gotW := want{phase: got.Phase, done: got.Done, total: got.Total, dest: got.Destination, confirmed: got.Confirmed, size: got.Size,
-			member: member, code: code, account: got.Account, held: got.Held, reset: got.Reset, sendAt: got.SendAt, verbs: got.Verbs}
+			member: member, code: code, account: got.Account, path: got.Path, held: got.Held, reset: got.Reset, sendAt: got.SendAt, verbs: got.Verbs}
 		if fmt.Sprint(gotW) != fmt.Sprint(w) {
 			t.Errorf("%s:\n got %+v\nwant %+v", c.name, gotW, w)
 		}
@@ -249,7 +260,7 @@ func TestStatusOfEveryPhaseOfEveryKind(t *testing.T) {
 		}
 	}
 	// Every phase a kind can be in is met, from snapshots alone.
-	all := []Phase{PhaseQueued, PhaseUploading, PhasePaused, PhaseHeld, PhaseSignIn, PhaseFailed, PhaseCancelled}
+	all := []Phase{PhaseQueued, PhaseUploading, PhasePaused, PhaseHeld, PhaseSignIn, PhaseMissing, PhaseFailed, PhaseCancelled}
 	expect := map[Kind][]Phase{
 		KindMessage: append(slices.Clone(all), PhaseSharing, PhaseSending, PhaseScheduled, PhaseSent, PhaseDone, PhaseBlocked),
 		KindDraft:   append(slices.Clone(all), PhaseSharing, PhaseSaving, PhaseSaved, PhaseBlocked),
