@@ -172,3 +172,47 @@ func TestPacingFollowsAFasterLink(t *testing.T) {
 		t.Errorf("the last chunk went at a pace of %.0f B/s on a link of %.0f", last, fast)
 	}
 }
+
+// Issue 33: on a busy machine a wait ends late, by milliseconds; the pace
+// makes up the time at once, or it would fall below itself and under the
+// link's rate, which it is only a few percent over.
+func TestPaceKeepsItsRateWhenWaitsEndLate(t *testing.T) {
+	clock := NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	saved := paceClock
+	paceClock = clock
+	defer func() { paceClock = saved }()
+	const rate, size = 1.6e6, 4 << 20
+	p := &pacer{rate: rate}
+	p.begin(size)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for left := size; left > 0; {
+			g, err := p.take(min(left, 32<<10), nil, nil)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			p.gone(g, g)
+			left -= g
+		}
+	}()
+	for {
+		added := clock.TimerAdded()
+		if n, next := clock.Timers(); n > 0 {
+			clock.Advance(next + 7*time.Millisecond) // every wait ends 7 ms late
+			continue
+		}
+		select {
+		case <-done:
+		case <-added:
+			continue
+		}
+		break
+	}
+	got := float64(size) / clock.Elapsed().Seconds()
+	t.Logf("%.0f B/s at a pace of %.0f with every wait 7 ms late", got, rate)
+	if got < rate*0.98 {
+		t.Errorf("the body went at %.0f B/s, its pace is %.0f: late waits lost the time", got, rate)
+	}
+}
