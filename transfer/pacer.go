@@ -42,6 +42,10 @@ const (
 	// share of its writing time (and paceSlack) after one round trip.
 	paceKeptUp = 0.015
 	paceSlack  = 15 * time.Millisecond
+	// A chunk that took less than this beyond its round trip measures the
+	// request's fixed costs more than the link (a busy machine's
+	// scheduling, the server's commit): the next goes unpaced, and longer.
+	paceMeasure = 100 * time.Millisecond
 )
 
 // paceClock times the pace: the body's bytes leave in real time, whatever
@@ -265,7 +269,7 @@ func (p *pacer) took(kept int64) {
 		rate *= paceGain
 		p.probes = 0
 	}
-	if rate >= paceFree {
+	if rate >= paceFree || span < paceMeasure {
 		rate = 0
 	}
 	p.rate = rate

@@ -13,6 +13,7 @@ import (
 // was written and has not left: what a reset throws away.
 type linkModel struct {
 	rtt  time.Duration
+	cost time.Duration            // the server's work at each chunk's end
 	rate func(sent int64) float64 // the link's bytes per second once sent bytes went
 
 	clock    *FakeClock
@@ -101,7 +102,7 @@ func (m *linkModel) run(t *testing.T, size, limit int64) time.Duration {
 			worst = max(worst, in)
 		}
 		m.inflight = append(m.inflight, worst)
-		if d := left + m.rtt - m.clock.Elapsed(); d > 0 {
+		if d := left + m.cost + m.rtt - m.clock.Elapsed(); d > 0 {
 			m.clock.Advance(d)
 		}
 		m.p.answered()
@@ -214,5 +215,20 @@ func TestPaceKeepsItsRateWhenWaitsEndLate(t *testing.T) {
 	t.Logf("%.0f B/s at a pace of %.0f with every wait 7 ms late", got, rate)
 	if got < rate*0.98 {
 		t.Errorf("the body went at %.0f B/s, its pace is %.0f: late waits lost the time", got, rate)
+	}
+}
+
+// Issue 33: a fast link is never paced by a short chunk's measure. On
+// loopback a 1 MiB chunk's time is mostly the server's commit (20 ms
+// here): read as a rate it says 50 MB/s of a 400 MB/s link; pacing by it
+// would hold the next chunks back.
+func TestPacingLeavesAFastLinkAlone(t *testing.T) {
+	m := &linkModel{rtt: time.Millisecond, cost: 20 * time.Millisecond, rate: func(int64) float64 { return 400e6 }}
+	m.run(t, 1<<30, DefaultChunkSize)
+	t.Logf("paces %v", m.paces)
+	for i, p := range m.paces {
+		if p != 0 {
+			t.Errorf("chunk %d of a GiB on a 400 MB/s link went at a pace of %.0f B/s", i+1, p)
+		}
 	}
 }
