@@ -37,7 +37,7 @@ func (f *uploadFlags) add(fs *flag.FlagSet, dirs app.Dirs) {
 	f.transferFlags.add(fs, dirs)
 	f.endpointFlags.add(fs, dirs)
 	fs.StringVar(&f.uploadType, "upload-type", "resumable", "resumable (the only one that can resume and never sends twice), multipart or media")
-	fs.Int64Var(&f.chunkSize, "chunk-size", 0, "the largest request, a multiple of 262144 (default 16 MiB); requests are sized for a server confirmation every few seconds up to it")
+	fs.Int64Var(&f.chunkSize, "chunk-size", 0, "the largest request, a multiple of 262144 (default 64 MiB); requests are sized for a server confirmation every few seconds up to it")
 }
 
 func (f *uploadFlags) check() (transfer.UploadType, error) {

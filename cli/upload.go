@@ -163,7 +163,7 @@ func runUpload(ctx context.Context, env *Env, args []string) error {
 		metadata = fs.String("metadata", "", "metadata JSON, or @FILE to read it from a file")
 		utype    = fs.String("upload-type", "resumable", "resumable, multipart or media; only resumable can be resumed or checked for completion")
 		method   = fs.String("method", "POST", "POST, or PUT to update an existing resource")
-		chunk    = fs.Int64("chunk-size", 0, "the largest request, a multiple of 262144 (default 16 MiB); requests are sized for a server confirmation every few seconds up to it")
+		chunk    = fs.Int64("chunk-size", 0, "the largest request, a multiple of 262144 (default 64 MiB); requests are sized for a server confirmation every few seconds up to it")
 		md5      = fs.Bool("md5", false, "to Cloud Storage, send and check the MD5 as well as the CRC32C")
 	)
 	tf.add(fs, env.dirs())

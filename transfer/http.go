@@ -44,6 +44,8 @@ type progressBody struct {
 	closed bool
 	onRead func(total int64) // called with the body bytes read so far
 
+	pace *pacer // the upload's pacing (pacer.go); nil: none
+
 	// Set by exchange before the request goes.
 	limit     *Limiter
 	stop      <-chan struct{} // the request ended: waits in the limiter end
@@ -90,11 +92,13 @@ func (b *progressBody) sendTo(c *net.TCPConn, max int64) (sent int64, handled bo
 		}
 		if b.isClosed() {
 			b.limit.refund(granted)
+			b.pace.gone(granted, 0)
 			return sent, true, errBodyClosed
 		}
 		n, err := t.send(c, granted, *bp, b.advance)
 		sent += int64(n)
 		b.limit.refund(granted - n)
+		b.pace.gone(granted, n)
 		if err != nil {
 			return sent, true, err
 		}
@@ -105,14 +109,29 @@ func (b *progressBody) sendTo(c *net.TCPConn, max int64) (sent int64, handled bo
 	return sent, true, nil
 }
 
-// grant is how many of want bytes the bandwidth limit lets go now.
+// grant is how many of want bytes the pace and the bandwidth limit let go
+// now.
 func (b *progressBody) grant(want int) (int, error) {
-	if b.limit == nil || want == 0 {
+	if want == 0 {
+		return 0, nil
+	}
+	if b.pace != nil {
+		g, err := b.pace.take(want, b.stop, b.tick)
+		if err != nil {
+			return 0, err
+		}
+		want = g
+	}
+	if b.limit == nil {
 		return want, nil
 	}
 	g, waited, err := b.limit.take(want, b.stop, b.tick)
 	if err != nil {
+		b.pace.gone(want, 0)
 		return 0, err
+	}
+	if g < want {
+		b.pace.gone(want-g, 0) // the limit's piece is smaller: the rest is the pace's again
 	}
 	if waited && b.clock != nil {
 		b.throttled.Store(int64(b.clock.Elapsed()) + 1)
@@ -126,6 +145,7 @@ func (b *progressBody) report(granted, n int) error {
 	if n < granted {
 		b.limit.refund(granted - n)
 	}
+	b.pace.gone(granted, n)
 	return b.advance(n)
 }
 
@@ -235,6 +255,7 @@ func (t touchReader) Read(p []byte) (int, error) {
 // comes back as its cause.
 func (up *upload) exchange(ctx context.Context, req *http.Request, op, where string, body *progressBody) (*answer, error) {
 	u := up.u
+	sentAt := paceClock.Elapsed()
 	w := &watchdog{clock: u.Clock}
 	if body != nil && !u.MinSpeed.off() && req.ContentLength > 0 {
 		w.speed = &speedRule{rule: u.MinSpeed, body: body, length: req.ContentLength}
@@ -331,6 +352,9 @@ func (up *upload) exchange(ctx context.Context, req *http.Request, op, where str
 		return nil, netError(op+" (reading the answer)", where, err)
 	}
 	untie()
+	if body == nil {
+		up.pace.roundTrip(paceClock.Elapsed() - sentAt)
+	}
 	a := &answer{status: resp.StatusCode, header: resp.Header, body: data}
 	// The official client asks for 200 + override instead of 308; some
 	// servers answer that way unasked. Both mean the same.

@@ -84,6 +84,7 @@ func (up *upload) resumable(ctx context.Context) (*Response, error) {
 				if err == nil && next > from {
 					kept = 0
 					up.chunks.took(next-from, up.chunkTook, rec.ChunkSize)
+					up.pace.took(next - from)
 				} else if err == nil {
 					// Bytes went and the server kept none. A server may drop
 					// a chunk, so once is sent again at once; again and again
@@ -424,8 +425,17 @@ func (up *upload) sendChunk(ctx context.Context, req *http.Request, body *progre
 			}
 		}()
 	}
+	if body != nil {
+		// Written at the pace the server confirmed the last chunks at
+		// (pacer.go).
+		up.pace.begin(req.ContentLength)
+		body.pace = &up.pace
+	}
 	began := up.u.Clock.Elapsed()
 	a, err := up.exchange(xctx, req, op, sessionWhere(up.rec.Session), body)
+	if body != nil {
+		up.pace.answered()
+	}
 	if err != nil {
 		if body != nil {
 			up.cutAfter = body.count()

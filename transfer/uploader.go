@@ -180,6 +180,7 @@ type upload struct {
 	lastEmit  time.Duration
 	heldBack  bool          // a report was throttled and not made since
 	chunks    chunkSizer    // the length of the next chunk
+	pace      pacer         // how fast a chunk's body is written (pacer.go)
 	chunkTook time.Duration // the last chunk's request, first byte to answer
 	cutAfter  int64         // body bytes the last chunk handed the transport before it failed
 	quickAt   int64         // best when the session was last asked at once after a cut; -1: never
