@@ -417,10 +417,11 @@ func (q *Queue) work(ctx context.Context, jb *job) {
 	}
 }
 
-// settle lets go of a job a worker (or Cancel) held.
+// settle lets go of a job a worker (or Cancel) held. A job that is
+// scheduled and whose time came while it was held (the clock's tick
+// passed it over then) is sent on at once, not a tick later.
 func (q *Queue) settle(jb *job) {
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	if jb.run != nil {
 		jb.run.cancel(nil)
 		close(jb.run.done)
@@ -430,6 +431,12 @@ func (q *Queue) settle(jb *job) {
 		q.poke() // it came to the queue while held: a worker may take it now
 	}
 	jb.notify()
+	_, scheduled := q.scheduled[jb]
+	due := scheduled && !q.clock.Now().Before(jb.record().SendAt)
+	q.mu.Unlock()
+	if due {
+		q.sendDue()
+	}
 }
 
 // hold waits until no worker (or Cancel) holds jb; q.mu is held on entry
