@@ -669,3 +669,116 @@ func TestEdgeBufferedSendEndsOnAWriteError(t *testing.T) {
 		t.Fatalf("a closed connection took %d bytes, %v", n, err)
 	}
 }
+
+// While a chunk is in flight the tracker tells the acknowledged offset
+// (from the chunk's start) as it moves, once per change: the fake probe
+// moves it, the tracker's own ticker reads it.
+func TestEdgeAckTrackerFollows(t *testing.T) {
+	p := &fakeAckProbe{n: 7000, ok: true}
+	tr := &ackTracker{}
+	tr.mu.Lock()
+	tr.probe, tr.base = p, 7000
+	tr.mu.Unlock()
+	told := make(chan int64, 100)
+	p.set(7300, true)
+	tr.written.Store(300)
+	stop := tr.follow(1000, func(off int64) { told <- off })
+	defer func() {
+		if stop != nil {
+			stop()
+		}
+	}()
+	wait := func(want int64) {
+		t.Helper()
+		select {
+		case got := <-told:
+			if got != want {
+				t.Fatalf("told %d, want %d", got, want)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("never told %d", want)
+		}
+	}
+	wait(1300)
+	p.set(7500, true)
+	tr.written.Store(500)
+	wait(1500)
+	stop()
+	stop = nil
+	select {
+	case off := <-told:
+		t.Errorf("told %d again though nothing moved", off)
+	default:
+	}
+}
+
+// A refusal's words: a 5xx (500 itself) is the server's load, a quota per
+// day and a request to slow down say so; the message comes from
+// errors[].message when the error has none of its own.
+func TestEdgeAPIErrorWords(t *testing.T) {
+	for _, c := range []struct {
+		code int
+		body string
+		want string
+	}{
+		{500, `{"error":{"code":500,"message":"x"}}`, "the server is busy (it answered 500"},
+		{499, `{"error":{"code":499,"message":"x"}}`, "the server answered 499"},
+		{403, `{"error":{"code":403,"message":"x","errors":[{"reason":"dailyLimitExceeded"}]}}`, "the server's quota for the day is used up"},
+		{403, `{"error":{"code":403,"message":"x","errors":[{"reason":"userRateLimitExceeded"}]}}`, "the server asks to slow down"},
+	} {
+		if got := parseAPIError(c.code, []byte(c.body)).Error(); !strings.Contains(got, c.want) {
+			t.Errorf("%d %s: %q, want %q", c.code, c.body, got, c.want)
+		}
+	}
+	e := parseAPIError(400, []byte(`{"error":{"errors":[{"message":"the inner words","reason":"invalid"},{"message":"other words"}]}}`))
+	if e.Message != "the inner words" || len(e.Reasons) != 1 || e.Reasons[0] != "invalid" {
+		t.Errorf("message %q, reasons %q", e.Message, e.Reasons)
+	}
+}
+
+// The write rate keeps a sample 200 ms after the last kept one (not only
+// later ones).
+func TestEdgeWriteRateKeepsASampleAt200ms(t *testing.T) {
+	var m rateMeter
+	m.add(0, 0)
+	m.add(200*time.Millisecond, 1000)
+	if got := m.add(5100*time.Millisecond, 1500); math.Abs(got-500/4.9) > 1e-6 {
+		t.Errorf("rate %v, want %v (from the sample at 200 ms)", got, 500/4.9)
+	}
+}
+
+// A pace with no span or no bytes has no rate (never a division by zero).
+func TestEdgePaceWithoutSpanOrBytes(t *testing.T) {
+	for _, p := range []Pace{{Bytes: 100}, {Span: time.Second}, {}} {
+		if r := p.Rate(0); r != 0 {
+			t.Errorf("%+v: rate %v", p, r)
+		}
+	}
+}
+
+// Only CRC32C and MD5 of X-Goog-Hash are claims the engine can check.
+func TestEdgeGoogHashClaims(t *testing.T) {
+	cs := claims(&Response{googHash: "crc32c=AAAAAA==, md5=BBBB,sha1=CCCC,crc32c"})
+	var got []string
+	for _, c := range cs {
+		got = append(got, c.sum+"="+c.value)
+	}
+	if fmt.Sprint(got) != "[crc32c=AAAAAA== md5=BBBB]" {
+		t.Errorf("claims %q", got)
+	}
+}
+
+// A file name goes in a header as it is, unless it is not UTF-8 or holds
+// a control character: then none goes.
+func TestEdgeHeaderFileName(t *testing.T) {
+	for in, want := range map[string]string{
+		filepath.Join("d", "holiday.png"): "holiday.png",
+		filepath.Join("d", "bad\xffname"): "",
+		filepath.Join("d", "line\nbreak"): "",
+		filepath.Join("d", "été à Paris"): "été à Paris",
+	} {
+		if got := headerFileName(in); got != want {
+			t.Errorf("headerFileName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
