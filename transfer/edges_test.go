@@ -3,6 +3,7 @@ package transfer
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -780,5 +781,19 @@ func TestEdgeHeaderFileName(t *testing.T) {
 		if got := headerFileName(in); got != want {
 			t.Errorf("headerFileName(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Over TLS (HTTP/1: no ALPN agreed) the probe reads the TCP connection
+// beneath, where the system tells.
+func TestEdgeAckProbeUnderTLS(t *testing.T) {
+	if !loopbackTellsAcks(t) {
+		t.Skip("this system tells nothing of what the peer acknowledged")
+	}
+	c, s := tcpPair(t)
+	defer c.Close()
+	defer s.Close()
+	if newAckProbe(tls.Client(c, &tls.Config{ServerName: "example.test"})) == nil {
+		t.Fatal("no probe for a TLS connection over TCP")
 	}
 }
