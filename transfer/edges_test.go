@@ -797,3 +797,28 @@ func TestEdgeAckProbeUnderTLS(t *testing.T) {
 		t.Fatal("no probe for a TLS connection over TCP")
 	}
 }
+
+// A record from before Failure, cancelled, reads as cancelled; a failed
+// one by its words; one still going gets none.
+func TestEdgeSettleFailureOfOldRecords(t *testing.T) {
+	r := &Record{State: StateCancelled, Error: "the server answered 403 Forbidden: no", Cause: "refused"}
+	settleFailure(r)
+	if r.Failure == nil || r.Failure.Code != FailCancelled {
+		t.Errorf("a cancelled record reads as %+v", r.Failure)
+	}
+	r = &Record{State: StateQueued, Error: "x"}
+	if settleFailure(r); r.Failure != nil {
+		t.Errorf("a queued record got %+v", r.Failure)
+	}
+}
+
+// A call's template must hold as many places as it quotes results: the
+// refusal counts both.
+func TestEdgeFillCountsPlaces(t *testing.T) {
+	tmpl := []byte("{\"a\":\x00,\"b\":\x00}")
+	up := &upload{rec: &Record{Size: int64(len(tmpl)), Quote: []string{"j1"}}, quoted: [][]byte{[]byte(`"tok"`)}}
+	_, err := up.fill(bytes.NewReader(tmpl))
+	if err == nil || !strings.Contains(err.Error(), "has 2 places for results but quotes 1 jobs") {
+		t.Errorf("fill: %v", err)
+	}
+}
