@@ -84,16 +84,16 @@ func TestEdgeAckTrackerCountsFromItsBase(t *testing.T) {
 	}
 }
 
-// Drive reports a SHA-256 (hex) of what it stores: a job that computed
-// the file's as the bytes went compares them, and one that differs
-// fails as not verified, whatever else the server says. The SHA-256 is
-// computed either as a sum the job names (Spec.Checksums) or as the
-// source sum of a record that names none (records from before
-// Record.SourceSum, which the standalone Uploader's are).
+// Drive reports a SHA-256 (hex) of what it stores: a job that has the
+// file's compares them, and one that differs fails as not verified,
+// whatever else the server says. The job has the SHA-256 as a sum it
+// names (Spec.Checksums), as the source sum of a record that names none
+// (records from before Record.SourceSum, which the standalone Uploader's
+// are), or as the caller's (Spec.SHA256).
 func TestEdgeDriveSHA256Compared(t *testing.T) {
-	for _, named := range []bool{false, true} {
+	for _, how := range []string{"source", "named", "given"} {
 		for _, right := range []bool{true, false} {
-			t.Run(fmt.Sprintf("named=%v,right=%v", named, right), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s,right=%v", how, right), func(t *testing.T) {
 				f := newFake(t)
 				path, data := writeFile(t, 5000)
 				held := sha(data)
@@ -111,13 +111,16 @@ func TestEdgeDriveSHA256Compared(t *testing.T) {
 					return true
 				}
 				rec := uploadRecord(t, f.url(), path, ChunkQuantum)
-				if named {
+				switch how {
+				case "named":
 					rec.Checksums = []string{SumSHA256}
+				case "given":
+					rec.SHA256 = sha(data)
 				}
 				res, err := NewUploader(Uploader{}).Upload(ctxT(t), Work{Record: rec, Sink: &recSink{}})
 				if right {
-					if err != nil || res.Verified != SumSHA256 {
-						t.Fatalf("the right SHA-256: %v, verified %q", err, res.Verified)
+					if err != nil || res == nil || res.Verified != SumSHA256 {
+						t.Fatalf("the right SHA-256: %v, %+v; want verified by it", err, res)
 					}
 					return
 				}
@@ -820,5 +823,35 @@ func TestEdgeFillCountsPlaces(t *testing.T) {
 	_, err := up.fill(bytes.NewReader(tmpl))
 	if err == nil || !strings.Contains(err.Error(), "has 2 places for results but quotes 1 jobs") {
 		t.Errorf("fill: %v", err)
+	}
+}
+
+// A need that ends well while the job still waits for another says
+// nothing new of the waiting job: no second EventWaiting.
+func TestEdgeWaitingJobNotToldAgainWhenNothingChanged(t *testing.T) {
+	f := newFake(t)
+	g := newGates(f, "a", "b")
+	h := newHarness(t, Config{})
+	pa, _ := writeFile(t, 1000)
+	pb, _ := writeFile(t, 2000)
+	pc, _ := writeFile(t, 3000)
+	a := h.add(Spec{URL: named(f, "a"), ContentType: "application/octet-stream", Path: pa})
+	b := h.add(Spec{URL: named(f, "b"), ContentType: "application/octet-stream", Path: pb})
+	c := h.add(Spec{URL: named(f, "c"), ContentType: "application/octet-stream", Path: pc, Needs: []string{a, b}})
+	g.open("a")
+	h.mustDone(a)
+	g.open("b")
+	h.mustDone(b)
+	h.mustDone(c)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	aDone := false
+	for _, e := range h.seen {
+		switch {
+		case e.Job == a && e.Kind == EventDone:
+			aDone = true
+		case aDone && e.Job == c && e.Kind == EventWaiting:
+			t.Errorf("told again that the job waits, unchanged: %s (blocked %q)", e, e.Snap.Blocked)
+		}
 	}
 }
