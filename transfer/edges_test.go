@@ -855,3 +855,40 @@ func TestEdgeWaitingJobNotToldAgainWhenNothingChanged(t *testing.T) {
 		}
 	}
 }
+
+// The bulk path asks the kernel to send from the file first; only once it
+// says it cannot does the buffer carry the bytes, and from then on alone.
+func TestEdgeBulkSendAsksTheKernelFirst(t *testing.T) {
+	path, data := writeFile(t, 2*bulkCopy)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	up := &upload{f: f, extra: newSumGroup([]string{SumCRC32C})}
+	tee := up.source(0, int64(len(data))).(*hashTee)
+	asked := 0
+	tee.kernel = func(*net.TCPConn, *os.File, int64, int, func(int) error) (int, error) {
+		asked++
+		return 0, errNoSendFile
+	}
+	c, s := tcpPair(t)
+	defer s.Close()
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(s)
+		got <- b
+	}()
+	for i := 0; i < 2; i++ {
+		if n, err := tee.send(c, bulkCopy, make([]byte, bulkCopy), func(int) error { return nil }); n != bulkCopy || err != nil {
+			t.Fatalf("sent %d, %v", n, err)
+		}
+	}
+	c.Close()
+	if b := <-got; !bytes.Equal(b, data) {
+		t.Fatalf("the peer got %d bytes, not the file's %d", len(b), len(data))
+	}
+	if asked != 1 {
+		t.Errorf("the kernel was asked %d times, want once (then the buffer alone)", asked)
+	}
+}
