@@ -397,6 +397,9 @@ func (s *transfersScreen) draw(id string) {
 	show(r.reopen, head.Role == delivery.RoleMessage && s.canReopen(rd, head.Job))
 	left := undoLeft(st, now)
 	show(r.undo, left > 0 && s.u.deps.Keeper != nil)
+	later := left > countFrom && s.u.deps.Keeper != nil && len(rd.with(delivery.RoleDriveFile)) == 0
+	show(r.sendNow, later)
+	show(r.retime, later)
 	// Sent later, Undo takes the message back to Compose to change it
 	// (its time, or to send it now): the message's Date is its time.
 	if label := undoLabel(left); r.undo.Text != label {

@@ -179,20 +179,30 @@ func (s *transfersScreen) reopen(id string) {
 // reopen puts a message back into the form (asking first when the form
 // holds another one) and shows Compose. what says where it came from
 // ("Reopened", "Editing the draft").
-func (c *composeScreen) reopen(k *app.Composed, what string) {
+func (c *composeScreen) reopen(k *app.Composed, what string) { c.reopenThen(k, what, nil) }
+
+// reopenThen is reopen, then then once the form holds k (not when the
+// person keeps what Compose held).
+func (c *composeScreen) reopenThen(k *app.Composed, what string, then func(*composeScreen)) {
+	load := func() {
+		c.load(k, what)
+		if then != nil {
+			then(c)
+		}
+	}
 	if c.busy || c.held {
 		c.u.showError(lang.X("reopen.busy.title", "Compose is busy"), lang.X("reopen.busy", "Compose is sending a message. Open this one once it has gone."))
 		return
 	}
 	if c.blank() {
-		c.load(k, what)
+		load()
 		return
 	}
 	c.u.showRiskyConfirm(lang.X("reopen.replace.title", "Replace the message in Compose?"),
 		lang.X("reopen.replace", "Compose holds a message that has not been sent. Replace it with '{{.Subject}}'? What Compose holds now is lost.", w{"Subject": app.Printable(orNone(k.Subject))}),
 		func(ok bool) {
 			if ok {
-				c.load(k, what)
+				load()
 			}
 		})
 }

@@ -138,3 +138,74 @@ func TestLateMessageSaysWhenItWent(t *testing.T) {
 		}
 	}
 }
+
+// scheduleLater writes a message and sends it later at, through the
+// dialog, and waits for its row to say so.
+func (h *harness) scheduleLater(subject string, at time.Time) *transferRow {
+	h.t.Helper()
+	c := h.u.compose
+	h.writeMessage("zoe@example.com", subject)
+	test.Tap(c.laterBtn)
+	c.later.other.SetText(at.Format("2006-01-02 15:04"))
+	test.Tap(c.later.send)
+	var row *transferRow
+	h.until("the message waits for its time", func() bool {
+		row = h.rowNamed(subject)
+		return row != nil && strings.HasPrefix(row.state.Text, "Scheduled") && row.sendNow.Visible()
+	})
+	h.until("Compose is emptied", func() bool { return c.subject.Text == "" })
+	return row
+}
+
+// Send now on a message sent later sends it once, now and dated now; the
+// scheduled one is cancelled, never sent.
+func TestSendNowSendsAScheduledMessageOnceDatedNow(t *testing.T) {
+	h := newHarness(t)
+	undoAfter(0)
+	later := time.Now().Add(5 * time.Hour).Truncate(time.Minute)
+	row := h.scheduleLater("Rather now", later)
+	test.Tap(row.sendNow)
+	h.until("one message is sent", func() bool { return len(h.messages()) == 1 })
+	raw := h.messages()[0].raw
+	if strings.Contains(raw, "Date: "+later.Format("Mon, 02 Jan 2006 15:04")) {
+		t.Errorf("the message sent now is dated its old time:\n%.300s", raw)
+	}
+	h.until("Compose is emptied by Send", func() bool { return h.u.compose.subject.Text == "" })
+	time.Sleep(300 * time.Millisecond)
+	if n := len(h.messages()); n != 1 {
+		t.Fatalf("%d messages, want exactly one", n)
+	}
+}
+
+// Change time gives the message a new time: the old one is cancelled and
+// the new one waits for the time chosen.
+func TestChangeTimeSchedulesTheMessageAgain(t *testing.T) {
+	h := newHarness(t)
+	undoAfter(0)
+	first := time.Now().Add(5 * time.Hour).Truncate(time.Minute)
+	row := h.scheduleLater("Move me", first)
+	c := h.u.compose
+	c.later = nil // the first dialog's
+	test.Tap(row.retime)
+	h.until("the time is asked again, the message back in Compose", func() bool { return c.later != nil && c.subject.Text == "Move me" })
+	second := first.Add(24 * time.Hour)
+	c.later.other.SetText(second.Format("2006-01-02 15:04"))
+	test.Tap(c.later.send)
+	h.until("the message waits for its new time", func() bool {
+		n := 0
+		for _, s := range h.q.Jobs() {
+			if s.State == transfer.StateScheduled && s.SendAt.Equal(second) {
+				n++
+			}
+		}
+		return n == 1
+	})
+	for _, s := range h.q.Jobs() {
+		if s.SendAt.Equal(first) && s.State != transfer.StateCancelled {
+			t.Errorf("the message at its first time is %s, want cancelled", s.State)
+		}
+	}
+	if n := len(h.messages()); n != 0 {
+		t.Fatalf("%d messages sent, want none", n)
+	}
+}

@@ -84,6 +84,7 @@ type transferRow struct {
 	sendAnyway                   *focusButton    // a large upload held on a metered connection
 	reopen                       *focusButton    // a cancelled or failed message, back into Compose
 	undo                         *focusButton    // a message held for its undo window: cancel it and reopen it
+	sendNow, retime              *focusButton    // a message sent later: made again now, or at another time (undo.go)
 	locate                       *focusButton    // a file no longer where it was: point at it again (locate.go)
 	countdown                    bool            // a redraw for the undo window's next second is due (undo.go)
 	parts                        *fyne.Container // the part rows, under the message's own
@@ -413,12 +414,13 @@ func (s *transfersScreen) makeRow(id string) {
 	r.reopen = newFocusButton(lang.X("row.reopen", "Reopen in Compose"), theme.MailComposeIcon(), func() { s.reopen(id) })
 	r.reopen.Hide()
 	r.undo = s.undoButton(id)
+	r.sendNow, r.retime = s.laterButtons(id)
 	r.locate = newFocusButton(lang.X("row.locate", "Locate…"), theme.SearchIcon(), func() { s.locate(id) })
 	r.locate.Hide()
 	r.parts = container.NewVBox()
 	r.parts.Hide()
 	r.partRows = map[string]*partRow{}
-	buttons := mirrorRTL(container.NewHBox(r.undo, r.sendAnyway, r.pause, r.resume, r.retry, r.locate, r.reopen, r.cancel))
+	buttons := mirrorRTL(container.NewHBox(r.sendNow, r.retime, r.undo, r.sendAnyway, r.pause, r.resume, r.retry, r.locate, r.reopen, r.cancel))
 	// In a right-to-left window the row reads from the right: the icon
 	// and the name there, the buttons at the left, the amount after the
 	// words (the bar fills from the right: dualBar).

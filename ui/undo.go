@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 
+	"carrier/compose"
 	"carrier/internal/app"
 	"carrier/internal/delivery"
 )
@@ -108,7 +109,13 @@ func (s *transfersScreen) countDown(r *transferRow, left time.Duration) {
 // undo cancels delivery id's held message and opens it again in Compose;
 // the files its links already put on Drive are asked about as after a
 // Cancel. A message that already left is said to be sent.
-func (s *transfersScreen) undo(id string) {
+func (s *transfersScreen) undo(id string) { s.undoThen(id, nil) }
+
+// undoThen is undo, then (with the message back in Compose) then: Send
+// now sends it, Change time asks for another time. A message sent later
+// is dated its time in Gmail, so it is made again rather than released
+// early.
+func (s *transfersScreen) undoThen(id string, then func(*composeScreen)) {
 	keeper := s.u.deps.Keeper
 	rd := s.data(s.deliveryOf(id))
 	if keeper == nil || rd == nil {
@@ -135,7 +142,7 @@ func (s *transfersScreen) undo(id string) {
 			}
 			s.draw(did)
 			if undone.Composed != nil {
-				s.u.compose.reopen(undone.Composed, reopened)
+				s.u.compose.reopenThen(undone.Composed, reopened, then)
 			}
 			if len(undone.Files) > 0 {
 				s.askDrive(did, undone.Files)
@@ -149,6 +156,20 @@ func (s *transfersScreen) undoButton(id string) *focusButton {
 	b := newFocusButton(undoLabel(0), theme.ContentUndoIcon(), func() { s.undo(id) })
 	b.Hide()
 	return b
+}
+
+// laterButtons are a row's Send now and Change time…, for a message sent
+// later that has no Drive links (whose files Undo asks about).
+func (s *transfersScreen) laterButtons(id string) (now, retime *focusButton) {
+	now = newFocusButton(lang.X("later.now", "Send now"), theme.MailSendIcon(), func() {
+		s.undoThen(id, func(c *composeScreen) { c.submit(compose.Send) })
+	})
+	retime = newFocusButton(lang.X("later.retime", "Change time…"), theme.HistoryIcon(), func() {
+		s.undoThen(id, (*composeScreen).askLater)
+	})
+	now.Hide()
+	retime.Hide()
+	return now, retime
 }
 
 // undoLabel names Undo for a message left long before its time: a message
