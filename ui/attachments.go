@@ -147,28 +147,11 @@ func (m *mailboxScreen) copyOf(ctx context.Context, a mailAttachment, progress f
 }
 
 // fetchToFile writes the attachment into a new private file beside final
-// and renames it to final once every byte is there and on disk: a fetch
-// cut short, cancelled or refused leaves nothing under final's name.
+// and renames it to final once every byte is there and on disk
+// (platform.WriteStream): a fetch cut short, cancelled or refused leaves
+// nothing under final's name.
 func (m *mailboxScreen) fetchToFile(ctx context.Context, a mailAttachment, final string, progress func(int64)) error {
-	// A short name of its own: final's may be as long as the system allows.
-	f, err := os.CreateTemp(filepath.Dir(final), ".carrier-*.part")
-	if err != nil {
-		return fmt.Errorf("cannot write beside %s: %w", final, err)
-	}
-	err = m.fetchAttachment(ctx, a, f, progress)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), final)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return platform.WriteStream(final, func(w io.Writer) error { return m.fetchAttachment(ctx, a, w, progress) })
 }
 
 // fetchAttachment writes an attachment's bytes to out as they arrive

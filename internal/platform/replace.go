@@ -2,6 +2,7 @@ package platform
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -48,13 +49,29 @@ func busy(err error) bool {
 // old file or none, never a part. The temporary file is removed on
 // failure.
 func WriteFile(path string, data []byte) error {
+	return writeWhole(path, "."+filepath.Base(path)+".*.tmp", func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteStream puts at path what write writes, the way WriteFile does:
+// for a file too big to hold in memory (an attachment saved from the
+// Mailbox as it downloads). The temporary file beside path has a short
+// name of its own, whatever path's length; a write that fails (cut
+// short, cancelled) leaves nothing under path's name.
+func WriteStream(path string, write func(io.Writer) error) error {
+	return writeWhole(path, ".carrier-*.part", write)
+}
+
+func writeWhole(path, pattern string, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
-	f, err := CreateTemp(dir, "."+filepath.Base(path)+".*.tmp") // CreateTemp makes it 0600
+	f, err := CreateTemp(dir, pattern) // CreateTemp makes it 0600
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
-	_, err = f.Write(data)
+	err = write(f)
 	if err == nil {
 		err = SyncFile(f)
 	}

@@ -1,9 +1,12 @@
 package platform
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -44,5 +47,30 @@ func TestWriteFileReplacesWholeAndPrivately(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(p); string(got) != `{}` {
 		t.Errorf("a failed write elsewhere changed the file: %q", got)
+	}
+}
+
+// WriteStream puts what its writer wrote at the path, even under a name
+// as long as the system allows (its temporary file is named short); a
+// writer that fails leaves the old content and no temporary file.
+func TestWriteStreamWholeOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	long := filepath.Join(dir, strings.Repeat("n", 250))
+	write := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	if err := WriteStream(long, write("first")); err != nil {
+		t.Fatal(err)
+	}
+	failed := errors.New("cut short")
+	err := WriteStream(long, func(w io.Writer) error { io.WriteString(w, "sec"); return failed })
+	if !errors.Is(err, failed) {
+		t.Fatalf("a failed writer: %v", err)
+	}
+	if got, _ := os.ReadFile(long); string(got) != "first" {
+		t.Fatalf("after a failed write the file holds %q", got)
+	}
+	if names, _ := os.ReadDir(dir); len(names) != 1 {
+		t.Fatalf("the folder holds %d files, want the one", len(names))
 	}
 }
