@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2/lang"
 
+	"carrier/compose"
 	"carrier/internal/app"
 )
 
@@ -25,20 +26,29 @@ import (
 func (u *UI) Open(items []string) {
 	var k *app.Composed
 	var refused []error
+	media := false
 	if len(items) > 0 {
 		k, refused = app.Opened(items)
+		// Read here, off the UI thread: each file's first bytes.
+		media = k != nil && allMedia(k.Attachments)
 	}
-	u.do(func() { u.opened(k, refused) })
+	u.do(func() { u.opened(k, refused, media) })
 }
 
-// opened shows the window in front with k in Compose, on the UI thread.
-func (u *UI) opened(k *app.Composed, refused []error) {
+// opened shows the window in front with k in Compose (or its files in
+// Media when they are all pictures and videos, media), on the UI thread.
+func (u *UI) opened(k *app.Composed, refused []error, media bool) {
 	u.win.Show()
 	u.win.RequestFocus()
 	if k != nil {
 		switch {
 		case len(k.To)+len(k.Cc)+len(k.Bcc) > 0 || k.Subject != "" || k.Text != "":
 			u.compose.reopen(k, lang.X("open.mailto", "From a mail link"))
+		case len(k.Attachments) > 0 && media && u.openMediaInMedia():
+			// Pictures and videos alone go to Media, as the person's
+			// setting says (openMediaSetting).
+			u.timeline.addFiles(k.Attachments...)
+			u.tabs.Select(u.timelineTab)
 		case len(k.Attachments) > 0:
 			u.compose.attach(k.Attachments...)
 			u.tabs.Select(u.composeTab)
@@ -82,4 +92,33 @@ func refusalWords(err error) string {
 		return lang.X("open.refused.unknown", "{{.What}} is neither a file nor a mail link.", what)
 	}
 	return lang.X("open.refused.malformed", "{{.What}} is not a mail link Carrier can read.", what)
+}
+
+// prefOpenMedia keeps where pictures and videos opened from elsewhere go:
+// 0 Media (Google Photos), 1 Compose.
+const prefOpenMedia = "open-media"
+
+// openMediaSetting is the settings' choice of where pictures and videos
+// handed to Carrier (Open with, Send to, a second launch) go.
+func (u *UI) openMediaSetting() *choices {
+	c := newChoices(lang.X("settings.openmedia", "Pictures and videos opened with Carrier go to"),
+		[]string{lang.X("settings.openmedia.media", "Media (Google Photos)"), lang.X("settings.openmedia.compose", "Compose (a message)")}, nil)
+	c.set(0)
+	keepChoice(u.app.Preferences(), prefOpenMedia, c)
+	return c
+}
+
+func (u *UI) openMediaInMedia() bool {
+	return u.app.Preferences().IntWithFallback(prefOpenMedia, 0) == 0
+}
+
+// allMedia reports whether every path is a picture or a video Google
+// Photos takes (read from its first bytes, as the Media screen does).
+func allMedia(paths []string) bool {
+	for _, p := range paths {
+		if _, err := compose.CheckPhotos(p); err != nil {
+			return false
+		}
+	}
+	return len(paths) > 0
 }

@@ -118,3 +118,30 @@ func skipOnWindows(t *testing.T) {
 		t.Skip("handing files and mail links to Carrier is built for Linux so far (issue 30): Windows paths in file: URIs are not yet read")
 	}
 }
+
+// Pictures and videos alone, handed to the window, go to Media as the
+// setting says by default; with the setting at Compose they attach to a
+// message; a picture with a document goes to Compose whatever it says.
+func TestHandedPicturesGoToMediaAsTheSettingSays(t *testing.T) {
+	skipOnWindows(t)
+	h := newHarness(t)
+	pic := writeFile(t, "dot.png", pngDot)
+	doc := writeFile(t, "notes.pdf", []byte("%PDF-1.4 notes"))
+	go h.u.Open([]string{pic})
+	h.until("the picture in Media, shown", func() bool {
+		return len(h.u.timeline.files) == 1 && h.u.tabs.Selected() == h.u.timelineTab
+	})
+	if len(h.u.compose.attachments) != 0 {
+		t.Errorf("the picture was attached to Compose too: %v", h.u.compose.attachments)
+	}
+	go h.u.Open([]string{pic, doc})
+	h.until("a picture with a document in Compose", func() bool {
+		return len(h.u.compose.attachments) == 2 && h.u.tabs.Selected() == h.u.composeTab
+	})
+	h.u.compose.clear()
+	h.u.app.Preferences().SetInt(prefOpenMedia, 1)
+	go h.u.Open([]string{pic})
+	h.until("the picture in Compose, as the setting now says", func() bool {
+		return len(h.u.compose.attachments) == 1 && h.u.tabs.Selected() == h.u.composeTab
+	})
+}

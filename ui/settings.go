@@ -62,7 +62,7 @@ func newSettingsSection(u *UI) *settingsSection {
 	s.askQuit.OnChanged = func(on bool) { prefs.SetBool(prefAskQuit, on) }
 	heading := newLabel(lang.X("settings.heading", "Settings"))
 	heading.TextStyle = fyne.TextStyle{Bold: true}
-	box := container.NewVBox(heading, s.theme.Object, s.lang.Object, u.undoSetting().Object)
+	box := container.NewVBox(heading, s.theme.Object, s.lang.Object, u.undoSetting().Object, u.openMediaSetting().Object)
 	if u.deps.StartAtLogin != nil && u.deps.StartsAtLogin != nil {
 		s.login = newNamedCheck(lang.X("settings.login", "Start Carrier when I log in, in the tray, so unfinished uploads go on after a restart"), nil)
 		// The system's entry is the truth: the person may have removed it
