@@ -78,13 +78,13 @@ func newSettingsSection(u *UI) *settingsSection {
 	box.Add(s.askQuit)
 	if u.deps.MakeMailApp != nil {
 		s.mailApp = newFocusButton(lang.X("settings.mailapp", "Make Carrier my mail app"), theme.MailComposeIcon(), s.makeMailApp)
-		box.Add(container.NewHBox(s.mailApp))
+		box.Add(mirrorRTL(container.NewHBox(s.mailApp)))
 	}
 	box.Add(s.status)
 	if u.deps.Restart != nil {
 		s.restart = newFocusButton(lang.X("settings.restart", "Restart now"), theme.ViewRefreshIcon(), u.deps.Restart)
 		s.restart.Hide()
-		box.Add(container.NewHBox(s.restart))
+		box.Add(mirrorRTL(container.NewHBox(s.restart)))
 	}
 	s.Object = box
 	return s
