@@ -179,13 +179,24 @@ bench: deps-test
 	@$(MAKE) --no-print-directory bench-net
 	@$(MAKE) --no-print-directory bench-scale
 
-# Issue 13's figures through Shopify's toxiproxy (go run ./bench/netbench,
-# about 3 minutes): progress truth (rate, ETA, "sent" against what the
-# sandbox holds) through a slow buffering link, and the flaky link (every
-# connection reset every 4 s) against the undisturbed one; its section of
-# docs/PERFORMANCE.md is replaced. Flags through NETBENCHFLAGS.
+# Issue 13's and 33's network figures (go run ./bench/netbench, about 20
+# minutes), each case replacing its own section of docs/PERFORMANCE.md:
+# through Shopify's toxiproxy, progress truth (rate, ETA, "sent" against
+# what the sandbox holds) through a slow buffering link and the flaky link
+# (every connection reset every 4 s) against the undisturbed one; a silent
+# blackhole (-blackhole, a private network namespace); NetworkManager
+# saying online after an offline spell (-nm-online) and a Wi-Fi switch
+# (-wifi-switch), the carrier binary on a private D-Bus bus with
+# python-dbusmock's NetworkManager; the flaky link for Carrier beside a
+# paced reference client and curl (-reference). Flags through
+# NETBENCHFLAGS (given to every case).
 bench-net:
-	$(GO) run ./bench/netbench -out docs/PERFORMANCE.md $(NETBENCHFLAGS)
+	@scripts/deps.sh dbus-daemon python3-dbusmock curl iproute2
+	$(GO) run ./bench/netbench -out docs/PERFORMANCE.md -rounds 3 $(NETBENCHFLAGS)
+	$(GO) run ./bench/netbench -out docs/PERFORMANCE.md -blackhole 20s -rounds 3 $(NETBENCHFLAGS)
+	GO="$(GO)" $(GO) run ./bench/netbench -out docs/PERFORMANCE.md -nm-online 20s -rounds 3 $(NETBENCHFLAGS)
+	GO="$(GO)" $(GO) run ./bench/netbench -out docs/PERFORMANCE.md -wifi-switch -rounds 3 $(NETBENCHFLAGS)
+	$(GO) run ./bench/netbench -out docs/PERFORMANCE.md -reference -size 64MiB -rate 4000 -latency 80 -rounds 3 $(NETBENCHFLAGS)
 
 # Issue 29's scale part (go run ./bench/scale, about 10 minutes): the built
 # binary posts 200, 2,000 and 20,000 small generated pictures to a sandbox

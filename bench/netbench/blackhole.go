@@ -78,10 +78,10 @@ func runBlackhole(c config, outage time.Duration) error {
 	var b strings.Builder
 	w := func(f string, a ...any) { fmt.Fprintf(&b, f, a...) }
 	w("%s\n\n## A silent blackhole (issue 33)\n\n", holeBegin)
-	w("Measured %s on %s. `go run ./bench/netbench -blackhole %s -size %dMiB -rate %d -rounds %d`%s. "+
+	w("Measured %s on %s, load average %s. `go run ./bench/netbench -blackhole %s -size %dMiB -rate %d -rounds %d`%s. "+
 		"Every packet dropped, nothing reset, after the first confirmation (the loopback down in a private network "+
 		"namespace); the sandbox reads bodies at %d KB/s (its rate fault); the engine with its own client and defaults.\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04 UTC"), platform(), outage, c.size>>20, c.rateKBs, c.rounds, label(c), c.rateKBs)
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), platform(), loadAvg(), outage, c.size>>20, c.rateKBs, c.rounds, label(c), c.rateKBs)
 	w("| round | undisturbed | with the outage | lost beyond the outage | dead path found after | bytes flow after the path is back | engine's retries |\n|---|---|---|---|---|---|---|\n")
 	var lost []time.Duration
 	for i := range calm {

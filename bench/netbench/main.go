@@ -18,6 +18,10 @@
 //
 // With -blackhole 20s it measures only issue 33's silent blackhole, in a
 // private network namespace, and writes that section (blackhole.go).
+// With -nm-online 20s or -wifi-switch it measures only what NetworkManager
+// tells Carrier (nm_linux.go), and with -reference only the flaky link for
+// Carrier beside a paced reference client and curl (reference.go), each
+// into its own section.
 package main
 
 import (
@@ -78,6 +82,13 @@ func main() {
 	flag.StringVar(&c.label, "label", "", "a note on what engine was measured (e.g. a commit)")
 	var hole time.Duration
 	flag.DurationVar(&hole, "blackhole", 0, "measure only the silent blackhole of this length (issue 33; Linux, in a private network namespace) and write its own section")
+	var spell time.Duration
+	var wifi, ref bool
+	var bin string
+	flag.DurationVar(&spell, "nm-online", 0, "measure only NetworkManager saying online after an offline spell of this length (issue 33; Linux) and write its own section")
+	flag.BoolVar(&wifi, "wifi-switch", false, "measure only a Wi-Fi switch told by NetworkManager (issue 33; Linux) and write its own section")
+	flag.StringVar(&bin, "carrier", "", "the carrier binary -nm-online and -wifi-switch run (default: built from this tree)")
+	flag.BoolVar(&ref, "reference", false, "measure only the flaky link for Carrier beside a paced reference client and curl (issue 33) and write its own section")
 	flag.Parse()
 	var err error
 	if c.size, err = parseSize(size); err != nil || c.size < 1<<20 {
@@ -87,6 +98,24 @@ func main() {
 	if c.rateKBs <= 0 || c.latencyMs < 0 || c.piece < 0 || c.rounds < 1 || c.every <= 0 {
 		fmt.Fprintln(os.Stderr, "netbench: -rate, -rounds and -reset-every must be positive; -latency and -piece cannot be negative")
 		os.Exit(2)
+	}
+	if spell > 0 && wifi {
+		fmt.Fprintln(os.Stderr, "netbench: -nm-online and -wifi-switch are measured one at a time")
+		os.Exit(2)
+	}
+	if spell > 0 || wifi {
+		if err := runNM(c, bin, spell, wifi); err != nil {
+			fmt.Fprintln(os.Stderr, "netbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if ref {
+		if err := runReference(c); err != nil {
+			fmt.Fprintln(os.Stderr, "netbench:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if hole > 0 {
 		if err := runBlackhole(c, hole); err != nil {
@@ -411,7 +440,7 @@ func markdown(c config, p progress, calm, flaky []*result) string {
 	var b strings.Builder
 	w := func(f string, a ...any) { fmt.Fprintf(&b, f, a...) }
 	w("%s\n## Through toxiproxy: progress truth and a flaky link (issue 13)\n\n", beginMark)
-	w("Measured %s on %s/%s, %d CPUs", time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	w("Measured %s on %s/%s, %d CPUs, load average %s", time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), loadAvg())
 	if c.label != "" {
 		w(", engine: %s", c.label)
 	}
@@ -503,6 +532,20 @@ func (c *countConn) SyscallConn() (syscall.RawConn, error) {
 		return nil, errors.ErrUnsupported
 	}
 	return sc.SyscallConn()
+}
+
+// loadAvg is the machine's load average over 1, 5 and 15 minutes
+// (Linux's /proc/loadavg; unknown elsewhere).
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 func mibs(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }

@@ -221,6 +221,25 @@ func (s *Server) ResetEvery(ctx context.Context, period time.Duration) (wait fun
 	return func() int { <-done; return n }
 }
 
+// Conn is one connection the server holds: its peer's address (the
+// client's port tells connections apart) and the bytes read from it.
+type Conn struct {
+	Remote string
+	Read   int64
+}
+
+// Conns lists the connections the server holds now.
+func (s *Server) Conns() []Conn {
+	l := s.ln
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]Conn, 0, len(l.conns))
+	for c := range l.conns {
+		out = append(out, Conn{Remote: c.RemoteAddr().String(), Read: c.read.Load()})
+	}
+	return out
+}
+
 // Close stops serving and closes the store.
 func (s *Server) Close() {
 	// The sandbox first lets go of requests it holds, then the server
@@ -295,12 +314,14 @@ func (l *trackListener) resetAll() int {
 type trackConn struct {
 	net.Conn
 	l    *trackListener
+	read atomic.Int64
 	once sync.Once
 }
 
 func (c *trackConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	if n > 0 {
+		c.read.Add(int64(n))
 		c.l.add(n)
 	}
 	return n, err
