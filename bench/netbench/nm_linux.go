@@ -433,7 +433,7 @@ func nmMarkdown(c config, rounds, deaf []nmRound, spell time.Duration, wifi bool
 			"template stands in for the system's. Once %d MiB reached the sandbox, every connection Carrier holds goes "+
 			"silently dead (`ip rule` blackholes their ports both ways; a new connection passes: the new network) and "+
 			"NetworkManager's PrimaryConnection changes. Measured: from that change to the body's bytes flowing on a new "+
-			"connection (%d KiB read from it). Before the engine heard NetworkManager it was about 119 s. %s",
+			"connection (%d KiB read from it). Before the engine heard NetworkManager it was about 119 s (the issue's figure). %s",
 			time.Now().UTC().Format("2006-01-02 15:04 UTC"), platform(), loadAvg(), c.size>>20, c.rateKBs, c.rounds, label(c), c.rateKBs, underWay>>20, newFlow>>10, control)
 		w("| round | bytes flow on the new connection after | the upload took | Carrier said | not heard: bytes flow after | not heard: Carrier said |\n|---|---|---|---|---|---|\n")
 		for i, r := range rounds {
@@ -451,7 +451,7 @@ func nmMarkdown(c config, rounds, deaf []nmRound, spell time.Duration, wifi bool
 		"template stands in for the system's. Once %d MiB reached the sandbox, every packet is silently dropped (the "+
 		"loopback down) and NetworkManager says offline (StateChanged 20); %s later the loopback is up and NetworkManager "+
 		"says online (StateChanged 70). Measured: from that word to the sandbox's next media byte. Before the engine heard "+
-		"NetworkManager it was 24.9 s (TCP's retransmission timer, doubled through the spell). %s",
+		"NetworkManager it was 24.9 s (the issue's figure). %s",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), platform(), loadAvg(), spell, c.size>>20, c.rateKBs, c.rounds, label(c), c.rateKBs, underWay>>20, spell, control)
 	w("| round | first bytes flow after NetworkManager says online | the upload took | Carrier said | not heard: bytes flow after | not heard: Carrier said |\n|---|---|---|---|---|---|\n")
 	for i, r := range rounds {
