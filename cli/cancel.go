@@ -242,7 +242,7 @@ func runJobs(ctx context.Context, env *Env, args []string) error {
 			case s.State == transfer.StateSignIn:
 				what += " · " + parkedWords(s)
 			case s.State == transfer.StateScheduled && !s.SendAt.IsZero():
-				what += " · " + scheduledWords(s.SendAt, time.Now())
+				what += " · " + scheduledWords(s.SendAt, s.UploadFrom, time.Now())
 			case s.State == transfer.StateMissing:
 				what += " · " + ghostWords(s.ID, s.Path)
 			case s.Error != "":

@@ -90,7 +90,7 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	var lf linkFlags
 	lf.add(fs)
 	undoWindow := fs.Duration("undo-window", 0, "hold the message this long after it is queued (e.g. 10s, at most 5m): every byte but the last goes, and Ctrl+C within it undoes the send, so nothing reaches anyone (default: no window, sent at once)")
-	sendAt := fs.String("at", "", "send later: every byte but the last goes now, the last at this time (2026-12-01T09:00, or a time of day such as 09:00: the next one), at most 6 days ahead; the message's Date is that time; carrier waits for it, and Ctrl+C leaves it scheduled")
+	sendAt := fs.String("at", "", "send later: every byte but the last goes now, the last at this time (2026-12-01T09:00, or a time of day such as 09:00: the next one), at most a year ahead (further than 6 days, the upload starts 6 days before: Google keeps an unfinished upload for a week); the message's Date is that time; carrier waits for it, and Ctrl+C leaves it scheduled")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -224,6 +224,9 @@ func sendHeld(ctx context.Context, env *Env, uf *uploadFlags, t *target, spec tr
 	}
 	if undo {
 		fmt.Fprintf(env.Stderr, "carrier send: sending in %s: press Ctrl+C to undo\n", undoSeconds(window))
+	} else if from := at.Add(-transfer.ScheduleLead); time.Now().Before(from) {
+		fmt.Fprintf(env.Stderr, "carrier send: scheduled for %s (in %s) as job %s: its upload starts %s, since Google keeps an unfinished upload for a week, and the last bytes go at the time; Ctrl+C leaves it scheduled for the desktop app or `carrier resume`; `carrier cancel %s` undoes it\n",
+			at.Local().Format("2006-01-02 15:04"), waitWords(time.Until(at)), id, from.Local().Format("2006-01-02 15:04"), id)
 	} else {
 		fmt.Fprintf(env.Stderr, "carrier send: scheduled for %s (in %s) as job %s: every byte but the last goes now, the last at that time; keep this running (Ctrl+C leaves it scheduled; `carrier cancel %s` undoes it)\n",
 			at.Local().Format("2006-01-02 15:04"), waitWords(time.Until(at)), id, id)

@@ -442,7 +442,7 @@ func TestSendAtRefusals(t *testing.T) {
 		says string
 	}{
 		{[]string{"--at", time.Now().Add(-time.Hour).Format(time.RFC3339)}, "that time has passed"},
-		{[]string{"--at", time.Now().Add(8 * 24 * time.Hour).Format(time.RFC3339)}, "at most 6 days ahead"},
+		{[]string{"--at", time.Now().Add(367 * 24 * time.Hour).Format(time.RFC3339)}, "at most a year ahead"},
 		{[]string{"--at", "tomorrowish"}, "is not a time Carrier reads"},
 		{[]string{"--at", "09:00", "--as", "draft"}, "not for a draft"},
 		{[]string{"--at", "09:00", "--undo-window", "10s"}, "not both"},
@@ -473,5 +473,55 @@ func TestWaitWords(t *testing.T) {
 		if got := waitWords(c.d); got != c.want {
 			t.Errorf("%s: %q, want %q", c.d, got, c.want)
 		}
+	}
+}
+
+// A time more than six days ahead: nothing is uploaded yet (Google keeps
+// an unfinished upload for a week), the command and `carrier jobs` say
+// when the upload starts, and Ctrl+C leaves it scheduled.
+func TestSendAtFarAheadStartsItsUploadLater(t *testing.T) {
+	e := newSendEnv(t)
+	at := time.Now().Add(10 * 24 * time.Hour).Truncate(time.Minute)
+	from := at.Add(-transfer.ScheduleLead).Local().Format("2006-01-02 15:04")
+	errOut := &lockedBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	code := make(chan int, 1)
+	go func() {
+		code <- Main(ctx, &Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: errOut}, []string{"send", "--to", "bob@example.com", "--subject", "Far", "--body", "In ten days.",
+			"--at", at.Format(time.RFC3339), "--endpoint", e.url, "--token", "tok", "--state-dir", e.state, "--retry-base", "10ms"})
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	var rec *transfer.Record
+	for rec == nil || rec.State != transfer.StateScheduled {
+		if time.Now().After(deadline) {
+			t.Fatalf("the message was not scheduled; stderr:\n%s", errOut.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+		rec = e.lastRecordIfAny()
+	}
+	if rec.Session != "" || rec.Confirmed != 0 {
+		t.Errorf("a message for ten days ahead opened its session now (%d bytes confirmed): it would expire before the time", rec.Confirmed)
+	}
+	var list bytes.Buffer
+	Main(context.Background(), &Env{Stdout: &list, Stderr: &list}, []string{"jobs", "--state-dir", e.state})
+	if want := "its upload starts " + at.Add(-transfer.ScheduleLead).Local().Format(time.DateTime); !strings.Contains(list.String(), want) {
+		t.Errorf("carrier jobs does not say %q:\n%s", want, list.String())
+	}
+	for !strings.Contains(errOut.String(), "scheduled for") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(errOut.String(), "its upload starts "+from) {
+		t.Errorf("stderr does not say when the upload starts (%s):\n%s", from, errOut.String())
+	}
+	cancel()
+	if c := <-code; c == 0 {
+		t.Errorf("Ctrl+C before the time exited 0:\n%s", errOut.String())
+	}
+	if r := e.lastRecordIfAny(); r == nil || r.State != transfer.StateScheduled {
+		t.Fatalf("after Ctrl+C the message is %v, want still scheduled", r)
+	}
+	if n := e.messageCount(); n != 0 {
+		t.Fatalf("%d messages, want none", n)
 	}
 }

@@ -133,7 +133,7 @@ func standingWords(st delivery.Standing, snaps map[string]transfer.Snapshot) str
 	case delivery.PhaseSending:
 		return "sending to " + destinationWords(st.Destination)
 	case delivery.PhaseScheduled:
-		return scheduledWords(st.SendAt, time.Now())
+		return scheduledWords(st.SendAt, st.UploadFrom, time.Now())
 	case delivery.PhaseSaving:
 		return "saving the draft in Gmail"
 	case delivery.PhasePosting:
@@ -172,11 +172,15 @@ func jobWhat(s transfer.Snapshot) string {
 
 // scheduledWords say when a message held for its time goes, as `carrier
 // jobs` and `carrier status` print it: the time, how far off, and what
-// stands already.
-func scheduledWords(at, now time.Time) string {
+// stands already: every byte but the last, or nothing yet when the time is
+// so far ahead that its upload starts later (from, non-zero).
+func scheduledWords(at, from, now time.Time) string {
 	when := at.Local().Format(time.DateTime)
 	if d := at.Sub(now); d > 0 {
 		when += " (in " + waitWords(d) + ")"
+	}
+	if !from.IsZero() {
+		return "sending at " + when + ": its upload starts " + from.Local().Format(time.DateTime) + ", since Google keeps an unfinished upload for a week (carrier cancel undoes it)"
 	}
 	return "sending at " + when + ": every byte but the last is in Gmail (carrier cancel undoes it)"
 }

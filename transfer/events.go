@@ -203,6 +203,10 @@ type Snapshot struct {
 	// as they can. While the job is StateScheduled, the server holds every
 	// byte but those.
 	SendAt time.Time
+	// UploadFrom is, while the job is StateScheduled with nothing sent (its
+	// SendAt was further ahead than ScheduleLead), when its upload starts;
+	// zero otherwise.
+	UploadFrom time.Time
 }
 
 // Snapshot is the record as a job's snapshot, for a front end that reads
@@ -216,8 +220,15 @@ func snapshotOf(r *Record) Snapshot {
 		SHA256: r.SHA256, Needs: r.Needs, Quote: r.Quote, State: r.State, Confirmed: r.Confirmed, Sent: r.Confirmed, Written: r.Confirmed,
 		Response: r.Response, Error: r.Error, Retryable: r.Retryable, Cause: causes[r.Cause],
 		Verified: r.Verified, Account: r.Account, SignInFor: r.SignInFor, Owner: r.Owner, Failure: r.Failure.clone(),
-		SendAt: r.SendAt,
+		SendAt: r.SendAt, UploadFrom: uploadFrom(r),
 	}
+}
+
+func uploadFrom(r *Record) time.Time {
+	if r.State != StateScheduled || r.Session != "" {
+		return time.Time{}
+	}
+	return r.DueAt()
 }
 
 // confirmWindow is how far back confirmations count for ConfirmedRate; the

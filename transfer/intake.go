@@ -81,8 +81,9 @@ type Spec struct {
 	// sleep). Until then nothing exists on the server, and Cancel deletes
 	// the session: Undo send (SendAt a few seconds ahead) and Send later
 	// (SendAt the chosen time) are the same hold. Zero: no hold. Only the
-	// Resumable type can hold; a session lives a week (DefaultSessionTTL),
-	// so a SendAt further ahead than that is the caller's to start later.
+	// Resumable type can hold. A session lives a week, so a SendAt further
+	// ahead than ScheduleLead waits as StateScheduled with nothing sent
+	// (the move "defer") and starts its upload ScheduleLead before it.
 	SendAt time.Time
 }
 

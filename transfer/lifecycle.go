@@ -19,7 +19,9 @@ const (
 	StateSignIn   State = "sign-in"  // its sign-in ended: waits for the person to sign in again; the session is kept
 	// StateScheduled: every byte but the last request's is with the server,
 	// and the last wait for the record's SendAt (Undo send, Send later).
-	// The session is kept; nothing exists on the server until they go.
+	// The session is kept; nothing exists on the server until they go. A
+	// SendAt further ahead than ScheduleLead waits here before its session
+	// is opened, until the upload's start (Record.DueAt).
 	StateScheduled State = "scheduled"
 	// StateMissing: its file is no longer where the job recorded it
 	// (moved, renamed, on a disk not mounted): a ghost, which waits for
@@ -99,6 +101,7 @@ const (
 	MovePark     Move = "park"      // its sign-in ended: only a person can mend that
 	MoveUnpark   Move = "unpark"    // its account signed in again (or a new start tries once)
 	MoveHoldLast Move = "hold-last" // every byte but the last is with the server; the last wait for SendAt
+	MoveDefer    Move = "defer"     // SendAt is so far ahead that the upload starts later (ScheduleLead)
 	MoveDue      Move = "due"       // SendAt came: the last bytes go
 	MoveSendNow  Move = "send-now"  // the person sends a scheduled job's last bytes at once
 	MoveLose     Move = "lose"      // its file is no longer where it was recorded
@@ -135,6 +138,7 @@ var lifecycle = []edge{
 	{MovePark, StateRetrying, StateSignIn},
 	{MoveUnpark, StateSignIn, StateQueued},
 	{MoveHoldLast, StateRunning, StateScheduled},
+	{MoveDefer, StateRunning, StateScheduled},
 	{MoveDue, StateScheduled, StateQueued},
 	{MoveSendNow, StateScheduled, StateQueued},
 	{MoveLose, StateRunning, StateMissing},

@@ -409,6 +409,9 @@ func (q *Queue) work(ctx context.Context, jb *job) {
 		// Its last bytes wait for SendAt without a worker; the record,
 		// durable now, keeps the session and the offset for a restart.
 		q.transition(jb, MoveHoldLast, StateScheduled, nil, Event{})
+	case errors.Is(err, ErrStartsLater):
+		// Nothing sent yet: it waits, without a worker, for its start.
+		q.transition(jb, MoveDefer, StateScheduled, nil, Event{})
 	default:
 		msg := err.Error()
 		retry := retryable(err)
@@ -432,7 +435,8 @@ func (q *Queue) settle(jb *job) {
 	}
 	jb.notify()
 	_, scheduled := q.scheduled[jb]
-	due := scheduled && !q.clock.Now().Before(jb.record().SendAt)
+	rec := jb.record()
+	due := scheduled && !q.clock.Now().Before(rec.DueAt())
 	q.mu.Unlock()
 	if due {
 		q.sendDue()

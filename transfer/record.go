@@ -319,6 +319,17 @@ func (r *Record) validate() error {
 }
 
 // googUpload reports whether the job speaks ProtocolGoogUpload.
+// DueAt is when a scheduled job moves on: at SendAt its last bytes go; a
+// job whose session is not opened yet (its SendAt was further ahead than
+// ScheduleLead) starts its upload ScheduleLead before that. Zero when the
+// job holds nothing back.
+func (r *Record) DueAt() time.Time {
+	if r.SendAt.IsZero() || r.Session != "" {
+		return r.SendAt
+	}
+	return r.SendAt.Add(-ScheduleLead)
+}
+
 func (r *Record) googUpload() bool { return r.Protocol == ProtocolGoogUpload }
 
 func checkHTTPURL(raw string) error {

@@ -42,6 +42,11 @@ func (up *upload) resumable(ctx context.Context) (*Response, error) {
 			err  error
 		)
 		switch {
+		case rec.Session == "" && up.startsLater():
+			// A session Google keeps a week would not last until SendAt:
+			// nothing is opened yet, and the upload starts ScheduleLead
+			// before the time.
+			return nil, fmt.Errorf("%w (its upload starts %s)", ErrStartsLater, rec.DueAt().Format(time.RFC3339))
 		case rec.Session == "":
 			s = stepStart
 			if err = up.initiate(ctx); err == nil {
@@ -159,6 +164,25 @@ func (up *upload) resumable(ctx context.Context) (*Response, error) {
 // the job to StateScheduled and sends it on at SendAt; a program using
 // the Uploader alone calls Upload again then.
 var ErrScheduled = errors.New("every byte but the last is with the server; the last wait for their time")
+
+// ErrStartsLater ends an upload whose SendAt is further ahead than
+// ScheduleLead before anything is sent: its session, which Google keeps a
+// week, would expire before the time. The Queue moves the job to
+// StateScheduled (the move "defer") and starts it at Record.DueAt.
+var ErrStartsLater = errors.New("the upload starts closer to its time, so its session lasts until then")
+
+// ScheduleLead is how long before its SendAt a held upload opens its
+// session when the time is further ahead: Google forgets an unfinished
+// session after a week (docs/PROTOCOL.md 4.1), and the day left over
+// covers the upload itself and a laptop asleep at the start.
+const ScheduleLead = 6 * 24 * time.Hour
+
+// startsLater reports whether the upload must not open its session yet:
+// its SendAt is more than ScheduleLead ahead.
+func (up *upload) startsLater() bool {
+	at := up.rec.SendAt
+	return !at.IsZero() && up.u.Clock.Now().Before(at.Add(-ScheduleLead))
+}
 
 // holdsLast reports whether the request carrying the file's last bytes
 // must wait: Record.SendAt is still ahead.

@@ -15,7 +15,11 @@ import (
 // job as StateScheduled, without a worker, and its clock's tick
 // (watchWake) moves it back to the queue once SendAt has come (the move
 // "due"). Undo is Cancel: the session is deleted, and a session whose last
-// bytes never came creates nothing on the server in any case.
+// bytes never came creates nothing on the server in any case. A time
+// further ahead than ScheduleLead would outlive the session Google keeps a
+// week, so such a job opens none: the uploader ends with ErrStartsLater,
+// the job waits as scheduled (the move "defer") until Record.DueAt, its
+// time less ScheduleLead, and then uploads and holds as above.
 
 // sendDue sends on the scheduled jobs whose time came. Each is held (as
 // Cancel holds a job) while it moves, so a Cancel under way either comes
@@ -27,7 +31,7 @@ func (q *Queue) sendDue() {
 	q.mu.Lock()
 	var due []*job
 	for jb := range q.scheduled {
-		if jb.run == nil && !now.Before(jb.record().SendAt) {
+		if rec := jb.record(); jb.run == nil && !now.Before(rec.DueAt()) {
 			jb.run = &activeRun{cancel: func(error) {}, done: make(chan struct{})}
 			due = append(due, jb)
 		}

@@ -358,3 +358,108 @@ func TestScheduledJobKilledWhileSendingWaitsAgain(t *testing.T) {
 		t.Fatalf("%d messages, want exactly one", n)
 	}
 }
+
+// A time further ahead than ScheduleLead would outlive the session Google
+// keeps a week: nothing is sent until ScheduleLead before it, the wait
+// outlives the queue, and then the upload runs and holds its last bytes
+// in one session, which is still that one when the message goes.
+func TestFarScheduledMessageStartsItsUploadLate(t *testing.T) {
+	m := newMailSandbox(t)
+	dir := t.TempDir()
+	clock := NewFakeClock(scheduleStart)
+	h := scheduledQueue(t, dir, clock)
+	at := scheduleStart.Add(10 * 24 * time.Hour)
+	id := h.add(Spec{URL: m.sendURL(), ContentType: "message/rfc822", Path: mailFile(t, 3*ChunkQuantum+1000), SendAt: at})
+
+	s := h.until(id, isState(StateScheduled))
+	if rec, _ := h.q.record(id); rec.Session != "" || s.Confirmed != 0 {
+		t.Fatalf("a message for 10 days ahead opened a session (%v) and confirmed %d bytes now; its session would expire before its time", rec.Session != "", s.Confirmed)
+	}
+	if want := at.Add(-ScheduleLead); !s.UploadFrom.Equal(want) {
+		t.Errorf("the snapshot says its upload starts %v, want %v", s.UploadFrom, want)
+	}
+
+	// The wait is in the journal: another queue takes it up.
+	h.q.Close()
+	h = scheduledQueue(t, dir, clock)
+	if _, err := h.q.ResumeJournal(false); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := h.q.Job(id); s.State != StateScheduled {
+		t.Fatalf("after a restart the waiting job is %s, want scheduled", s.State)
+	}
+	tick(t, clock, 4*24*time.Hour-time.Minute)
+	if _, err := h.q.Wait(ctxShort(t), id); err == nil {
+		t.Fatal("the job ended before its time")
+	}
+	if rec, _ := h.q.record(id); rec.Session != "" {
+		t.Fatal("the upload started before ScheduleLead ahead of its time")
+	}
+
+	tick(t, clock, time.Minute)
+	s = h.until(id, func(s Snapshot) bool { return s.State == StateScheduled && s.Confirmed > 0 })
+	if s.Confirmed != 3*ChunkQuantum || !s.UploadFrom.IsZero() {
+		t.Errorf("at its start the upload holds %d of %d bytes confirmed, upload-from %v: want all but the last quantum, and no start ahead", s.Confirmed, s.Size, s.UploadFrom)
+	}
+	started, _ := h.q.record(id)
+	if n := m.messages(t); n != 0 {
+		t.Fatalf("%d messages six days ahead of the time, want none", n)
+	}
+
+	tick(t, clock, ScheduleLead)
+	h.mustDone(id)
+	if after, _ := h.q.record(id); after.Session != started.Session {
+		t.Error("the session was replaced at the time: the upload was made twice")
+	}
+	if n := m.messages(t); n != 1 {
+		t.Fatalf("%d messages after the time, want exactly one", n)
+	}
+}
+
+// A machine asleep across the time (its wall clock moved on, its timers
+// did not fire) sends at the first tick after it wakes, once, and the
+// job's end says how late it went.
+func TestScheduledMessageSleptThroughSendsAtWake(t *testing.T) {
+	m := newMailSandbox(t)
+	clock := NewFakeClock(scheduleStart)
+	h := scheduledQueue(t, t.TempDir(), clock)
+	at := scheduleStart.Add(time.Hour)
+	id := h.add(Spec{URL: m.sendURL(), ContentType: "message/rfc822", Path: mailFile(t, 2*ChunkQuantum+10), SendAt: at})
+	h.until(id, isState(StateScheduled))
+	h.settled(id)
+
+	tick(t, clock, 30*time.Minute)
+	clock.Suspend(2 * time.Hour) // asleep from 21:30 to 23:30; the time was 22:00
+	if n := m.messages(t); n != 0 {
+		t.Fatalf("%d messages while asleep, want none", n)
+	}
+	tick(t, clock, time.Second) // the first tick after the wake
+	h.mustDone(id)
+	s, _ := h.q.Job(id)
+	if n := m.messages(t); n != 1 {
+		t.Fatalf("%d messages after the wake, want exactly one", n)
+	}
+	if late := s.Updated.Sub(at); late < 90*time.Minute || late > 91*time.Minute {
+		t.Errorf("sent %v after its time, want about 90 min (the wake at 23:30 less 22:00)", late)
+	}
+}
+
+// settled waits until no worker holds the job any more, so what moves it
+// next is the clock, not the end of the worker's turn.
+func (h *harness) settled(id string) {
+	h.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		h.q.mu.Lock()
+		jb, err := h.q.lookup(id)
+		idle := err == nil && jb.run == nil
+		h.q.mu.Unlock()
+		if idle {
+			return
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("job %s is still held by a worker", id)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

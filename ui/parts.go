@@ -501,7 +501,7 @@ func (s *transfersScreen) phaseWords(rd *rowData) string {
 		only = rd.view(rd.d.Members[0].Job)
 	}
 	if left := undoLeft(st, now); left > 0 && st.Phase == delivery.PhaseScheduled {
-		return undoWords(left, st.SendAt)
+		return undoWords(left, st.SendAt, st.UploadFrom)
 	}
 	switch st.Phase {
 	case delivery.PhaseScheduled:

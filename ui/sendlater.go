@@ -44,7 +44,7 @@ func laterProblem(err error) string {
 	case errors.Is(err, app.ErrSendAtPast):
 		return lang.X("later.past", "That time has passed (or is less than a minute away): choose a later one, or press Send.")
 	case errors.Is(err, app.ErrSendAtTooFar):
-		return lang.X("later.toofar", "At most 6 days ahead: Google forgets an upload left unfinished for a week.")
+		return lang.X("later.toofar", "At most a year ahead.")
 	}
 	return lang.X("later.unreadable", "Carrier cannot read that time: type a date and time such as 2026-12-01 09:00, or a time of day such as 09:00.")
 }

@@ -73,7 +73,7 @@ func TestSendLaterRefusesABadTime(t *testing.T) {
 	test.Tap(c.laterBtn)
 	for _, c2 := range []struct{ in, says string }{
 		{time.Now().Add(-time.Hour).Format("2006-01-02 15:04"), "has passed"},
-		{time.Now().Add(9 * 24 * time.Hour).Format("2006-01-02 15:04"), "At most 6 days"},
+		{time.Now().Add(370 * 24 * time.Hour).Format("2006-01-02 15:04"), "At most a year"},
 		{"soonish", "cannot read that time"},
 	} {
 		c.later.other.SetText(c2.in)
@@ -207,5 +207,41 @@ func TestChangeTimeSchedulesTheMessageAgain(t *testing.T) {
 	}
 	if n := len(h.messages()); n != 0 {
 		t.Fatalf("%d messages sent, want none", n)
+	}
+}
+
+// A time more than six days ahead: nothing goes yet, and the row says
+// when the upload starts as well as when the message goes.
+func TestSendLaterFarAheadSaysWhenItsUploadStarts(t *testing.T) {
+	h := newHarness(t)
+	undoAfter(0)
+	c := h.u.compose
+	h.writeMessage("zoe@example.com", "Next week")
+	test.Tap(c.laterBtn)
+	at := time.Now().Add(9 * 24 * time.Hour).Truncate(time.Minute)
+	c.later.other.SetText(at.Format("2006-01-02 15:04"))
+	test.Tap(c.later.send)
+
+	var row *transferRow
+	var msg transfer.Snapshot
+	h.until("the message waits for its upload's start", func() bool {
+		row = h.onlyRow()
+		for _, s := range h.q.Jobs() {
+			msg = s
+		}
+		return row != nil && msg.State == transfer.StateScheduled && strings.HasPrefix(row.state.Text, "Scheduled")
+	})
+	if msg.Confirmed != 0 || !msg.UploadFrom.Equal(at.Add(-transfer.ScheduleLead)) {
+		t.Errorf("scheduled with %d bytes confirmed, upload from %s: want none yet, from %s", msg.Confirmed, msg.UploadFrom, at.Add(-transfer.ScheduleLead))
+	}
+	want := "Scheduled: sending at " + at.Format("2006-01-02 15:04") + ". Its upload starts " + at.Add(-transfer.ScheduleLead).Format("2006-01-02 15:04")
+	if !strings.Contains(row.state.Text, want) {
+		t.Errorf("the row says %q, want %q", row.state.Text, want)
+	}
+	test.Tap(row.undo)
+	h.until("Compose holds the message again", func() bool { return c.subject.Text == "Next week" })
+	h.until("the message is cancelled", func() bool { return h.stateOf(msg.ID) == transfer.StateCancelled })
+	if n := len(h.messages()); n != 0 {
+		t.Fatalf("%d messages, want none", n)
 	}
 }

@@ -73,8 +73,14 @@ func undoLeft(st delivery.Standing, now time.Time) time.Duration {
 const countFrom = 2 * time.Minute
 
 // undoWords are a row's words while its message waits for its time:
-// seconds counted down near it, the time itself further off.
-func undoWords(left time.Duration, at time.Time) string {
+// seconds counted down near it, the time itself further off, and when its
+// upload starts if that is still ahead (from: the time was more than
+// transfer.ScheduleLead off).
+func undoWords(left time.Duration, at, from time.Time) string {
+	if left > countFrom && !from.IsZero() {
+		return lang.X("later.row.from", "Scheduled: sending at {{.When}}. Its upload starts {{.From}}, since Google keeps an unfinished upload for a week.",
+			w{"When": at.Local().Format("2006-01-02 15:04"), "From": from.Local().Format("2006-01-02 15:04")})
+	}
 	if left > countFrom {
 		return lang.X("later.row", "Scheduled: sending at {{.When}}", w{"When": at.Local().Format("2006-01-02 15:04")})
 	}

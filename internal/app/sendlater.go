@@ -12,17 +12,18 @@ import (
 // transfer.Spec.SendAt). The window's Send later and `carrier send --at`
 // both read and check the time here.
 
-// MaxSendLater bounds how far ahead a message may be scheduled. Google
-// forgets a resumable session it was not finished within a week
-// (docs/PROTOCOL.md 4.1); a day of margin leaves room for a laptop that
-// sleeps through the time and sends at wake.
-const MaxSendLater = 6 * 24 * time.Hour
+// MaxSendLater bounds how far ahead a message may be scheduled: a year,
+// against a mistyped year. Google forgets a resumable session not
+// finished within a week (docs/PROTOCOL.md 4.1), so a message for a time
+// further ahead than transfer.ScheduleLead (6 days) starts its upload
+// then, not now (Snapshot.UploadFrom).
+const MaxSendLater = 366 * 24 * time.Hour
 
 // ErrSendAtPast refuses a time that has come already.
 var ErrSendAtPast = errors.New("that time has passed")
 
 // ErrSendAtTooFar refuses a time further ahead than MaxSendLater.
-var ErrSendAtTooFar = errors.New("at most 6 days ahead: Google forgets an upload left unfinished for a week")
+var ErrSendAtTooFar = errors.New("at most a year ahead")
 
 // CheckSendAt refuses a Send later time that has passed (or comes within
 // the minute: that is Send, or Undo send's window) or lies further ahead

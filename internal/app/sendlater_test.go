@@ -23,8 +23,9 @@ func TestParseSendAt(t *testing.T) {
 		{"10:30", time.Date(2026, 11, 28, 10, 30, 0, 0, loc), nil}, // now: tomorrow's
 		{"10:30:30", time.Time{}, ErrSendAtPast},                   // 30 s ahead: within the minute
 		{"2026-11-27T10:00", time.Time{}, ErrSendAtPast},
-		{"2026-12-03T10:00", time.Date(2026, 12, 3, 10, 0, 0, 0, loc), nil}, // 6 days less 30 min
-		{"2026-12-03T11:00", time.Time{}, ErrSendAtTooFar},
+		{"2026-12-03T11:00", time.Date(2026, 12, 3, 11, 0, 0, 0, loc), nil},  // beyond 6 days: its upload starts later
+		{"2027-11-28T10:00", time.Date(2027, 11, 28, 10, 0, 0, 0, loc), nil}, // 366 days less 30 min
+		{"2027-11-28T11:00", time.Time{}, ErrSendAtTooFar},
 	} {
 		got, err := ParseSendAt(c.in, now)
 		if c.err != nil {
@@ -61,8 +62,9 @@ func TestSendLaterChoices(t *testing.T) {
 		{time.Date(2026, 11, 28, 0, 47, 0, 0, loc), []time.Time{day(28, 8), day(29, 8), day(29, 13), day(30, 8)}},
 		// Early morning, less than an hour before 8: later today at 10.
 		{time.Date(2026, 11, 27, 7, 10, 0, 0, loc), []time.Time{day(27, 10), day(28, 8), day(28, 13), day(30, 8)}},
-		// Monday: the next Monday is a week ahead, too far.
-		{time.Date(2026, 11, 30, 21, 0, 0, 0, loc), []time.Time{time.Date(2026, 12, 1, 8, 0, 0, 0, loc), time.Date(2026, 12, 1, 13, 0, 0, 0, loc)}},
+		// Monday evening: the next Monday is a week ahead, offered too (its
+		// upload starts six days before it).
+		{time.Date(2026, 11, 30, 21, 0, 0, 0, loc), []time.Time{time.Date(2026, 12, 1, 8, 0, 0, 0, loc), time.Date(2026, 12, 1, 13, 0, 0, 0, loc), time.Date(2026, 12, 7, 8, 0, 0, 0, loc)}},
 	} {
 		got := SendLaterChoices(c.now)
 		if len(got) != len(c.want) {

@@ -184,3 +184,32 @@ func TestADraftIsNotHeld(t *testing.T) {
 	}
 	next(t, e.events, ids[0], transfer.EventDone)
 }
+
+// Send later with the computer asleep across the time: the message goes
+// once at the first tick after the wake, and how late it went is what the
+// front ends put in words (Lateness of its snapshot).
+func TestSendLaterSleptThroughSendsAtWakeAndSaysHowLate(t *testing.T) {
+	e := newUndoEnv(t)
+	ids := e.send(t, &compose.Message{From: "me@example.com", To: []string{"zoe@example.com"}, Subject: "At ten", Text: "Sent at its time, or said late."}, LinkOptions{}, time.Hour)
+	id := ids[len(ids)-1]
+	next(t, e.events, id, transfer.EventScheduled)
+	at := e.clock.Now().Add(time.Hour)
+	if s, _ := e.q.Job(id); !s.SendAt.Equal(at) {
+		t.Fatalf("scheduled for %s, want %s", s.SendAt, at)
+	}
+
+	e.advance(t, 30*time.Minute)
+	e.clock.Suspend(2 * time.Hour) // the lid closed half an hour before the time, opened 90 min after
+	if n := e.messages(t); n != 0 {
+		t.Fatalf("%d messages while asleep, want none", n)
+	}
+	e.advance(t, time.Second)
+	next(t, e.events, id, transfer.EventDone)
+	if n := e.messages(t); n != 1 {
+		t.Fatalf("%d messages after the wake, want exactly one", n)
+	}
+	s, _ := e.q.Job(id)
+	if late := Lateness(s.SendAt, s.Updated); late != 90*time.Minute {
+		t.Errorf("sent %v late by its snapshot, want 1h30m", late)
+	}
+}

@@ -85,6 +85,10 @@ type Standing struct {
 	// Send later), while it is not sent; zero when it goes as soon as it
 	// can.
 	SendAt time.Time
+	// UploadFrom is, while a message held for a SendAt further ahead than
+	// transfer.ScheduleLead waits with nothing sent, when its upload
+	// starts; zero otherwise.
+	UploadFrom time.Time
 	// Member is the member the phase is about: the one failed, held,
 	// waiting for a sign-in, whose file is missing, or cancelled under a
 	// blocked delivery; nil
@@ -164,7 +168,7 @@ func Status(d Delivery, snaps map[string]transfer.Snapshot) Standing {
 	if m := findIn(heads, func(m member) bool {
 		return m.Role == RoleMessage && m.snap.State.Unfinished() && !m.snap.SendAt.IsZero()
 	}); m != nil {
-		st.SendAt = m.snap.SendAt
+		st.SendAt, st.UploadFrom = m.snap.SendAt, m.snap.UploadFrom
 	}
 	st.Verbs = verbs(d, st, ms, unfinished)
 	return st

@@ -94,6 +94,7 @@ type want struct {
 	held        string
 	reset       time.Time
 	sendAt      time.Time
+	uploadFrom  time.Time
 	verbs       []Verb
 }
 
@@ -145,6 +146,8 @@ func statusCases() []statusCase {
 			want{phase: PhaseUploading, total: 1, dest: KindDriveUpload, confirmed: 40, size: 110, sendAt: sendAt, verbs: []Verb{pause, cancel, undo}}},
 		{"message scheduled", plain, []transfer.Snapshot{snap("m", sendURL, transfer.StateScheduled, 10, 0, at(sendAt))},
 			want{phase: PhaseScheduled, size: 10, sendAt: sendAt, verbs: []Verb{pause, cancel, undo}}},
+		{"message scheduled so far ahead that its upload starts later", plain, []transfer.Snapshot{snap("m", sendURL, transfer.StateScheduled, 10, 0, at(sendAt), func(s *transfer.Snapshot) { s.UploadFrom = sendAt.Add(-transfer.ScheduleLead) })},
+			want{phase: PhaseScheduled, size: 10, sendAt: sendAt, uploadFrom: sendAt.Add(-transfer.ScheduleLead), verbs: []Verb{pause, cancel, undo}}},
 		{"message sent after its window", plain, []transfer.Snapshot{snap("m", sendURL, D, 10, 10, at(sendAt))}, want{phase: PhaseSent, confirmed: 10, size: 10, verbs: []Verb{rm}}},
 		{"message undone", plain, []transfer.Snapshot{snap("m", sendURL, C, 10, 0, at(sendAt))}, want{phase: PhaseCancelled, size: 10, verbs: []Verb{rm}}},
 		{"message put in the mailbox", plain, []transfer.Snapshot{snap("m", insertURL, D, 10, 10)}, want{phase: PhaseDone, confirmed: 10, size: 10, verbs: []Verb{rm}}},
@@ -251,7 +254,7 @@ func TestStatusOfEveryPhaseOfEveryKind(t *testing.T) {
 			code = got.Failure.Code
 		}
 		gotW := want{phase: got.Phase, done: got.Done, total: got.Total, dest: got.Destination, confirmed: got.Confirmed, size: got.Size,
-			member: member, code: code, account: got.Account, path: got.Path, held: got.Held, reset: got.Reset, sendAt: got.SendAt, verbs: got.Verbs}
+			member: member, code: code, account: got.Account, path: got.Path, held: got.Held, reset: got.Reset, sendAt: got.SendAt, uploadFrom: got.UploadFrom, verbs: got.Verbs}
 		if fmt.Sprint(gotW) != fmt.Sprint(w) {
 			t.Errorf("%s:\n got %+v\nwant %+v", c.name, gotW, w)
 		}
