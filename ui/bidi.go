@@ -61,7 +61,10 @@ func fence(line string) string {
 			continue
 		}
 		end := numberEnd(runes, i)
-		if end < len(runes) && (runes[end] == '–' || runes[end] == '-') && end+1 < len(runes) && isDigit(runes[end+1]) {
+		// A range ("1–3"), a date ("2026-12-07") or a time ("09:00") is
+		// one piece: x/text drew a date's parts right to left
+		// ("07-12-2026").
+		for end+1 < len(runes) && strings.ContainsRune(joiners, runes[end]) && isDigit(runes[end+1]) {
 			end = numberEnd(runes, end+1)
 		}
 		bare := end
@@ -70,7 +73,7 @@ func fence(line string) string {
 			i = end
 			continue // part of a word, an address or a name
 		}
-		if end == bare && !strings.ContainsAny(string(runes[i:end]), "–-") && afterWord(runes, i) {
+		if end == bare && !strings.ContainsAny(string(runes[i:end]), joiners) && afterWord(runes, i) {
 			i = end
 			continue // a bare number after a word is the word's: "Report 2024"
 		}
@@ -88,6 +91,10 @@ func fence(line string) string {
 }
 
 func isDigit(r rune) bool { return r >= '0' && r <= '9' }
+
+// joiners join numbers into one piece: a range's dash, a date's hyphens,
+// a time's colons.
+const joiners = "–-:/"
 
 // afterWord reports whether the nearest rune before i, spaces aside, is a
 // letter.

@@ -90,6 +90,9 @@ func TestBidiVisualOrder(t *testing.T) {
 		{"در حال بارگذاری · 502.8 KiB/s · 2 دقیقه مانده", "هدنام هقیقد 2 · 502.8 KiB/s · یراذگراب لاح رد", true},
 		// A range of Latin digits reads as written, from its first end.
 		{"1–3 از 16 بارگذاری", "یراذگراب 16 زا 1–3", true},
+		// A date and a time read as written: x/text drew the date's parts
+		// right to left, "07-12-2026".
+		{"فرستادن در 2026-12-07 09:00.", ".09:00 2026-12-07 رد نداتسرف", true},
 		// A number inside a name or an address is the name's.
 		{"پرونده holiday-2024.zip به a1@x.ir", "a1@x.ir هب holiday-2024.zip هدنورپ", true},
 		{"سلام.", ".مالس", true},
