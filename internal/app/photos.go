@@ -297,6 +297,7 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 	if err != nil {
 		return nil, err
 	}
+	q.dl.keepAlbum(dl.ID, photosTo{account: dl.Account, albumID: dl.AlbumID})
 	defer q.end(dl)
 	settings = owned(dl, settings)
 	undo := func(err error) (*PhotosBatch, error) {

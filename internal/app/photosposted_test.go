@@ -246,3 +246,35 @@ func TestPhotosPostedQuotaUsedUpTrustsTheMemory(t *testing.T) {
 		t.Fatalf("with the quota used up: %d already, %d uploads; want 2 and 1", b.Already, len(b.Uploads))
 	}
 }
+
+// The end of each of a batch's calls remembers its items under the
+// batch's album without reading the batch's delivery again: a camera
+// roll's delivery lists 20,400 jobs, and its 400 calls would decode it
+// 400 times. The memory still holds every file.
+func TestPhotosRecordDoesNotReadTheDeliveryPerCall(t *testing.T) {
+	env := newPhotosEnv(t)
+	state := t.TempDir()
+	files := pictures(t, 2*MaxPhotosBatch+3)
+	q := env.open(state, nil)
+	b, err := q.PhotosUpload(context.Background(), env.photos(), files, PhotosOptions{Album: "Trip"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Creates) != 3 {
+		t.Fatalf("%d calls; want 3", len(b.Creates))
+	}
+	waitDone(t, q, b.Jobs())
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if reads := q.dl.reads.Load(); reads != 0 {
+		t.Fatalf("the calls' ends read the batch's delivery %d times; want none (this process began it)", reads)
+	}
+	mem, err := openPosted(q.posted, "", b.AlbumID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mem.byPath) != len(files) {
+		t.Fatalf("the memory holds %d files; want %d", len(mem.byPath), len(files))
+	}
+}
