@@ -8,8 +8,10 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"carrier/sandbox"
+	"carrier/transfer"
 )
 
 // postTwice posts files into album with a queue of its own on state, waits
@@ -276,5 +278,34 @@ func TestPhotosRecordDoesNotReadTheDeliveryPerCall(t *testing.T) {
 	}
 	if len(mem.byPath) != len(files) {
 		t.Fatalf("the memory holds %d files; want %d", len(mem.byPath), len(files))
+	}
+}
+
+// A start looks at a done call's items to make again only when one of
+// its uploads ended a day before it: a camera roll posted before is 400
+// calls over 20,400 records, and each look reads them all.
+func TestPhotosSweepLooksOnlyAtCallsWithExpiredUploads(t *testing.T) {
+	env := newPhotosEnv(t)
+	state := t.TempDir()
+	b := postOnce(t, env, state, pictures(t, 2*MaxPhotosBatch+3), "Trip")
+	q := env.open(state, nil) // its start sweeps the journal
+	defer q.Close()
+	if n := q.photosLooks.Load(); n != 0 {
+		t.Fatalf("the start looked at %d of the %d calls done, none of whose uploads expired; want none", n, len(b.Creates))
+	}
+	// Which calls are looked at: those naming an upload a day older.
+	c := transfer.Snapshot{Quote: []string{"u1", "u2", "a1.id"}, Updated: time.Date(2026, 11, 2, 12, 0, 0, 0, time.UTC)}
+	for _, tc := range []struct {
+		ended map[string]time.Time
+		want  bool
+	}{
+		{map[string]time.Time{"u1": c.Updated.Add(-time.Hour), "u2": c.Updated.Add(-2 * time.Hour)}, false},
+		{map[string]time.Time{"u1": c.Updated.Add(-time.Hour), "u2": c.Updated.Add(-expiredAfter)}, true},
+		{map[string]time.Time{"u1": c.Updated.Add(-time.Hour)}, false}, // u2 forgotten: nothing to upload again
+		{map[string]time.Time{"a1": c.Updated.Add(-48 * time.Hour)}, false},
+	} {
+		if got := expiredUploads(c, tc.ended); got != tc.want {
+			t.Errorf("expiredUploads with %v: %v; want %v", tc.ended, got, tc.want)
+		}
 	}
 }

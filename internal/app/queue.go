@@ -34,8 +34,9 @@ type Queue struct {
 	// photosMu orders the making again of a batch's expired items
 	// (photos.go), so it is queued once; photosTmpl keeps the bodies of
 	// calls done, whose spool files go.
-	photosMu   sync.Mutex
-	photosTmpl map[string][]byte
+	photosMu    sync.Mutex
+	photosTmpl  map[string][]byte
+	photosLooks atomic.Int64 // calls photosAgain looked at
 
 	accountMu sync.Mutex
 	account   string // Bind's
