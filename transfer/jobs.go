@@ -24,6 +24,11 @@ type job struct {
 	resend  bool       // the person chose to send a media/multipart job again
 	pending bool       // in Queue.pending
 	changed chan struct{}
+
+	// doneSaved: the journal holds the record written when the job was
+	// done, its answer whole; answerDropped: the queue forgot the
+	// answer's body (DropAnswer).
+	doneSaved, answerDropped bool
 }
 
 type liveProgress struct {
@@ -76,6 +81,7 @@ func (q *Queue) snapLocked(jb *job) Snapshot {
 	s := snapshotOf(&jb.rec)
 	s.Seq = q.seq.Add(1)
 	s.Blocked = jb.blocked
+	s.AnswerInJournal = jb.answerDropped
 	switch {
 	case q.meter.holdsBack(&jb.rec):
 		s.Held = HeldMetered
@@ -130,6 +136,7 @@ func (q *Queue) transition(jb *job, m Move, to State, change func(*Record), ev E
 	jb.rec = nx
 	if err == nil {
 		jb.lastDurable = q.clock.Now()
+		jb.doneSaved = to == StateDone
 	}
 	if to != StateWaiting {
 		jb.blocked = ""

@@ -559,7 +559,7 @@ func (q *Queue) PhotosResults(b *PhotosBatch) ([]PhotosResult, error) {
 		uploads := quotedUploads(*c)
 		var ans batchCreateAnswer
 		if c.State == transfer.StateDone && c.Response != nil {
-			json.Unmarshal(c.Response.Body, &ans)
+			json.Unmarshal(q.answerBody(*c), &ans)
 		}
 		for k, u := range uploads {
 			up := v.snap(u)
@@ -686,7 +686,7 @@ func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, templ
 		return false, nil // made again already
 	}
 	var ans batchCreateAnswer
-	if json.Unmarshal(c.Response.Body, &ans) != nil {
+	if json.Unmarshal(q.answerBody(c), &ans) != nil {
 		return false, nil
 	}
 	var tmpl struct {
@@ -776,6 +776,38 @@ func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, templ
 	}
 	_, err := q.addBatchCreate(upRoot(c.URL), album, albumID, ids, items, c.ID, fmt.Sprintf("Google Photos · again: %d items whose upload expired", len(ids)))
 	return true, err
+}
+
+// answerBody is the body of done job s's answer: its snapshot's, or
+// the journal's when the queue let it go (dropAnswers).
+func (q *Queue) answerBody(s transfer.Snapshot) []byte {
+	switch {
+	case s.Response == nil:
+		return nil
+	case s.AnswerInJournal:
+		if r, err := q.Queue.Answer(s.ID); err == nil {
+			return r.Body
+		}
+		return nil
+	}
+	return s.Response.Body
+}
+
+// dropAnswers lets the queue forget the answers of a batchCreate call
+// just done and of the uploads it named, once the front end has seen its
+// event (photosRecord remembered its items, photosSettle has its
+// snapshot): the journal keeps them, read back by answerBody when a
+// batch's results are asked. A camera roll's calls answer with about
+// 0.9 KB per picture, which the queue would otherwise hold for every
+// picture to the batch's end.
+func (q *Queue) dropAnswers(e transfer.Event) {
+	if e.Kind != transfer.EventDone || !isBatchCreate(e.Snap) {
+		return
+	}
+	for _, u := range quotedUploads(e.Snap) {
+		q.DropAnswer(u)
+	}
+	q.DropAnswer(e.Job)
 }
 
 // upRoot is the Photos root of a batchCreate call's URL.

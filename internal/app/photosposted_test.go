@@ -309,3 +309,41 @@ func TestPhotosSweepLooksOnlyAtCallsWithExpiredUploads(t *testing.T) {
 		}
 	}
 }
+
+// Once a call is done and its items remembered, the queue no longer holds
+// its answer, nor its uploads' tokens (a camera roll's answers are about
+// 0.9 KB a picture): the journal has them, and the batch's results,
+// read from there, still name every item.
+func TestPhotosCallsAnswersLeaveMemory(t *testing.T) {
+	env := newPhotosEnv(t)
+	files := pictures(t, MaxPhotosBatch+2)
+	q := env.open(t.TempDir(), nil)
+	defer q.Close()
+	b, err := q.PhotosUpload(context.Background(), env.photos(), files, PhotosOptions{Album: "Trip"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, q, b.Jobs())
+	held := func() (n int) {
+		for _, id := range b.Jobs() {
+			if s, ok := q.Job(id); ok && s.Response != nil && s.Response.Body != nil {
+				n++
+			}
+		}
+		return n
+	}
+	// The pump lets go of a call's answers after its event; Wait may
+	// return before that.
+	for deadline := time.Now().Add(20 * time.Second); held() > 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := held(); n != 0 {
+		t.Fatalf("the queue holds %d answers of the batch's %d jobs; want none", n, len(b.Jobs()))
+	}
+	for _, c := range b.Creates {
+		if s, _ := q.Job(c); !s.AnswerInJournal {
+			t.Fatalf("call %s: its snapshot does not say its answer is in the journal", c)
+		}
+	}
+	checkBatch(t, env, q, b, files)
+}

@@ -204,6 +204,7 @@ func (q *Queue) pump() {
 		case e := <-q.in:
 			q.photosRecord(e)
 			q.photosSettle(e)
+			q.dropAnswers(e)
 			q.settle(e)
 			q.pass(e, true)
 		case <-q.stop:
