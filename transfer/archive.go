@@ -237,38 +237,47 @@ func (j *Journal) Compact() (int, error) {
 			}
 		}
 	}
-	var lines []archiveLine
-	var ids []string
+	var moving []*Record
 	for _, r := range recs {
-		if !settled(r.State) || needed[r.ID] {
-			continue
+		if settled(r.State) && !needed[r.ID] {
+			moving = append(moving, r)
 		}
-		data, err := json.Marshal(r)
-		if err != nil {
-			return 0, err
-		}
-		lines = append(lines, archiveLine{ID: r.ID, Record: data})
-		ids = append(ids, r.ID)
 	}
-	if len(ids) == 0 {
-		return 0, nil
-	}
-	if err := j.appendArchive(lines); err != nil {
-		return 0, err
-	}
-	if compactStop() {
-		return 0, nil
-	}
+	// A batch at a time: its lines encoded, appended and synced, then its
+	// records removed, so that a camera roll's 20,400 records are not
+	// encoded into one buffer at once.
+	moved := 0
 	var errs []error
-	for _, id := range ids {
-		// The lock and progress files go first: a record without them is
-		// whole, one with them but without its record is litter.
-		os.Remove(j.path(id, ".lock"))
-		os.Remove(j.path(id, ".progress"))
-		if err := os.Remove(j.path(id, ".json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, err)
+	for start := 0; start < len(moving); start += compactBatch {
+		batch := moving[start:min(start+compactBatch, len(moving))]
+		lines := make([]archiveLine, 0, len(batch))
+		for _, r := range batch {
+			data, err := json.Marshal(r)
+			if err != nil {
+				return moved, errors.Join(append(errs, err)...)
+			}
+			lines = append(lines, archiveLine{ID: r.ID, Record: data})
 		}
+		if err := j.appendArchive(lines); err != nil {
+			return moved, errors.Join(append(errs, err)...)
+		}
+		if compactStop() {
+			return moved, errors.Join(errs...)
+		}
+		for _, r := range batch {
+			// The lock and progress files go first: a record without them is
+			// whole, one with them but without its record is litter.
+			os.Remove(j.path(r.ID, ".lock"))
+			os.Remove(j.path(r.ID, ".progress"))
+			if err := os.Remove(j.path(r.ID, ".json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
+		}
+		j.syncFolder()
+		moved += len(batch)
 	}
-	j.syncFolder()
-	return len(ids), errors.Join(errs...)
+	return moved, errors.Join(errs...)
 }
+
+// compactBatch is how many records Compact moves at a time.
+const compactBatch = 256

@@ -311,3 +311,52 @@ func TestArchiveLinesAreSplitWithoutParsing(t *testing.T) {
 		}
 	}
 }
+
+// Compact moves a folder of many ended jobs a batch at a time (each
+// appended and synced before its records go), not all encoded into one
+// buffer; a crash after the first batch leaves the rest in the folder,
+// and every job is listed once throughout. The folder is read past its
+// first names (History and a start list it in batches too).
+func TestCompactMovesABatchAtATime(t *testing.T) {
+	j, err := OpenJournal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	n := 2*compactBatch + 7
+	var all []string
+	for i := range n {
+		r := goodRecord()
+		r.ID = fmt.Sprintf("20300102T030405-%08x", i)
+		r.Created = t0.Add(time.Duration(i) * time.Second)
+		r.State, r.Confirmed = StateDone, r.Size
+		r.Response = &Response{Status: 200, Body: []byte(`{"id":"item"}`)}
+		if err := j.Save(r); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, r.ID)
+	}
+	if live, err := j.listFolder(); err != nil || len(live) != n {
+		t.Fatalf("the folder lists %d records, %v; want %d", len(live), err, n)
+	}
+	batches := 0
+	compactStop = func() bool { batches++; return batches == 2 } // a crash after the second batch's write
+	t.Cleanup(func() { compactStop = func() bool { return false } })
+	if moved, _ := j.Compact(); moved != compactBatch {
+		t.Fatalf("Compact cut short in its second batch moved %d; want the first batch's %d", moved, compactBatch)
+	}
+	if live, _ := j.listFolder(); len(live) != n-compactBatch {
+		t.Fatalf("%d records left in the folder; want %d", len(live), n-compactBatch)
+	}
+	if got := listedIDs(t, j); !slices.Equal(got, all) {
+		t.Fatalf("listed after the crash: %d jobs, want %d once each", len(got), n)
+	}
+	batches = 0
+	compactStop = func() bool { batches++; return false }
+	if moved, err := j.Compact(); err != nil || moved != n-compactBatch || batches != 2 {
+		t.Fatalf("the next Compact moved %d in %d batches, %v; want %d in 2", moved, batches, err, n-compactBatch)
+	}
+	if got := listedIDs(t, j); !slices.Equal(got, all) {
+		t.Fatalf("listed after the move: %d jobs, want %d once each", len(got), n)
+	}
+}

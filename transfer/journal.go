@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -304,32 +305,59 @@ func (j *Journal) listFolder() ([]*Record, error) {
 // none), in no order; gone names those that were removed between the
 // folder's listing and their reading.
 func (j *Journal) readFolder(skip func(id string) bool) (recs []*Record, gone []string, err error) {
-	entries, err := os.ReadDir(j.dir)
-	if err != nil {
-		return nil, nil, fmt.Errorf("cannot read the upload journal: %w", err)
-	}
 	var errs []error
-	for _, e := range entries {
+	err = j.eachEntry(func(e fs.DirEntry) {
 		name := e.Name()
 		if e.IsDir() || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
-			continue
+			return
 		}
 		id := strings.TrimSuffix(name, ".json")
 		if skip != nil && skip(id) {
-			continue
+			return
 		}
 		r, err := j.loadFile(id)
 		if errors.Is(err, fs.ErrNotExist) {
 			gone = append(gone, id)
-			continue
+			return
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
-			continue
+			return
 		}
 		recs = append(recs, r)
+	})
+	if err != nil {
+		return recs, gone, errors.Join(append(errs, fmt.Errorf("cannot read the upload journal: %w", err))...)
 	}
 	return recs, gone, errors.Join(errs...)
+}
+
+// folderBatch is how many of the folder's names eachEntry reads at once.
+const folderBatch = 256
+
+// eachEntry calls fn for each entry of the journal's folder, in the
+// system's order, reading folderBatch names at a time: a queue holding a
+// camera roll's 20,400 jobs has three files each in the folder, and
+// History, which reads none of them, would otherwise list all 61,200
+// names at once (os.ReadDir) at each of a batch's steps.
+func (j *Journal) eachEntry(fn func(fs.DirEntry)) error {
+	f, err := os.Open(j.dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for {
+		entries, err := f.ReadDir(folderBatch)
+		for _, e := range entries {
+			fn(e)
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 func sortRecords(recs []*Record) {
