@@ -818,12 +818,14 @@ func upRoot(callURL string) string {
 // photosSweep makes again what done calls of the journal left expired
 // with no call queued for them: the process that saw them done may have
 // died before queueing it.
-func (q *Queue) photosSweep() {
+//
+// recs is the history read (err its failure); the history returned is
+// read again when a call was queued.
+func (q *Queue) photosSweep(recs []transfer.Snapshot, err error) ([]transfer.Snapshot, error) {
 	q.photosMu.Lock()
 	defer q.photosMu.Unlock()
-	recs, err := q.History()
 	if err != nil {
-		return
+		return recs, err
 	}
 	// When each upload last changed, read once: a call none of whose
 	// uploads ended a day before it has nothing expired to make again,
@@ -836,13 +838,17 @@ func (q *Queue) photosSweep() {
 			ended[r.ID] = r.Updated
 		}
 	}
+	out := recs
 	for _, r := range recs {
 		if isBatchCreate(r) && r.State == transfer.StateDone && expiredUploads(r, ended) {
-			if added, _ := q.photosAgain(r, recs, q.template(r)); added {
-				recs, _ = q.History()
+			if added, _ := q.photosAgain(r, out, q.template(r)); added {
+				if out, err = q.History(); err != nil {
+					return out, err
+				}
 			}
 		}
 	}
+	return out, nil
 }
 
 // expiredUploads reports whether call c names an upload (when each

@@ -95,8 +95,11 @@ func OpenQueue(cfg transfer.Config, spool *Spool) (*Queue, error) {
 	if cfg.Clock != nil {
 		q.dl.now = cfg.Clock.Now
 	}
-	q.photosSweep()
-	q.sweep()
+	// One read of the history for both sweeps (after a camera roll, the
+	// archive's 20,400 records), again only when photosSweep queued jobs.
+	recs, err := q.History()
+	recs, err = q.photosSweep(recs, err)
+	q.sweep(recs, err)
 	go q.pump()
 	q.watchSystem()
 	return q, nil
@@ -184,9 +187,9 @@ func (q *Queue) mayRemake(c transfer.Snapshot) bool {
 	return false
 }
 
-// sweep takes from the spool what no job of the journal needs.
-func (q *Queue) sweep() {
-	recs, err := q.History()
+// sweep takes from the spool what no job of the journal needs (recs,
+// the history read, err its failure).
+func (q *Queue) sweep(recs []transfer.Snapshot, err error) {
 	if err != nil {
 		q.spool.Sweep(nil) // a record unread may need any of them
 		q.sweepKept(nil)
