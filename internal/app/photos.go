@@ -522,11 +522,10 @@ type PhotosResult struct {
 // stands, in the files' order: its media item, or the step it waits at,
 // or why it failed (the item's own status when Photos refused it).
 func (q *Queue) PhotosResults(b *PhotosBatch) ([]PhotosResult, error) {
-	recs, err := q.History()
+	v, err := q.callsView()
 	if err != nil {
 		return nil, err
 	}
-	v := viewOf(recs)
 	out := make([]PhotosResult, len(b.Uploads))
 	index := make(map[string]int, len(b.Uploads)) // a file's path to its place
 	for i, u := range b.Uploads {
@@ -535,8 +534,10 @@ func (q *Queue) PhotosResults(b *PhotosBatch) ([]PhotosResult, error) {
 		out[i] = PhotosResult{Path: s.Path, State: s.State, Step: "upload", Error: s.Error, Cause: s.Cause}
 	}
 	var album *transfer.Snapshot
-	if a, ok := v.byID[b.Album]; ok && b.Album != "" {
-		album = a
+	if b.Album != "" {
+		if a, ok := v.look(b.Album); ok {
+			album = &a
+		}
 	}
 	// The calls in order, each followed by the calls that made again what
 	// it could not (photosAgain): a later word on a file stands.
@@ -612,6 +613,50 @@ func quotedUploads(s transfer.Snapshot) []string {
 type photosView struct {
 	byID  map[string]*transfer.Snapshot
 	calls []*transfer.Snapshot // in the history's order
+	// more looks up the jobs byID lacks (a view of the calls alone: the
+	// uploads); nil: none.
+	more func(id string) (transfer.Snapshot, bool)
+}
+
+// callsView is a view of the history's batchCreate calls alone, which
+// looks up any other job (an upload) as the queue holds it, or in the
+// whole history, read once if one is not held: a batch's end asks for
+// its calls, and the queue holds its 20,000 uploads already.
+func (q *Queue) callsView() (photosView, error) {
+	calls, err := q.HistoryWhere(func(s *transfer.Snapshot) bool { return isBatchCreate(*s) })
+	if err != nil {
+		return photosView{}, err
+	}
+	v := viewOf(calls)
+	var all map[string]*transfer.Snapshot
+	read := false
+	v.more = func(id string) (transfer.Snapshot, bool) {
+		if s, ok := q.Job(id); ok {
+			return s, true
+		}
+		if !read {
+			read = true
+			if recs, err := q.History(); err == nil {
+				all = viewOf(recs).byID
+			}
+		}
+		if s, ok := all[id]; ok {
+			return *s, true
+		}
+		return transfer.Snapshot{}, false
+	}
+	return v, nil
+}
+
+// look is job id's snapshot, and whether the view has it.
+func (v photosView) look(id string) (transfer.Snapshot, bool) {
+	if s, ok := v.byID[id]; ok {
+		return *s, true
+	}
+	if v.more != nil {
+		return v.more(id)
+	}
+	return transfer.Snapshot{}, false
 }
 
 func viewOf(recs []transfer.Snapshot) photosView {
@@ -628,10 +673,8 @@ func viewOf(recs []transfer.Snapshot) photosView {
 
 // snap is job id's snapshot, the zero one when the history has none.
 func (v photosView) snap(id string) transfer.Snapshot {
-	if s, ok := v.byID[id]; ok {
-		return *s
-	}
-	return transfer.Snapshot{}
+	s, _ := v.look(id)
+	return s
 }
 
 // againOf are the calls that make again items of call b, in the
@@ -917,11 +960,11 @@ func (q *Queue) PhotosCalls(b *PhotosBatch) ([]string, error) {
 	q.photosMu.Lock()
 	defer q.photosMu.Unlock()
 	for {
-		recs, err := q.History()
+		v, err := q.callsView()
 		if err != nil {
 			return nil, err
 		}
-		v := viewOf(recs)
+		var recs []transfer.Snapshot // the whole history, read when a call may have items to make again
 		var calls []string
 		added := false
 		var walk func(id string) error
@@ -932,6 +975,11 @@ func (q *Queue) PhotosCalls(b *PhotosBatch) ([]string, error) {
 			}
 			calls = append(calls, id)
 			if s.State == transfer.StateDone && q.mayRemake(*s) {
+				if recs == nil {
+					if recs, err = q.History(); err != nil {
+						return err
+					}
+				}
 				a, err := q.photosAgain(*s, recs, q.template(*s))
 				if err != nil {
 					return err
