@@ -244,6 +244,19 @@ func (q *Queue) History() ([]Snapshot, error) {
 	return out, err
 }
 
+// EachJob calls fn with a snapshot of each job the queue holds, one at a
+// time, in no order: a front end that wants a few words of each of a
+// camera roll's 20,400 jobs keeps those, not 20,400 snapshots. fn runs
+// with the queue locked: it must not call the queue.
+func (q *Queue) EachJob(fn func(*Snapshot)) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, jb := range q.jobs {
+		s := q.snapshot(jb)
+		fn(&s)
+	}
+}
+
 // HistoryWhere is History with only the jobs keep accepts, oldest first:
 // the snapshot of each other job is made and let go, so a front end
 // looking for a batch's few hundred calls among a camera roll's 20,400
@@ -251,15 +264,13 @@ func (q *Queue) History() ([]Snapshot, error) {
 // for the jobs it holds: it must not call the queue.
 func (q *Queue) HistoryWhere(keep func(*Snapshot) bool) ([]Snapshot, error) {
 	var out []Snapshot
-	q.mu.Lock()
-	held := make(map[string]bool, len(q.jobs))
-	for id, jb := range q.jobs {
-		held[id] = true
-		if s := q.snapshot(jb); keep(&s) {
-			out = append(out, s)
+	held := map[string]bool{}
+	q.EachJob(func(s *Snapshot) {
+		held[s.ID] = true
+		if keep(s) {
+			out = append(out, *s)
 		}
-	}
-	q.mu.Unlock()
+	})
 	recs, err := q.journal.listSkipping(func(id string) bool { return held[id] })
 	for _, r := range recs {
 		if s := snapshotOf(r); keep(&s) {

@@ -86,13 +86,23 @@ func (q *Queue) begin(kind delivery.Kind, label, account string, with ...func(*d
 // end stores d with the members its queued jobs make (jobs: the journal's
 // now), or removes it when none was queued.
 func (q *Queue) end(d *delivery.Delivery) error {
-	snaps := map[string]transfer.Snapshot{}
-	for _, s := range q.Jobs() {
-		if s.Owner == d.ID {
-			snaps[s.ID] = s
-		}
+	// The queue's jobs are looked at one at a time, and only what the
+	// delivery needs of its own is kept: a camera roll's delivery owns
+	// 20,400 jobs, whose snapshots would otherwise be held at once.
+	has := make(map[string]bool, len(d.Members))
+	for _, m := range d.Members {
+		has[m.Job] = false
 	}
-	nd, f := delivery.Reconcile(*d, snaps)
+	var owned []delivery.Owned
+	q.EachJob(func(s *transfer.Snapshot) {
+		if _, ok := has[s.ID]; ok {
+			has[s.ID] = true
+		}
+		if s.Owner == d.ID {
+			owned = append(owned, delivery.Owned{ID: s.ID, URL: s.URL, Path: s.Path, Created: s.Created})
+		}
+	})
+	nd, f := delivery.ReconcileJobs(*d, func(id string) bool { return has[id] }, owned)
 	if f.Empty {
 		return q.dl.store.Delete(d.ID)
 	}
