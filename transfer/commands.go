@@ -178,6 +178,9 @@ func (q *Queue) Wait(ctx context.Context, id string) (Snapshot, error) {
 			q.mu.Unlock()
 			return snap, errClosed
 		}
+		if jb.changed == nil {
+			jb.changed = make(chan struct{})
+		}
 		ch := jb.changed
 		q.mu.Unlock()
 		select {

@@ -47,7 +47,7 @@ type activeRun struct {
 }
 
 func newJob(rec *Record, release func()) *job {
-	return &job{id: rec.ID, rec: *rec, release: release, changed: make(chan struct{})}
+	return &job{id: rec.ID, rec: *rec, release: release}
 }
 
 func (jb *job) state() State {
@@ -62,10 +62,14 @@ func (jb *job) record() Record {
 	return jb.rec
 }
 
-// notify wakes Wait callers; Queue.mu must be held.
+// notify wakes Wait callers; Queue.mu must be held. The channel is made
+// by the first Wait after a change, not at each change: most of a camera
+// roll's 20,400 jobs are never waited for one by one.
 func (jb *job) notify() {
-	close(jb.changed)
-	jb.changed = make(chan struct{})
+	if jb.changed != nil {
+		close(jb.changed)
+		jb.changed = nil
+	}
 }
 
 // letGo releases the journal lock; Queue.mu must be held.
@@ -187,6 +191,9 @@ func (q *Queue) moved(jb *job, from, to State) (hold bool) {
 		q.pushPendingLocked(jb)
 	case !to.Unfinished():
 		jb.letGo()
+		if settled(to) {
+			q.unneedLocked(jb)
+		}
 	case to == StateSignIn:
 		close(q.parked)
 		q.parked = make(chan struct{})
