@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -225,22 +227,40 @@ var compactStop = func() bool { return false }
 // removed, so a crash at any point loses no job and, read back, doubles
 // none.
 func (j *Journal) Compact() (int, error) {
-	recs, err := j.listFolder()
-	if err != nil && len(recs) == 0 {
+	// First what each record says of itself (its state and needs), then
+	// the records that move, read again a batch at a time: a camera
+	// roll's 20,400 records, with their answers, are never held at once.
+	type seen struct {
+		id      string
+		state   State
+		needs   []string
+		created time.Time
+	}
+	var all []seen
+	_, err := j.walkFolder(nil, func(r *Record) {
+		all = append(all, seen{r.ID, r.State, r.Needs, r.Created})
+	})
+	if err != nil && len(all) == 0 {
 		return 0, err
 	}
+	slices.SortFunc(all, func(a, b seen) int {
+		if c := a.created.Compare(b.created); c != 0 {
+			return c
+		}
+		return strings.Compare(a.id, b.id)
+	})
 	needed := map[string]bool{}
-	for _, r := range recs {
-		if !settled(r.State) {
-			for _, id := range r.Needs {
+	for _, r := range all {
+		if !settled(r.state) {
+			for _, id := range r.needs {
 				needed[id] = true
 			}
 		}
 	}
-	var moving []*Record
-	for _, r := range recs {
-		if settled(r.State) && !needed[r.ID] {
-			moving = append(moving, r)
+	var moving []string
+	for _, r := range all {
+		if settled(r.state) && !needed[r.id] {
+			moving = append(moving, r.id)
 		}
 	}
 	// A batch at a time: its lines encoded, appended and synced, then its
@@ -249,14 +269,29 @@ func (j *Journal) Compact() (int, error) {
 	moved := 0
 	var errs []error
 	for start := 0; start < len(moving); start += compactBatch {
-		batch := moving[start:min(start+compactBatch, len(moving))]
-		lines := make([]archiveLine, 0, len(batch))
-		for _, r := range batch {
+		var batch []string
+		lines := make([]archiveLine, 0, compactBatch)
+		for _, id := range moving[start:min(start+compactBatch, len(moving))] {
+			r, err := j.loadFile(id)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // another Carrier's start moved it meanwhile
+			}
+			if err == nil && !settled(r.State) {
+				err = fmt.Errorf("job %s is %s again", id, r.State) // cannot be: settled is for good
+			}
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
 			data, err := json.Marshal(r)
 			if err != nil {
 				return moved, errors.Join(append(errs, err)...)
 			}
 			lines = append(lines, archiveLine{ID: r.ID, Record: data})
+			batch = append(batch, id)
+		}
+		if len(lines) == 0 {
+			continue
 		}
 		if err := j.appendArchive(lines); err != nil {
 			return moved, errors.Join(append(errs, err)...)
@@ -264,12 +299,12 @@ func (j *Journal) Compact() (int, error) {
 		if compactStop() {
 			return moved, errors.Join(errs...)
 		}
-		for _, r := range batch {
+		for _, id := range batch {
 			// The lock and progress files go first: a record without them is
 			// whole, one with them but without its record is litter.
-			os.Remove(j.path(r.ID, ".lock"))
-			os.Remove(j.path(r.ID, ".progress"))
-			if err := os.Remove(j.path(r.ID, ".json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			os.Remove(j.path(id, ".lock"))
+			os.Remove(j.path(id, ".progress"))
+			if err := os.Remove(j.path(id, ".json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				errs = append(errs, err)
 			}
 		}
