@@ -106,6 +106,76 @@ func (j *Journal) readArchive(skip func(id string) bool) (map[string]*Record, er
 	}
 }
 
+// walkArchive hands fn the archive's records as readArchive would return
+// them, one at a time, holding none: a first pass finds each job's last
+// line without decoding a record, the second decodes those lines alone
+// (a camera roll leaves 20,400 records, with their answers, which a
+// history read whole would hold at once). Lines appended after the first
+// pass are left to the next read.
+func (j *Journal) walkArchive(skip func(id string) bool, fn func(*Record)) error {
+	f, err := os.Open(j.archivePath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cannot read the upload journal's archive: %w", err)
+	}
+	defer f.Close()
+	var errs []error
+	// each calls line for each whole line of the archive, with its number
+	// and what it says (ok false: it cannot be read, reported once).
+	each := func(report bool, line func(n int, l archiveLine, raw []byte)) error {
+		br := bufio.NewReaderSize(f, 64<<10)
+		for n := 1; ; n++ {
+			raw, err := br.ReadSlice('\n')
+			if errors.Is(err, bufio.ErrBufferFull) {
+				raw, err = readLongLine(br, raw)
+			}
+			if err == io.EOF {
+				return nil // a torn last line, or none
+			}
+			if err != nil {
+				return fmt.Errorf("cannot read the upload journal's archive: %w", err)
+			}
+			l, ok := splitRecordLine(raw)
+			if !ok {
+				if err := json.Unmarshal(raw, &l); err != nil {
+					if report {
+						errs = append(errs, fmt.Errorf("%s line %d: %w", archiveName, n, err))
+					}
+					continue
+				}
+			}
+			line(n, l, raw)
+		}
+	}
+	last := map[string]int{} // each job's last line; 0: forgotten
+	if err := each(true, func(n int, l archiveLine, _ []byte) {
+		if l.Forgot != "" {
+			last[l.Forgot] = 0
+		} else {
+			last[l.ID] = n
+		}
+	}); err != nil {
+		return errors.Join(append(errs, err)...)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return errors.Join(append(errs, fmt.Errorf("cannot read the upload journal's archive: %w", err))...)
+	}
+	err = each(false, func(n int, l archiveLine, _ []byte) {
+		if l.Forgot != "" || last[l.ID] != n || skip != nil && skip(l.ID) {
+			return
+		}
+		r, err := DecodeRecord(l.Record)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s line %d: %w", archiveName, n, err))
+			return
+		}
+		fn(r)
+	})
+	return errors.Join(append(errs, err)...)
+}
+
 // splitRecordLine reads a record's line as appendArchive writes it,
 // {"id":"ID","record":{...}}, without parsing the record, which
 // DecodeRecord then parses once (and checks whole): History reads every

@@ -261,10 +261,11 @@ func (q *Queue) EachJob(fn func(*Snapshot)) {
 }
 
 // HistoryWhere is History with only the jobs keep accepts, oldest first:
-// the snapshot of each other job is made and let go, so a front end
-// looking for a batch's few hundred calls among a camera roll's 20,400
-// jobs does not hold 20,400 snapshots. keep runs with the queue locked
-// for the jobs it holds: it must not call the queue.
+// the snapshot of each other job is made and let go, and the journal's
+// records are read one at a time, so a front end looking for a batch's
+// few hundred calls among a camera roll's 20,400 jobs, or counting them,
+// does not hold 20,400 snapshots or records. keep runs with the queue
+// locked for the jobs it holds: it must not call the queue.
 func (q *Queue) HistoryWhere(keep func(*Snapshot) bool) ([]Snapshot, error) {
 	var out []Snapshot
 	held := map[string]bool{}
@@ -274,13 +275,12 @@ func (q *Queue) HistoryWhere(keep func(*Snapshot) bool) ([]Snapshot, error) {
 			out = append(out, *s)
 		}
 	})
-	recs, err := q.journal.listSkipping(func(id string) bool { return held[id] })
-	for _, r := range recs {
+	err := q.journal.walkSkipping(func(id string) bool { return held[id] }, func(r *Record) {
 		if s := snapshotOf(r); keep(&s) {
 			s.Seq = q.seq.Add(1)
 			out = append(out, s)
 		}
-	}
+	})
 	sortSnapshots(out)
 	return out, err
 }

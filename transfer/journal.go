@@ -291,6 +291,25 @@ func (j *Journal) listSkipping(skip func(id string) bool) ([]*Record, error) {
 	return recs, errors.Join(aerr, err)
 }
 
+// walkSkipping hands fn every record List would return but those skip
+// names, one at a time and in no order: the folder's first (held until
+// the archive is read: they stand over its lines, and they are the few
+// that may still move), then the archive's (walkArchive).
+func (j *Journal) walkSkipping(skip func(id string) bool, fn func(*Record)) error {
+	recs, _, err := j.readFolder(skip)
+	inFolder := make(map[string]bool, len(recs))
+	for _, r := range recs {
+		inFolder[r.ID] = true
+	}
+	// Read after the folder: a record a compaction moved meanwhile is in
+	// the archive by the time it left the folder.
+	aerr := j.walkArchive(func(id string) bool { return inFolder[id] || skip != nil && skip(id) }, fn)
+	for _, r := range recs {
+		fn(r)
+	}
+	return errors.Join(aerr, err)
+}
+
 // listFolder reads the records in the folder, oldest first: the jobs that
 // may still move and those that ended since the last Compact. A queue
 // taking up its journal needs no more, and reads no more, so its start
