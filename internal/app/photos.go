@@ -862,32 +862,34 @@ func upRoot(callURL string) string {
 // with no call queued for them: the process that saw them done may have
 // died before queueing it.
 //
-// recs is the history read (err its failure); the history returned is
-// read again when a call was queued.
-func (q *Queue) photosSweep(recs []transfer.Snapshot, err error) ([]transfer.Snapshot, error) {
+// recs is the history read, its jobs not done and its calls at least
+// (err its failure), and ended when each upload ended; the history
+// returned is recs, or the whole history read again when a call was
+// queued.
+func (q *Queue) photosSweep(recs []transfer.Snapshot, ended map[string]time.Time, err error) ([]transfer.Snapshot, error) {
 	q.photosMu.Lock()
 	defer q.photosMu.Unlock()
 	if err != nil {
 		return recs, err
 	}
-	// When each upload last changed, read once: a call none of whose
-	// uploads ended a day before it has nothing expired to make again,
-	// and is not looked at further (photosAgain reads the whole history
-	// for each call it looks at: a camera roll posted before is 400 calls
-	// of 50 over 20,400 records).
-	ended := make(map[string]time.Time, len(recs))
-	for _, r := range recs {
-		if r.Protocol == transfer.ProtocolGoogUpload {
-			ended[r.ID] = r.Updated
-		}
-	}
+	// A call none of whose uploads ended a day before it has nothing
+	// expired to make again, and is not looked at further (photosAgain
+	// reads the whole history for each call it looks at: a camera roll
+	// posted before is 400 calls of 50 over 20,400 records).
 	out := recs
+	var all []transfer.Snapshot // the whole history, read when a call needs it
 	for _, r := range recs {
 		if isBatchCreate(r) && r.State == transfer.StateDone && expiredUploads(r, ended) {
-			if added, _ := q.photosAgain(r, out, q.template(r)); added {
-				if out, err = q.History(); err != nil {
+			if all == nil {
+				if all, err = q.History(); err != nil {
 					return out, err
 				}
+			}
+			if added, _ := q.photosAgain(r, all, q.template(r)); added {
+				if all, err = q.History(); err != nil {
+					return all, err
+				}
+				out = all
 			}
 		}
 	}

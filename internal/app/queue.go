@@ -95,10 +95,22 @@ func OpenQueue(cfg transfer.Config, spool *Spool) (*Queue, error) {
 	if cfg.Clock != nil {
 		q.dl.now = cfg.Clock.Now
 	}
-	// One read of the history for both sweeps (after a camera roll, the
-	// archive's 20,400 records), again only when photosSweep queued jobs.
-	recs, err := q.History()
-	recs, err = q.photosSweep(recs, err)
+	// One read of the history for both sweeps, one record at a time,
+	// keeping the jobs not done (the spool's files and the kept fields
+	// are theirs) and the Photos calls, with when each upload ended: after
+	// a camera roll the history is 20,400 records. The whole history is
+	// read only when a call may have items to make again.
+	ended := map[string]time.Time{}
+	recs, err := q.HistoryWhere(func(s *transfer.Snapshot) bool {
+		if s.Protocol == transfer.ProtocolGoogUpload {
+			ended[s.ID] = s.Updated
+		}
+		return s.State != transfer.StateDone || isBatchCreate(*s)
+	})
+	if err == nil && recs == nil {
+		recs = []transfer.Snapshot{} // read, and empty: nil says unread
+	}
+	recs, err = q.photosSweep(recs, ended, err)
 	q.sweep(recs, err)
 	go q.pump()
 	q.watchSystem()
