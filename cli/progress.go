@@ -80,7 +80,18 @@ func (p *progress) job(id string) *jobView {
 }
 
 func (p *progress) event(e transfer.Event) {
-	j := p.job(e.Job)
+	j := p.jobs[e.Job]
+	if j == nil {
+		switch e.Kind {
+		case transfer.EventProgress, transfer.EventStarted:
+			j = p.job(e.Job)
+		default:
+			// A job that has not started (queued, waiting for the ones
+			// it needs): its words are said, and no view of it is kept,
+			// so a batch of 20,000 pictures queued at once holds none.
+			j = &jobView{}
+		}
+	}
 	switch e.Kind {
 	case transfer.EventProgress:
 		if e.Snap.Held == transfer.HeldMetered {

@@ -168,3 +168,32 @@ func TestProgressForgetsEndedJobs(t *testing.T) {
 		t.Errorf("after 1,000 jobs ended and one runs, the printer holds %d views and %d in order", len(p.jobs), len(p.order))
 	}
 }
+
+// Issue 29: nor does it keep a view of a job that is queued or waits for
+// the ones it needs: a camera roll queues 20,400 jobs at once, most of
+// them waiting.
+func TestProgressKeepsNoViewOfJobsNotStarted(t *testing.T) {
+	var out bytes.Buffer
+	clock := &stepClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	p := &progress{w: &out, every: 2 * time.Second, now: clock.now, jobs: map[string]*jobView{}}
+	for i := range 1000 {
+		id := fmt.Sprintf("j%d", i)
+		p.event(transfer.Event{Kind: transfer.EventQueued, Job: id, Total: 100})
+		if i%2 == 0 {
+			p.event(transfer.Event{Kind: transfer.EventWaiting, Job: id, Total: 100})
+		}
+	}
+	if len(p.jobs) != 0 || len(p.order) != 0 {
+		t.Fatalf("after 1,000 jobs were queued, the printer holds %d views and %d in order; want none", len(p.jobs), len(p.order))
+	}
+	if n := strings.Count(out.String(), "waiting for the uploads it needs"); n != 500 {
+		t.Fatalf("%d waiting lines; want 500:\n%s", n, out.String())
+	}
+	// One that starts has its view, and its start is said once.
+	p.event(transfer.Event{Kind: transfer.EventStarted, Job: "j1", Total: 100})
+	p.event(transfer.Event{Kind: transfer.EventRetrying, Job: "j1", Reason: "a hiccup"})
+	p.event(transfer.Event{Kind: transfer.EventStarted, Job: "j1", Total: 100})
+	if len(p.jobs) != 1 || strings.Count(out.String(), "started") != 1 {
+		t.Fatalf("%d views, and the lines:\n%s", len(p.jobs), out.String())
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -102,6 +104,76 @@ func (j *Journal) readArchive(skip func(id string) bool) (map[string]*Record, er
 		}
 		recs[r.ID] = r
 	}
+}
+
+// walkArchive hands fn the archive's records as readArchive would return
+// them, one at a time, holding none: a first pass finds each job's last
+// line without decoding a record, the second decodes those lines alone
+// (a camera roll leaves 20,400 records, with their answers, which a
+// history read whole would hold at once). Lines appended after the first
+// pass are left to the next read.
+func (j *Journal) walkArchive(skip func(id string) bool, fn func(*Record)) error {
+	f, err := os.Open(j.archivePath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cannot read the upload journal's archive: %w", err)
+	}
+	defer f.Close()
+	var errs []error
+	// each calls line for each whole line of the archive, with its number
+	// and what it says (ok false: it cannot be read, reported once).
+	each := func(report bool, line func(n int, l archiveLine, raw []byte)) error {
+		br := bufio.NewReaderSize(f, 64<<10)
+		for n := 1; ; n++ {
+			raw, err := br.ReadSlice('\n')
+			if errors.Is(err, bufio.ErrBufferFull) {
+				raw, err = readLongLine(br, raw)
+			}
+			if err == io.EOF {
+				return nil // a torn last line, or none
+			}
+			if err != nil {
+				return fmt.Errorf("cannot read the upload journal's archive: %w", err)
+			}
+			l, ok := splitRecordLine(raw)
+			if !ok {
+				if err := json.Unmarshal(raw, &l); err != nil {
+					if report {
+						errs = append(errs, fmt.Errorf("%s line %d: %w", archiveName, n, err))
+					}
+					continue
+				}
+			}
+			line(n, l, raw)
+		}
+	}
+	last := map[string]int{} // each job's last line; 0: forgotten
+	if err := each(true, func(n int, l archiveLine, _ []byte) {
+		if l.Forgot != "" {
+			last[l.Forgot] = 0
+		} else {
+			last[l.ID] = n
+		}
+	}); err != nil {
+		return errors.Join(append(errs, err)...)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return errors.Join(append(errs, fmt.Errorf("cannot read the upload journal's archive: %w", err))...)
+	}
+	err = each(false, func(n int, l archiveLine, _ []byte) {
+		if l.Forgot != "" || last[l.ID] != n || skip != nil && skip(l.ID) {
+			return
+		}
+		r, err := DecodeRecord(l.Record)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s line %d: %w", archiveName, n, err))
+			return
+		}
+		fn(r)
+	})
+	return errors.Join(append(errs, err)...)
 }
 
 // splitRecordLine reads a record's line as appendArchive writes it,
@@ -225,50 +297,92 @@ var compactStop = func() bool { return false }
 // removed, so a crash at any point loses no job and, read back, doubles
 // none.
 func (j *Journal) Compact() (int, error) {
-	recs, err := j.listFolder()
-	if err != nil && len(recs) == 0 {
+	// First what each record says of itself (its state and needs), then
+	// the records that move, read again a batch at a time: a camera
+	// roll's 20,400 records, with their answers, are never held at once.
+	type seen struct {
+		id      string
+		state   State
+		needs   []string
+		created time.Time
+	}
+	var all []seen
+	_, err := j.walkFolder(nil, func(r *Record) {
+		all = append(all, seen{r.ID, r.State, r.Needs, r.Created})
+	})
+	if err != nil && len(all) == 0 {
 		return 0, err
 	}
+	slices.SortFunc(all, func(a, b seen) int {
+		if c := a.created.Compare(b.created); c != 0 {
+			return c
+		}
+		return strings.Compare(a.id, b.id)
+	})
 	needed := map[string]bool{}
-	for _, r := range recs {
-		if !settled(r.State) {
-			for _, id := range r.Needs {
+	for _, r := range all {
+		if !settled(r.state) {
+			for _, id := range r.needs {
 				needed[id] = true
 			}
 		}
 	}
-	var lines []archiveLine
-	var ids []string
-	for _, r := range recs {
-		if !settled(r.State) || needed[r.ID] {
+	var moving []string
+	for _, r := range all {
+		if settled(r.state) && !needed[r.id] {
+			moving = append(moving, r.id)
+		}
+	}
+	// A batch at a time: its lines encoded, appended and synced, then its
+	// records removed, so that a camera roll's 20,400 records are not
+	// encoded into one buffer at once.
+	moved := 0
+	var errs []error
+	for start := 0; start < len(moving); start += compactBatch {
+		var batch []string
+		lines := make([]archiveLine, 0, compactBatch)
+		for _, id := range moving[start:min(start+compactBatch, len(moving))] {
+			r, err := j.loadFile(id)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // another Carrier's start moved it meanwhile
+			}
+			if err == nil && !settled(r.State) {
+				err = fmt.Errorf("job %s is %s again", id, r.State) // cannot be: settled is for good
+			}
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			data, err := json.Marshal(r)
+			if err != nil {
+				return moved, errors.Join(append(errs, err)...)
+			}
+			lines = append(lines, archiveLine{ID: r.ID, Record: data})
+			batch = append(batch, id)
+		}
+		if len(lines) == 0 {
 			continue
 		}
-		data, err := json.Marshal(r)
-		if err != nil {
-			return 0, err
+		if err := j.appendArchive(lines); err != nil {
+			return moved, errors.Join(append(errs, err)...)
 		}
-		lines = append(lines, archiveLine{ID: r.ID, Record: data})
-		ids = append(ids, r.ID)
-	}
-	if len(ids) == 0 {
-		return 0, nil
-	}
-	if err := j.appendArchive(lines); err != nil {
-		return 0, err
-	}
-	if compactStop() {
-		return 0, nil
-	}
-	var errs []error
-	for _, id := range ids {
-		// The lock and progress files go first: a record without them is
-		// whole, one with them but without its record is litter.
-		os.Remove(j.path(id, ".lock"))
-		os.Remove(j.path(id, ".progress"))
-		if err := os.Remove(j.path(id, ".json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, err)
+		if compactStop() {
+			return moved, errors.Join(errs...)
 		}
+		for _, id := range batch {
+			// The lock and progress files go first: a record without them is
+			// whole, one with them but without its record is litter.
+			os.Remove(j.path(id, ".lock"))
+			os.Remove(j.path(id, ".progress"))
+			if err := os.Remove(j.path(id, ".json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
+		}
+		j.syncFolder()
+		moved += len(batch)
 	}
-	j.syncFolder()
-	return len(ids), errors.Join(errs...)
+	return moved, errors.Join(errs...)
 }
+
+// compactBatch is how many records Compact moves at a time.
+const compactBatch = 256

@@ -311,3 +311,103 @@ func TestArchiveLinesAreSplitWithoutParsing(t *testing.T) {
 		}
 	}
 }
+
+// Compact moves a folder of many ended jobs a batch at a time (each
+// appended and synced before its records go), not all encoded into one
+// buffer; a crash after the first batch leaves the rest in the folder,
+// and every job is listed once throughout. The folder is read past its
+// first names (History and a start list it in batches too).
+func TestCompactMovesABatchAtATime(t *testing.T) {
+	j, err := OpenJournal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	n := 2*compactBatch + 7
+	var all []string
+	for i := range n {
+		r := goodRecord()
+		r.ID = fmt.Sprintf("20300102T030405-%08x", i)
+		r.Created = t0.Add(time.Duration(i) * time.Second)
+		r.State, r.Confirmed = StateDone, r.Size
+		r.Response = &Response{Status: 200, Body: []byte(`{"id":"item"}`)}
+		if err := j.Save(r); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, r.ID)
+	}
+	if live, err := j.listFolder(); err != nil || len(live) != n {
+		t.Fatalf("the folder lists %d records, %v; want %d", len(live), err, n)
+	}
+	batches := 0
+	compactStop = func() bool { batches++; return batches == 2 } // a crash after the second batch's write
+	t.Cleanup(func() { compactStop = func() bool { return false } })
+	if moved, _ := j.Compact(); moved != compactBatch {
+		t.Fatalf("Compact cut short in its second batch moved %d; want the first batch's %d", moved, compactBatch)
+	}
+	if live, _ := j.listFolder(); len(live) != n-compactBatch {
+		t.Fatalf("%d records left in the folder; want %d", len(live), n-compactBatch)
+	}
+	if got := listedIDs(t, j); !slices.Equal(got, all) {
+		t.Fatalf("listed after the crash: %d jobs, want %d once each", len(got), n)
+	}
+	batches = 0
+	compactStop = func() bool { batches++; return false }
+	if moved, err := j.Compact(); err != nil || moved != n-compactBatch || batches != 2 {
+		t.Fatalf("the next Compact moved %d in %d batches, %v; want %d in 2", moved, batches, err, n-compactBatch)
+	}
+	if got := listedIDs(t, j); !slices.Equal(got, all) {
+		t.Fatalf("listed after the move: %d jobs, want %d once each", len(got), n)
+	}
+}
+
+// walkArchive hands over, one at a time, the records readArchive returns:
+// each job as its last line says, a forgotten one left out, a torn last
+// line skipped, the jobs skip names not decoded.
+func TestWalkArchiveReadsAsReadArchive(t *testing.T) {
+	j, _, movable := archiveJournal(t)
+	compactStop = func() bool { return true } // a crash after the archive's write: the next doubles the lines
+	j.Compact()
+	compactStop = func() bool { return false }
+	t.Cleanup(func() { compactStop = func() bool { return false } })
+	if _, err := j.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Remove(movable[0]); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(j.archivePath(), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"id":"20300102T030405-000000ff","record":{"ver`) // torn
+	f.Close()
+	for _, skip := range []func(string) bool{nil, func(id string) bool { return id == movable[1] }} {
+		want, err := j.readArchive(skip)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]*Record{}
+		if err := j.walkArchive(skip, func(r *Record) {
+			if got[r.ID] != nil {
+				t.Errorf("job %s handed over twice", r.ID)
+			}
+			got[r.ID] = r
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) || len(want) == 0 {
+			t.Fatalf("walkArchive gave %d records, readArchive %d", len(got), len(want))
+		}
+		for id, r := range want {
+			g, _ := json.Marshal(got[id])
+			w, _ := json.Marshal(r)
+			if string(g) != string(w) {
+				t.Fatalf("job %s: walkArchive\n%s\nreadArchive\n%s", id, g, w)
+			}
+		}
+		if got[movable[0]] != nil {
+			t.Fatal("a forgotten job was handed over")
+		}
+	}
+}

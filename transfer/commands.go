@@ -178,6 +178,9 @@ func (q *Queue) Wait(ctx context.Context, id string) (Snapshot, error) {
 			q.mu.Unlock()
 			return snap, errClosed
 		}
+		if jb.changed == nil {
+			jb.changed = make(chan struct{})
+		}
 		ch := jb.changed
 		q.mu.Unlock()
 		select {
@@ -240,6 +243,44 @@ func (q *Queue) History() ([]Snapshot, error) {
 		s.Seq = q.seq.Add(1)
 		out = append(out, s)
 	}
+	sortSnapshots(out)
+	return out, err
+}
+
+// EachJob calls fn with a snapshot of each job the queue holds, one at a
+// time, in no order: a front end that wants a few words of each of a
+// camera roll's 20,400 jobs keeps those, not 20,400 snapshots. fn runs
+// with the queue locked: it must not call the queue.
+func (q *Queue) EachJob(fn func(*Snapshot)) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, jb := range q.jobs {
+		s := q.snapshot(jb)
+		fn(&s)
+	}
+}
+
+// HistoryWhere is History with only the jobs keep accepts, oldest first:
+// the snapshot of each other job is made and let go, and the journal's
+// records are read one at a time, so a front end looking for a batch's
+// few hundred calls among a camera roll's 20,400 jobs, or counting them,
+// does not hold 20,400 snapshots or records. keep runs with the queue
+// locked for the jobs it holds: it must not call the queue.
+func (q *Queue) HistoryWhere(keep func(*Snapshot) bool) ([]Snapshot, error) {
+	var out []Snapshot
+	held := map[string]bool{}
+	q.EachJob(func(s *Snapshot) {
+		held[s.ID] = true
+		if keep(s) {
+			out = append(out, *s)
+		}
+	})
+	err := q.journal.walkSkipping(func(id string) bool { return held[id] }, func(r *Record) {
+		if s := snapshotOf(r); keep(&s) {
+			s.Seq = q.seq.Add(1)
+			out = append(out, s)
+		}
+	})
 	sortSnapshots(out)
 	return out, err
 }

@@ -90,6 +90,16 @@ func (q *Queue) dropLocked(jb *job) {
 	delete(q.jobs, jb.id)
 	delete(q.waiting, jb)
 	delete(q.scheduled, jb)
+	q.unneedLocked(jb)
+}
+
+// unneedLocked takes jb out of the index as a job that needs others (the
+// others' needers), as it leaves the queue or ends for good (done or
+// cancelled): a job that ended so waits for nothing and keeps nothing
+// from being forgotten (neededLocked looks for unfinished needers), and
+// a camera roll's 20,400 ended jobs would otherwise stay indexed.
+// Queue.mu must be held.
+func (q *Queue) unneedLocked(jb *job) {
 	for _, id := range jb.record().Needs {
 		ns := slices.DeleteFunc(q.needers[id], func(n *job) bool { return n == jb })
 		if len(ns) == 0 {

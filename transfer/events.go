@@ -184,10 +184,14 @@ type Snapshot struct {
 	// HeldMetered (the connection is metered and the job is large: a
 	// front end offers Queue.SendAnyway), or the system's hold ("Offline:
 	// waiting for the network"). "" when it is not held.
-	Held      string
-	Response  *Response
-	Error     string
-	Retryable bool
+	Held     string
+	Response *Response
+	// AnswerInJournal says the queue forgot the body of Response (a
+	// front end used it: Queue.DropAnswer); Queue.Answer reads it from
+	// the journal.
+	AnswerInJournal bool
+	Error           string
+	Retryable       bool
 	// Cause is the kind of failure, for errors.Is against ErrGaveUp,
 	// ErrSourceChanged, ErrMaybeSent, ErrSignIn or ErrNotVerified; nil for
 	// any other.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -290,6 +291,25 @@ func (j *Journal) listSkipping(skip func(id string) bool) ([]*Record, error) {
 	return recs, errors.Join(aerr, err)
 }
 
+// walkSkipping hands fn every record List would return but those skip
+// names, one at a time and in no order: the folder's first (held until
+// the archive is read: they stand over its lines, and they are the few
+// that may still move), then the archive's (walkArchive).
+func (j *Journal) walkSkipping(skip func(id string) bool, fn func(*Record)) error {
+	recs, _, err := j.readFolder(skip)
+	inFolder := make(map[string]bool, len(recs))
+	for _, r := range recs {
+		inFolder[r.ID] = true
+	}
+	// Read after the folder: a record a compaction moved meanwhile is in
+	// the archive by the time it left the folder.
+	aerr := j.walkArchive(func(id string) bool { return inFolder[id] || skip != nil && skip(id) }, fn)
+	for _, r := range recs {
+		fn(r)
+	}
+	return errors.Join(aerr, err)
+}
+
 // listFolder reads the records in the folder, oldest first: the jobs that
 // may still move and those that ended since the last Compact. A queue
 // taking up its journal needs no more, and reads no more, so its start
@@ -304,32 +324,67 @@ func (j *Journal) listFolder() ([]*Record, error) {
 // none), in no order; gone names those that were removed between the
 // folder's listing and their reading.
 func (j *Journal) readFolder(skip func(id string) bool) (recs []*Record, gone []string, err error) {
-	entries, err := os.ReadDir(j.dir)
-	if err != nil {
-		return nil, nil, fmt.Errorf("cannot read the upload journal: %w", err)
-	}
+	gone, err = j.walkFolder(skip, func(r *Record) { recs = append(recs, r) })
+	return recs, gone, err
+}
+
+// walkFolder is readFolder handing each record to fn as it is read,
+// holding none: Compact looks at a camera roll's 20,400 records for a few
+// words each.
+func (j *Journal) walkFolder(skip func(id string) bool, fn func(*Record)) (gone []string, err error) {
 	var errs []error
-	for _, e := range entries {
+	err = j.eachEntry(func(e fs.DirEntry) {
 		name := e.Name()
 		if e.IsDir() || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
-			continue
+			return
 		}
 		id := strings.TrimSuffix(name, ".json")
 		if skip != nil && skip(id) {
-			continue
+			return
 		}
 		r, err := j.loadFile(id)
 		if errors.Is(err, fs.ErrNotExist) {
 			gone = append(gone, id)
-			continue
+			return
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
-			continue
+			return
 		}
-		recs = append(recs, r)
+		fn(r)
+	})
+	if err != nil {
+		return gone, errors.Join(append(errs, fmt.Errorf("cannot read the upload journal: %w", err))...)
 	}
-	return recs, gone, errors.Join(errs...)
+	return gone, errors.Join(errs...)
+}
+
+// folderBatch is how many of the folder's names eachEntry reads at once.
+const folderBatch = 256
+
+// eachEntry calls fn for each entry of the journal's folder, in the
+// system's order, reading folderBatch names at a time: a queue holding a
+// camera roll's 20,400 jobs has three files each in the folder, and
+// History, which reads none of them, would otherwise list all 61,200
+// names at once (os.ReadDir) at each of a batch's steps.
+func (j *Journal) eachEntry(fn func(fs.DirEntry)) error {
+	f, err := os.Open(j.dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for {
+		entries, err := f.ReadDir(folderBatch)
+		for _, e := range entries {
+			fn(e)
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 func sortRecords(recs []*Record) {

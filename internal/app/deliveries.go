@@ -3,6 +3,8 @@ package app
 import (
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"carrier/internal/delivery"
@@ -24,6 +26,47 @@ import (
 type deliveries struct {
 	store *delivery.Store
 	now   func() time.Time
+
+	// albums are the account and album id of Photos deliveries, by id,
+	// as this process began them or first read them: a batch of 20,000
+	// pictures is a delivery file of 20,400 members, which each of its
+	// 400 calls' ends would otherwise read and decode again (n²).
+	mu     sync.Mutex
+	albums map[string]photosTo
+	reads  atomic.Int64 // deliveries read from the store for albumOf
+}
+
+// photosTo is where a Photos delivery's items go.
+type photosTo struct{ account, albumID string }
+
+// keepAlbum keeps where delivery id's items go (neither changes once the
+// delivery is stored).
+func (dl *deliveries) keepAlbum(id string, to photosTo) {
+	dl.mu.Lock()
+	defer dl.mu.Unlock()
+	if dl.albums == nil {
+		dl.albums = map[string]photosTo{}
+	}
+	dl.albums[id] = to
+}
+
+// albumOf is where delivery id's items go: kept, or read from the store
+// once and kept.
+func (dl *deliveries) albumOf(id string) (photosTo, error) {
+	dl.mu.Lock()
+	to, ok := dl.albums[id]
+	dl.mu.Unlock()
+	if ok {
+		return to, nil
+	}
+	dl.reads.Add(1)
+	d, err := dl.store.Get(id)
+	if err != nil {
+		return photosTo{}, err
+	}
+	to = photosTo{account: d.Account, albumID: d.AlbumID}
+	dl.keepAlbum(id, to)
+	return to, nil
 }
 
 // begin stores a new delivery of kind, with no member yet (and what the
@@ -43,13 +86,23 @@ func (q *Queue) begin(kind delivery.Kind, label, account string, with ...func(*d
 // end stores d with the members its queued jobs make (jobs: the journal's
 // now), or removes it when none was queued.
 func (q *Queue) end(d *delivery.Delivery) error {
-	snaps := map[string]transfer.Snapshot{}
-	for _, s := range q.Jobs() {
-		if s.Owner == d.ID {
-			snaps[s.ID] = s
-		}
+	// The queue's jobs are looked at one at a time, and only what the
+	// delivery needs of its own is kept: a camera roll's delivery owns
+	// 20,400 jobs, whose snapshots would otherwise be held at once.
+	has := make(map[string]bool, len(d.Members))
+	for _, m := range d.Members {
+		has[m.Job] = false
 	}
-	nd, f := delivery.Reconcile(*d, snaps)
+	var owned []delivery.Owned
+	q.EachJob(func(s *transfer.Snapshot) {
+		if _, ok := has[s.ID]; ok {
+			has[s.ID] = true
+		}
+		if s.Owner == d.ID {
+			owned = append(owned, delivery.Owned{ID: s.ID, URL: s.URL, Path: s.Path, Created: s.Created})
+		}
+	})
+	nd, f := delivery.ReconcileJobs(*d, func(id string) bool { return has[id] }, owned)
 	if f.Empty {
 		return q.dl.store.Delete(d.ID)
 	}

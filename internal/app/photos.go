@@ -297,6 +297,7 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 	if err != nil {
 		return nil, err
 	}
+	q.dl.keepAlbum(dl.ID, photosTo{account: dl.Account, albumID: dl.AlbumID})
 	defer q.end(dl)
 	settings = owned(dl, settings)
 	undo := func(err error) (*PhotosBatch, error) {
@@ -521,57 +522,53 @@ type PhotosResult struct {
 // stands, in the files' order: its media item, or the step it waits at,
 // or why it failed (the item's own status when Photos refused it).
 func (q *Queue) PhotosResults(b *PhotosBatch) ([]PhotosResult, error) {
-	recs, err := q.History()
+	v, err := q.callsView()
 	if err != nil {
 		return nil, err
 	}
-	byID := map[string]transfer.Snapshot{}
-	for _, r := range recs {
-		byID[r.ID] = r
-	}
 	out := make([]PhotosResult, len(b.Uploads))
-	index := map[string]int{} // a file's path to its place
+	index := make(map[string]int, len(b.Uploads)) // a file's path to its place
 	for i, u := range b.Uploads {
-		s := byID[u]
+		s := v.snap(u)
 		index[s.Path] = i
 		out[i] = PhotosResult{Path: s.Path, State: s.State, Step: "upload", Error: s.Error, Cause: s.Cause}
 	}
 	var album *transfer.Snapshot
-	if a, ok := byID[b.Album]; ok && b.Album != "" {
-		album = &a
+	if b.Album != "" {
+		if a, ok := v.look(b.Album); ok {
+			album = &a
+		}
 	}
 	// The calls in order, each followed by the calls that made again what
 	// it could not (photosAgain): a later word on a file stands.
-	var calls []transfer.Snapshot
+	var calls []*transfer.Snapshot
 	var walk func(id string)
 	walk = func(id string) {
-		s, ok := byID[id]
+		s, ok := v.byID[id]
 		if !ok {
 			return
 		}
 		calls = append(calls, s)
-		for _, r := range recs {
-			if isBatchCreate(r) && again(r, s, byID) {
-				walk(r.ID)
-			}
+		for _, r := range v.againOf(s) {
+			walk(r.ID)
 		}
 	}
 	for _, c := range b.Creates {
 		walk(c)
 	}
 	for _, c := range calls {
-		uploads := quotedUploads(c)
+		uploads := quotedUploads(*c)
 		var ans batchCreateAnswer
 		if c.State == transfer.StateDone && c.Response != nil {
-			json.Unmarshal(c.Response.Body, &ans)
+			json.Unmarshal(q.answerBody(*c), &ans)
 		}
 		for k, u := range uploads {
-			i, ok := index[byID[u].Path]
+			up := v.snap(u)
+			i, ok := index[up.Path]
 			if !ok {
 				continue
 			}
 			r := &out[i]
-			up := byID[u]
 			if up.State != transfer.StateDone {
 				r.State, r.Step, r.Error, r.Cause, r.Failure = up.State, "upload", up.Error, up.Cause, up.Failure
 				continue
@@ -608,9 +605,93 @@ func quotedUploads(s transfer.Snapshot) []string {
 	return out
 }
 
+// photosView is the journal's history as the Photos front end looks at
+// it: each job by id, pointing into the history read (not a copy of each
+// snapshot), and the batchCreate calls alone, so that looking for the
+// calls that make a call's items again goes through the calls, not
+// through every upload (a camera roll: 400 calls among 20,400 jobs).
+type photosView struct {
+	byID  map[string]*transfer.Snapshot
+	calls []*transfer.Snapshot // in the history's order
+	// more looks up the jobs byID lacks (a view of the calls alone: the
+	// uploads); nil: none.
+	more func(id string) (transfer.Snapshot, bool)
+}
+
+// callsView is a view of the history's batchCreate calls alone, which
+// looks up any other job (an upload) as the queue holds it, or in the
+// whole history, read once if one is not held: a batch's end asks for
+// its calls, and the queue holds its 20,000 uploads already.
+func (q *Queue) callsView() (photosView, error) {
+	calls, err := q.HistoryWhere(func(s *transfer.Snapshot) bool { return isBatchCreate(*s) })
+	if err != nil {
+		return photosView{}, err
+	}
+	v := viewOf(calls)
+	var all map[string]*transfer.Snapshot
+	read := false
+	v.more = func(id string) (transfer.Snapshot, bool) {
+		if s, ok := q.Job(id); ok {
+			return s, true
+		}
+		if !read {
+			read = true
+			if recs, err := q.History(); err == nil {
+				all = viewOf(recs).byID
+			}
+		}
+		if s, ok := all[id]; ok {
+			return *s, true
+		}
+		return transfer.Snapshot{}, false
+	}
+	return v, nil
+}
+
+// look is job id's snapshot, and whether the view has it.
+func (v photosView) look(id string) (transfer.Snapshot, bool) {
+	if s, ok := v.byID[id]; ok {
+		return *s, true
+	}
+	if v.more != nil {
+		return v.more(id)
+	}
+	return transfer.Snapshot{}, false
+}
+
+func viewOf(recs []transfer.Snapshot) photosView {
+	v := photosView{byID: make(map[string]*transfer.Snapshot, len(recs))}
+	for i := range recs {
+		r := &recs[i]
+		v.byID[r.ID] = r
+		if isBatchCreate(*r) {
+			v.calls = append(v.calls, r)
+		}
+	}
+	return v
+}
+
+// snap is job id's snapshot, the zero one when the history has none.
+func (v photosView) snap(id string) transfer.Snapshot {
+	s, _ := v.look(id)
+	return s
+}
+
+// againOf are the calls that make again items of call b, in the
+// history's order.
+func (v photosView) againOf(b *transfer.Snapshot) []*transfer.Snapshot {
+	var out []*transfer.Snapshot
+	for _, f := range v.calls {
+		if again(*f, *b, v) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // again reports whether call f makes again items of call b: f needs b and
 // names uploads of files b named.
-func again(f, b transfer.Snapshot, byID map[string]transfer.Snapshot) bool {
+func again(f, b transfer.Snapshot, v photosView) bool {
 	if !slices.Contains(f.Needs, b.ID) {
 		return false
 	}
@@ -620,9 +701,9 @@ func again(f, b transfer.Snapshot, byID map[string]transfer.Snapshot) bool {
 	}
 	paths := map[string]bool{}
 	for _, u := range quotedUploads(b) {
-		paths[byID[u].Path] = true
+		paths[v.snap(u).Path] = true
 	}
-	return paths[byID[fu[0]].Path]
+	return paths[v.snap(fu[0]).Path]
 }
 
 // tokenDay is how long Photos keeps an upload token; one refused at
@@ -638,21 +719,17 @@ const expiredAfter = 23 * time.Hour
 // deliveries kept them, template's (the call's body as queued, nil when
 // the spool no longer holds it).
 func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, template []byte) (bool, error) {
+	q.photosLooks.Add(1)
 	if !isBatchCreate(c) || c.State != transfer.StateDone || c.Response == nil {
 		return false, nil
 	}
-	byID := map[string]transfer.Snapshot{}
-	for _, r := range recs {
-		byID[r.ID] = r
-	}
-	byID[c.ID] = c
-	for _, r := range recs {
-		if isBatchCreate(r) && again(r, c, byID) {
-			return false, nil // made again already
-		}
+	v := viewOf(recs)
+	v.byID[c.ID] = &c
+	if len(v.againOf(&c)) > 0 {
+		return false, nil // made again already
 	}
 	var ans batchCreateAnswer
-	if json.Unmarshal(c.Response.Body, &ans) != nil {
+	if json.Unmarshal(q.answerBody(c), &ans) != nil {
 		return false, nil
 	}
 	var tmpl struct {
@@ -684,11 +761,9 @@ func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, templ
 	// were queued after this call ended. They are used, not made a third
 	// time.
 	named := map[string]bool{}
-	for _, r := range recs {
-		if isBatchCreate(r) {
-			for _, u := range quotedUploads(r) {
-				named[u] = true
-			}
+	for _, r := range v.calls {
+		for _, u := range quotedUploads(*r) {
+			named[u] = true
 		}
 	}
 	leftover := func(path string) string {
@@ -703,7 +778,7 @@ func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, templ
 	var ids []string
 	var items []photosNewItem
 	for k, u := range uploads {
-		up, ok := byID[u]
+		up, ok := v.byID[u]
 		if !ok || k >= len(ans.Results) || ans.Results[k].Status.Code == 0 || c.Updated.Sub(up.Updated) < expiredAfter {
 			continue
 		}
@@ -746,6 +821,38 @@ func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, templ
 	return true, err
 }
 
+// answerBody is the body of done job s's answer: its snapshot's, or
+// the journal's when the queue let it go (dropAnswers).
+func (q *Queue) answerBody(s transfer.Snapshot) []byte {
+	switch {
+	case s.Response == nil:
+		return nil
+	case s.AnswerInJournal:
+		if r, err := q.Queue.Answer(s.ID); err == nil {
+			return r.Body
+		}
+		return nil
+	}
+	return s.Response.Body
+}
+
+// dropAnswers lets the queue forget the answers of a batchCreate call
+// just done and of the uploads it named, once the front end has seen its
+// event (photosRecord remembered its items, photosSettle has its
+// snapshot): the journal keeps them, read back by answerBody when a
+// batch's results are asked. A camera roll's calls answer with about
+// 0.9 KB per picture, which the queue would otherwise hold for every
+// picture to the batch's end.
+func (q *Queue) dropAnswers(e transfer.Event) {
+	if e.Kind != transfer.EventDone || !isBatchCreate(e.Snap) {
+		return
+	}
+	for _, u := range quotedUploads(e.Snap) {
+		q.DropAnswer(u)
+	}
+	q.DropAnswer(e.Job)
+}
+
 // upRoot is the Photos root of a batchCreate call's URL.
 func upRoot(callURL string) string {
 	return strings.TrimSuffix(callURL, "/v1/mediaItems:batchCreate")
@@ -754,20 +861,52 @@ func upRoot(callURL string) string {
 // photosSweep makes again what done calls of the journal left expired
 // with no call queued for them: the process that saw them done may have
 // died before queueing it.
-func (q *Queue) photosSweep() {
+//
+// recs is the history read, its jobs not done and its calls at least
+// (err its failure), and ended when each upload ended; the history
+// returned is recs, or the whole history read again when a call was
+// queued.
+func (q *Queue) photosSweep(recs []transfer.Snapshot, ended map[string]time.Time, err error) ([]transfer.Snapshot, error) {
 	q.photosMu.Lock()
 	defer q.photosMu.Unlock()
-	recs, err := q.History()
 	if err != nil {
-		return
+		return recs, err
 	}
+	// A call none of whose uploads ended a day before it has nothing
+	// expired to make again, and is not looked at further (photosAgain
+	// reads the whole history for each call it looks at: a camera roll
+	// posted before is 400 calls of 50 over 20,400 records).
+	out := recs
+	var all []transfer.Snapshot // the whole history, read when a call needs it
 	for _, r := range recs {
-		if isBatchCreate(r) && r.State == transfer.StateDone {
-			if added, _ := q.photosAgain(r, recs, q.template(r)); added {
-				recs, _ = q.History()
+		if isBatchCreate(r) && r.State == transfer.StateDone && expiredUploads(r, ended) {
+			if all == nil {
+				if all, err = q.History(); err != nil {
+					return out, err
+				}
+			}
+			if added, _ := q.photosAgain(r, all, q.template(r)); added {
+				if all, err = q.History(); err != nil {
+					return all, err
+				}
+				out = all
 			}
 		}
 	}
+	return out, nil
+}
+
+// expiredUploads reports whether call c names an upload (when each
+// ended: ended) that ended at least expiredAfter before c: only then may
+// c have items to make again (photosAgain passes over the others, and
+// over uploads no longer in the journal).
+func expiredUploads(c transfer.Snapshot, ended map[string]time.Time) bool {
+	for _, u := range quotedUploads(c) {
+		if at, ok := ended[u]; ok && c.Updated.Sub(at) >= expiredAfter {
+			return true
+		}
+	}
+	return false
 }
 
 // template is the body of a call queued before deliveries kept its album
@@ -823,35 +962,35 @@ func (q *Queue) PhotosCalls(b *PhotosBatch) ([]string, error) {
 	q.photosMu.Lock()
 	defer q.photosMu.Unlock()
 	for {
-		recs, err := q.History()
+		v, err := q.callsView()
 		if err != nil {
 			return nil, err
 		}
-		byID := map[string]transfer.Snapshot{}
-		for _, r := range recs {
-			byID[r.ID] = r
-		}
+		var recs []transfer.Snapshot // the whole history, read when a call may have items to make again
 		var calls []string
 		added := false
 		var walk func(id string) error
 		walk = func(id string) error {
-			s, ok := byID[id]
+			s, ok := v.byID[id]
 			if !ok {
 				return nil
 			}
 			calls = append(calls, id)
-			if s.State == transfer.StateDone && q.mayRemake(s) {
-				a, err := q.photosAgain(s, recs, q.template(s))
+			if s.State == transfer.StateDone && q.mayRemake(*s) {
+				if recs == nil {
+					if recs, err = q.History(); err != nil {
+						return err
+					}
+				}
+				a, err := q.photosAgain(*s, recs, q.template(*s))
 				if err != nil {
 					return err
 				}
 				added = added || a
 			}
-			for _, r := range recs {
-				if isBatchCreate(r) && again(r, s, byID) {
-					if err := walk(r.ID); err != nil {
-						return err
-					}
+			for _, r := range v.againOf(s) {
+				if err := walk(r.ID); err != nil {
+					return err
 				}
 			}
 			return nil
@@ -915,15 +1054,9 @@ func (q *Queue) PhotosMore(id string) ([]string, error) {
 			return nil, err
 		}
 	}
-	byID := map[string]transfer.Snapshot{}
-	for _, r := range recs {
-		byID[r.ID] = r
-	}
 	var out []string
-	for _, r := range recs {
-		if isBatchCreate(r) && again(r, c, byID) {
-			out = append(append(out, quotedUploads(r)...), r.ID)
-		}
+	for _, r := range viewOf(recs).againOf(&c) {
+		out = append(append(out, quotedUploads(*r)...), r.ID)
 	}
 	return out, nil
 }

@@ -76,24 +76,29 @@ func (q *Queue) PhotosLeftToday(root string, quota int, now time.Time) int {
 	if quota <= 0 {
 		quota = PhotosDailyRequests
 	}
-	recs, err := q.History()
-	if err != nil {
-		return quota
-	}
 	reset := PhotosDailyReset(now)
 	since := PhotosDailyReset(reset.Add(-25 * time.Hour)) // the midnight before the next
 	root = strings.TrimRight(root, "/") + "/v1/"
-	used := 0
-	for _, r := range recs {
+	used, stopped := 0, false
+	// Counted one job at a time, none kept: after a camera roll the
+	// history is 20,400 records.
+	_, err := q.HistoryWhere(func(r *transfer.Snapshot) bool {
 		if !strings.HasPrefix(r.URL, root) || r.Updated.Before(since) {
-			continue
+			return false
 		}
 		switch {
 		case r.State == transfer.StateFailed && errors.Is(r.Cause, transfer.ErrDailyQuota):
-			return 0
+			stopped = true
 		case r.State == transfer.StateDone:
 			used++
 		}
+		return false
+	})
+	if err != nil {
+		return quota
+	}
+	if stopped {
+		return 0
 	}
 	return max(0, quota-used)
 }

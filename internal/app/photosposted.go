@@ -344,7 +344,7 @@ func (q *Queue) photosRecord(e transfer.Event) {
 	if e.Kind != transfer.EventDone || !isBatchCreate(e.Snap) || e.Snap.Response == nil || e.Snap.Owner == "" || q.posted == "" {
 		return
 	}
-	d, err := q.dl.store.Get(e.Snap.Owner)
+	d, err := q.dl.albumOf(e.Snap.Owner)
 	if err != nil {
 		return
 	}
@@ -374,7 +374,7 @@ func (q *Queue) photosRecord(e transfer.Event) {
 		entries = append(entries, postedEntry{Path: snapOf(q.Queue, u).Path, Size: st.size, Modified: time.Unix(0, st.modified).UTC(),
 			SHA256: hex.EncodeToString(st.sum[:]), Item: res.MediaItem.ID, At: now})
 	}
-	q.keepPosted(d.Account, d.AlbumID, entries)
+	q.keepPosted(d.account, d.albumID, entries)
 	if len(unstamped) == 0 {
 		return
 	}
@@ -401,7 +401,7 @@ func (q *Queue) photosRecord(e transfer.Event) {
 			}
 			entries = append(entries, postedEntry{Path: up.Path, Size: fi.Size(), Modified: fi.ModTime().UTC(), SHA256: sum, Item: items[i], At: now})
 		}
-		q.keepPosted(d.Account, d.AlbumID, entries)
+		q.keepPosted(d.account, d.albumID, entries)
 	}()
 }
 

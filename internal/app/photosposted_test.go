@@ -8,8 +8,10 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"carrier/sandbox"
+	"carrier/transfer"
 )
 
 // postTwice posts files into album with a queue of its own on state, waits
@@ -245,4 +247,103 @@ func TestPhotosPostedQuotaUsedUpTrustsTheMemory(t *testing.T) {
 	if b.Already != 2 || len(b.Uploads) != 1 {
 		t.Fatalf("with the quota used up: %d already, %d uploads; want 2 and 1", b.Already, len(b.Uploads))
 	}
+}
+
+// The end of each of a batch's calls remembers its items under the
+// batch's album without reading the batch's delivery again: a camera
+// roll's delivery lists 20,400 jobs, and its 400 calls would decode it
+// 400 times. The memory still holds every file.
+func TestPhotosRecordDoesNotReadTheDeliveryPerCall(t *testing.T) {
+	env := newPhotosEnv(t)
+	state := t.TempDir()
+	files := pictures(t, 2*MaxPhotosBatch+3)
+	q := env.open(state, nil)
+	b, err := q.PhotosUpload(context.Background(), env.photos(), files, PhotosOptions{Album: "Trip"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Creates) != 3 {
+		t.Fatalf("%d calls; want 3", len(b.Creates))
+	}
+	waitDone(t, q, b.Jobs())
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if reads := q.dl.reads.Load(); reads != 0 {
+		t.Fatalf("the calls' ends read the batch's delivery %d times; want none (this process began it)", reads)
+	}
+	mem, err := openPosted(q.posted, "", b.AlbumID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mem.byPath) != len(files) {
+		t.Fatalf("the memory holds %d files; want %d", len(mem.byPath), len(files))
+	}
+}
+
+// A start looks at a done call's items to make again only when one of
+// its uploads ended a day before it: a camera roll posted before is 400
+// calls over 20,400 records, and each look reads them all.
+func TestPhotosSweepLooksOnlyAtCallsWithExpiredUploads(t *testing.T) {
+	env := newPhotosEnv(t)
+	state := t.TempDir()
+	b := postOnce(t, env, state, pictures(t, 2*MaxPhotosBatch+3), "Trip")
+	q := env.open(state, nil) // its start sweeps the journal
+	defer q.Close()
+	if n := q.photosLooks.Load(); n != 0 {
+		t.Fatalf("the start looked at %d of the %d calls done, none of whose uploads expired; want none", n, len(b.Creates))
+	}
+	// Which calls are looked at: those naming an upload a day older.
+	c := transfer.Snapshot{Quote: []string{"u1", "u2", "a1.id"}, Updated: time.Date(2026, 11, 2, 12, 0, 0, 0, time.UTC)}
+	for _, tc := range []struct {
+		ended map[string]time.Time
+		want  bool
+	}{
+		{map[string]time.Time{"u1": c.Updated.Add(-time.Hour), "u2": c.Updated.Add(-2 * time.Hour)}, false},
+		{map[string]time.Time{"u1": c.Updated.Add(-time.Hour), "u2": c.Updated.Add(-expiredAfter)}, true},
+		{map[string]time.Time{"u1": c.Updated.Add(-time.Hour)}, false}, // u2 forgotten: nothing to upload again
+		{map[string]time.Time{"a1": c.Updated.Add(-48 * time.Hour)}, false},
+	} {
+		if got := expiredUploads(c, tc.ended); got != tc.want {
+			t.Errorf("expiredUploads with %v: %v; want %v", tc.ended, got, tc.want)
+		}
+	}
+}
+
+// Once a call is done and its items remembered, the queue no longer holds
+// its answer, nor its uploads' tokens (a camera roll's answers are about
+// 0.9 KB a picture): the journal has them, and the batch's results,
+// read from there, still name every item.
+func TestPhotosCallsAnswersLeaveMemory(t *testing.T) {
+	env := newPhotosEnv(t)
+	files := pictures(t, MaxPhotosBatch+2)
+	q := env.open(t.TempDir(), nil)
+	defer q.Close()
+	b, err := q.PhotosUpload(context.Background(), env.photos(), files, PhotosOptions{Album: "Trip"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, q, b.Jobs())
+	held := func() (n int) {
+		for _, id := range b.Jobs() {
+			if s, ok := q.Job(id); ok && s.Response != nil && s.Response.Body != nil {
+				n++
+			}
+		}
+		return n
+	}
+	// The pump lets go of a call's answers after its event; Wait may
+	// return before that.
+	for deadline := time.Now().Add(20 * time.Second); held() > 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := held(); n != 0 {
+		t.Fatalf("the queue holds %d answers of the batch's %d jobs; want none", n, len(b.Jobs()))
+	}
+	for _, c := range b.Creates {
+		if s, _ := q.Job(c); !s.AnswerInJournal {
+			t.Fatalf("call %s: its snapshot does not say its answer is in the journal", c)
+		}
+	}
+	checkBatch(t, env, q, b, files)
 }

@@ -34,8 +34,9 @@ type Queue struct {
 	// photosMu orders the making again of a batch's expired items
 	// (photos.go), so it is queued once; photosTmpl keeps the bodies of
 	// calls done, whose spool files go.
-	photosMu   sync.Mutex
-	photosTmpl map[string][]byte
+	photosMu    sync.Mutex
+	photosTmpl  map[string][]byte
+	photosLooks atomic.Int64 // calls photosAgain looked at
 
 	accountMu sync.Mutex
 	account   string // Bind's
@@ -94,8 +95,23 @@ func OpenQueue(cfg transfer.Config, spool *Spool) (*Queue, error) {
 	if cfg.Clock != nil {
 		q.dl.now = cfg.Clock.Now
 	}
-	q.photosSweep()
-	q.sweep()
+	// One read of the history for both sweeps, one record at a time,
+	// keeping the jobs not done (the spool's files and the kept fields
+	// are theirs) and the Photos calls, with when each upload ended: after
+	// a camera roll the history is 20,400 records. The whole history is
+	// read only when a call may have items to make again.
+	ended := map[string]time.Time{}
+	recs, err := q.HistoryWhere(func(s *transfer.Snapshot) bool {
+		if s.Protocol == transfer.ProtocolGoogUpload {
+			ended[s.ID] = s.Updated
+		}
+		return s.State != transfer.StateDone || isBatchCreate(*s)
+	})
+	if err == nil && recs == nil {
+		recs = []transfer.Snapshot{} // read, and empty: nil says unread
+	}
+	recs, err = q.photosSweep(recs, ended, err)
+	q.sweep(recs, err)
 	go q.pump()
 	q.watchSystem()
 	return q, nil
@@ -183,9 +199,9 @@ func (q *Queue) mayRemake(c transfer.Snapshot) bool {
 	return false
 }
 
-// sweep takes from the spool what no job of the journal needs.
-func (q *Queue) sweep() {
-	recs, err := q.History()
+// sweep takes from the spool what no job of the journal needs (recs,
+// the history read, err its failure).
+func (q *Queue) sweep(recs []transfer.Snapshot, err error) {
 	if err != nil {
 		q.spool.Sweep(nil) // a record unread may need any of them
 		q.sweepKept(nil)
@@ -203,6 +219,7 @@ func (q *Queue) pump() {
 		case e := <-q.in:
 			q.photosRecord(e)
 			q.photosSettle(e)
+			q.dropAnswers(e)
 			q.settle(e)
 			q.pass(e, true)
 		case <-q.stop:

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -159,18 +158,41 @@ func (f Found) Changed() bool { return len(f.Gone) > 0 || len(f.Joined) > 0 }
 // members (Joined), and a delivery none of whose jobs remain is Empty. snaps must be read after the delivery's jobs were queued: a job
 // not yet recorded reads as gone.
 func Reconcile(d Delivery, snaps map[string]transfer.Snapshot) (Delivery, Found) {
+	var owned []Owned
+	for _, j := range snaps {
+		if j.Owner == d.ID {
+			owned = append(owned, Owned{ID: j.ID, URL: j.URL, Path: j.Path, Created: j.Created})
+		}
+	}
+	return ReconcileJobs(d, func(id string) bool { _, ok := snaps[id]; return ok }, owned)
+}
+
+// Owned is a job that names a delivery as its owner, as Reconcile reads
+// it.
+type Owned struct {
+	ID, URL, Path string
+	Created       time.Time
+}
+
+// ReconcileJobs is Reconcile for a caller that looks at the journal's
+// jobs one at a time rather than holding them as snapshots (a camera
+// roll's delivery is 20,400 of them): has reports whether the journal
+// has a job, and owned are the jobs that name d as their owner.
+func ReconcileJobs(d Delivery, has func(job string) bool, owned []Owned) (Delivery, Found) {
 	var f Found
 	kept := make([]Member, 0, len(d.Members))
+	isKept := make(map[string]bool, len(d.Members))
 	for _, m := range d.Members {
-		if _, ok := snaps[m.Job]; ok {
+		if has(m.Job) {
 			kept = append(kept, m)
+			isKept[m.Job] = true
 		} else {
 			f.Gone = append(f.Gone, m)
 		}
 	}
-	var joined []transfer.Snapshot
-	for _, j := range snaps {
-		if j.Owner == d.ID && !slices.ContainsFunc(kept, func(m Member) bool { return m.Job == j.ID }) {
+	var joined []Owned
+	for _, j := range owned {
+		if !isKept[j.ID] {
 			joined = append(joined, j)
 		}
 	}

@@ -316,3 +316,37 @@ func TestAReaderNeverSeesAHalfWrittenDelivery(t *testing.T) {
 		}
 	}
 }
+
+// ReconcileJobs, given the journal's jobs one at a time (has, and the
+// jobs a delivery owns), reconciles as Reconcile over their snapshots: the
+// members gone are dropped, the owned jobs not members join oldest first,
+// a member is never doubled.
+func TestReconcileJobsAsReconcile(t *testing.T) {
+	d := sample()
+	t0 := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	snaps := snapsOf(
+		transfer.Snapshot{ID: "j1", Owner: d.ID},
+		transfer.Snapshot{ID: "j3"},
+		transfer.Snapshot{ID: "late", Owner: d.ID, URL: "https://photoslibrary.googleapis.com/v1/uploads", Path: "/p/b.jpg", Created: t0.Add(time.Second)},
+		transfer.Snapshot{ID: "early", Owner: d.ID, URL: "https://photoslibrary.googleapis.com/v1/uploads", Path: "/p/a.jpg", Created: t0},
+		transfer.Snapshot{ID: "another's", Owner: "someone else"},
+	)
+	want, wantF := Reconcile(d, snaps)
+	var owned []Owned
+	for _, s := range snaps {
+		if s.Owner == d.ID {
+			owned = append(owned, Owned{ID: s.ID, URL: s.URL, Path: s.Path, Created: s.Created})
+		}
+	}
+	got, f := ReconcileJobs(d, func(id string) bool { _, ok := snaps[id]; return ok }, owned)
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(f, wantF) {
+		t.Fatalf("ReconcileJobs: %v %+v\nReconcile: %v %+v", got.Members, f, want.Members, wantF)
+	}
+	var ids []string
+	for _, m := range got.Members {
+		ids = append(ids, m.Job)
+	}
+	if fmt.Sprint(ids) != "[j1 j3 early late]" || len(f.Gone) != 1 || f.Gone[0].Job != "j2" || len(f.Joined) != 2 {
+		t.Fatalf("members %v, found %+v; want j1 j3 early late, j2 gone, two joined", ids, f)
+	}
+}
