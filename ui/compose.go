@@ -62,7 +62,7 @@ type composeScreen struct {
 // attachmentRow is one file of the message: how it goes, and the buttons
 // that change that or remove it.
 type attachmentRow struct {
-	how            *widget.Label // "Attached", "Drive link · over 25 MB"
+	how            *widget.Label // "Attached", "Drive link · over 23.8 MiB"
 	toggle, remove *iconButton
 	object         fyne.CanvasObject
 }
