@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"carrier/compose"
@@ -30,12 +31,14 @@ import (
 // often enough for a bar to look alive, rarely enough for 300 rows.
 const mediaTick = time.Second / 4
 
-// mediaRow is one file: before posting its type and size, after it the
-// upload's bar and state.
+// mediaRow is one file: before posting its type and size (and a button
+// that takes it off the files to post), after it the upload's bar and
+// state.
 type mediaRow struct {
 	name   *widget.Label
 	state  *widget.Label
 	bar    *dualBar
+	remove *iconButton // nil once posted
 	object fyne.CanvasObject
 	words  string // what state shows: a batch of 300 redraws only the rows that changed
 	imp    widget.Importance
@@ -72,13 +75,24 @@ type mediaBatch struct {
 	waiting bool      // the app's wait for quotaAt was asked for
 }
 
-// mediaFileRow is a chosen file's row before it is posted.
-func mediaFileRow(m *compose.PhotosMedia) *mediaRow {
+// mediaFileRow is a chosen file's row before it is posted, with its
+// Remove button.
+func mediaFileRow(m *compose.PhotosMedia, remove func()) *mediaRow {
 	kind := lang.X("media.kind.picture", "picture")
 	if m.Video {
 		kind = lang.X("media.kind.video", "video")
 	}
-	return newMediaRow(app.Printable(m.Name), lang.X("media.row.chosen", "{{.Kind}} · {{.Size}}", w{"Kind": kind, "Size": humanSize(m.Size)}))
+	r := newMediaRow(app.Printable(m.Name), lang.X("media.row.chosen", "{{.Kind}} · {{.Size}}", w{"Kind": kind, "Size": humanSize(m.Size)}))
+	r.removable(app.Printable(m.Name), remove)
+	return r
+}
+
+// removable gives a chosen file's row a button that takes the file off
+// the files to post (issue 32: only Clear, which took them all, did).
+func (r *mediaRow) removable(name string, remove func()) {
+	r.remove = newIconButton(lang.X("media.remove", "Remove {{.Name}} from the files to post", w{"Name": name}), theme.DeleteIcon(), remove)
+	bar := container.NewVBox(layout.NewSpacer(), r.bar, layout.NewSpacer())
+	r.object = container.NewBorder(nil, nil, nil, container.NewHBox(r.state, r.remove), container.NewGridWithColumns(2, r.name, bar))
 }
 
 // snap is the newest snapshot of a job the window knows: the Transfers

@@ -399,7 +399,7 @@ func (t *timelineScreen) show() {
 		if m.Video {
 			videos++
 		}
-		rows = append(rows, mediaFileRow(m))
+		rows = append(rows, mediaFileRow(m, func() { t.removeFile(m.Path) }))
 	}
 	for _, p := range toDrive {
 		rows = append(rows, newMediaRow(app.Printable(filepath.Base(p)), lang.X("media.row.drive", "to Google Drive")))
@@ -412,6 +412,14 @@ func (t *timelineScreen) show() {
 	setLabel(t.info, info)
 	setEnabled(t.post, t.reading == 0)
 	t.clearFiles.Enable()
+}
+
+// removeFile takes one chosen file off the files to post, for either
+// destination (UI thread).
+func (t *timelineScreen) removeFile(path string) {
+	t.files = slices.DeleteFunc(t.files, func(m *compose.PhotosMedia) bool { return m.Path == path })
+	t.mirror = slices.DeleteFunc(t.mirror, func(m *compose.TimelineMedia) bool { return m.Path == path })
+	t.show()
 }
 
 // showMirror lists the files the Mirror timeline takes.
@@ -427,7 +435,9 @@ func (t *timelineScreen) showMirror() {
 	var total int64
 	for _, m := range t.mirror {
 		total += m.Size
-		rows = append(rows, newMediaRow(app.Printable(filepath.Base(m.Path)), lang.X("media.row.chosen", "{{.Kind}} · {{.Size}}", w{"Kind": mirrorKind(m.MediaType), "Size": humanSize(m.Size)})))
+		r := newMediaRow(app.Printable(filepath.Base(m.Path)), lang.X("media.row.chosen", "{{.Kind}} · {{.Size}}", w{"Kind": mirrorKind(m.MediaType), "Size": humanSize(m.Size)}))
+		r.removable(app.Printable(filepath.Base(m.Path)), func() { t.removeFile(m.Path) })
+		rows = append(rows, r)
 	}
 	t.setRows(rows, "")
 	n := len(t.mirror)
