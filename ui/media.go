@@ -77,22 +77,27 @@ type mediaBatch struct {
 
 // mediaFileRow is a chosen file's row before it is posted, with its
 // Remove button.
-func mediaFileRow(m *compose.PhotosMedia, remove func()) *mediaRow {
+func mediaFileRow(m *compose.PhotosMedia, thumb fyne.CanvasObject, remove func()) *mediaRow {
 	kind := lang.X("media.kind.picture", "picture")
 	if m.Video {
 		kind = lang.X("media.kind.video", "video")
 	}
 	r := newMediaRow(app.Printable(m.Name), lang.X("media.row.chosen", "{{.Kind}} · {{.Size}}", w{"Kind": kind, "Size": humanSize(m.Size)}))
-	r.removable(app.Printable(m.Name), remove)
+	r.removable(app.Printable(m.Name), thumb, remove)
 	return r
 }
 
 // removable gives a chosen file's row a button that takes the file off
 // the files to post (issue 32: only Clear, which took them all, did).
-func (r *mediaRow) removable(name string, remove func()) {
+// thumb, when not nil, shows the file small before its name.
+func (r *mediaRow) removable(name string, thumb fyne.CanvasObject, remove func()) {
 	r.remove = newIconButton(lang.X("media.remove", "Remove {{.Name}} from the files to post", w{"Name": name}), theme.DeleteIcon(), remove)
 	bar := container.NewVBox(layout.NewSpacer(), r.bar, layout.NewSpacer())
-	r.object = container.NewBorder(nil, nil, nil, container.NewHBox(r.state, r.remove), container.NewGridWithColumns(2, r.name, bar))
+	var lead fyne.CanvasObject
+	if thumb != nil {
+		lead = container.NewCenter(thumb)
+	}
+	r.object = container.NewBorder(nil, nil, lead, container.NewHBox(r.state, r.remove), container.NewGridWithColumns(2, r.name, bar))
 }
 
 // snap is the newest snapshot of a job the window knows: the Transfers

@@ -1,11 +1,16 @@
 package ui
 
 import (
+	"bytes"
+	"image"
+	"image/jpeg"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 )
 
@@ -59,5 +64,68 @@ func TestMediaRemovesOneFile(t *testing.T) {
 	test.Tap(removeButtons(tl)[0])
 	if len(tl.files) != 0 || !tl.post.Disabled() || len(removeButtons(tl)) != 0 {
 		t.Fatalf("after removing both: %d files, Post disabled %v", len(tl.files), tl.post.Disabled())
+	}
+}
+
+// thumbsOf are the images before the Media list's rows' names.
+func thumbsOf(tl *timelineScreen) []*canvas.Image {
+	var out []*canvas.Image
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch x := o.(type) {
+		case *canvas.Image:
+			out = append(out, x)
+		case *fyne.Container:
+			for _, c := range x.Objects {
+				walk(c)
+			}
+		}
+	}
+	for _, o := range tl.list.Box.Objects {
+		walk(o)
+	}
+	return out
+}
+
+// Issue 32: the Media list named the files and showed none of them. A
+// chosen picture shows small before its name, read in the background; a
+// picture that cannot be read, or a video, shows its kind's icon; the rows
+// are no taller than before.
+func TestMediaShowsThumbnails(t *testing.T) {
+	dir := t.TempDir()
+	bad, pic, clip := filepath.Join(dir, "a bad.jpg"), filepath.Join(dir, "pic.jpg"), filepath.Join(dir, "clip.mp4")
+	writeJPEG(t, bad, 2000) // says JPEG, holds noise
+	src := image.NewRGBA(image.Rect(0, 0, 400, 300))
+	for i := range src.Pix {
+		src.Pix[i] = byte(i)
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, src, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pic, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	writeMP4(t, clip, 5000)
+	h := newHarness(t)
+	h.u.Select("Media")
+	tl := h.u.timeline
+	dropMedia(h, bad, pic, clip)
+	// The pictures are read one after the other: the second made small,
+	// the first was read before it.
+	h.until("the picture made small", func() bool {
+		th := thumbsOf(tl)
+		return len(th) == 3 && th[1].Resource == nil && th[1].Image != nil
+	})
+	th := thumbsOf(tl)
+	if b := th[1].Image.Bounds(); b.Dx() != thumbPixels || b.Dy() != thumbPixels*3/4 {
+		t.Errorf("the thumbnail is %v, want %dx%d", b, thumbPixels, thumbPixels*3/4)
+	}
+	if th[0].Resource == nil || th[2].Resource == nil {
+		t.Errorf("an unreadable picture or a video shows no icon: %v, %v", th[0].Resource, th[2].Resource)
+	}
+	plain := newMediaRow("pic.jpg", "picture · 2.0 KiB")
+	if got, want := tl.list.Box.Objects[1].MinSize().Height, plain.object.MinSize().Height; got > want+1 {
+		t.Errorf("a row with its thumbnail is %.0f high, one without %.0f", got, want)
 	}
 }

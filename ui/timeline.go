@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"fyne.io/fyne/v2/lang"
+	"image"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -73,10 +74,17 @@ type timelineScreen struct {
 	after       func(time.Duration) <-chan time.Time // the wait for the quota's reset; tests give their own
 	quota       *app.QuotaWait                       // the jobs the daily quota stopped, sent on at its reset
 	waitingAt   time.Time                            // the reset jobs from an earlier Carrier wait for; zero: none
+
+	// The chosen pictures' thumbnails (thumbs.go), touched on the UI
+	// thread only: made small once each, by path (nil: unreadable).
+	thumbs       map[string]image.Image
+	thumbWant    []thumbJob
+	thumbReading bool
+	thumbGen     int
 }
 
 func newTimelineScreen(u *UI) *timelineScreen {
-	t := &timelineScreen{u: u, now: time.Now, after: time.After}
+	t := &timelineScreen{u: u, now: time.Now, after: time.After, thumbs: map[string]image.Image{}}
 	t.dest = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	t.list = newPagedList("item")
 	t.batchState = newWrapLabel("")
@@ -169,6 +177,7 @@ func (t *timelineScreen) destination() string {
 
 func (t *timelineScreen) clear() {
 	t.files, t.refused, t.batch = nil, nil, nil
+	t.forgetThumbs()
 	t.photosWords, t.mirror, t.mirrorWords = nil, nil, nil
 	t.idleState()
 	t.empty()
@@ -399,7 +408,7 @@ func (t *timelineScreen) show() {
 		if m.Video {
 			videos++
 		}
-		rows = append(rows, mediaFileRow(m, func() { t.removeFile(m.Path) }))
+		rows = append(rows, mediaFileRow(m, t.thumbFor(m), func() { t.removeFile(m.Path) }))
 	}
 	for _, p := range toDrive {
 		rows = append(rows, newMediaRow(app.Printable(filepath.Base(p)), lang.X("media.row.drive", "to Google Drive")))
@@ -436,7 +445,7 @@ func (t *timelineScreen) showMirror() {
 	for _, m := range t.mirror {
 		total += m.Size
 		r := newMediaRow(app.Printable(filepath.Base(m.Path)), lang.X("media.row.chosen", "{{.Kind}} · {{.Size}}", w{"Kind": mirrorKind(m.MediaType), "Size": humanSize(m.Size)}))
-		r.removable(app.Printable(filepath.Base(m.Path)), func() { t.removeFile(m.Path) })
+		r.removable(app.Printable(filepath.Base(m.Path)), nil, func() { t.removeFile(m.Path) })
 		rows = append(rows, r)
 	}
 	t.setRows(rows, "")
