@@ -171,6 +171,7 @@ func (t *timelineScreen) drawBatch() {
 	var sent, total int64
 	uploaded, failed, paused, cancelled, quota := 0, 0, 0, 0, 0
 	var failure string
+	mended := true // every failed file may be retried
 	for i, id := range mb.b.Uploads {
 		s, _ := t.snap(id)
 		m := mb.files[i]
@@ -203,8 +204,13 @@ func (t *timelineScreen) drawBatch() {
 			quota++
 			words = lang.X("media.row.quota", "Waiting for the daily quota")
 		case s.State == transfer.StateFailed:
+			// The row says it failed; why, and what to do, is the
+			// batch's line (a wrapping one): the whole sentence on a
+			// row's one line made the window wider than the screen.
 			failed++
 			failure = s.Error
+			mended = mended && !retryCannotMend(s)
+			words = lang.X("part.failed", "Failed")
 			imp = widget.DangerImportance
 		case s.State == transfer.StatePaused:
 			paused++
@@ -240,6 +246,10 @@ func (t *timelineScreen) drawBatch() {
 			mb.waiting = true
 			t.quota.Expect(mb.quotaAt)
 		}
+	case failed > 0 && !mended:
+		// A file that changed, say: Retry would fail the same way.
+		words = lang.XN("media.batch.failed.other", "{{.Failed}} of {{.Count}} files are not in Google Photos: {{.Error}}. The Transfers screen says what can be done.", n, w{"Failed": failed, "Count": n, "Error": windowText(failure)})
+		imp = widget.DangerImportance
 	case failed > 0:
 		words = lang.XN("media.batch.failed", "{{.Failed}} of {{.Count}} files are not in Google Photos: {{.Error}}. The Transfers screen can retry them.", n, w{"Failed": failed, "Count": n, "Error": windowText(failure)})
 		imp = widget.DangerImportance

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"image"
 	"image/jpeg"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -127,5 +130,52 @@ func TestMediaShowsThumbnails(t *testing.T) {
 	plain := newMediaRow("pic.jpg", "picture · 2.0 KiB")
 	if got, want := tl.list.Box.Objects[1].MinSize().Height, plain.object.MinSize().Height; got > want+1 {
 		t.Errorf("a row with its thumbnail is %.0f high, one without %.0f", got, want)
+	}
+}
+
+// A file of a Media batch that failed says so on its row in a word; why,
+// and what to do, is the batch's line, which wraps: the whole sentence on
+// the row's one line made the window wider than the screen. A file that
+// changed is not one the Transfers screen can retry.
+func TestMediaFailedFileKeepsTheWindowsWidth(t *testing.T) {
+	held := make(chan struct{})
+	var once sync.Once
+	release := func() { once.Do(func() { close(held) }) }
+	defer release()
+	h := newHarness(t, func(o *harnessOpts) {
+		o.wrap = func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/v1/uploads" {
+					select {
+					case <-held:
+					case <-r.Context().Done():
+						return
+					}
+				}
+				next.ServeHTTP(w, r)
+			})
+		}
+	})
+	h.u.Select("Media")
+	tl := h.u.timeline
+	pic := filepath.Join(t.TempDir(), "a picture with a rather long name, taken on the harbour wall at dusk.jpg")
+	writeJPEG(t, pic, 3000)
+	dropMedia(h, pic)
+	test.Tap(tl.post)
+	h.until("the batch on the screen", func() bool { return tl.batch != nil })
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(pic, later, later); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	h.until("the batch failed: "+tl.batchState.Text, func() bool { return strings.Contains(tl.batchState.Text, "not in Google Photos") })
+	if rows := rowTexts(tl); len(rows) != 1 || !strings.HasSuffix(rows[0], " · Failed") {
+		t.Errorf("the row: %q", rows)
+	}
+	if !strings.Contains(tl.batchState.Text, "The Transfers screen says what can be done") {
+		t.Errorf("the batch's line: %q", tl.batchState.Text)
+	}
+	if w := tl.content.MinSize().Width; w > 1000 {
+		t.Errorf("the Media screen asks for %.0f of width", w)
 	}
 }
