@@ -151,6 +151,7 @@ func bytesWords(n int64) string {
 
 // changedFailureWords is a failed delivery's words for the file of member
 // snap that changed, when the row looked at it; "" when it did not.
+// The engine's detail line is left out.
 func (s *transfersScreen) changedFailureWords(rd *rowData, snap transfer.Snapshot) string {
 	s.mu.Lock()
 	c := s.checks[snap.ID]
@@ -158,11 +159,10 @@ func (s *transfersScreen) changedFailureWords(rd *rowData, snap transfer.Snapsho
 	if c == nil || c.pending || c.seq != snap.Seq || !rd.st.Can(delivery.VerbUseFile) {
 		return ""
 	}
-	words := changedLookWords(snap, c, rd.d.Kind)
-	if d := detailLine(snap.Error); d != "" {
-		words += "\n" + d
-	}
-	return words
+	// The engine's own line would say again, in English, what these
+	// words say more closely (which file, how, when): the row is kept
+	// short, so that the list's page holds more than one such row.
+	return changedLookWords(snap, c, rd.d.Kind)
 }
 
 // useFile takes the changed file of row id's delivery as it is now.

@@ -167,3 +167,20 @@ func TestAMessageWhoseLinkWasSavedAgainGoesOnWithUseThisFile(t *testing.T) {
 		t.Fatalf("%d files on Drive, want 1", len(files))
 	}
 }
+
+// The row's words for a file it looked at say which file, how and when,
+// without the engine's English line under them, which says the same:
+// the row stays short.
+func TestAChangedFilesWordsLeaveOutTheEnginesLine(t *testing.T) {
+	h := newHarness(t)
+	data := bytes.Repeat([]byte("short row "), 128<<10)[:1<<20]
+	later := time.Now().Add(time.Hour)
+	_, _, row := changedUpload(t, h, "short.bin", data, func(path string) {
+		if err := os.Chtimes(path, later, later); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if strings.Contains(row.state.logical, "nothing more was sent") || strings.Count(row.state.logical, "\n") > 0 {
+		t.Errorf("the row says %q", row.state.logical)
+	}
+}
