@@ -61,7 +61,8 @@ func newMediaRow(name, state string) *mediaRow {
 	// One line a file (name, bar, state), so that a page holds as many
 	// files as it can; the bar is centred on the line at its own height.
 	bar := container.NewVBox(layout.NewSpacer(), r.bar, layout.NewSpacer())
-	r.object = container.NewBorder(nil, nil, nil, r.state, container.NewGridWithColumns(2, r.name, bar))
+	// A right-to-left window reads the row from the right, as Transfers'.
+	r.object = mirrorRTL(container.NewBorder(nil, nil, nil, r.state, mirrorRTL(container.NewGridWithColumns(2, r.name, bar))))
 	return r
 }
 
@@ -97,7 +98,7 @@ func (r *mediaRow) removable(name string, thumb fyne.CanvasObject, remove func()
 	if thumb != nil {
 		lead = container.NewCenter(thumb)
 	}
-	r.object = container.NewBorder(nil, nil, lead, container.NewHBox(r.state, r.remove), container.NewGridWithColumns(2, r.name, bar))
+	r.object = mirrorRTL(container.NewBorder(nil, nil, lead, mirrorRTL(container.NewHBox(r.state, r.remove)), mirrorRTL(container.NewGridWithColumns(2, r.name, bar))))
 }
 
 // snap is the newest snapshot of a job the window knows: the Transfers
