@@ -57,6 +57,9 @@ func (r *mediaRow) setState(words string, imp widget.Importance) {
 func newMediaRow(name, state string) *mediaRow {
 	r := &mediaRow{name: newLabel(name), state: newLabel(state), bar: newDualBar(), words: state}
 	r.name.Truncation = fyne.TextTruncateEllipsis
+	if windowRTL.Load() {
+		r.name.Alignment = fyne.TextAlignTrailing // beside its thumbnail, at the right
+	}
 	r.bar.Hide()
 	// One line a file (name, bar, state), so that a page holds as many
 	// files as it can; the bar is centred on the line at its own height.
