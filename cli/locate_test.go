@@ -117,3 +117,42 @@ func TestResumeLocate(t *testing.T) {
 		t.Errorf("--locate of a job done: exit %d\n%s", code, errs)
 	}
 }
+
+// A job stopped because its file was saved again after its upload began
+// is told with the way on; `carrier resume --locate ID PATH` takes the
+// file when it holds the bytes the server holds, and sends the rest on.
+func TestResumeLocateChangedFile(t *testing.T) {
+	sb, base := uploadSandbox(t, "rate=4MB")
+	state := t.TempDir()
+	path, data := randomFile(t, 3<<20)
+	id := ghostJob(t, state, base+"/upload/storage/v1/b/cli-test/o?name=saved", path)
+	sb.SetFaults("")
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(path, later, later); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CARRIER_TOKEN", testToken)
+	run := func(args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		code := Main(context.Background(), &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut}, args)
+		return code, out.String(), errOut.String()
+	}
+	code, _, errs := run("resume", "--state-dir", state)
+	if code == 0 || !strings.Contains(errs, "its modification time changed") || !strings.Contains(errs, "carrier resume --locate ID PATH") {
+		t.Fatalf("resume of a file saved again: exit %d\n%s", code, errs)
+	}
+	other := bytes.Clone(data)
+	other[100] ^= 1
+	otherPath := filepath.Join(t.TempDir(), "other.bin")
+	os.WriteFile(otherPath, other, 0o600)
+	if code, _, errs = run("resume", "--state-dir", state, "--locate", id, otherPath); code != 1 || !strings.Contains(errs, "is not the file of job "+id) {
+		t.Fatalf("--locate of another file: exit %d\n%s", code, errs)
+	}
+	code, out, errs := run("resume", "--state-dir", state, "--locate", id, path)
+	if code != 0 || !strings.Contains(out, `"saved"`) {
+		t.Fatalf("--locate of the file saved again: exit %d\n%s%s", code, out, errs)
+	}
+	if !bytes.Equal(readObject(t, base, "saved"), data) {
+		t.Fatal("the object's bytes are not the file's")
+	}
+}

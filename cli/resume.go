@@ -34,7 +34,7 @@ func runResume(ctx context.Context, env *Env, args []string) error {
 	list := fs.Bool("list", false, "list the unfinished and failed jobs instead of resuming them")
 	wait := fs.Bool("wait", false, "wait for the uploads another Carrier is sending to end (and send those it leaves unfinished), and for Google Photos' daily quota to reset (midnight Pacific time) to send the uploads it stopped")
 	endpoint := fs.String("endpoint", "", "the server --token, --token-file or CARRIER_TOKEN is for; jobs on other servers use their own sign-ins")
-	locate := fs.String("locate", "", "`ID` of a job whose file is no longer where it was, followed by the file's new path: the same file goes on where the server stands (another file is refused)")
+	locate := fs.String("locate", "", "`ID` of a job whose file is no longer where it was, or that stopped because its file changed, followed by the file's path: the same file (its size, and the bytes already sent) goes on where the server stands (another file is refused)")
 	newPath, err := parseLocate(fs, args, locate)
 	if err != nil {
 		return err
@@ -71,7 +71,16 @@ func runResume(ctx context.Context, env *Env, args []string) error {
 	}
 	r := resumer{ctx: ctx, env: env, q: q, seen: map[string]bool{}, stateDir: tf.stateDir, elsewhere: map[string]bool{}}
 	if *locate != "" {
-		if err := q.Locate(ctx, *locate, newPath); err != nil {
+		err := q.Locate(ctx, *locate, newPath)
+		if errors.Is(err, transfer.ErrNotMissing) {
+			// A job stopped because its file changed takes the file
+			// again, here or found elsewhere, when it holds the bytes
+			// the server holds.
+			if uerr := q.UseFile(ctx, *locate, newPath); !errors.Is(uerr, transfer.ErrNotChanged) {
+				err = uerr
+			}
+		}
+		if err != nil {
 			return locateError(*locate, newPath, err)
 		}
 		fmt.Fprintf(env.Stderr, "carrier resume: job %s goes on from %s\n", *locate, app.Printable(newPath))
@@ -504,7 +513,7 @@ func locateError(id, path string, err error) error {
 	case errors.Is(err, transfer.ErrNotSameFile):
 		return fmt.Errorf("%s is not the file of job %s, which stays where it was: %w", app.Printable(path), id, err)
 	case errors.Is(err, transfer.ErrNotMissing):
-		return fmt.Errorf("job %s is not waiting for its file (see `carrier jobs`): nothing to locate", id)
+		return fmt.Errorf("job %s is neither waiting for its file nor stopped because its file changed (see `carrier jobs`): nothing to locate", id)
 	case errors.Is(err, transfer.ErrUnknownJob):
 		return fmt.Errorf("there is no job %s in the journal (see `carrier jobs`)", id)
 	}

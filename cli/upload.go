@@ -280,7 +280,7 @@ func writeBody(w io.Writer, body []byte) {
 // its failure's code.
 var advice = map[transfer.FailureCode]string{
 	transfer.FailGaveUp:        ". The session is kept: run `carrier resume` later to go on where it stopped",
-	transfer.FailSourceChanged: ". Upload the file again as a new job if its new content is what you want",
+	transfer.FailSourceChanged: ". If the file still holds the bytes already sent (saved again unchanged, or put back), `carrier resume --locate ID PATH` sends it on from where it stopped; if its new content is what you want, upload it again as a new job",
 	transfer.FailMaybeSent:     ". Check the destination; if it is not there, upload the file again",
 	transfer.FailSignIn:        ". Sign in again (`carrier login`), then run `carrier resume`",
 	transfer.FailNotVerified:   ". The copy on the server is not the file: remove it there if it is kept, and upload the file again as a new job",

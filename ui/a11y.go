@@ -37,6 +37,9 @@ type namedEntry struct {
 	focused  bool
 	onSubmit func()     // Ctrl+Enter (or Ctrl+keypad Enter) while the entry has focus
 	onFocus  func(bool) // told after focus came or went
+	// refreshNote shows the note under the entry again, its hint as it
+	// is now (formRow).
+	refreshNote func()
 	// keys, when set, is offered each key first and reports whether it
 	// took it (an address field's completion list: complete.go).
 	keys func(*fyne.KeyEvent) bool

@@ -70,6 +70,9 @@ func (a *accountScreen) show() {
 	if a.u.deps.Account != nil {
 		acct = a.u.deps.Account()
 	}
+	if a.u.compose != nil {
+		a.u.compose.accountChanged()
+	}
 	if acct.Sandbox && acct.Address != "" {
 		setLabel(a.who, lang.X("account.sandbox.as", "Sending as {{.Address}} on this computer: the sandbox keeps messages here, nothing goes to Google", w{"Address": acct.Address}))
 	} else if acct.Sandbox {

@@ -62,7 +62,7 @@ type composeScreen struct {
 // attachmentRow is one file of the message: how it goes, and the buttons
 // that change that or remove it.
 type attachmentRow struct {
-	how            *widget.Label // "Attached", "Drive link · over 25 MB"
+	how            *widget.Label // "Attached", "Drive link · over 23.8 MiB"
 	toggle, remove *iconButton
 	object         fyne.CanvasObject
 }
@@ -123,14 +123,18 @@ func newComposeScreen(u *UI) *composeScreen {
 		label string
 		entry *namedEntry
 		hint  string
-	}{{lang.X("compose.to", "To"), to, lang.X("compose.to.hint", "Recipients, separated by commas")}, {lang.X("compose.cc", "Cc"), cc, ""}, {lang.X("compose.bcc", "Bcc"), bcc, lang.X("compose.bcc.hint", "Hidden from the other recipients")}, {lang.X("compose.subject", "Subject"), subject, ""}} {
+	}{{lang.X("compose.to", "To"), to, ""}, {lang.X("compose.cc", "Cc"), cc, ""}, {lang.X("compose.bcc", "Bcc"), bcc, lang.X("compose.bcc.hint", "Hidden from the other recipients")}, {lang.X("compose.subject", "Subject"), subject, ""}} {
+		hint := func() string { return f.hint }
+		if f.entry == to {
+			hint = c.toHint
+		}
 		if f.entry == subject || u.deps.Addresses == nil {
-			rows = append(rows, formRow(f.label, f.entry, f.hint)...)
+			rows = append(rows, formRow(f.label, f.entry, hint)...)
 			continue
 		}
 		k := c.newCompleter(f.entry)
 		c.completers = append(c.completers, k)
-		rows = append(rows, formRow(f.label, f.entry, f.hint, k.box)...)
+		rows = append(rows, formRow(f.label, f.entry, hint, k.box)...)
 	}
 	if windowRTL.Load() {
 		// Its label hugs its field, on the field's right.
@@ -191,13 +195,32 @@ func newComposeScreen(u *UI) *composeScreen {
 	return c
 }
 
+// toHint is the note under To: what it takes, and, while the messages go
+// to the embedded sandbox, that they stay on this computer (issue 32:
+// nothing on Compose said so). One line, in the note's place, so the
+// form's fields keep where they are.
+func (c *composeScreen) toHint() string {
+	if c.u.deps.Account == nil || c.u.deps.Account().Sandbox {
+		return lang.X("compose.to.hint.sandbox", "Recipients, separated by commas. The sandbox is in use: messages stay on this computer, in its Mailbox")
+	}
+	return lang.X("compose.to.hint", "Recipients, separated by commas")
+}
+
+// accountChanged shows the note under To again, for the account messages
+// go as now (the sandbox, or Google).
+func (c *composeScreen) accountChanged() {
+	if c.to.refreshNote != nil {
+		c.to.refreshNote()
+	}
+}
+
 // formRow lays out a field as widget.Form would (label, entry, the hint
 // below, replaced by the entry's problem while it has one), but in plain
 // containers, which a screen reader walks.
-func formRow(label string, e *namedEntry, hint string, under ...fyne.CanvasObject) []fyne.CanvasObject {
-	note := newWrapLabel(hint)
+func formRow(label string, e *namedEntry, hintOf func() string, under ...fyne.CanvasObject) []fyne.CanvasObject {
+	note := newWrapLabel(hintOf())
 	note.SizeName = theme.SizeNameCaptionText
-	if hint == "" {
+	if hintOf() == "" {
 		note.Hide()
 	}
 	// A problem shows once the person leaves the field (a half-typed
@@ -211,8 +234,8 @@ func formRow(label string, e *namedEntry, hint string, under ...fyne.CanvasObjec
 			note.Importance = widget.DangerImportance
 			note.Show()
 			showing = true
-		case hint != "":
-			setLabel(note, hint)
+		case hintOf() != "":
+			setLabel(note, hintOf())
 			note.Importance = widget.LowImportance
 			note.Show()
 			showing = false
@@ -227,6 +250,13 @@ func formRow(label string, e *namedEntry, hint string, under ...fyne.CanvasObjec
 		if e.Validator != nil {
 			show(e.Validator(e.Text))
 		}
+	}
+	e.refreshNote = func() {
+		var err error
+		if e.Validator != nil {
+			err = e.Validator(e.Text)
+		}
+		show(err)
 	}
 	// The label ends at its field: on the field's left, or, mirrored, on
 	// its right.

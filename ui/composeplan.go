@@ -12,7 +12,7 @@ import (
 // fileWay is how one file goes, and why when Carrier chose.
 type fileWay struct {
 	link   bool
-	reason string // "over 25 MB", "to fit Gmail's 35 MB", "your choice"; "" for a file that fits
+	reason string // "over 23.8 MiB", "to fit Gmail's 35.0 MiB", "your choice"; "" for a file that fits
 }
 
 // plan is compose.PlanFiles's decision, from the sizes read when the
@@ -56,10 +56,12 @@ func whyText(why compose.Why) string {
 	switch why {
 	case compose.WhyChosen:
 		return lang.X("compose.why.chosen", "your choice")
+	// The limits in the unit every size of the window is in (binary:
+	// "57.2 MiB · over 23.8 MiB", not "over 25 MB" beside it).
 	case compose.WhyOver:
-		return lang.X("compose.why.over", "over 25 MB")
+		return lang.X("compose.why.overlimit", "over {{.Limit}}", w{"Limit": humanSize(compose.DefaultLinkThreshold)})
 	case compose.WhyToFit:
-		return lang.X("compose.why.fit", "to fit Gmail's 35 MB")
+		return lang.X("compose.why.fitlimit", "to fit Gmail's {{.Limit}}", w{"Limit": humanSize(compose.LimitSend)})
 	}
 	return ""
 }

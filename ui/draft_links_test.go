@@ -18,7 +18,7 @@ func TestSavingADraftSharesNothing(t *testing.T) {
 	h.writeMessage("zoe@example.com", "Later")
 	big := patterned(t, "plans.mov", 26_000_000)
 	drop(h, big)
-	if got := c.attRows[big].how.Text; got != "Drive link · over 25 MB" {
+	if got := c.attRows[big].how.Text; got != "Drive link · over 23.8 MiB" {
 		t.Fatalf("the file's row says %q", got)
 	}
 	test.Tap(c.draftBtn)

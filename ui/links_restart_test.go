@@ -69,7 +69,7 @@ func TestAMessageWithALinkGoesOnAfterARestart(t *testing.T) {
 	h.writeMessage("zoe@example.com, max@example.com", "Film")
 	big := patterned(t, "film.mov", 30_000_000)
 	drop(h, big)
-	if got := h.u.compose.attRows[big].how.Text; got != "Drive link · over 25 MB" {
+	if got := h.u.compose.attRows[big].how.Text; got != "Drive link · over 23.8 MiB" {
 		t.Fatalf("the file's row says %q", got)
 	}
 	test.Tap(h.u.compose.sendBtn)

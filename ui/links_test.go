@@ -145,7 +145,7 @@ func TestComposeSendsALargeFileAsADriveLink(t *testing.T) {
 	big := patterned(t, "holiday.mp4", 30_000_000)
 	small := patterned(t, "notes.pdf", 1<<20)
 	drop(h, big, small)
-	if got := c.attRows[big].how.Text; got != "Drive link · over 25 MB" {
+	if got := c.attRows[big].how.Text; got != "Drive link · over 23.8 MiB" {
 		t.Errorf("the 30 MB file's row says %q", got)
 	}
 	if got := c.attRows[small].how.Text; got != "Attached" {
@@ -223,14 +223,14 @@ func TestComposeLinkChoices(t *testing.T) {
 	slides := patterned(t, "slides.pdf", 15_000_000)
 	scan := patterned(t, "scan.pdf", 14_000_000)
 	drop(h, slides, scan)
-	if a, b := c.attRows[slides].how.Text, c.attRows[scan].how.Text; a != "Drive link · to fit Gmail's 35 MB" || b != "Attached" {
+	if a, b := c.attRows[slides].how.Text, c.attRows[scan].how.Text; a != "Drive link · to fit Gmail's 35.0 MiB" || b != "Attached" {
 		t.Fatalf("Carrier's plan: slides %q, scan %q", a, b)
 	}
 	if !c.expiry.Object.Visible() {
 		t.Error("the expiry is for recipients, and recipients is the default")
 	}
 	test.Tap(c.attRows[slides].toggle)
-	if a, b := c.attRows[slides].how.Text, c.attRows[scan].how.Text; a != "Attached · your choice" || b != "Drive link · to fit Gmail's 35 MB" {
+	if a, b := c.attRows[slides].how.Text, c.attRows[scan].how.Text; a != "Attached · your choice" || b != "Drive link · to fit Gmail's 35.0 MiB" {
 		t.Fatalf("slides attached by choice: slides %q, scan %q", a, b)
 	}
 	if c.sendBtn.Disabled() {

@@ -42,6 +42,17 @@ func missingWords(snap transfer.Snapshot) string {
 // locate asks where the file of row id's ghost is now (UI thread).
 func (s *transfersScreen) locate(id string) {
 	rd := s.data(s.deliveryOf(id))
+	if rd != nil && rd.st.Can(delivery.VerbUseFile) && s.fileUser() != nil {
+		// A file that changed: the file as it was, kept elsewhere, is
+		// taken as a ghost's is (usefile.go).
+		snap := rd.view(rd.st.Member.Job).snap
+		pick := s.pickLocated
+		if pick == nil {
+			pick = s.pickFile
+		}
+		pick(snap.Path, func(path string) { s.useFileAt(snap.ID, path) })
+		return
+	}
 	if rd == nil || rd.st.Phase != delivery.PhaseMissing || rd.st.Member == nil || s.locator() == nil {
 		return
 	}

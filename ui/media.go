@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"carrier/compose"
@@ -30,12 +31,14 @@ import (
 // often enough for a bar to look alive, rarely enough for 300 rows.
 const mediaTick = time.Second / 4
 
-// mediaRow is one file: before posting its type and size, after it the
-// upload's bar and state.
+// mediaRow is one file: before posting its type and size (and a button
+// that takes it off the files to post), after it the upload's bar and
+// state.
 type mediaRow struct {
 	name   *widget.Label
 	state  *widget.Label
 	bar    *dualBar
+	remove *iconButton // nil once posted
 	object fyne.CanvasObject
 	words  string // what state shows: a batch of 300 redraws only the rows that changed
 	imp    widget.Importance
@@ -54,11 +57,15 @@ func (r *mediaRow) setState(words string, imp widget.Importance) {
 func newMediaRow(name, state string) *mediaRow {
 	r := &mediaRow{name: newLabel(name), state: newLabel(state), bar: newDualBar(), words: state}
 	r.name.Truncation = fyne.TextTruncateEllipsis
+	if windowRTL.Load() {
+		r.name.Alignment = fyne.TextAlignTrailing // beside its thumbnail, at the right
+	}
 	r.bar.Hide()
 	// One line a file (name, bar, state), so that a page holds as many
 	// files as it can; the bar is centred on the line at its own height.
 	bar := container.NewVBox(layout.NewSpacer(), r.bar, layout.NewSpacer())
-	r.object = container.NewBorder(nil, nil, nil, r.state, container.NewGridWithColumns(2, r.name, bar))
+	// A right-to-left window reads the row from the right, as Transfers'.
+	r.object = mirrorRTL(container.NewBorder(nil, nil, nil, r.state, mirrorRTL(container.NewGridWithColumns(2, r.name, bar))))
 	return r
 }
 
@@ -72,13 +79,29 @@ type mediaBatch struct {
 	waiting bool      // the app's wait for quotaAt was asked for
 }
 
-// mediaFileRow is a chosen file's row before it is posted.
-func mediaFileRow(m *compose.PhotosMedia) *mediaRow {
+// mediaFileRow is a chosen file's row before it is posted, with its
+// Remove button.
+func mediaFileRow(m *compose.PhotosMedia, thumb fyne.CanvasObject, remove func()) *mediaRow {
 	kind := lang.X("media.kind.picture", "picture")
 	if m.Video {
 		kind = lang.X("media.kind.video", "video")
 	}
-	return newMediaRow(app.Printable(m.Name), lang.X("media.row.chosen", "{{.Kind}} · {{.Size}}", w{"Kind": kind, "Size": humanSize(m.Size)}))
+	r := newMediaRow(app.Printable(m.Name), lang.X("media.row.chosen", "{{.Kind}} · {{.Size}}", w{"Kind": kind, "Size": humanSize(m.Size)}))
+	r.removable(app.Printable(m.Name), thumb, remove)
+	return r
+}
+
+// removable gives a chosen file's row a button that takes the file off
+// the files to post (issue 32: only Clear, which took them all, did).
+// thumb, when not nil, shows the file small before its name.
+func (r *mediaRow) removable(name string, thumb fyne.CanvasObject, remove func()) {
+	r.remove = newIconButton(lang.X("media.remove", "Remove {{.Name}} from the files to post", w{"Name": name}), theme.DeleteIcon(), remove)
+	bar := container.NewVBox(layout.NewSpacer(), r.bar, layout.NewSpacer())
+	var lead fyne.CanvasObject
+	if thumb != nil {
+		lead = container.NewCenter(thumb)
+	}
+	r.object = mirrorRTL(container.NewBorder(nil, nil, lead, mirrorRTL(container.NewHBox(r.state, r.remove)), mirrorRTL(container.NewGridWithColumns(2, r.name, bar))))
 }
 
 // snap is the newest snapshot of a job the window knows: the Transfers
@@ -152,6 +175,7 @@ func (t *timelineScreen) drawBatch() {
 	var sent, total int64
 	uploaded, failed, paused, cancelled, quota := 0, 0, 0, 0, 0
 	var failure string
+	mended := true // every failed file may be retried
 	for i, id := range mb.b.Uploads {
 		s, _ := t.snap(id)
 		m := mb.files[i]
@@ -184,8 +208,13 @@ func (t *timelineScreen) drawBatch() {
 			quota++
 			words = lang.X("media.row.quota", "Waiting for the daily quota")
 		case s.State == transfer.StateFailed:
+			// The row says it failed; why, and what to do, is the
+			// batch's line (a wrapping one): the whole sentence on a
+			// row's one line made the window wider than the screen.
 			failed++
 			failure = s.Error
+			mended = mended && !retryCannotMend(s)
+			words = lang.X("part.failed", "Failed")
 			imp = widget.DangerImportance
 		case s.State == transfer.StatePaused:
 			paused++
@@ -221,6 +250,10 @@ func (t *timelineScreen) drawBatch() {
 			mb.waiting = true
 			t.quota.Expect(mb.quotaAt)
 		}
+	case failed > 0 && !mended:
+		// A file that changed, say: Retry would fail the same way.
+		words = lang.XN("media.batch.failed.other", "{{.Failed}} of {{.Count}} files are not in Google Photos: {{.Error}}. The Transfers screen says what can be done.", n, w{"Failed": failed, "Count": n, "Error": windowText(failure)})
+		imp = widget.DangerImportance
 	case failed > 0:
 		words = lang.XN("media.batch.failed", "{{.Failed}} of {{.Count}} files are not in Google Photos: {{.Error}}. The Transfers screen can retry them.", n, w{"Failed": failed, "Count": n, "Error": windowText(failure)})
 		imp = widget.DangerImportance

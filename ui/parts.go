@@ -391,7 +391,9 @@ func (s *transfersScreen) draw(id string) {
 	show(r.pause, st.Can(delivery.VerbPause))
 	show(r.resume, st.Can(delivery.VerbResume))
 	show(r.retry, st.Can(delivery.VerbRetry))
-	show(r.locate, st.Can(delivery.VerbLocate) && s.locator() != nil)
+	look := s.changedLook(rd)
+	show(r.locate, st.Can(delivery.VerbLocate) && s.locator() != nil || look != nil && !look.same)
+	show(r.useFile, look != nil && look.same)
 	show(r.cancel, st.Can(delivery.VerbCancel))
 	show(r.sendAnyway, s.u.deps.Limits != nil && (st.Can(delivery.VerbSendAnyway) || len(rd.heldMetered()) > 0))
 	show(r.reopen, head.Role == delivery.RoleMessage && s.canReopen(rd, head.Job))
@@ -508,10 +510,14 @@ func (s *transfersScreen) phaseWords(rd *rowData) string {
 		return lang.X("group.sending", "Sending")
 	case delivery.PhaseFailed:
 		v := rd.view(st.Member.Job)
-		if rd.lone() || st.Member.Role == delivery.RoleMessage {
-			return failureWords(v.snap)
+		words := s.changedFailureWords(rd, v.snap)
+		if words == "" {
+			words = failureWords(v.snap)
 		}
-		return lang.X("delivery.member.failed", "{{.Name}} failed:", w{"Name": jobTitle(v.snap, st.Member.Role)}) + "\n" + failureWords(v.snap)
+		if rd.lone() || st.Member.Role == delivery.RoleMessage {
+			return words
+		}
+		return lang.X("delivery.member.failed", "{{.Name}} failed:", w{"Name": jobTitle(v.snap, st.Member.Role)}) + "\n" + words
 	case delivery.PhaseSignIn:
 		return signInWords(rd.view(st.Member.Job).snap)
 	case delivery.PhaseMissing:

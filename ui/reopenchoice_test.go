@@ -31,7 +31,7 @@ func TestReopenedWaysSayWhoChose(t *testing.T) {
 	c.fill(&app.Composed{To: []string{"zoe@example.com"}, Subject: "Film", Text: "Here.", Method: compose.Send,
 		Attachments: []string{big, small, chosen}, Choose: map[string]bool{big: true, small: false, chosen: true}}, "Reopened")
 	for p, want := range map[string]string{
-		big:    "Drive link · over 25 MB",
+		big:    "Drive link · over 23.8 MiB",
 		small:  "Attached",
 		chosen: "Drive link · your choice",
 	} {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"fyne.io/fyne/v2/lang"
+	"image"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -73,10 +74,17 @@ type timelineScreen struct {
 	after       func(time.Duration) <-chan time.Time // the wait for the quota's reset; tests give their own
 	quota       *app.QuotaWait                       // the jobs the daily quota stopped, sent on at its reset
 	waitingAt   time.Time                            // the reset jobs from an earlier Carrier wait for; zero: none
+
+	// The chosen pictures' thumbnails (thumbs.go), touched on the UI
+	// thread only: made small once each, by path (nil: unreadable).
+	thumbs       map[string]image.Image
+	thumbWant    []thumbJob
+	thumbReading bool
+	thumbGen     int
 }
 
 func newTimelineScreen(u *UI) *timelineScreen {
-	t := &timelineScreen{u: u, now: time.Now, after: time.After}
+	t := &timelineScreen{u: u, now: time.Now, after: time.After, thumbs: map[string]image.Image{}}
 	t.dest = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	t.list = newPagedList("item")
 	t.batchState = newWrapLabel("")
@@ -169,6 +177,7 @@ func (t *timelineScreen) destination() string {
 
 func (t *timelineScreen) clear() {
 	t.files, t.refused, t.batch = nil, nil, nil
+	t.forgetThumbs()
 	t.photosWords, t.mirror, t.mirrorWords = nil, nil, nil
 	t.idleState()
 	t.empty()
@@ -399,7 +408,7 @@ func (t *timelineScreen) show() {
 		if m.Video {
 			videos++
 		}
-		rows = append(rows, mediaFileRow(m))
+		rows = append(rows, mediaFileRow(m, t.thumbFor(m), func() { t.removeFile(m.Path) }))
 	}
 	for _, p := range toDrive {
 		rows = append(rows, newMediaRow(app.Printable(filepath.Base(p)), lang.X("media.row.drive", "to Google Drive")))
@@ -412,6 +421,14 @@ func (t *timelineScreen) show() {
 	setLabel(t.info, info)
 	setEnabled(t.post, t.reading == 0)
 	t.clearFiles.Enable()
+}
+
+// removeFile takes one chosen file off the files to post, for either
+// destination (UI thread).
+func (t *timelineScreen) removeFile(path string) {
+	t.files = slices.DeleteFunc(t.files, func(m *compose.PhotosMedia) bool { return m.Path == path })
+	t.mirror = slices.DeleteFunc(t.mirror, func(m *compose.TimelineMedia) bool { return m.Path == path })
+	t.show()
 }
 
 // showMirror lists the files the Mirror timeline takes.
@@ -427,7 +444,9 @@ func (t *timelineScreen) showMirror() {
 	var total int64
 	for _, m := range t.mirror {
 		total += m.Size
-		rows = append(rows, newMediaRow(app.Printable(filepath.Base(m.Path)), lang.X("media.row.chosen", "{{.Kind}} · {{.Size}}", w{"Kind": mirrorKind(m.MediaType), "Size": humanSize(m.Size)})))
+		r := newMediaRow(app.Printable(filepath.Base(m.Path)), lang.X("media.row.chosen", "{{.Kind}} · {{.Size}}", w{"Kind": mirrorKind(m.MediaType), "Size": humanSize(m.Size)}))
+		r.removable(app.Printable(filepath.Base(m.Path)), nil, func() { t.removeFile(m.Path) })
+		rows = append(rows, r)
 	}
 	t.setRows(rows, "")
 	n := len(t.mirror)

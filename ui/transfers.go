@@ -70,6 +70,10 @@ type transfersScreen struct {
 
 	cancelling *cancelAsk // the open question before a cancel (reopen.go)
 
+	// checks are the looks at the files of uploads stopped because they
+	// changed, by job (usefile.go); guarded by mu.
+	checks map[string]*changedCheck
+
 	// pickLocated asks where a ghost's file is now (locate.go); nil is
 	// the file dialog. Tests stand in for the person's choice.
 	pickLocated func(was string, chosen func(path string))
@@ -86,6 +90,7 @@ type transferRow struct {
 	undo                         *focusButton    // a message held for its undo window: cancel it and reopen it
 	sendNow, retime              *focusButton    // a message sent later: made again now, or at another time (undo.go)
 	locate                       *focusButton    // a file no longer where it was: point at it again (locate.go)
+	useFile                      *focusButton    // a file changed but holding the bytes sent: take it as it is (usefile.go)
 	countdown                    bool            // a redraw for the undo window's next second is due (undo.go)
 	parts                        *fyne.Container // the part rows, under the message's own
 	partRows                     map[string]*partRow
@@ -417,10 +422,12 @@ func (s *transfersScreen) makeRow(id string) {
 	r.sendNow, r.retime = s.laterButtons(id)
 	r.locate = newFocusButton(lang.X("row.locate", "Locate…"), theme.SearchIcon(), func() { s.locate(id) })
 	r.locate.Hide()
+	r.useFile = newFocusButton(lang.X("row.usefile", "Use this file"), theme.ConfirmIcon(), func() { s.useFile(id) })
+	r.useFile.Hide()
 	r.parts = container.NewVBox()
 	r.parts.Hide()
 	r.partRows = map[string]*partRow{}
-	buttons := mirrorRTL(container.NewHBox(r.sendNow, r.retime, r.undo, r.sendAnyway, r.pause, r.resume, r.retry, r.locate, r.reopen, r.cancel))
+	buttons := mirrorRTL(container.NewHBox(r.sendNow, r.retime, r.undo, r.sendAnyway, r.pause, r.resume, r.retry, r.useFile, r.locate, r.reopen, r.cancel))
 	// In a right-to-left window the row reads from the right: the icon
 	// and the name there, the buttons at the left, the amount after the
 	// words (the bar fills from the right: dualBar).

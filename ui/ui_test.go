@@ -131,7 +131,7 @@ func TestComposeSizeMeter(t *testing.T) {
 	f.Truncate(27 << 20)
 	f.Close()
 	drop(h, big)
-	if c.sendBtn.Disabled() || c.meterNote.Visible() || c.attRows[big].how.Text != "Drive link · over 25 MB" {
+	if c.sendBtn.Disabled() || c.meterNote.Visible() || c.attRows[big].how.Text != "Drive link · over 23.8 MiB" {
 		t.Fatalf("a 27 MiB file: disabled=%v note %q, row %q", c.sendBtn.Disabled(), c.meterNote.Text, c.attRows[big].how.Text)
 	}
 	if !strings.HasPrefix(c.meterText, "1 file goes as a Drive link, 27.0 MiB; the message itself ") || c.meter.Value > 0.01 {

@@ -51,6 +51,13 @@ const (
 	VerbSendAnyway Verb = "send-anyway" // send the members held by a metered connection now
 	VerbRemove     Verb = "remove"      // forget the delivery and its jobs (all ended)
 	VerbLocate     Verb = "locate"      // say where Member's file is now (missing): transfer's Locate
+	// VerbUseFile: take the file of Member, which stopped because it
+	// changed after its upload began, as it is now, or the same file found
+	// elsewhere (transfer's UseFile). It mends the failure only when the
+	// file holds the bytes the server holds: a front end asks CheckFile
+	// before it offers it. A message's own spool is Carrier's, never
+	// taken again: the message is reopened in Compose instead.
+	VerbUseFile Verb = "use-file"
 	// VerbUndo: cancel a message held for its SendAt (Undo send) and open
 	// what was composed again; offered while the message may still be
 	// held: a front end shows it only until SendAt.
@@ -331,6 +338,8 @@ func verbs(d Delivery, st Standing, ms []member, unfinished bool) []Verb {
 		(st.Phase == PhaseFailed || st.Phase == PhaseCancelled || st.Phase == PhaseBlocked))
 	add(VerbSignIn, st.Phase == PhaseSignIn)
 	add(VerbLocate, st.Phase == PhaseMissing && can(transfer.MoveLocate))
+	add(VerbUseFile, st.Phase == PhaseFailed && st.Failure != nil && st.Failure.Code == transfer.FailSourceChanged &&
+		st.Member != nil && st.Member.Role != RoleMessage && st.Member.Role.carriesBytes())
 	add(VerbSendAnyway, st.Phase == PhaseHeld && st.Held == transfer.HeldMetered)
 	add(VerbRemove, !unfinished)
 	// Undo while the message is held and still going: a cancelled or

@@ -114,7 +114,7 @@ const (
 var (
 	pause, resume, retry, cancel = VerbPause, VerbResume, VerbRetry, VerbCancel
 	reopen, signin, anyway, rm   = VerbReopen, VerbSignIn, VerbSendAnyway, VerbRemove
-	undo, locate                 = VerbUndo, VerbLocate
+	undo, locate, useFile        = VerbUndo, VerbLocate, VerbUseFile
 	sendAt                       = t0.Add(10 * time.Second)
 )
 
@@ -164,9 +164,11 @@ func statusCases() []statusCase {
 		{"message failed", mm, msgSnaps(sendURL, F, W, W, failure(transfer.FailGaveUp, 503)),
 			want{phase: PhaseFailed, member: "f1", code: transfer.FailGaveUp, size: 110, verbs: []Verb{pause, retry, cancel, reopen}}},
 		{"message failed for good", mm, msgSnaps(sendURL, F, W, W, failure(transfer.FailSourceChanged, 0)),
-			want{phase: PhaseFailed, member: "f1", code: transfer.FailSourceChanged, size: 110, verbs: []Verb{pause, cancel, reopen}}},
+			want{phase: PhaseFailed, member: "f1", code: transfer.FailSourceChanged, size: 110, verbs: []Verb{pause, cancel, reopen, useFile}}},
 		{"message failed, recorded before failures had codes", mm, msgSnaps(sendURL, F, W, W, cause(transfer.ErrSourceChanged)),
-			want{phase: PhaseFailed, member: "f1", code: transfer.FailSourceChanged, size: 110, verbs: []Verb{pause, cancel, reopen}}},
+			want{phase: PhaseFailed, member: "f1", code: transfer.FailSourceChanged, size: 110, verbs: []Verb{pause, cancel, reopen, useFile}}},
+		{"message whose own spool changed", plain, []transfer.Snapshot{snap("m", sendURL, F, 10, 0, failure(transfer.FailSourceChanged, 0))},
+			want{phase: PhaseFailed, member: "m", code: transfer.FailSourceChanged, size: 10, verbs: []Verb{cancel, rm}}},
 		{"message blocked by a cancelled file", mm, msgSnaps(sendURL, C, W, W), want{phase: PhaseBlocked, member: "f1", size: 110, verbs: []Verb{pause, cancel, reopen}}},
 		{"message cancelled", mm, msgSnaps(sendURL, C, C, C), want{phase: PhaseCancelled, size: 110, verbs: []Verb{reopen, rm}}},
 		{"message cancelled, a file still stopping", mm, msgSnaps(sendURL, R, W, C),
@@ -212,6 +214,8 @@ func statusCases() []statusCase {
 			want{phase: PhaseMissing, member: "p2", path: "/p/2.jpg", confirmed: 70, size: 100, verbs: []Verb{pause, cancel, locate}}},
 		{"photos failed", photos(false), []transfer.Snapshot{snap("p1", photoURL, D, 50, 50), snap("p2", photoURL, D, 50, 50), snap("c1", itemsURL, F, 0, 0, failure(transfer.FailRefused, 400))},
 			want{phase: PhaseFailed, member: "c1", code: transfer.FailRefused, confirmed: 100, size: 100, verbs: []Verb{retry, cancel, rm}}},
+		{"photos: a picture changed", photos(false), []transfer.Snapshot{snap("p1", photoURL, D, 50, 50), snap("p2", photoURL, F, 50, 20, failure(transfer.FailSourceChanged, 0)), snap("c1", itemsURL, W, 0, 0)},
+			want{phase: PhaseFailed, member: "p2", code: transfer.FailSourceChanged, confirmed: 70, size: 100, verbs: []Verb{pause, cancel, useFile}}},
 		{"photos blocked", photos(false), []transfer.Snapshot{snap("p1", photoURL, C, 50, 0), snap("p2", photoURL, D, 50, 50), snap("c1", itemsURL, W, 0, 0)},
 			want{phase: PhaseBlocked, member: "p1", confirmed: 50, size: 100, verbs: []Verb{pause, cancel}}},
 		{"photos cancelled", photos(false), []transfer.Snapshot{snap("p1", photoURL, C, 50, 0), snap("p2", photoURL, C, 50, 0), snap("c1", itemsURL, C, 0, 0)},
@@ -227,6 +231,8 @@ func statusCases() []statusCase {
 		{"upload's file moved away", upload, []transfer.Snapshot{snap("u1", postURL, M, 80, 20, where("/home/ann/clip.mp4"))},
 			want{phase: PhaseMissing, member: "u1", path: "/home/ann/clip.mp4", confirmed: 20, size: 80, verbs: []Verb{cancel, locate}}},
 		{"upload failed", upload, []transfer.Snapshot{snap("u1", postURL, F, 80, 20, failure(transfer.FailMaybeSent, 0))}, want{phase: PhaseFailed, member: "u1", code: transfer.FailMaybeSent, confirmed: 20, size: 80, verbs: []Verb{retry, cancel, rm}}},
+		{"upload's file changed", upload, []transfer.Snapshot{snap("u1", postURL, F, 80, 20, failure(transfer.FailSourceChanged, 0))},
+			want{phase: PhaseFailed, member: "u1", code: transfer.FailSourceChanged, confirmed: 20, size: 80, verbs: []Verb{cancel, useFile, rm}}},
 		{"upload cancelled", upload, []transfer.Snapshot{snap("u1", postURL, C, 80, 20)}, want{phase: PhaseCancelled, confirmed: 20, size: 80, verbs: []Verb{rm}}},
 		{"upload forgotten", upload, nil, want{phase: PhaseCancelled, verbs: []Verb{rm}}},
 		{"upload of a file to Drive alone", Delivery{ID: "d-07", Kind: KindUpload, Created: t0, Members: []Member{{Job: "f1", Role: RoleDriveFile}}},
