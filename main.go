@@ -202,13 +202,18 @@ func deps(ctx context.Context, core *app.App, q *app.Queue, events <-chan transf
 		}
 		return ui.Account{Address: address}
 	}
+	// Compose's copy, beside the journal; the attachments programs hand
+	// over (Windows' Send by email) go once neither it nor a job nor a
+	// message kept to reopen names them.
+	unsent := app.NewUnsentStore(core.Dirs.State)
+	q.UseProgramCopies(app.ProgramCopiesDir(core.Dirs.Data), unsent)
 	d := ui.Deps{
 		Uploads: q,
 		Outbox:  q,
 		Keeper:  q,
 		// Whom messages went to, offered in Compose's address fields.
 		Addresses: app.OpenAddressBook(core.Dirs.State),
-		Unsent:    app.NewUnsentStore(core.Dirs.State), // Compose's copy, beside the journal
+		Unsent:    unsent,
 		Events:    events,
 		Endpoint:  core.Sandbox.URL,
 		Auth:      core.Creds, // each server its own credential; the mailbox reads only the sandbox

@@ -51,6 +51,15 @@ type Queue struct {
 	recording sync.WaitGroup         // files of another process's uploads read to be remembered
 
 	signals error // why the system's sleep and network signals are not heard; nil when they are
+
+	// The attachments programs handed over (programcopies.go): their
+	// folder, Compose's copy that may name them, and the removals under
+	// way, which Close waits for.
+	copiesMu  sync.Mutex
+	copies    string
+	unsent    *UnsentStore
+	releaseMu sync.Mutex
+	releasing sync.WaitGroup
 }
 
 // SystemSignals says why the system's sleep and network signals are not
@@ -260,6 +269,7 @@ func (q *Queue) Close() error {
 	q.once.Do(func() { close(q.stop) })
 	<-q.done
 	q.recording.Wait()
+	q.releasing.Wait()
 	return err
 }
 

@@ -17,7 +17,9 @@
  * and delete it once MAPISendMail returns), into
  * %LOCALAPPDATA%\Carrier\Attachments from programs\<time>-<pid>-<n>\<i>\.
  * Carrier reads attachments in place when it sends, so the copy is what
- * it sends.
+ * it sends; Carrier removes it once nothing names it any more (Compose,
+ * a job, a message kept to reopen: internal/app/programcopies.go), so the
+ * layout <message>\<n>\<name> is what Carrier looks for.
  *
  * Limits: a URL longer than a Windows command line (32767 characters; a
  * body of roughly 10 KB of text and more) is refused with MAPI_E_FAILURE
