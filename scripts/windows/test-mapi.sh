@@ -137,7 +137,7 @@ rec=$!
 for _ in $(seq 200); do [ -e "$tmp/huge.json.ready" ] && break; kill -0 "$rec" 2>/dev/null || break; sleep 0.1; done
 [ -e "$tmp/huge.json.ready" ] || fail "the window's stand-in did not start: $(cat "$tmp/huge.log")"
 rc=0
-"$WINE" "$tmp/mapicaller.exe" M zoe@example.com 'Too long' 14000 "$photo" 'scan.jpg' 1 >/dev/null 2>&1 || rc=$?
+"$WINE" "$tmp/mapicaller.exe" M zoe@example.com 'Too long' 20000 "$photo" 'scan.jpg' 1 >/dev/null 2>&1 || rc=$?
 [ "$rc" = 18 ] || fail "MAPISendMailW with a link over 1 MiB returned $rc, not MAPI_E_TEXT_TOO_LARGE (18)"
 if wait "$rec"; then
 	fail "Carrier was started for a link over 1 MiB: $(cat "$tmp/huge.json")"
