@@ -196,7 +196,8 @@ func removeCopy(dir, p string) {
 }
 
 // sweepCopies removes the copies nothing names in the messages' folders
-// whose newest change is older than grace, and such folders left empty.
+// whose newest change is older than grace, and such folders left empty,
+// and the long links' files (MailLinksDir beside dir) older than grace.
 func (q *Queue) sweepCopies(grace time.Duration) {
 	q.copiesMu.Lock()
 	dir := q.copies
@@ -204,13 +205,23 @@ func (q *Queue) sweepCopies(grace time.Duration) {
 	if dir == "" {
 		return
 	}
-	msgs, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
 	now := time.Now
 	if q.spool != nil {
 		now = q.spool.now
+	}
+	// A long link's file (linkfile.go) Carrier never read: it died
+	// before, or was never started.
+	links := MailLinksDir(filepath.Dir(dir))
+	if entries, err := os.ReadDir(links); err == nil {
+		for _, e := range entries {
+			if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && now().Sub(fi.ModTime()) >= grace {
+				os.Remove(filepath.Join(links, e.Name()))
+			}
+		}
+	}
+	msgs, err := os.ReadDir(dir)
+	if err != nil {
+		return
 	}
 	q.releaseMu.Lock()
 	defer q.releaseMu.Unlock()

@@ -169,11 +169,22 @@ func TestProgramCopiesSweptAtStart(t *testing.T) {
 	}
 	age(t, dir, "20261128-101010-9-1", ProgramCopiesGrace-time.Hour)
 
+	// Long links' files never read: an old one goes, a young one stays.
+	links := MailLinksDir(filepath.Dir(dir))
+	os.MkdirAll(links, 0o700)
+	oldLink := filepath.Join(links, "20260101-080000-7-1.txt")
+	youngLink := filepath.Join(links, "20261128-101010-9-1.txt")
+	for _, p := range []string{oldLink, youngLink} {
+		os.WriteFile(p, []byte("mailto:zoe@example.com"), 0o600)
+	}
+	then := time.Now().Add(-ProgramCopiesGrace - time.Hour)
+	os.Chtimes(oldLink, then, then)
+
 	q = openTestQueue(t, state, sb.Token, nil)
 	q.UseProgramCopies(dir, NewUnsentStore(state))
 	q.releasing.Wait()
 	for p, want := range map[string]bool{old: false, filepath.Dir(filepath.Dir(old)): false, oldBeside: false,
-		oldHeld: true, oldKept: true, oldRead: true, young: true, stray: true} {
+		oldHeld: true, oldKept: true, oldRead: true, young: true, stray: true, oldLink: false, youngLink: true} {
 		if exists(p) != want {
 			t.Errorf("%s there after the sweep: %v, want %v", p, exists(p), want)
 		}
