@@ -180,10 +180,12 @@ def run_window(env, binary, scratch, wid, scan):
         e.fail("Ctrl+V read nothing from the clipboard within 20 s")
     time.sleep(1)
     e.shot(env, "open-4-pasted")
-    click(585, 65)  # To
-    e.xdo(env, "type", "--delay", "20", "zoe@example.com")
+    click(585, 65)  # To: an address not written before, so no completion list opens over the form
+    e.xdo(env, "type", "--delay", "20", "pat@example.com")
     click(585, 258)  # Subject
     e.xdo(env, "type", "--delay", "20", "Pasted")
+    time.sleep(0.5)
+    e.shot(env, "open-5-pasted-filled")
     e.xdo(env, "key", "ctrl+Return")
     full = e.wait_for("the pasted file's message", lambda: message("Pasted"), timeout=60)
     parts = [p for p in full["payload"].get("parts", []) if p.get("filename")]
