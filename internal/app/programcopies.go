@@ -49,12 +49,16 @@ func (q *Queue) UseProgramCopies(dir string, unsent *UnsentStore) {
 		dir = abs
 	}
 	q.copiesMu.Lock()
+	if q.copiesClosed {
+		q.copiesMu.Unlock()
+		return
+	}
 	q.copies, q.unsent = filepath.Clean(dir), unsent
+	q.releasing.Add(1)
 	q.copiesMu.Unlock()
 	if unsent != nil {
 		unsent.setLetGo(q.releaseCopies)
 	}
-	q.releasing.Add(1)
 	go func() {
 		defer q.releasing.Done()
 		q.sweepCopies(ProgramCopiesGrace)
@@ -151,18 +155,18 @@ func (q *Queue) copiesInUse() (map[string]bool, error) {
 // Close waits for it.
 func (q *Queue) releaseCopies(paths []string) {
 	q.copiesMu.Lock()
+	defer q.copiesMu.Unlock()
 	dir := q.copies
-	q.copiesMu.Unlock()
 	var mine []string
 	for _, p := range paths {
 		if isCopy(dir, p) {
 			mine = append(mine, p)
 		}
 	}
-	if len(mine) == 0 {
+	if len(mine) == 0 || q.copiesClosed {
 		return
 	}
-	q.releasing.Add(1)
+	q.releasing.Add(1) // under copiesMu: never after Close began waiting
 	go func() {
 		defer q.releasing.Done()
 		q.releaseMu.Lock() // one look at what is named, then the removals, at a time

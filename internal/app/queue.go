@@ -55,11 +55,12 @@ type Queue struct {
 	// The attachments programs handed over (programcopies.go): their
 	// folder, Compose's copy that may name them, and the removals under
 	// way, which Close waits for.
-	copiesMu  sync.Mutex
-	copies    string
-	unsent    *UnsentStore
-	releaseMu sync.Mutex
-	releasing sync.WaitGroup
+	copiesMu     sync.Mutex
+	copiesClosed bool // Close waits for the removals: none starts after
+	copies       string
+	unsent       *UnsentStore
+	releaseMu    sync.Mutex
+	releasing    sync.WaitGroup
 }
 
 // SystemSignals says why the system's sleep and network signals are not
@@ -269,6 +270,9 @@ func (q *Queue) Close() error {
 	q.once.Do(func() { close(q.stop) })
 	<-q.done
 	q.recording.Wait()
+	q.copiesMu.Lock()
+	q.copiesClosed = true
+	q.copiesMu.Unlock()
 	q.releasing.Wait()
 	return err
 }
