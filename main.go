@@ -38,6 +38,15 @@ func main() {
 	args := os.Args[1:]
 	if len(args) == 1 && args[0] == platform.AutostartFlag {
 		code = launch(ctx, dirs, true, nil)
+	} else if len(args) == 2 && args[0] == app.MailLinkFileFlag {
+		// A program's Send by email whose link is too long for a
+		// command line (Windows' MAPI DLL): the link is in a file.
+		link, err := app.ReadMailLinkFile(dirs.Data, args[1])
+		if err != nil {
+			code = launchRefused(ctx, dirs, err)
+		} else {
+			code = launch(ctx, dirs, false, []string{link})
+		}
 	} else if len(args) > 0 && !cli.Opens(args) {
 		attachConsole()
 		env := cli.StdEnv()
@@ -65,12 +74,28 @@ const appID = "app.carrier.desktop"
 // is done, exit 0. Started at login (hidden) while a window is open, it
 // leaves that window as it is and exits.
 func launch(ctx context.Context, dirs app.Dirs, hidden bool, items []string) int {
+	return launchWith(ctx, dirs, hidden, items, nil)
+}
+
+// launchRefused opens the window, or brings the open one to the front,
+// saying why what this launch was given was not taken: in the window when
+// it is this one's, else on the standard error (exit 1), since a hand-over
+// carries only items.
+func launchRefused(ctx context.Context, dirs app.Dirs, refused error) int {
+	return launchWith(ctx, dirs, false, nil, refused)
+}
+
+func launchWith(ctx context.Context, dirs app.Dirs, hidden bool, items []string, refused error) int {
 	inst, err := platform.ClaimInstance(appID, dirs.Data)
 	if errors.Is(err, platform.ErrRunning) {
 		if hidden {
 			return 0
 		}
 		if err = platform.HandOver(appID, dirs.Data, items); err == nil {
+			if refused != nil {
+				fmt.Fprintln(os.Stderr, "carrier:", refused)
+				return 1
+			}
 			return 0
 		}
 		// The window went between the claim and the hand-over: be it.
@@ -82,14 +107,14 @@ func launch(ctx context.Context, dirs app.Dirs, hidden bool, items []string) int
 		inst = nil
 	}
 	defer inst.Close()
-	return runDesktop(ctx, dirs, hidden, inst, items)
+	return runDesktop(ctx, dirs, hidden, inst, items, refused)
 }
 
 // runDesktop opens the window on the embedded sandbox, resumes the
 // journal's unfinished uploads, and keeps them going until Quit. Started
 // at login (hidden) it stays in the tray, the window closed, where there
 // is a tray to bring it back.
-func runDesktop(ctx context.Context, dirs app.Dirs, hidden bool, inst *platform.Instance, items []string) int {
+func runDesktop(ctx context.Context, dirs app.Dirs, hidden bool, inst *platform.Instance, items []string, refused error) int {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if err := checkGraphics(); err != nil {
 		return noGraphics(err)
@@ -151,6 +176,9 @@ func runDesktop(ctx context.Context, dirs app.Dirs, hidden bool, inst *platform.
 	if len(items) > 0 {
 		go u.Open(items)
 	}
+	if refused != nil {
+		go u.Refused(refused)
+	}
 	// A sign-in whose browser cannot be opened shows its address.
 	core.Google.OnBrowserFailed(u.BrowserFailed)
 	if _, err := q.ResumeJournal(false); err != nil {
@@ -202,13 +230,18 @@ func deps(ctx context.Context, core *app.App, q *app.Queue, events <-chan transf
 		}
 		return ui.Account{Address: address}
 	}
+	// Compose's copy, beside the journal; the attachments programs hand
+	// over (Windows' Send by email) go once neither it nor a job nor a
+	// message kept to reopen names them.
+	unsent := app.NewUnsentStore(core.Dirs.State)
+	q.UseProgramCopies(app.ProgramCopiesDir(core.Dirs.Data), unsent)
 	d := ui.Deps{
 		Uploads: q,
 		Outbox:  q,
 		Keeper:  q,
 		// Whom messages went to, offered in Compose's address fields.
 		Addresses: app.OpenAddressBook(core.Dirs.State),
-		Unsent:    app.NewUnsentStore(core.Dirs.State), // Compose's copy, beside the journal
+		Unsent:    unsent,
 		Events:    events,
 		Endpoint:  core.Sandbox.URL,
 		Auth:      core.Creds, // each server its own credential; the mailbox reads only the sandbox

@@ -7,10 +7,14 @@ and made the mailto default with gio; a mail link as xdg-email hands it
 window opens with Compose filled, and Ctrl+Enter sends it to the sandbox
 with the file. Then `carrier a.pdf b.jpg` from a terminal, with that
 window open, hands both files over and exits 0 within a second; To and
-Subject typed, the message arrives with both. Screenshots in
+Subject typed, the message arrives with both. Then a file copied as a
+file manager copies it (scripts/clipsource.py) is pasted with Ctrl+V in
+Compose and the message arrives with its bytes. Screenshots in
 artifacts/screenshots/open-*.png. Under a minute."""
 
+import base64
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -154,8 +158,49 @@ def run_window(env, binary, scratch, wid, scan):
     names = sorted(p.get("filename") for p in full["payload"].get("parts", []) if p.get("filename"))
     if names != ["a.pdf", "b.jpg"]:
         e.fail("the handed-over message carries %r" % names)
+
+    # Files copied in a file manager, pasted with Ctrl+V in Compose: the
+    # clipboard offers what GNOME's Files offers for a copy (its copied-
+    # files form, text/uri-list and text); the window's shortcut (no text
+    # field focused, so no field's own paste) attaches the file.
+    copied = os.path.join(scratch, "copied report.pdf")
+    with open(copied, "wb") as f:
+        f.write(b"%PDF-1.4\n" + os.urandom(20_000))
+    clip = e.start(["/usr/bin/python3", os.path.join(ROOT, "scripts", "clipsource.py"), copied], env,
+                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    if clip.stdout.readline().strip() != "ready":
+        e.fail("the clipboard's source did not start")
+    time.sleep(1)  # Compose emptied after the send
+    click(60, 21)  # Compose's tab, which gives To the focus
+    click(150, 685)  # the hint under the form: now no text field has it
+    e.xdo(env, "key", "ctrl+v")
+    ready, _, _ = select.select([clip.stdout], [], [], 20)
+    served = clip.stdout.readline().strip() if ready else ""
+    if not served.startswith("served "):
+        e.fail("Ctrl+V read nothing from the clipboard within 20 s")
+    time.sleep(1)
+    e.shot(env, "open-4-pasted")
+    click(585, 65)  # To: an address not written before, so no completion list opens over the form
+    e.xdo(env, "type", "--delay", "20", "pat@example.com")
+    click(585, 258)  # Subject
+    e.xdo(env, "type", "--delay", "20", "Pasted")
+    time.sleep(0.5)
+    e.shot(env, "open-5-pasted-filled")
+    e.xdo(env, "key", "ctrl+Return")
+    full = e.wait_for("the pasted file's message", lambda: message("Pasted"), timeout=60)
+    parts = [p for p in full["payload"].get("parts", []) if p.get("filename")]
+    if [p["filename"] for p in parts] != [os.path.basename(copied)]:
+        e.fail("the pasted file's message carries %r" % [p["filename"] for p in parts])
+    body = parts[0]["body"]
+    data = body.get("data") or e.api(base, token, "/gmail/v1/users/me/messages/%s/attachments/%s" % (
+        full["id"], body["attachmentId"]))["data"]
+    if base64.urlsafe_b64decode(data + "=" * (-len(data) % 4)) != open(copied, "rb").read():
+        e.fail("the pasted file's bytes in the sandbox are not the file's")
+    clip.terminate()
     print("PASS: a mail link opened by gio filled Compose and went with its file; a second launch handed "
-          "two files to the window and exited 0 in %.2f s (screenshots in %s/open-*.png)" % (took, e.SHOTS), flush=True)
+          "two files to the window and exited 0 in %.2f s; a file copied as GNOME's Files copies it, pasted "
+          "with Ctrl+V (the window read the clipboard's %s), went byte for byte (screenshots in %s/open-*.png)"
+          % (took, served.split(" ", 1)[1], e.SHOTS), flush=True)
 
 
 if __name__ == "__main__":

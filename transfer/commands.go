@@ -41,16 +41,25 @@ func (q *Queue) Pause(id string) error {
 	return q.transition(jb, MovePause, StatePaused, nil, Event{})
 }
 
-// Resume lets a paused job go on.
+// Resume lets a paused job go on. A ghost (StateMissing) goes on when
+// its file is back at its recorded path, the same file (found); else it
+// stays a ghost and the error says why.
 func (q *Queue) Resume(ctx context.Context, id string) error {
+	if q.ghost(id) {
+		return q.found(ctx, id)
+	}
 	return q.requeue(ctx, id, MoveResume)
 }
 
 // Retry sends a failed job on. For a media or multipart job whose bytes
-// may have arrived, this is the person's decision to send it again.
+// may have arrived, this is the person's decision to send it again. A
+// ghost is sent on as Resume does.
 func (q *Queue) Retry(ctx context.Context, id string) error {
 	if err := q.claim(id); err != nil {
 		return err
+	}
+	if q.ghost(id) {
+		return q.found(ctx, id)
 	}
 	return q.requeue(ctx, id, MoveRetry)
 }

@@ -18,6 +18,13 @@ import (
 // prefix already sent (the journal's HashState over Hashed bytes, the
 // target's sums over Summed bytes). The job then goes on from where the
 // server stands, as any resume does.
+//
+// A file that comes back to where it was (moved back, a drive plugged in
+// again, a share reachable again) is found without the person: when the
+// queue takes the ghost up at its start, at each wake or network back
+// (Wake), and when the person asks to resume or retry it, its recorded
+// path is looked at, and the same file there, by the same check, sends
+// the job on. Another file there, or none, leaves it a ghost as it was.
 
 var (
 	// ErrSourceMissing: the job's file is no longer at its recorded path.
@@ -147,4 +154,78 @@ func sameFile(ctx context.Context, rec *Record, path string) (located, error) {
 		}
 	}
 	return located{path: abs, mod: fi.ModTime(), change: changeTimeOf(abs, fi)}, nil
+}
+
+// ghost reports whether job id is one this queue holds in StateMissing.
+func (q *Queue) ghost(id string) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	jb, ok := q.jobs[id]
+	return ok && jb.state() == StateMissing
+}
+
+// found sends ghost id on when the same file is back at its recorded
+// path, as Locate would take it there; else the job stays a ghost, as it
+// was, and the error says why: the file is still not there, or another
+// file is.
+func (q *Queue) found(ctx context.Context, id string) error {
+	q.mu.Lock()
+	jb, err := q.lookup(id)
+	q.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	rec := jb.record()
+	// A look before reading: no file there is the usual answer.
+	if fi, err := os.Stat(rec.Path); err != nil || !fi.Mode().IsRegular() {
+		return fmt.Errorf("job %s: %w", id, &missingErr{path: rec.Path})
+	}
+	return q.Locate(ctx, id, rec.Path)
+}
+
+// findGhosts looks, off the caller's goroutine, at the recorded path of
+// each ghost this queue holds (of those named, or all) and sends on those
+// whose file is back (found). A ghost already being looked at is not
+// looked at twice.
+func (q *Queue) findGhosts(ids ...string) {
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return
+	}
+	var ghosts []string
+	look := func(id string, jb *job) {
+		if jb.state() == StateMissing && !q.looking[id] {
+			if q.looking == nil {
+				q.looking = map[string]bool{}
+			}
+			q.looking[id] = true
+			ghosts = append(ghosts, id)
+		}
+	}
+	if len(ids) == 0 {
+		for id, jb := range q.jobs {
+			look(id, jb)
+		}
+	}
+	for _, id := range ids {
+		if jb, ok := q.jobs[id]; ok {
+			look(id, jb)
+		}
+	}
+	if len(ghosts) == 0 {
+		q.mu.Unlock()
+		return
+	}
+	q.wg.Add(1)
+	q.mu.Unlock()
+	go func() {
+		defer q.wg.Done()
+		for _, id := range ghosts {
+			q.found(q.ctx, id) // not back, or another file: it stays a ghost
+			q.mu.Lock()
+			delete(q.looking, id)
+			q.mu.Unlock()
+		}
+	}()
 }

@@ -164,3 +164,113 @@ func TestGhostBlocksItsNeeders(t *testing.T) {
 		t.Fatalf("the job that needs a ghost: %s %q %v", s.State, s.Blocked, err)
 	}
 }
+
+// ghostsLooked waits until no ghost's recorded path is being looked at.
+func ghostsLooked(t *testing.T, q *Queue) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		q.mu.Lock()
+		n := len(q.looking)
+		q.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a ghost's path is still being looked at")
+		}
+	}
+}
+
+// A ghost whose file comes back where it was goes on by itself: not while
+// nothing is there, nor while another file is (of the same size, with
+// other bytes where the server holds some), whether the person asks to
+// resume or retry it or the machine wakes; the same file back, a wake
+// sends it on in its session, and the object is the file's bytes.
+func TestSandboxGhostFoundWhereItWas(t *testing.T) {
+	const Q = ChunkQuantum
+	env := newSandbox(t, sandbox.Options{Faults: "rate=4MB"})
+	h := newHarness(t, Config{Auth: StaticToken(sbToken)})
+	path, data := writeFile(t, 12*Q+77)
+	id := h.add(Spec{URL: env.objectURL("back"), ContentType: "application/octet-stream", Path: path, ChunkSize: Q})
+	moved := ghostOf(t, h, env, id, path)
+	words := "the file is no longer at " + path
+	stillGhost := func(how string) {
+		t.Helper()
+		if s, _ := h.q.Job(id); s.State != StateMissing || s.Path != path || s.Error != words {
+			t.Fatalf("%s: %s at %s, %q; want a ghost at %s saying %q", how, s.State, s.Path, s.Error, path, words)
+		}
+	}
+
+	if err := h.q.Resume(ctxT(t), id); !errors.Is(err, ErrSourceMissing) || !strings.Contains(err.Error(), path) {
+		t.Errorf("Resume with nothing at the path: %v", err)
+	}
+	stillGhost("resumed with nothing there")
+
+	other := bytes.Clone(data)
+	other[Q/2] ^= 1 // a byte the server holds
+	if err := os.WriteFile(path, other, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.q.Resume(ctxT(t), id); !errors.Is(err, ErrNotSameFile) {
+		t.Errorf("Resume with another file at the path: %v", err)
+	}
+	if err := h.q.Retry(ctxT(t), id); !errors.Is(err, ErrNotSameFile) {
+		t.Errorf("Retry with another file at the path: %v", err)
+	}
+	h.q.Wake()
+	ghostsLooked(t, h.q)
+	stillGhost("another file there")
+
+	before := env.sb.Stats()
+	if err := os.Rename(moved, path); err != nil {
+		t.Fatal(err)
+	}
+	h.q.Wake()
+	h.mustDone(id)
+	if !bytes.Equal(env.readBack(t, "back"), data) {
+		t.Fatal("the object's bytes are not the file's")
+	}
+	if after := env.sb.Stats(); after.SessionsCreated != before.SessionsCreated {
+		t.Errorf("sessions %d -> %d: the ghost did not go on in its session", before.SessionsCreated, after.SessionsCreated)
+	}
+}
+
+// A ghost whose file is back when Carrier starts again goes on as the
+// queue takes it up; one Retry sends on after a start that left it in the
+// journal does too.
+func TestSandboxGhostFoundAtStart(t *testing.T) {
+	const Q = ChunkQuantum
+	env := newSandbox(t, sandbox.Options{Faults: "rate=4MB"})
+	state := t.TempDir()
+	h := newHarness(t, Config{StateDir: state, Auth: StaticToken(sbToken)})
+	path, data := writeFile(t, 12*Q+77)
+	id := h.add(Spec{URL: env.objectURL("start"), ContentType: "application/octet-stream", Path: path, ChunkSize: Q})
+	path2, data2 := writeFile(t, 9*Q)
+	id2 := h.add(Spec{URL: env.objectURL("retried"), ContentType: "application/octet-stream", Path: path2, ChunkSize: Q})
+	moved := ghostOf(t, h, env, id, path)
+	moved2 := ghostOf(t, h, env, id2, path2)
+	h.q.Close()
+	if err := os.Rename(moved, path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(moved2, path2); err != nil {
+		t.Fatal(err)
+	}
+
+	h = newHarness(t, Config{StateDir: state, Auth: StaticToken(sbToken), Workers: 1})
+	if _, err := h.q.ResumeJournalExcept(false, []string{id2}); err != nil {
+		t.Fatal(err)
+	}
+	h.mustDone(id)
+	if !bytes.Equal(env.readBack(t, "start"), data) {
+		t.Fatal("the object's bytes are not the file's")
+	}
+	// id2, left in the journal: the person's Retry takes it and finds it.
+	if err := h.q.Retry(ctxT(t), id2); err != nil {
+		t.Fatal(err)
+	}
+	h.mustDone(id2)
+	if !bytes.Equal(env.readBack(t, "retried"), data2) {
+		t.Fatal("the retried object's bytes are not the file's")
+	}
+}

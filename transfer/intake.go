@@ -164,6 +164,9 @@ func (q *Queue) adopt(jb *job) error {
 	if st == StateScheduled {
 		q.sendDue() // its time may have passed while no Carrier ran
 	}
+	if st == StateMissing {
+		q.findGhosts(jb.id) // its file may be back where it was
+	}
 	return nil
 }
 

@@ -116,6 +116,9 @@ type Queue struct {
 	// their SendAt (StateScheduled), kept by putLocked, dropLocked and
 	// moved, so the clock's tick looks only at them (sendDue).
 	scheduled map[*job]struct{}
+	// looking holds the ghosts whose recorded path is being looked at
+	// (ghost.go's findGhosts), so a start and a wake read a file once.
+	looking map[string]bool
 	// depSteps counts the jobs the dependency bookkeeping looked at (a
 	// seam for tests: it grows with the edges touched, not the queue).
 	depSteps atomic.Int64
@@ -257,6 +260,7 @@ func (q *Queue) emit(e Event) {
 func (q *Queue) Wake() {
 	q.up.Client.CloseIdleConnections()
 	q.wake.Fire()
+	q.findGhosts() // a drive plugged back in, a share reachable again
 }
 
 // watchWake compares the wall clock with the monotonic one; when the wall

@@ -35,6 +35,11 @@ func (u *UI) Open(items []string) {
 	u.do(func() { u.opened(k, refused, media) })
 }
 
+// Refused brings the window to the front saying why what Carrier was
+// handed was not taken (a mail link's file it would not read), as Open
+// says it. It may be called from any goroutine.
+func (u *UI) Refused(errs ...error) { u.do(func() { u.opened(nil, errs, false) }) }
+
 // opened shows the window in front with k in Compose (or its files in
 // Media when they are all pictures and videos, media), on the UI thread.
 func (u *UI) opened(k *app.Composed, refused []error, media bool) {
@@ -88,6 +93,8 @@ func refusalWords(err error) string {
 		return lang.X("open.refused.hidden", "{{.What}} is hidden (its name or a folder's starts with a dot): a mail link may not attach it. Attach it yourself if you mean to send it.", what)
 	case app.RefusedSpecial:
 		return lang.X("open.refused.special", "{{.What}} is not a plain file (a device, a pipe or a socket).", what)
+	case app.RefusedLinkFile:
+		return lang.X("open.refused.linkfile", "The mail link a program left for Carrier was not read ({{.What}}): Carrier reads one only from its own private folder.", what)
 	case app.RefusedUnknown:
 		return lang.X("open.refused.unknown", "{{.What}} is neither a file nor a mail link.", what)
 	}

@@ -17,8 +17,13 @@ import (
 // (to the message, or to Media's batch when Media shows). Fyne's clipboard
 // gives text only, so this is what the text of such a copy looks like:
 // text/uri-list (RFC 2483: file:// URIs, one a line, "#" comments), GNOME's
-// x-special/gnome-copied-files ("copy" or "cut", then the URIs), or, from
-// other programs, plain absolute paths, one a line. Only what names a
+// x-special/gnome-copied-files ("copy" or "cut", then the URIs; GNOME's
+// Files of 3.x puts "x-special/nautilus-clipboard" first in its text), or,
+// from other programs, plain absolute paths, one a line. On X11, Fyne
+// (GLFW) asks the clipboard for UTF8_STRING, then STRING, never for
+// text/uri-list or x-special/gnome-copied-files: a file manager's copy
+// arrives as the text it offers besides those (scripts/e2e_open.py offers
+// all three, as a file manager does, and checks which one is read). Only what names a
 // file on this computer is taken; the rest is said in words. Nothing is
 // read but what the text names, and nothing is ever run.
 
@@ -54,6 +59,13 @@ func filesOnClipboard(text string, withPaths bool) (pf pastedFiles, ok bool) {
 	}
 	if len(lines) == 0 {
 		return pf, false
+	}
+	// GNOME's Files of 3.x gave its copies as text with this line first.
+	if lines[0] == "x-special/nautilus-clipboard" {
+		lines = lines[1:]
+		if len(lines) == 0 {
+			return pf, false
+		}
 	}
 	gnome := lines[0] == "copy" || lines[0] == "cut"
 	if gnome {

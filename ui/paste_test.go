@@ -44,6 +44,8 @@ func TestFilesOnClipboard(t *testing.T) {
 	}{
 		{"GNOME's copied files", "copy\n" + fileURI(a) + "\n" + fileURI(spaced), false, true, []string{a, spaced}, nil},
 		{"GNOME's cut files", "cut\n" + fileURI(a), false, true, []string{a}, nil},
+		{"GNOME Files 3.x's text", "x-special/nautilus-clipboard\ncopy\n" + fileURI(a) + "\n" + fileURI(spaced) + "\n", false, true, []string{a, spaced}, nil},
+		{"GNOME Files 3.x's line alone", "x-special/nautilus-clipboard\n", true, false, nil, nil},
 		{"a uri-list with a comment, CRLF and a NUL", "# from the file manager\r\n" + fileURI(a) + "\r\n" + fileURI(spaced) + "\x00", false, true, []string{a, spaced}, nil},
 		{"a folder is named, for Compose to refuse and Media to walk", fileURI(sub), false, true, []string{sub}, nil},
 		{"the same file twice is one", "copy\n" + fileURI(a) + "\n" + fileURI(a), false, true, []string{a}, nil},

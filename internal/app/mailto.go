@@ -48,6 +48,7 @@ const (
 	RefusedUnknown                          // neither a file nor a mailto: URL
 	RefusedHidden                           // a link's attachment in a hidden folder, or a hidden file
 	RefusedSpecial                          // not a plain file (a device, a pipe, a socket)
+	RefusedLinkFile                         // a long link's file (linkfile.go) not where, or not as, the DLL writes one
 )
 
 func (e *OpenRefusal) Error() string {
@@ -68,6 +69,8 @@ func (e *OpenRefusal) Error() string {
 		return fmt.Sprintf("%s is hidden (its name or a folder's starts with a dot): a mail link may not attach it; attach it yourself if you mean to send it", e.What)
 	case RefusedSpecial:
 		return fmt.Sprintf("%s is not a plain file (a device, a pipe or a socket)", e.What)
+	case RefusedLinkFile:
+		return fmt.Sprintf("the mail link a program left for Carrier was not read (%s): Carrier reads one only from its own private folder", e.What)
 	}
 	return fmt.Sprintf("%s is not a mail link Carrier can read", e.What)
 }

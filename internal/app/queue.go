@@ -52,6 +52,16 @@ type Queue struct {
 	recording sync.WaitGroup         // files of another process's uploads read to be remembered
 
 	signals error // why the system's sleep and network signals are not heard; nil when they are
+
+	// The attachments programs handed over (programcopies.go): their
+	// folder, Compose's copy that may name them, and the removals under
+	// way, which Close waits for.
+	copiesMu     sync.Mutex
+	copiesClosed bool // Close waits for the removals: none starts after
+	copies       string
+	unsent       *UnsentStore
+	releaseMu    sync.Mutex
+	releasing    sync.WaitGroup
 }
 
 // SystemSignals says why the system's sleep and network signals are not
@@ -277,6 +287,10 @@ func (q *Queue) Close() error {
 	q.once.Do(func() { close(q.stop) })
 	<-q.done
 	q.recording.Wait()
+	q.copiesMu.Lock()
+	q.copiesClosed = true
+	q.copiesMu.Unlock()
+	q.releasing.Wait()
 	return err
 }
 

@@ -144,6 +144,8 @@ func (q *Queue) keepIn(d *delivery.Delivery, kept *Composed) error {
 // a Carrier before deliveries wrote.
 func (q *Queue) drop(s transfer.Snapshot) error {
 	var err error
+	names := q.attachmentsOf(s)
+	defer q.releaseCopies(names) // the attachments from programs nothing else names
 	if s.Owner != "" {
 		if d, gerr := q.dl.store.Get(s.Owner); gerr == nil && d.Composed != nil {
 			d.Composed = nil

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -38,6 +39,42 @@ type UnsentStore struct {
 
 	mu  sync.Mutex
 	off error // why nothing may be written: the file there could not be read, and is kept
+
+	// last are the attachments of the copy last read or written; letGo
+	// is told, after a write, those the copy no longer names
+	// (Queue.UseProgramCopies).
+	last  []string
+	letGo func([]string)
+}
+
+// setLetGo has f told the attachments each write drops.
+func (s *UnsentStore) setLetGo(f func([]string)) {
+	s.mu.Lock()
+	s.letGo = f
+	s.mu.Unlock()
+}
+
+// Attachments are the files the copy on disk names: nil when there is no
+// copy, an error when it cannot be read, or is not being written (then
+// what Compose holds is not known).
+func (s *UnsentStore) Attachments() ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.off != nil {
+		return nil, s.off
+	}
+	data, err := os.ReadFile(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var u Unsent
+	if err := json.Unmarshal(data, &u); err != nil {
+		return nil, err
+	}
+	return u.Attachments, nil
 }
 
 // NewUnsentStore keeps Compose's copy beside the journal of stateDir (a
@@ -92,6 +129,7 @@ func (s *UnsentStore) Load() (*Unsent, error) {
 		}
 		return nil, &UnsentError{Path: s.path, Kept: kept, Err: err}
 	}
+	s.last = append([]string(nil), u.Attachments...)
 	return &u, nil
 }
 
@@ -100,22 +138,41 @@ func (s *UnsentStore) Load() (*Unsent, error) {
 // it.
 func (s *UnsentStore) Save(u *Unsent) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.off != nil {
-		return s.off
+	dropped, letGo, err := s.save(u)
+	s.mu.Unlock()
+	if letGo != nil && len(dropped) > 0 {
+		letGo(dropped)
 	}
+	return err
+}
+
+// save is Save under the lock: the attachments the copy no longer names
+// once written, and whom to tell.
+func (s *UnsentStore) save(u *Unsent) ([]string, func([]string), error) {
+	if s.off != nil {
+		return nil, nil, s.off
+	}
+	var now []string
 	if u == nil {
 		if err := os.Remove(s.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("cannot remove Compose's copy: %w", err)
+			return nil, nil, fmt.Errorf("cannot remove Compose's copy: %w", err)
 		}
-		return nil
+	} else {
+		data, err := json.Marshal(u)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := platform.WriteFile(s.path, data); err != nil {
+			return nil, nil, fmt.Errorf("cannot keep what Compose holds: %w", err)
+		}
+		now = u.Attachments
 	}
-	data, err := json.Marshal(u)
-	if err != nil {
-		return err
+	var dropped []string
+	for _, p := range s.last {
+		if !slices.Contains(now, p) {
+			dropped = append(dropped, p)
+		}
 	}
-	if err := platform.WriteFile(s.path, data); err != nil {
-		return fmt.Errorf("cannot keep what Compose holds: %w", err)
-	}
-	return nil
+	s.last = append([]string(nil), now...)
+	return dropped, s.letGo, nil
 }

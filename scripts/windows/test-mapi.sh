@@ -17,7 +17,10 @@
 #    with a mailto: link, which hands To, Subject, body and the attachment
 #    (a copy under the name the caller gave, byte for byte) to the window;
 #    a file that is not there is MAPI_E_ATTACHMENT_NOT_FOUND, and Carrier
-#    is not started.
+#    is not started;
+#  - a message whose link is longer than a command line (a long text, 40
+#    files) goes through a file in "Links from programs" that Carrier reads
+#    and removes; one over 1 MiB is MAPI_E_TEXT_TOO_LARGE.
 # Nothing is sent: the window's stand-in only records.
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 INSTALLED-CARRIER.EXE" >&2; exit 2; }
@@ -108,6 +111,41 @@ check "$tmp/mapia.json" "r['To'] == ['zoe@example.com'] and r['Subject'] == 'Sca
 copy=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["Attachments"][0])' "$tmp/mapia.json")
 cmp -s "$("$WINE" winepath -u "$copy" 2>/dev/null)" "$tmp/My files/photo.jpg" || fail "the attachment Carrier was handed ($copy) is not the file the program gave"
 echo "ok MAPISendMail (ANSI, SMTP: address) through mapi32: Compose gets the message and \"scan.jpg\""
+
+# A message too long for a command line (32767 characters): a long text
+# and 40 files. The DLL writes its link to a file in Carrier's "Links from
+# programs" and starts Carrier.exe --mail-link-file with it; Carrier reads
+# it, removes it and hands the whole message over.
+data=$(find "$WINEPREFIX/drive_c/users" -maxdepth 5 -type d -path '*/AppData/Local' | head -1)/Carrier
+line="Zoë's line, ünïcode & 100%."
+recorded "$tmp/long.json" "$WINE" "$tmp/mapicaller.exe" M zoe@example.com 'Many files' 500 "$photo" 'scan.jpg' 40
+check "$tmp/long.json" "len(r['Items']) == 1 and len(r['Items'][0]) > 32767 and r['To'] == ['zoe@example.com'] and r['Subject'] == 'Many files' and r['Text'] == '''$line\\n''' * 500 and not r['Refused'] and [a.rsplit('\\\\', 1)[1] for a in r['Attachments']] == ['%d-scan.jpg' % i for i in range(1, 41)]"
+for i in 0 39; do
+	copy=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["Attachments"][int(sys.argv[2])])' "$tmp/long.json" $i)
+	cmp -s "$("$WINE" winepath -u "$copy" 2>/dev/null)" "$tmp/My files/photo.jpg" || fail "the long message's attachment $copy is not the file the program gave"
+done
+[ -d "$data/Links from programs" ] || fail "no \"Links from programs\" in $data: the link did not go through a file"
+left=$(find "$data/Links from programs" -type f | wc -l)
+[ "$left" = 0 ] || fail "Carrier left the link's file in \"Links from programs\" ($left files)"
+echo "ok MAPISendMailW of a message too long for a command line ($(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["Items"][0]))' "$tmp/long.json") characters, 40 files): through a file Carrier read and removed"
+
+# A link over 1 MiB, which Carrier would refuse: MAPI_E_TEXT_TOO_LARGE
+# (18), no file left, Carrier not started.
+rm -f "$tmp/huge.json" "$tmp/huge.json.ready"
+"$WINE" "$tmp/handover.exe" "$(win "$tmp/huge.json")" 5 >"$tmp/huge.log" 2>&1 &
+rec=$!
+for _ in $(seq 200); do [ -e "$tmp/huge.json.ready" ] && break; kill -0 "$rec" 2>/dev/null || break; sleep 0.1; done
+[ -e "$tmp/huge.json.ready" ] || fail "the window's stand-in did not start: $(cat "$tmp/huge.log")"
+rc=0
+"$WINE" "$tmp/mapicaller.exe" M zoe@example.com 'Too long' 20000 "$photo" 'scan.jpg' 1 >/dev/null 2>&1 || rc=$?
+[ "$rc" = 18 ] || fail "MAPISendMailW with a link over 1 MiB returned $rc, not MAPI_E_TEXT_TOO_LARGE (18)"
+if wait "$rec"; then
+	fail "Carrier was started for a link over 1 MiB: $(cat "$tmp/huge.json")"
+fi
+rec=""
+left=$(find "$data/Links from programs" -type f | wc -l)
+[ "$left" = 0 ] || fail "a link over 1 MiB left $left files in \"Links from programs\""
+echo "ok MAPISendMailW of a link over 1 MiB: MAPI_E_TEXT_TOO_LARGE, Carrier not started"
 
 # A file that is not there: MAPI_E_ATTACHMENT_NOT_FOUND (11) to the
 # program, which keeps its document, and Carrier is not started.

@@ -17,13 +17,22 @@
  * and delete it once MAPISendMail returns), into
  * %LOCALAPPDATA%\Carrier\Attachments from programs\<time>-<pid>-<n>\<i>\.
  * Carrier reads attachments in place when it sends, so the copy is what
- * it sends.
+ * it sends; Carrier removes it once nothing names it any more (Compose,
+ * a job, a message kept to reopen: internal/app/programcopies.go), so the
+ * layout <message>\<n>\<name> is what Carrier looks for.
  *
- * Limits: a URL longer than a Windows command line (32767 characters; a
- * body of roughly 10 KB of text and more) is refused with MAPI_E_FAILURE
- * and nothing is started; more than 100 files or 500 recipients, which
- * Carrier would refuse, with MAPI_E_TOO_MANY_FILES or _RECIPIENTS. The
- * calling program keeps its document and says the mail failed.
+ * A URL longer than a Windows command line (32767 characters: a body of
+ * roughly 10 KB of text, or a few dozen files) does not go on the command
+ * line: it is written to a new file in %LOCALAPPDATA%\Carrier\Links from
+ * programs\ and Carrier.exe is started with --mail-link-file and that
+ * file's path (internal/app/linkfile.go: Carrier reads it once, only from
+ * that folder, which it keeps private, and removes it).
+ *
+ * Limits: a URL over 1 MiB (internal/app.MaxMailtoURL) is refused with
+ * MAPI_E_TEXT_TOO_LARGE and nothing is started; more than 100 files or 500
+ * recipients, which Carrier would refuse, with MAPI_E_TOO_MANY_FILES or
+ * _RECIPIENTS. The calling program keeps its document and says the mail
+ * failed.
  *
  * Built by scripts/windows/package.sh with x86_64-w64-mingw32-gcc; it
  * imports kernel32, user32 and msvcrt only (scripts/windows/imports.sh).
@@ -41,6 +50,7 @@
 #define MAX_FILES 100      /* internal/app.MaxMailtoAttachments */
 #define MAX_RECIPIENTS 500 /* internal/app.MaxMailtoRecipients */
 #define MAX_COMMAND 32767  /* CreateProcessW's lpCommandLine, with its NUL */
+#define MAX_LINK (1 << 20) /* internal/app.MaxMailtoURL */
 
 /* Simple MAPI's structures with wide strings, as MAPISendMailW takes
  * them (Windows 8's mapi.h; mingw's has only the ANSI ones). */
@@ -331,32 +341,84 @@ static BOOL carrierExe(WCHAR *out, DWORD cap)
 	return GetFileAttributesW(out) != INVALID_FILE_ATTRIBUTES;
 }
 
-/* start runs Carrier.exe "URL"; it does not wait for Carrier. */
+/* linkFile writes url to a new file of %LOCALAPPDATA%\Carrier\Links from
+ * programs (internal/app.MailLinksDir), whose full path goes in out. */
+static ULONG linkFile(const char *url, WCHAR *out, size_t cap)
+{
+	WCHAR local[MAX_PATH];
+	DWORD n = GetEnvironmentVariableW(L"LOCALAPPDATA", local, MAX_PATH);
+	if (n == 0 || n >= MAX_PATH)
+		return MAPI_E_FAILURE;
+	WCHAR dir[MAX_PATH * 2];
+	_snwprintf(dir, sizeof dir / sizeof dir[0] - 1, L"%ls\\Carrier\\Links from programs", local);
+	dir[sizeof dir / sizeof dir[0] - 1] = 0;
+	if (!mkdirs(dir))
+		return MAPI_E_FAILURE;
+	static LONG seq;
+	SYSTEMTIME t;
+	GetLocalTime(&t);
+	_snwprintf(out, cap - 1, L"%ls\\%04u%02u%02u-%02u%02u%02u-%lu-%ld.txt", dir, t.wYear, t.wMonth, t.wDay, t.wHour,
+		   t.wMinute, t.wSecond, GetCurrentProcessId(), InterlockedIncrement(&seq));
+	out[cap - 1] = 0;
+	HANDLE h = CreateFileW(out, GENERIC_WRITE, 0, NULL, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, NULL);
+	if (h == INVALID_HANDLE_VALUE)
+		return MAPI_E_FAILURE;
+	DWORD len = (DWORD)strlen(url), wrote = 0;
+	BOOL ok = WriteFile(h, url, len, &wrote, NULL) && wrote == len;
+	ok = CloseHandle(h) && ok;
+	if (!ok) {
+		DeleteFileW(out);
+		return MAPI_E_FAILURE;
+	}
+	return SUCCESS_SUCCESS;
+}
+
+/* start runs Carrier.exe "URL", or Carrier.exe --mail-link-file "FILE"
+ * with the URL in FILE when it is too long for a command line; it does
+ * not wait for Carrier. */
 static ULONG start(const char *url)
 {
 	static WCHAR exe[MAX_PATH * 4];
 	if (!carrierExe(exe, sizeof exe / sizeof exe[0]))
 		return MAPI_E_FAILURE;
+	if (strlen(url) > MAX_LINK)
+		return MAPI_E_TEXT_TOO_LARGE;
+	WCHAR file[MAX_PATH * 3] = {0};
+	WCHAR *cmd;
 	size_t n = wcslen(exe) + strlen(url) + 6;
-	if (n > MAX_COMMAND)
-		return MAPI_E_FAILURE;
-	WCHAR *cmd = malloc(n * sizeof(WCHAR));
-	if (!cmd)
-		return MAPI_E_INSUFFICIENT_MEMORY;
-	/* url is ASCII: every other byte is percent-encoded, quotes too. */
-	int k = _snwprintf(cmd, n, L"\"%ls\" \"", exe);
-	for (const char *p = url; *p; p++)
-		cmd[k++] = (WCHAR)(unsigned char)*p;
-	cmd[k++] = L'"';
-	cmd[k] = 0;
+	if (n > MAX_COMMAND) {
+		ULONG e = linkFile(url, file, sizeof file / sizeof file[0]);
+		if (e != SUCCESS_SUCCESS)
+			return e;
+		n = wcslen(exe) + wcslen(file) + 32;
+		cmd = malloc(n * sizeof(WCHAR));
+		if (!cmd) {
+			DeleteFileW(file);
+			return MAPI_E_INSUFFICIENT_MEMORY;
+		}
+		_snwprintf(cmd, n, L"\"%ls\" --mail-link-file \"%ls\"", exe, file);
+	} else {
+		cmd = malloc(n * sizeof(WCHAR));
+		if (!cmd)
+			return MAPI_E_INSUFFICIENT_MEMORY;
+		/* url is ASCII: every other byte is percent-encoded, quotes too. */
+		int k = _snwprintf(cmd, n, L"\"%ls\" \"", exe);
+		for (const char *p = url; *p; p++)
+			cmd[k++] = (WCHAR)(unsigned char)*p;
+		cmd[k++] = L'"';
+		cmd[k] = 0;
+	}
 	STARTUPINFOW si;
 	ZeroMemory(&si, sizeof si);
 	si.cb = sizeof si;
 	PROCESS_INFORMATION pi;
 	BOOL ok = CreateProcessW(exe, cmd, NULL, NULL, FALSE, 0, NULL, NULL, &si, &pi);
 	free(cmd);
-	if (!ok)
+	if (!ok) {
+		if (file[0])
+			DeleteFileW(file);
 		return MAPI_E_FAILURE;
+	}
 	/* Carrier's window may come to the front over the caller's. */
 	AllowSetForegroundWindow(pi.dwProcessId);
 	CloseHandle(pi.hThread);

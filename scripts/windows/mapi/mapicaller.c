@@ -8,6 +8,12 @@
  *
  *   mapicaller.exe A|W TO SUBJECT BODY PATH NAME
  *
+ * M calls MAPISendMailW with a message whose mailto: link is longer than
+ * a Windows command line: a body of REPEAT times LongLine (below) and
+ * COUNT attachments, each PATH, named "<i>-NAME" (i from 1).
+ *
+ *   mapicaller.exe M TO SUBJECT REPEAT PATH NAME COUNT
+ *
  * Built with x86_64-w64-mingw32-gcc -municode.
  */
 #define WIN32_LEAN_AND_MEAN
@@ -48,10 +54,15 @@ static char *ansi(const wchar_t *w)
 	return s;
 }
 
+/* A line of the long body: test-mapi.sh writes the same. */
+#define LongLine L"Zo\u00eb's line, \u00fcn\u00efcode & 100%.\r\n"
+
 int wmain(int argc, wchar_t **argv)
 {
-	if (argc != 7 || (wcscmp(argv[1], L"A") && wcscmp(argv[1], L"W"))) {
-		fwprintf(stderr, L"usage: mapicaller A|W TO SUBJECT BODY PATH NAME\n");
+	int many = argc == 8 && !wcscmp(argv[1], L"M");
+	if (!many && (argc != 7 || (wcscmp(argv[1], L"A") && wcscmp(argv[1], L"W")))) {
+		fwprintf(stderr, L"usage: mapicaller A|W TO SUBJECT BODY PATH NAME\n"
+				 L"       mapicaller M TO SUBJECT REPEAT PATH NAME COUNT\n");
 		return 2;
 	}
 	HMODULE mapi = LoadLibraryW(L"mapi32.dll");
@@ -60,7 +71,43 @@ int wmain(int argc, wchar_t **argv)
 		return 2;
 	}
 	ULONG r;
-	if (argv[1][0] == L'W') {
+	if (many) {
+		sendW send = (sendW)(void *)GetProcAddress(mapi, "MAPISendMailW");
+		if (!send) {
+			fwprintf(stderr, L"mapicaller: mapi32.dll has no MAPISendMailW\n");
+			return 2;
+		}
+		int repeat = _wtoi(argv[4]), count = _wtoi(argv[7]);
+		if (repeat < 0 || count < 0 || count > 1000) {
+			fwprintf(stderr, L"mapicaller: REPEAT and COUNT are whole numbers, COUNT up to 1000\n");
+			return 2;
+		}
+		size_t line = wcslen(LongLine);
+		wchar_t *body = malloc((line * repeat + 1) * sizeof(wchar_t));
+		FileW *files = calloc(count + 1, sizeof(FileW));
+		if (!body || !files)
+			return 2;
+		body[0] = 0;
+		for (int i = 0; i < repeat; i++)
+			wcscpy(body + i * line, LongLine);
+		for (int i = 0; i < count; i++) {
+			size_t cap = wcslen(argv[6]) + 16;
+			wchar_t *name = malloc(cap * sizeof(wchar_t));
+			swprintf(name, cap, L"%d-%ls", i + 1, argv[6]);
+			files[i].nPosition = (ULONG)-1;
+			files[i].lpszPathName = argv[5];
+			files[i].lpszFileName = name;
+		}
+		RecipW to = {0, MAPI_TO, argv[2], NULL, 0, NULL};
+		MessageW m = {0};
+		m.lpszSubject = argv[3];
+		m.lpszNoteText = body;
+		m.nRecipCount = 1;
+		m.lpRecips = &to;
+		m.nFileCount = count;
+		m.lpFiles = files;
+		r = send(0, 0, &m, MAPI_DIALOG | MAPI_LOGON_UI, 0);
+	} else if (argv[1][0] == L'W') {
 		sendW send = (sendW)(void *)GetProcAddress(mapi, "MAPISendMailW");
 		if (!send) {
 			fwprintf(stderr, L"mapicaller: mapi32.dll has no MAPISendMailW\n");
@@ -95,6 +142,6 @@ int wmain(int argc, wchar_t **argv)
 		m.lpFiles = &file;
 		r = send(0, 0, &m, MAPI_DIALOG | MAPI_LOGON_UI, 0);
 	}
-	wprintf(L"MAPISendMail%ls returned %lu\n", argv[1][0] == L'W' ? L"W" : L"", r);
+	wprintf(L"MAPISendMail%ls returned %lu\n", argv[1][0] == L'A' ? L"" : L"W", r);
 	return (int)r;
 }
