@@ -65,6 +65,14 @@ func (q *Queue) lose(jb *job, err error) {
 // before the job goes back to the queue; its first request then asks the
 // server where it stands, so it goes on from there.
 func (q *Queue) Locate(ctx context.Context, id, path string) error {
+	return q.repoint(ctx, id, path, MoveLocate, nil)
+}
+
+// repoint sends job id back to the queue by move from the file at path,
+// once sameFile takes it: Locate's and UseFile's common part. refuse, when
+// given, may refuse the job first (under Queue.mu). The job is held, as
+// Cancel holds one, while its file is read and its new path made durable.
+func (q *Queue) repoint(ctx context.Context, id, path string, move Move, refuse func(*job) error) error {
 	if err := q.claim(id); err != nil {
 		return err
 	}
@@ -76,8 +84,13 @@ func (q *Queue) Locate(ctx context.Context, id, path string) error {
 	if err == nil && q.closed {
 		err = errClosed
 	}
+	if err == nil && refuse != nil {
+		if err = refuse(jb); err != nil {
+			err = fmt.Errorf("job %s: %w", id, err)
+		}
+	}
 	if err == nil {
-		if err = next(MoveLocate, jb.state(), StateQueued); err != nil {
+		if err = next(move, jb.state(), StateQueued); err != nil {
 			err = fmt.Errorf("job %s: %w", id, err)
 		}
 	}
@@ -93,7 +106,7 @@ func (q *Queue) Locate(ctx context.Context, id, path string) error {
 	if err != nil {
 		return fmt.Errorf("job %s: %w", id, err)
 	}
-	err = q.transition(jb, MoveLocate, StateQueued, func(r *Record) {
+	err = q.transition(jb, move, StateQueued, func(r *Record) {
 		r.Path, r.ModTime, r.ChangeTime = at.path, at.mod, at.change
 		clearFailure(r)
 	}, Event{})

@@ -75,46 +75,8 @@ func (q *Queue) failedRecord(id string) (Record, error) {
 // The prefix is hashed again before any byte goes, so a file changed
 // between this check and the send is stopped as before.
 func (q *Queue) UseFile(ctx context.Context, id, path string) error {
-	if err := q.claim(id); err != nil {
-		return err
-	}
-	q.mu.Lock()
-	jb, err := q.lookup(id)
-	if err == nil {
-		err = q.waitIdleLocked(ctx, jb)
-	}
-	if err == nil && q.closed {
-		err = errClosed
-	}
-	if err == nil {
+	return q.repoint(ctx, id, path, MoveRetry, func(jb *job) error {
 		rec := jb.record()
-		err = changedFile(&rec)
-	}
-	if err == nil {
-		err = next(MoveRetry, jb.state(), StateQueued)
-	}
-	if err != nil {
-		q.mu.Unlock()
-		return fmt.Errorf("job %s: %w", id, err)
-	}
-	if jb.release == nil {
-		jb.release, err = q.journal.Lock(id)
-	}
-	q.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	rec := jb.record()
-	at, err := sameFile(ctx, &rec, path)
-	if err != nil {
-		return fmt.Errorf("job %s: %w", id, err)
-	}
-	err = q.transition(jb, MoveRetry, StateQueued, func(r *Record) {
-		r.Path, r.ModTime, r.ChangeTime = at.path, at.mod, at.change
-		clearFailure(r)
-	}, Event{})
-	if err != nil {
-		return fmt.Errorf("job %s: %w", id, err)
-	}
-	return nil
+		return changedFile(&rec)
+	})
 }
