@@ -68,10 +68,14 @@ func (c bulkConn) ReadFrom(r io.Reader) (int64, error) {
 func bulkTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	orphans := &orphanage{}
 	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := d.DialContext(ctx, network, addr)
 		if tc, ok := c.(*net.TCPConn); ok {
-			return &engineConn{bulkConn: bulkConn{tc}, probe: dialPathProbe(tc)}, nil
+			// The path to the server carries: the ends of connections
+			// reset into a dead one are reset on it (knock.go).
+			orphans.knock(tc.RemoteAddr())
+			return &engineConn{bulkConn: bulkConn{tc}, probe: dialPathProbe(tc), orphans: orphans}, nil
 		}
 		return c, err
 	}
@@ -87,11 +91,14 @@ func bulkTransport() *http.Transport {
 // server keeps the session's request, and whatever it holds, till then; a
 // reset goes out as soon as any path carries it. A connection closed for
 // any other reason (its answer read, idle, the server's close) closes
-// politely.
+// politely. A reset is sent once, and lost on a dead path: a connection
+// reset with bytes unacknowledged is an orphan, knocked on once a new
+// connection reaches the server (knock.go).
 type engineConn struct {
 	bulkConn
 	carrying atomic.Pointer[context.Context]
-	probe    pathProbe // how the path fares (deadpath.go); nil: the system does not tell
+	probe    pathProbe  // how the path fares (deadpath.go); nil: the system does not tell
+	orphans  *orphanage // its transport's (knock.go)
 }
 
 // carry ties the connection to a request's context until release.
@@ -103,8 +110,21 @@ func (c *engineConn) carry(ctx context.Context) (release func()) {
 
 func (c *engineConn) Close() error {
 	if p := c.carrying.Load(); p != nil && (*p).Err() != nil {
-		_ = c.TCPConn.SetLinger(0)
+		return c.reset()
 	}
+	return c.TCPConn.Close()
+}
+
+// reset closes the connection with an RST, keeping it as an orphan unless
+// the peer acknowledged everything written (then the path carried the
+// reset as well).
+func (c *engineConn) reset() error {
+	if c.probe == nil {
+		c.orphans.add(c.TCPConn)
+	} else if s, ok := c.probe.path(); !ok || s.pending {
+		c.orphans.add(c.TCPConn)
+	}
+	_ = c.TCPConn.SetLinger(0)
 	return c.TCPConn.Close()
 }
 
