@@ -86,14 +86,14 @@ func bulkTransport() *http.Transport {
 // it carries (exchange, while it is in flight). Closed while that
 // request's context is done, which is the engine abandoning it (a stall,
 // a wake or a network change, a hold, a pause or cancel), it is reset
-// (SO_LINGER 0: an RST, not a FIN behind the unsent bytes): on a dead path
-// a polite close reaches the server only when the kernel gives up, and the
-// server keeps the session's request, and whatever it holds, till then; a
-// reset goes out as soon as any path carries it. A connection closed for
-// any other reason (its answer read, idle, the server's close) closes
-// politely. A reset is sent once, and lost on a dead path: a connection
-// reset with bytes unacknowledged is an orphan, knocked on once a new
-// connection reaches the server (knock.go).
+// (SO_LINGER 0: an RST, not a FIN behind the unsent bytes): a polite close
+// waits behind the unsent bytes, which on a dead path reach the server
+// only when the kernel gives up, and the server keeps the session's
+// request, and whatever it holds, till then. A reset is sent at once, but
+// only once: on a dead path it is lost, so a connection reset with bytes
+// unacknowledged is kept as an orphan, knocked on once a new connection
+// reaches the server (knock.go). A connection closed for any other reason
+// (its answer read, idle, the server's close) closes politely.
 type engineConn struct {
 	bulkConn
 	carrying atomic.Pointer[context.Context]
@@ -116,8 +116,8 @@ func (c *engineConn) Close() error {
 }
 
 // reset closes the connection with an RST, keeping it as an orphan unless
-// the peer acknowledged everything written (then the path carried the
-// reset as well).
+// the peer acknowledged everything written (a path that carried every byte
+// is taken to carry the reset too).
 func (c *engineConn) reset() error {
 	if c.probe == nil {
 		c.orphans.add(c.TCPConn)
