@@ -68,10 +68,14 @@ func (c bulkConn) ReadFrom(r io.Reader) (int64, error) {
 func bulkTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	orphans := &orphanage{}
 	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := d.DialContext(ctx, network, addr)
 		if tc, ok := c.(*net.TCPConn); ok {
-			return &engineConn{bulkConn: bulkConn{tc}, probe: dialPathProbe(tc)}, nil
+			// The path to the server carries: the ends of connections
+			// reset into a dead one are reset on it (knock.go).
+			orphans.knock(tc.RemoteAddr())
+			return &engineConn{bulkConn: bulkConn{tc}, probe: dialPathProbe(tc), orphans: orphans}, nil
 		}
 		return c, err
 	}
@@ -82,16 +86,19 @@ func bulkTransport() *http.Transport {
 // it carries (exchange, while it is in flight). Closed while that
 // request's context is done, which is the engine abandoning it (a stall,
 // a wake or a network change, a hold, a pause or cancel), it is reset
-// (SO_LINGER 0: an RST, not a FIN behind the unsent bytes): on a dead path
-// a polite close reaches the server only when the kernel gives up, and the
-// server keeps the session's request, and whatever it holds, till then; a
-// reset goes out as soon as any path carries it. A connection closed for
-// any other reason (its answer read, idle, the server's close) closes
-// politely.
+// (SO_LINGER 0: an RST, not a FIN behind the unsent bytes): a polite close
+// waits behind the unsent bytes, which on a dead path reach the server
+// only when the kernel gives up, and the server keeps the session's
+// request, and whatever it holds, till then. A reset is sent at once, but
+// only once: on a dead path it is lost, so a connection reset with bytes
+// unacknowledged is kept as an orphan, knocked on once a new connection
+// reaches the server (knock.go). A connection closed for any other reason
+// (its answer read, idle, the server's close) closes politely.
 type engineConn struct {
 	bulkConn
 	carrying atomic.Pointer[context.Context]
-	probe    pathProbe // how the path fares (deadpath.go); nil: the system does not tell
+	probe    pathProbe  // how the path fares (deadpath.go); nil: the system does not tell
+	orphans  *orphanage // its transport's (knock.go)
 }
 
 // carry ties the connection to a request's context until release.
@@ -103,8 +110,21 @@ func (c *engineConn) carry(ctx context.Context) (release func()) {
 
 func (c *engineConn) Close() error {
 	if p := c.carrying.Load(); p != nil && (*p).Err() != nil {
-		_ = c.TCPConn.SetLinger(0)
+		return c.reset()
 	}
+	return c.TCPConn.Close()
+}
+
+// reset closes the connection with an RST, keeping it as an orphan unless
+// the peer acknowledged everything written (a path that carried every byte
+// is taken to carry the reset too).
+func (c *engineConn) reset() error {
+	if c.probe == nil {
+		c.orphans.add(c.TCPConn)
+	} else if s, ok := c.probe.path(); !ok || s.pending {
+		c.orphans.add(c.TCPConn)
+	}
+	_ = c.TCPConn.SetLinger(0)
 	return c.TCPConn.Close()
 }
 

@@ -111,7 +111,6 @@ func pathOf(c net.Conn) *engineConn {
 func (c *engineConn) deadPathFound(abandon context.CancelCauseFunc) context.CancelCauseFunc {
 	return func(err error) {
 		abandon(err)
-		_ = c.TCPConn.SetLinger(0)
-		_ = c.TCPConn.Close()
+		_ = c.reset()
 	}
 }

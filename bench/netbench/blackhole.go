@@ -33,11 +33,6 @@ import (
 	"carrier/transfer"
 )
 
-const (
-	holeBegin = "<!-- netbench-blackhole: begin (go run ./bench/netbench -blackhole 20s; make bench-net) -->"
-	holeEnd   = "<!-- netbench-blackhole: end -->"
-)
-
 type holeResult struct {
 	took    time.Duration
 	found   time.Duration // the outage's start to the engine's first retry
@@ -75,13 +70,14 @@ func runBlackhole(c config, outage time.Duration) error {
 		}
 		calm, holed = append(calm, a), append(holed, b)
 	}
+	holeBegin, holeEnd := marks(c, "netbench-blackhole", "-blackhole 20s")
 	var b strings.Builder
 	w := func(f string, a ...any) { fmt.Fprintf(&b, f, a...) }
-	w("%s\n\n## A silent blackhole (issue 33)\n\n", holeBegin)
-	w("Measured %s on %s, load average %s. `go run ./bench/netbench -blackhole %s -size %dMiB -rate %d -rounds %d`%s. "+
+	w("%s\n\n## %s\n\n", holeBegin, titled(c, "A silent blackhole"))
+	w("Measured %s on %s, load average %s. `go run ./bench/netbench -blackhole %s%s -size %dMiB -rate %d -rounds %d`%s. "+
 		"Every packet dropped, nothing reset, after the first confirmation (the loopback down in a private network "+
-		"namespace); the sandbox reads bodies at %d KB/s (its rate fault); the engine with its own client and defaults.\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04 UTC"), platform(), loadAvg(), outage, c.size>>20, c.rateKBs, c.rounds, label(c), c.rateKBs)
+		"namespace); the sandbox reads bodies at %d KB/s (its rate fault); the engine with its own client and defaults.%s\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), platform(), loadAvg(), outage, serialFlag(c), c.size>>20, c.rateKBs, c.rounds, label(c), c.rateKBs, serialNote(c))
 	w("| round | undisturbed | with the outage | lost beyond the outage | dead path found after | bytes flow after the path is back | engine's retries |\n|---|---|---|---|---|---|---|\n")
 	var lost []time.Duration
 	for i := range calm {
@@ -92,7 +88,7 @@ func runBlackhole(c config, outage time.Duration) error {
 	}
 	m := medianDur(lost)
 	w("\n| figure | measured | goal | |\n|---|---|---|---|\n")
-	w("| time lost beyond a silent %s outage, median | %.1f s | at most 5 s | %s |\n%s\n", outage, m.Seconds(), verdict(m <= 5*time.Second), holeEnd)
+	w("| time lost beyond a silent %s outage, median | %.1f s | %s |\n%s\n", outage, m.Seconds(), goal(c, "at most 5 s", m <= 5*time.Second), holeEnd)
 	md := b.String()
 	fmt.Print(md)
 	if c.out != "" {
@@ -105,7 +101,7 @@ func runBlackhole(c config, outage time.Duration) error {
 // 0 cuts the path that long after the first confirmation.
 func holeUpload(c config, work, file, name string, outage time.Duration) (*holeResult, error) {
 	dir := filepath.Join(work, name)
-	o := sandbox.Options{Dir: filepath.Join(dir, "sandbox"), Token: token, NoSync: true, Faults: fmt.Sprintf("rate=%dKB", c.rateKBs)}
+	o := sandbox.Options{Dir: filepath.Join(dir, "sandbox"), Token: token, NoSync: true, Faults: fmt.Sprintf("rate=%dKB", c.rateKBs), SerializeSessions: c.serialize}
 	if os.Getenv("NETBENCH_DUMP") != "" {
 		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}

@@ -21,7 +21,9 @@
 // With -nm-online 20s or -wifi-switch it measures only what NetworkManager
 // tells Carrier (nm_linux.go), and with -reference only the flaky link for
 // Carrier beside a paced reference client and curl (reference.go), each
-// into its own section.
+// into its own section. -serialize runs the first three against a sandbox
+// that serialises each session's requests (a status query waits behind a
+// stalled request), into sections of their own (marks).
 package main
 
 import (
@@ -65,6 +67,7 @@ type config struct {
 	warmup    time.Duration
 	window    time.Duration
 	label     string
+	serialize bool // the dead-path cases against a sandbox that serialises session requests
 }
 
 func main() {
@@ -88,6 +91,7 @@ func main() {
 	flag.DurationVar(&spell, "nm-online", 0, "measure only NetworkManager saying online after an offline spell of this length (issue 33; Linux) and write its own section")
 	flag.BoolVar(&wifi, "wifi-switch", false, "measure only a Wi-Fi switch told by NetworkManager (issue 33; Linux) and write its own section")
 	flag.StringVar(&bin, "carrier", "", "the carrier binary -nm-online and -wifi-switch run (default: built from this tree)")
+	flag.BoolVar(&c.serialize, "serialize", false, "with -blackhole, -nm-online or -wifi-switch: the sandbox serialises each session's requests (a status query waits behind a stalled request, up to its 2-minute body timeout; sandbox.Options.SerializeSessions), and the section is its own")
 	flag.BoolVar(&ref, "reference", false, "measure only the flaky link for Carrier beside a paced reference client and curl (issue 33) and write its own section")
 	flag.Parse()
 	var err error
@@ -101,6 +105,10 @@ func main() {
 	}
 	if spell > 0 && wifi {
 		fmt.Fprintln(os.Stderr, "netbench: -nm-online and -wifi-switch are measured one at a time")
+		os.Exit(2)
+	}
+	if c.serialize && hole <= 0 && spell <= 0 && !wifi {
+		fmt.Fprintln(os.Stderr, "netbench: -serialize goes with -blackhole, -nm-online or -wifi-switch")
 		os.Exit(2)
 	}
 	if spell > 0 || wifi {
@@ -536,6 +544,52 @@ func (c *countConn) SyscallConn() (syscall.RawConn, error) {
 
 // loadAvg is the machine's load average over 1, 5 and 15 minutes
 // (Linux's /proc/loadavg; unknown elsewhere).
+// marks are the markers of a case's section: name's own, or with
+// -serialize its serialised twin's, so each run replaces its own figures.
+func marks(c config, name, flags string) (begin, end string) {
+	target := "make bench-net"
+	if c.serialize {
+		name, flags, target = name+"-serialized", flags+" -serialize", "make bench-net-serialized"
+	}
+	return fmt.Sprintf("<!-- %s: begin (go run ./bench/netbench %s; %s) -->", name, flags, target), fmt.Sprintf("<!-- %s: end -->", name)
+}
+
+// serialNote says what the sandbox does with a session's requests.
+func serialNote(c config) string {
+	if !c.serialize {
+		return ""
+	}
+	return " The sandbox serialises each session's requests (`-serialize`, sandbox.Options.SerializeSessions): a status " +
+		"query or a new chunk waits behind the request that holds the session, however long its body stalls, up to the " +
+		"sandbox's 2-minute body timeout."
+}
+
+// serialFlag is " -serialize" when it was given, for a section's command.
+func serialFlag(c config) string {
+	if c.serialize {
+		return " -serialize"
+	}
+	return ""
+}
+
+// goal is a figure's goal and verdict cells: against a serialising
+// sandbox the issue sets none (it asks how far Carrier degrades), so the
+// default's goal is named for comparison and no verdict given.
+func goal(c config, want string, ok bool) string {
+	if c.serialize {
+		return "none (against the default: " + want + ") | "
+	}
+	return want + " | " + verdict(ok)
+}
+
+// titled is a section's title, marked when the sandbox serialises.
+func titled(c config, title string) string {
+	if c.serialize {
+		return title + ", against a serialising server (issue 33)"
+	}
+	return title + " (issue 33)"
+}
+
 func loadAvg() string {
 	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {

@@ -46,11 +46,6 @@ import (
 )
 
 const (
-	onlineBegin = "<!-- netbench-nm-online: begin (go run ./bench/netbench -nm-online 20s; make bench-net) -->"
-	onlineEnd   = "<!-- netbench-nm-online: end -->"
-	switchBegin = "<!-- netbench-wifi-switch: begin (go run ./bench/netbench -wifi-switch; make bench-net) -->"
-	switchEnd   = "<!-- netbench-wifi-switch: end -->"
-
 	nmName = "org.freedesktop.NetworkManager"
 	nmPath = "/org/freedesktop/NetworkManager"
 	nmIf   = "org.freedesktop.NetworkManager"
@@ -146,8 +141,10 @@ func runNM(c config, bin string, spell time.Duration, wifi bool) error {
 		return nil
 	}
 	if wifi {
+		switchBegin, switchEnd := marks(c, "netbench-wifi-switch", "-wifi-switch")
 		return mdsection.Write(c.out, md, switchBegin, switchEnd)
 	}
+	onlineBegin, onlineEnd := marks(c, "netbench-nm-online", "-nm-online 20s")
 	return mdsection.Write(c.out, md, onlineBegin, onlineEnd)
 }
 
@@ -259,7 +256,7 @@ func startNM(work string) (*nmBus, func(), error) {
 func nmUpload(c config, bin string, bus *nmBus, work, file string, round int, spell time.Duration, wifi, hear bool) (nmRound, error) {
 	var r nmRound
 	dir := filepath.Join(work, fmt.Sprintf("round%d-%t", round, hear))
-	srv, err := nettest.StartSandbox(sandbox.Options{Dir: filepath.Join(dir, "sandbox"), Token: token, NoSync: true, Faults: fmt.Sprintf("rate=%dKB", c.rateKBs)})
+	srv, err := nettest.StartSandbox(sandbox.Options{Dir: filepath.Join(dir, "sandbox"), Token: token, NoSync: true, Faults: fmt.Sprintf("rate=%dKB", c.rateKBs), SerializeSessions: c.serialize})
 	if err != nil {
 		return r, err
 	}
@@ -426,39 +423,41 @@ func nmMarkdown(c config, rounds, deaf []nmRound, spell time.Duration, wifi bool
 	control := "Each round runs again with Carrier given no system bus (it hears nothing; the control): " +
 		"the engine alone finds the change, from its connections' TCP acknowledgements and its retries.\n\n"
 	if wifi {
-		w("%s\n\n## A Wi-Fi switch: NetworkManager's PrimaryConnection changes (issue 33)\n\n", switchBegin)
-		w("Measured %s on %s, load average %s. `go run ./bench/netbench -wifi-switch -size %dMiB -rate %d -rounds %d`%s. "+
+		switchBegin, switchEnd := marks(c, "netbench-wifi-switch", "-wifi-switch")
+		w("%s\n\n## %s\n\n", switchBegin, titled(c, "A Wi-Fi switch: NetworkManager's PrimaryConnection changes"))
+		w("Measured %s on %s, load average %s. `go run ./bench/netbench -wifi-switch%s -size %dMiB -rate %d -rounds %d`%s. "+
 			"The carrier binary (`carrier upload`, its own defaults) uploads to the sandbox (its rate fault: it reads bodies "+
 			"at %d KB/s) in a private network namespace, on a private D-Bus bus where python-dbusmock's NetworkManager "+
 			"template stands in for the system's. Once %d MiB reached the sandbox, every connection Carrier holds goes "+
 			"silently dead (`ip rule` blackholes their ports both ways; a new connection passes: the new network) and "+
 			"NetworkManager's PrimaryConnection changes. Measured: from that change to the body's bytes flowing on a new "+
-			"connection (%d KiB read from it). Before the engine heard NetworkManager it was about 119 s (the issue's figure). %s",
-			time.Now().UTC().Format("2006-01-02 15:04 UTC"), platform(), loadAvg(), c.size>>20, c.rateKBs, c.rounds, label(c), c.rateKBs, underWay>>20, newFlow>>10, control)
+			"connection (%d KiB read from it). Before the engine heard NetworkManager it was about 119 s (the issue's figure).%s %s",
+			time.Now().UTC().Format("2006-01-02 15:04 UTC"), platform(), loadAvg(), serialFlag(c), c.size>>20, c.rateKBs, c.rounds, label(c), c.rateKBs, underWay>>20, newFlow>>10, serialNote(c), control)
 		w("| round | bytes flow on the new connection after | the upload took | Carrier said | not heard: bytes flow after | not heard: Carrier said |\n|---|---|---|---|---|---|\n")
 		for i, r := range rounds {
 			w("| %d | %.2f s | %.1f s | %s | %.2f s | %s |\n", i+1, r.flowing.Seconds(), r.took.Seconds(), strings.Join(r.retries, "; "), deaf[i].flowing.Seconds(), strings.Join(deaf[i].retries, "; "))
 		}
 		w("\n| figure | measured | goal | |\n|---|---|---|---|\n")
-		w("| bytes flow on the new connection after the switch, median | %.2f s | at most 2 s | %s |\n", m.Seconds(), verdict(m <= 2*time.Second))
+		w("| bytes flow on the new connection after the switch, median | %.2f s | %s |\n", m.Seconds(), goal(c, "at most 2 s", m <= 2*time.Second))
 		w("| the same, NetworkManager not heard (the control), median | %.2f s | | |\n%s\n", md.Seconds(), switchEnd)
 		return b.String()
 	}
-	w("%s\n\n## Online again after an offline spell: NetworkManager says so (issue 33)\n\n", onlineBegin)
-	w("Measured %s on %s, load average %s. `go run ./bench/netbench -nm-online %s -size %dMiB -rate %d -rounds %d`%s. "+
+	onlineBegin, onlineEnd := marks(c, "netbench-nm-online", "-nm-online 20s")
+	w("%s\n\n## %s\n\n", onlineBegin, titled(c, "Online again after an offline spell: NetworkManager says so"))
+	w("Measured %s on %s, load average %s. `go run ./bench/netbench -nm-online %s%s -size %dMiB -rate %d -rounds %d`%s. "+
 		"The carrier binary (`carrier upload`, its own defaults) uploads to the sandbox (its rate fault: it reads bodies "+
 		"at %d KB/s) in a private network namespace, on a private D-Bus bus where python-dbusmock's NetworkManager "+
 		"template stands in for the system's. Once %d MiB reached the sandbox, every packet is silently dropped (the "+
 		"loopback down) and NetworkManager says offline (StateChanged 20); %s later the loopback is up and NetworkManager "+
 		"says online (StateChanged 70). Measured: from that word to the sandbox's next media byte. Before the engine heard "+
-		"NetworkManager it was 24.9 s (the issue's figure). %s",
-		time.Now().UTC().Format("2006-01-02 15:04 UTC"), platform(), loadAvg(), spell, c.size>>20, c.rateKBs, c.rounds, label(c), c.rateKBs, underWay>>20, spell, control)
+		"NetworkManager it was 24.9 s (the issue's figure).%s %s",
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), platform(), loadAvg(), spell, serialFlag(c), c.size>>20, c.rateKBs, c.rounds, label(c), c.rateKBs, underWay>>20, spell, serialNote(c), control)
 	w("| round | first bytes flow after NetworkManager says online | the upload took | Carrier said | not heard: bytes flow after | not heard: Carrier said |\n|---|---|---|---|---|---|\n")
 	for i, r := range rounds {
 		w("| %d | %.2f s | %.1f s | %s | %.2f s | %s |\n", i+1, r.flowing.Seconds(), r.took.Seconds(), strings.Join(r.retries, "; "), deaf[i].flowing.Seconds(), strings.Join(deaf[i].retries, "; "))
 	}
 	w("\n| figure | measured | goal | |\n|---|---|---|---|\n")
-	w("| first bytes flow after NetworkManager says online, median | %.2f s | at most 1.5 s | %s |\n", m.Seconds(), verdict(m <= 1500*time.Millisecond))
+	w("| first bytes flow after NetworkManager says online, median | %.2f s | %s |\n", m.Seconds(), goal(c, "at most 1.5 s", m <= 1500*time.Millisecond))
 	w("| the same, NetworkManager not heard (the control), median | %.2f s | | |\n%s\n", md.Seconds(), onlineEnd)
 	return b.String()
 }

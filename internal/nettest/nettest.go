@@ -155,17 +155,24 @@ type Server struct {
 // Host check refuses unless told: 127.0.0.1 on any port is added to
 // o.PublicHosts.
 func StartSandbox(o sandbox.Options) (*Server, error) {
+	inner, err := sandbox.Listen("127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	return StartSandboxOn(o, inner)
+}
+
+// StartSandboxOn is StartSandbox serving on inner (a listener of the
+// test's, e.g. with TCP keepalives off), which it closes.
+func StartSandboxOn(o sandbox.Options, inner net.Listener) (*Server, error) {
 	if o.Dir == "" || o.Token == "" {
+		inner.Close()
 		return nil, errors.New("nettest: the sandbox needs a folder and a token")
 	}
 	o.PublicHosts = append(o.PublicHosts, "127.0.0.1")
 	sb, err := sandbox.Open(o)
 	if err != nil {
-		return nil, err
-	}
-	inner, err := sandbox.Listen("127.0.0.1:0")
-	if err != nil {
-		sb.Close()
+		inner.Close()
 		return nil, err
 	}
 	ln := &trackListener{Listener: inner, conns: map[*trackConn]struct{}{}}

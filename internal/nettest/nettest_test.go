@@ -44,6 +44,12 @@ func newEnvWith(t *testing.T, cfg transfer.Config, faults string, proxied bool) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newEnvOn(t, srv, cfg, proxied)
+}
+
+// newEnvOn is newEnvWith on a sandbox the test started.
+func newEnvOn(t *testing.T, srv *nettest.Server, cfg transfer.Config, proxied bool) *env {
+	t.Helper()
 	t.Cleanup(srv.Close)
 	e := &env{srv: srv, events: make(chan transfer.Event, 1<<14)}
 	if proxied {
