@@ -1,0 +1,120 @@
+package transfer
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// More promises of the engine's edges, each pinned by a test that fails
+// when it breaks (docs/RELIABILITY.md, Mutation).
+
+// A record written before Failure existed keeps its error's text only:
+// read back, it gets the Failure its words say (status, Google's status
+// word, reason), and a newer Carrier's unknown code reads as FailOther.
+func TestEdgeOldRecordsReadTheirFailureFromTheirWords(t *testing.T) {
+	for _, c := range []struct {
+		state  State
+		cause  string
+		text   string
+		code   FailureCode
+		status int
+		reason string
+	}{
+		// A status alone, no word, no reason: the status decides.
+		{StateFailed, "", "the server answered 403 Forbidden: no", FailRefused, 403, ""},
+		{StateFailed, "", "it answered 404 Not Found", FailNotFound, 404, ""},
+		{StateFailed, "", "the server answered 413 Request Entity Too Large", FailTooLarge, 413, "uploadTooLarge"},
+		// Google's status word alone.
+		{StateFailed, "", "refused (RESOURCE_EXHAUSTED): try later", FailQuota, 0, "RESOURCE_EXHAUSTED"},
+		// A reason's words alone.
+		{StateFailed, "", "the storage quota is used up", FailQuota, 0, "storageQuotaExceeded"},
+		// Credentials that could not be had, without invalid_grant: a sign-in.
+		{StateFailed, "", "cannot get credentials for the upload: the keychain is locked", FailSignIn, 0, ""},
+		{StateFailed, "", "a sign-in is needed: token revoked", FailSignIn, 0, ""},
+		{StateFailed, "", "the token endpoint said invalid_grant", FailSignIn, 0, "invalid_grant"},
+		// Nothing to read: other.
+		{StateFailed, "", "open /x: no such file or directory", FailOther, 0, ""},
+		// The cause by name wins over the words.
+		{StateFailed, "maybe-sent", "the server answered 403 Forbidden", FailMaybeSent, 403, ""},
+		{StateFailed, "source-changed", "the file changed: its size is now 3", FailSourceChanged, 0, ChangedSize},
+		{StateSignIn, "", "the server answered 403 Forbidden", FailSignIn, 403, ""},
+	} {
+		r := &Record{State: c.state, Cause: c.cause, Error: c.text}
+		settleFailure(r)
+		f := r.Failure
+		if f == nil || f.Code != c.code || f.Status != c.status || f.Reason != c.reason {
+			t.Errorf("%s %q %q reads as %+v; want code %s, status %d, reason %q", c.state, c.cause, c.text, f, c.code, c.status, c.reason)
+		}
+	}
+	// A Failure already there stays, an unknown code read as other.
+	for code, want := range map[FailureCode]FailureCode{FailQuota: FailQuota, "a-newer-code": FailOther} {
+		r := &Record{State: StateFailed, Error: "the server answered 404 Not Found", Failure: &Failure{Code: code, Status: 507}}
+		settleFailure(r)
+		if r.Failure.Code != want || r.Failure.Status != 507 {
+			t.Errorf("a record's failure %s reads as %+v; want %s", code, r.Failure, want)
+		}
+	}
+	// One that has not ended gets none, even with a text.
+	for _, st := range []State{StateQueued, StateRunning, StatePaused, StateDone} {
+		r := &Record{State: st, Error: "the server answered 500 Internal Server Error"}
+		if settleFailure(r); r.Failure != nil {
+			t.Errorf("a %s record got %+v", st, r.Failure)
+		}
+	}
+}
+
+// A one-shot answered 2xx without its resource (a bare 200, one of the
+// wrong size): a Media upload stops as may-have-arrived, saying what the
+// server answered (it cannot be asked, nor sent again blindly); a Call,
+// which its caller vouches for as idempotent, is made again.
+func TestEdgeOneShotAnsweredWithoutItsResource(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		answer string // the first answer's body, with a 200
+	}{
+		{"bare 200", ""},
+		{"the wrong size", `{"id":"x","size":"3"}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var calls atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				w.Header().Set("Content-Type", "application/json")
+				if calls.Add(1) == 1 {
+					w.Write([]byte(c.answer))
+					return
+				}
+				w.Write([]byte(`{"id":"y","size":"` + strconv.Itoa(len(body)) + `"}`))
+			}))
+			defer srv.Close()
+			src := filepath.Join(t.TempDir(), "body.json")
+			os.WriteFile(src, []byte(`{"role":"reader"}`), 0o600)
+
+			h := newHarness(t, Config{})
+			e := h.finish(h.add(Spec{URL: srv.URL + "/upload", Type: Media, ContentType: "application/json", Path: src}))
+			if e.Kind != EventFailed || e.Snap.Failure == nil || e.Snap.Failure.Code != FailMaybeSent ||
+				!strings.Contains(e.Message, "answered 200 to the media upload") || !strings.Contains(e.Message, "not sent again") {
+				t.Fatalf("media: got %s (%+v)", e, e.Snap.Failure)
+			}
+			if calls.Load() != 1 {
+				t.Fatalf("media: %d sends, want 1", calls.Load())
+			}
+
+			calls.Store(0)
+			e = h.finish(h.add(Spec{URL: srv.URL + "/call", Type: Call, ContentType: "application/json", Path: src}))
+			if e.Kind != EventDone {
+				t.Fatalf("call: got %s", e)
+			}
+			if calls.Load() != 2 {
+				t.Fatalf("call: %d calls, want 2", calls.Load())
+			}
+		})
+	}
+}
