@@ -1,15 +1,18 @@
 package transfer
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // More promises of the engine's edges, each pinned by a test that fails
@@ -116,5 +119,83 @@ func TestEdgeOneShotAnsweredWithoutItsResource(t *testing.T) {
 				t.Fatalf("call: %d calls, want 2", calls.Load())
 			}
 		})
+	}
+}
+
+// A restart takes up the journal's jobs a process left: one found
+// running (its process died) and one waiting for a sign-in go back to
+// the queue; a paused one and a failed one that may be tried again wait
+// for the person's "resume all", and a failure for good never comes back.
+func TestEdgeRestartTakesUpWhatThePersonLeft(t *testing.T) {
+	f := newFake(t)
+	path, data := writeFile(t, 1000)
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := map[string]State{"01": StateRunning, "02": StateSignIn, "03": StatePaused, "04": StateFailed, "05": StateFailed, "06": StateDone, "07": StateQueued}
+	journal := func(t *testing.T) string {
+		dir := t.TempDir()
+		j, err := OpenJournal(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n, st := range states {
+			r := goodRecord()
+			r.ID = "20300102T030405-abcdef" + n
+			r.URL, r.Type, r.ContentType, r.Metadata = f.url(), Resumable, "application/octet-stream", nil
+			r.Path, r.Size, r.ModTime = path, int64(len(data)), fi.ModTime()
+			r.SHA256, r.Session, r.SessionStarted, r.Confirmed = "", "", time.Time{}, 0
+			r.State = st
+			switch st {
+			case StateFailed:
+				r.Error, r.Retryable = "the server answered 503 Service Unavailable", n == "04"
+				r.Failure = &Failure{Code: FailGaveUp, Status: 503}
+				if n == "05" {
+					r.Error, r.Failure = "the server answered 403 Forbidden", &Failure{Code: FailRefused, Status: 403}
+				}
+			case StateSignIn:
+				r.Error, r.Failure = "a sign-in is needed", &Failure{Code: FailSignIn}
+			case StateDone:
+				r.Confirmed, r.Response = r.Size, &Response{Status: 200, Body: json.RawMessage(`{}`)}
+			}
+			if err := j.Save(r); err != nil {
+				t.Fatalf("record %s (%s): %v", n, st, err)
+			}
+		}
+		return dir
+	}
+	for _, c := range []struct {
+		all         bool
+		want, ended string // the records' numbers taken up, and sent of those
+	}{
+		{false, "01 02 03 07", "01 02 07"}, // the paused one is held, still paused
+		{true, "01 02 03 04 07", "01 02 03 04 07"},
+	} {
+		h := newHarness(t, Config{StateDir: journal(t)})
+		ids, err := h.q.ResumeJournal(c.all)
+		if err != nil {
+			t.Fatalf("all %v: %v", c.all, err)
+		}
+		var got []string
+		for _, id := range ids {
+			got = append(got, id[len(id)-2:])
+		}
+		slices.Sort(got)
+		if strings.Join(got, " ") != c.want {
+			t.Fatalf("all %v: took up %v, want %s", c.all, got, c.want)
+		}
+		for _, id := range ids {
+			if !strings.Contains(c.ended, id[len(id)-2:]) {
+				if s, _ := h.q.Job(id); s.State != StatePaused {
+					t.Errorf("all %v: job %s is %s, want still paused", c.all, id, s.State)
+				}
+				continue
+			}
+			if resourceSHA(t, h.mustDone(id)) != sha(data) {
+				t.Errorf("all %v: job %s sent other bytes", c.all, id)
+			}
+		}
+		h.q.Close()
 	}
 }
