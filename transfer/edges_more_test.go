@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -197,5 +199,97 @@ func TestEdgeRestartTakesUpWhatThePersonLeft(t *testing.T) {
 			}
 		}
 		h.q.Close()
+	}
+}
+
+// A run's live figures are its own: a job paused mid-upload then resumed
+// does not show, as it starts again, the rates of the run before (the
+// written bytes' rate, the confirmations' pace and its time left).
+func TestEdgeResumedJobStartsItsLiveFiguresAfresh(t *testing.T) {
+	const Q = ChunkQuantum
+	f := newFake(t)
+	held := stopAfterChunk(f, 3)
+	h := newHarness(t, Config{})
+	path, data := writeFile(t, 4*Q)
+	id := h.add(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: path, ChunkSize: Q})
+	waitChan(t, held)
+	h.await(func(e Event) bool { return e.Job == id && e.Snap.ConfirmedRate > 0 })
+	if err := h.q.Pause(id); err != nil {
+		t.Fatal(err)
+	}
+	h.untilState(id, StatePaused)
+
+	// The resumed run's first request is held: the job is running, and
+	// has learnt nothing yet.
+	again := make(chan struct{})
+	var once sync.Once
+	f.hook = func(kind string, k int, w http.ResponseWriter, r *http.Request, s *fakeSession) bool {
+		first := false
+		once.Do(func() { first = true })
+		if !first {
+			return false
+		}
+		close(again)
+		f.hold(r)
+		return true
+	}
+	if err := h.q.Resume(ctxT(t), id); err != nil {
+		t.Fatal(err)
+	}
+	waitChan(t, again)
+	s, _ := h.q.Job(id)
+	if !s.State.Active() || s.WriteRate != 0 || s.ConfirmedRate != 0 || s.ETA != 0 || s.Pace != (Pace{}) {
+		t.Errorf("the resumed run starts with %s, write rate %.0f, confirmed rate %.0f, ETA %s, pace %+v; want none yet", s.State, s.WriteRate, s.ConfirmedRate, s.ETA, s.Pace)
+	}
+	f.hook = nil
+	if err := h.q.Pause(id); err != nil {
+		t.Fatal(err)
+	}
+	h.untilState(id, StatePaused)
+	if err := h.q.Resume(ctxT(t), id); err != nil {
+		t.Fatal(err)
+	}
+	if resourceSHA(t, h.mustDone(id)) != sha(data) {
+		t.Fatal("bytes differ")
+	}
+}
+
+// A need's moves that end nothing (its start, a pause, a resume) cost no
+// look at the jobs that wait for it: only its end does, once each. (The
+// clock is a fake one, so the periodic look at waiting jobs never runs.)
+func TestEdgeANeedsMovesCostItsWaitersNothingUntilItEnds(t *testing.T) {
+	f := newFake(t)
+	g := newGates(f, "a")
+	h := newHarness(t, Config{Clock: NewFakeClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))})
+	p, _ := writeFile(t, 100)
+	a := h.add(Spec{URL: named(f, "a"), ContentType: "application/octet-stream", Path: p})
+	h.untilState(a, StateRunning)
+	const waiters = 50
+	var ids []string
+	for i := range waiters {
+		id := h.add(Spec{URL: named(f, fmt.Sprintf("w%d", i)), ContentType: "application/octet-stream", Path: p, Needs: []string{a}})
+		h.untilState(id, StateWaiting)
+		ids = append(ids, id)
+	}
+	before := h.q.depSteps.Load()
+	if err := h.q.Pause(a); err != nil {
+		t.Fatal(err)
+	}
+	h.untilState(a, StatePaused)
+	if err := h.q.Resume(ctxT(t), a); err != nil {
+		t.Fatal(err)
+	}
+	h.untilState(a, StateRunning)
+	if n := h.q.depSteps.Load() - before; n != 0 {
+		t.Errorf("a pause and a resume of the need looked at %d jobs waiting for it", n)
+	}
+	before = h.q.depSteps.Load()
+	g.open("a")
+	h.mustDone(a)
+	for _, id := range ids {
+		h.mustDone(id)
+	}
+	if n := h.q.depSteps.Load() - before; n > waiters {
+		t.Errorf("the need's end looked at %d jobs; %d wait for it", n, waiters)
 	}
 }
