@@ -293,3 +293,64 @@ func TestEdgeANeedsMovesCostItsWaitersNothingUntilItEnds(t *testing.T) {
 		t.Errorf("the need's end looked at %d jobs; %d wait for it", n, waiters)
 	}
 }
+
+// A status query that gets no answer while the system holds uploads (the
+// network went as it was asked) waits for the hold to end, then asks at
+// once: no quick-retry wait on top of the hold, and no retry counted.
+func TestEdgeStatusQueryAfterAHoldAsksAtOnce(t *testing.T) {
+	const Q = ChunkQuantum
+	const why = "Offline: waiting for the network"
+	f := newFake(t)
+	hs := newHolds()
+	f.hook = func(kind string, n int, w http.ResponseWriter, r *http.Request, s *fakeSession) bool {
+		switch {
+		case kind == "chunk" && n == 2: // a chunk's connection breaks: the session must be asked
+			io.CopyN(io.Discard, r.Body, 1000)
+			hangUp(w)
+			return true
+		case kind == "status" && n == 1:
+			hs.set(why, true) // the network goes...
+			hangUp(w)         // ...and the query with it
+			return true
+		}
+		return false
+	}
+	path, data := writeFile(t, 3*Q)
+	sink := &recSink{}
+	u := NewUploader(Uploader{Retry: RetryPolicy{Base: time.Millisecond, MaxRetries: 5}, Held: hs.held})
+	done := make(chan error, 1)
+	var resp *Response
+	go func() {
+		var err error
+		resp, err = u.Upload(ctxT(t), Work{Record: uploadRecord(t, f.url(), path, Q), Sink: sink})
+		done <- err
+	}()
+	held := func() bool {
+		sink.mu.Lock()
+		defer sink.mu.Unlock()
+		return slices.ContainsFunc(sink.retries, func(n RetryNotice) bool { return n.Held })
+	}
+	for !held() { // the sink has no channel to wait on
+		select {
+		case err := <-done:
+			t.Fatalf("the upload ended before it was held: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	hs.set(why, false)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if resourceSHA(t, resp) != sha(data) {
+		t.Fatal("bytes differ")
+	}
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	i := slices.IndexFunc(sink.retries, func(n RetryNotice) bool { return n.Held })
+	for _, n := range sink.retries[i+1:] {
+		t.Errorf("after the hold: %+v", n)
+	}
+	if f.count("status") != 2 {
+		t.Errorf("%d status queries, want 2 (the one cut, then one at once)", f.count("status"))
+	}
+}
