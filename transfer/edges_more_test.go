@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -352,5 +353,38 @@ func TestEdgeStatusQueryAfterAHoldAsksAtOnce(t *testing.T) {
 	}
 	if f.count("status") != 2 {
 		t.Errorf("%d status queries, want 2 (the one cut, then one at once)", f.count("status"))
+	}
+}
+
+// A one-shot upload refused for its token (401) is sent again with a
+// refreshed one, once, and ends with its resource.
+func TestEdgeOneShotRefreshesItsToken(t *testing.T) {
+	for _, typ := range []UploadType{Media, Multipart} {
+		t.Run(string(typ), func(t *testing.T) {
+			f := newFake(t)
+			f.token = "new"
+			var mu sync.Mutex
+			tok, refreshes := "old", 0
+			src := TokenFunc(func(_ context.Context, refresh bool) (string, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				if refresh {
+					refreshes++
+					tok = "new"
+				}
+				return tok, nil
+			})
+			h := newHarness(t, Config{Auth: src})
+			path, data := writeFile(t, 1000)
+			id := h.add(Spec{URL: f.url(), Type: typ, ContentType: "image/png", Path: path})
+			if resourceSHA(t, h.mustDone(id)) != sha(data) {
+				t.Fatal("bytes differ")
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if refreshes != 1 || f.count(string(typ)) != 2 {
+				t.Errorf("%d refreshes, %d sends; want 1 and 2", refreshes, f.count(string(typ)))
+			}
+		})
 	}
 }
