@@ -388,3 +388,48 @@ func TestEdgeOneShotRefreshesItsToken(t *testing.T) {
 		})
 	}
 }
+
+// A job's pace is shown from its first confirmations whatever the clock
+// reads: under a clock at its start (a fake one, as the soak and the
+// app's tests use), two chunks confirmed show in the snapshot's pace.
+func TestEdgePaceShownUnderAClockAtItsStart(t *testing.T) {
+	const Q = ChunkQuantum
+	f := newFake(t)
+	held := stopAfterChunk(f, 3)
+	h := newHarness(t, Config{Clock: NewFakeClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))})
+	path, _ := writeFile(t, 4*Q)
+	id := h.add(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: path, ChunkSize: Q})
+	waitChan(t, held)
+	h.await(func(e Event) bool { return e.Job == id && e.Snap.Confirmed == 2*Q })
+	if s, _ := h.q.Job(id); s.Pace.Bytes != 2*Q || s.Pace.Left != 2*Q {
+		t.Errorf("after two chunks confirmed the pace is %+v; want 2 chunks paced, 2 left", s.Pace)
+	}
+}
+
+// A job that ended lets its journal lock go: another process (a person's
+// "carrier resume" with resume all while the window runs) may take up a
+// failed one at once.
+func TestEdgeEndedJobLetsItsLockGo(t *testing.T) {
+	f := newFake(t)
+	f.hook = func(kind string, n int, w http.ResponseWriter, r *http.Request, s *fakeSession) bool {
+		if kind == "start" && n == 1 {
+			googleError(w, 503, "UNAVAILABLE", "backendError", "later")
+			return true
+		}
+		return false
+	}
+	h := newHarness(t, Config{MaxRetries: -1})
+	path, data := writeFile(t, 1000)
+	id := h.add(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: path})
+	if e := h.finish(id); e.Kind != EventFailed || !e.Snap.Retryable {
+		t.Fatalf("got %s, retryable %v", e, e.Snap.Retryable)
+	}
+	h2 := newHarness(t, Config{StateDir: h.dir})
+	ids, err := h2.q.ResumeJournal(true)
+	if err != nil || !slices.Equal(ids, []string{id}) {
+		t.Fatalf("another queue took up %v (%v); want the failed job", ids, err)
+	}
+	if resourceSHA(t, h2.mustDone(id)) != sha(data) {
+		t.Fatal("bytes differ")
+	}
+}
