@@ -1,8 +1,10 @@
 package transfer
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -431,5 +433,74 @@ func TestEdgeEndedJobLetsItsLockGo(t *testing.T) {
 	}
 	if resourceSHA(t, h2.mustDone(id)) != sha(data) {
 		t.Fatal("bytes differ")
+	}
+}
+
+// waitTimers waits until the fake clock has n timers waiting.
+func waitTimers(t *testing.T, c *FakeClock, n int) {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		added := c.TimerAdded()
+		if got, _ := c.Timers(); got == n {
+			return
+		}
+		select {
+		case <-added:
+		case <-time.After(10 * time.Millisecond):
+		case <-deadline:
+			t.Fatalf("no %d timers within the deadline", n)
+		}
+	}
+}
+
+// A request is abandoned as stalled one stall timeout after its last
+// sign of life: a sign midway gives it a whole timeout from then, and no
+// more.
+func TestEdgeStallCountsFromTheLastSignOfLife(t *testing.T) {
+	const stall = 10 * time.Second
+	clock := NewFakeClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
+	w := &watchdog{clock: clock}
+	w.touch()
+	abandoned := make(chan error, 1)
+	done := make(chan struct{})
+	defer close(done)
+	go w.run(stall, nil, done, func(err error) { abandoned <- err })
+	waitTimers(t, clock, 1)
+	clock.Advance(4 * time.Second)
+	w.touch() // a sign of life at 4 s
+	clock.Advance(6 * time.Second)
+	waitTimers(t, clock, 1) // looked at 10 s: 6 s idle, not stalled
+	select {
+	case err := <-abandoned:
+		t.Fatalf("abandoned 6 s after its last sign of life: %v", err)
+	default:
+	}
+	clock.Advance(4 * time.Second)
+	select {
+	case err := <-abandoned:
+		if !errors.Is(err, errStalled) {
+			t.Fatalf("abandoned for %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("not abandoned 10 s after its last sign of life")
+	}
+}
+
+// A read that takes fewer bytes than the limit granted it (the body's
+// end) gives the rest back: the next request's bytes go at once, not
+// after a wait for bytes that never went.
+func TestEdgeShortReadRefundsTheLimit(t *testing.T) {
+	l, _ := limiterAt(10240) // pieces of 1 KiB; an idle second stored one
+	body := &progressBody{r: bytes.NewReader(make([]byte, 100)), limit: l, stop: make(chan struct{})}
+	n, err := body.Read(make([]byte, 1<<10))
+	if n != 100 || err != nil && err != io.EOF {
+		t.Fatalf("read %d: %v", n, err)
+	}
+	if g, ok := takeNow(l, 1<<10-100); !ok || g != 1<<10-100 {
+		t.Fatalf("the %d bytes granted and not read were not given back (granted %d, %v)", 1<<10-100, g, ok)
+	}
+	if _, ok := takeNow(l, 1<<10); ok {
+		t.Fatal("more went at once than the idle second paid")
 	}
 }
