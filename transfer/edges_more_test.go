@@ -52,6 +52,10 @@ func TestEdgeOldRecordsReadTheirFailureFromTheirWords(t *testing.T) {
 		// The cause by name wins over the words.
 		{StateFailed, "maybe-sent", "the server answered 403 Forbidden", FailMaybeSent, 403, ""},
 		{StateFailed, "source-changed", "the file changed: its size is now 3", FailSourceChanged, 0, ChangedSize},
+		{StateFailed, "not-verified", "the server's checksum differs", FailNotVerified, 0, ""},
+		{StateFailed, "sign-in", "the sign-in was refused", FailSignIn, 0, ""},
+		{StateFailed, "daily-quota", "the server answered 429 Too Many Requests", FailDailyQuota, 429, ""},
+		{StateFailed, "gave-up", "the server answered 503 Service Unavailable", FailGaveUp, 503, ""},
 		{StateSignIn, "", "the server answered 403 Forbidden", FailSignIn, 403, ""},
 	} {
 		r := &Record{State: c.state, Cause: c.cause, Error: c.text}
@@ -502,5 +506,19 @@ func TestEdgeShortReadRefundsTheLimit(t *testing.T) {
 	}
 	if _, ok := takeNow(l, 1<<10); ok {
 		t.Fatal("more went at once than the idle second paid")
+	}
+}
+
+// A record refused for ever says how long the reader waited for it: the
+// waits' sum, from when it began, whatever the clock read then (here an
+// hour after its start).
+func TestEdgeReadRefusalSaysHowLongItLasted(t *testing.T) {
+	j, r, clock := refusingJournal(t, func(path string) ([]byte, error) {
+		return nil, refused(path, errSharingViolation)
+	})
+	clock.Advance(time.Hour)
+	_, _, err := loadWaiting(t, j, r.ID, clock)
+	if err == nil || !strings.Contains(err.Error(), "locked by another process for 511ms:") {
+		t.Errorf("the error does not say how long the refusal lasted: %v", err)
 	}
 }
