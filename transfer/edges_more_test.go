@@ -522,3 +522,38 @@ func TestEdgeReadRefusalSaysHowLongItLasted(t *testing.T) {
 		t.Errorf("the error does not say how long the refusal lasted: %v", err)
 	}
 }
+
+// A person's retry or cancel of a job this queue does not hold takes it
+// from the journal (one that failed under another window, say); a job
+// another queue is working stays that queue's: ErrBusy, and it goes on.
+func TestEdgeRetryOrCancelClaimsFromTheJournal(t *testing.T) {
+	f := newFake(t)
+	g := newGates(f, "held")
+	g.fail["refused"] = 1
+	h := newHarness(t, Config{})
+	path, data := writeFile(t, 1000)
+	refused := h.add(Spec{URL: named(f, "refused"), ContentType: "application/octet-stream", Path: path})
+	if e := h.finish(refused); e.Kind != EventFailed {
+		t.Fatalf("got %s", e)
+	}
+	held := h.add(Spec{URL: named(f, "held"), ContentType: "application/octet-stream", Path: path})
+	h.untilState(held, StateRunning)
+
+	h2 := newHarness(t, Config{StateDir: h.dir})
+	if err := h2.q.Retry(ctxT(t), refused); err != nil {
+		t.Fatalf("retry of a failed job from the journal: %v", err)
+	}
+	if resourceSHA(t, h2.mustDone(refused)) != sha(data) {
+		t.Fatal("bytes differ")
+	}
+	if err := h2.q.Cancel(ctxT(t), held); !errors.Is(err, ErrBusy) {
+		t.Fatalf("cancel of a job another queue works: %v, want ErrBusy", err)
+	}
+	if err := h2.q.Retry(ctxT(t), held); !errors.Is(err, ErrBusy) {
+		t.Fatalf("retry of a job another queue works: %v, want ErrBusy", err)
+	}
+	g.open("held")
+	if resourceSHA(t, h.mustDone(held)) != sha(data) {
+		t.Fatal("bytes differ")
+	}
+}
