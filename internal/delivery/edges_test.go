@@ -168,3 +168,25 @@ func TestAdoptOrdersAsTheStoreDoes(t *testing.T) {
 		t.Fatalf("adopted %d deliveries, the oldest %+v first", len(got), got)
 	}
 }
+
+// An adopted message knows its draft whichever way it names it: a
+// drafts.send job by its metadata, a draft saved by Gmail's answer, an
+// update by its URL.
+func TestAdoptReadsTheDraftOfEachRoute(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		job  transfer.Snapshot
+		want string
+	}{
+		{"send", transfer.Snapshot{URL: root + "/upload/gmail/v1/users/me/drafts/send", Metadata: []byte(`{"id":"r-9"}`)}, "r-9"},
+		{"saved", transfer.Snapshot{URL: draftURL, Response: &transfer.Response{Status: 200, Body: []byte(`{"id":"r-7","message":{"id":"m1"}}`)}}, "r-7"},
+		{"updated", transfer.Snapshot{URL: draftURL + "/r%2F5"}, "r/5"},
+		{"sent", transfer.Snapshot{URL: sendURL}, ""},
+	} {
+		c.job.ID, c.job.Created, c.job.State = "20261127T090000-0000000"+c.name[:1], t0, transfer.StateDone
+		got := Adopt([]transfer.Snapshot{c.job})
+		if len(got) != 1 || got[0].DraftID != c.want {
+			t.Errorf("%s: adopted %+v; want draft %q", c.name, got, c.want)
+		}
+	}
+}
