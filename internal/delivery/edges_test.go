@@ -190,3 +190,21 @@ func TestAdoptReadsTheDraftOfEachRoute(t *testing.T) {
 		}
 	}
 }
+
+// Of lists a journal's deliveries oldest first, stored, rebuilt and
+// adopted alike, by id among those of one instant.
+func TestOfListsOldestFirst(t *testing.T) {
+	snaps := oldJournal()
+	stored := Delivery{ID: "d-ffff", Kind: KindUpload, Created: t0.Add(-time.Hour), Members: []Member{{Job: "u9", Role: RoleUpload}}}
+	snaps = append(snaps, transfer.Snapshot{ID: "u9", URL: postURL, Created: t0.Add(-time.Hour), Owner: "d-ffff", State: transfer.StateDone})
+	got := Of(snaps, []Delivery{stored})
+	if len(got) < 3 || got[0].ID != "d-ffff" {
+		t.Fatalf("Of listed %d deliveries, the first %+v; want the stored one, the oldest", len(got), got)
+	}
+	for i := 1; i < len(got); i++ {
+		a, b := got[i-1], got[i]
+		if a.Created.After(b.Created) || a.Created.Equal(b.Created) && a.ID > b.ID {
+			t.Fatalf("Of listed %s (%s) before %s (%s)", a.ID, a.Created, b.ID, b.Created)
+		}
+	}
+}
