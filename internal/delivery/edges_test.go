@@ -208,3 +208,40 @@ func TestOfListsOldestFirst(t *testing.T) {
 		}
 	}
 }
+
+// The store reconciles a delivery created at least Grace ago: one
+// exactly Grace old is checked against the journal (a member gone is
+// dropped), one a moment younger is left as stored.
+func TestStoreReconcilesADeliveryGraceOld(t *testing.T) {
+	s, _ := Open(t.TempDir())
+	now := t0.Add(2 * time.Hour)
+	old, young := sample(), sample()
+	old.ID, young.ID = "d-01", "d-02"
+	old.Created, young.Created = now.Add(-Grace), now.Add(-Grace+time.Nanosecond)
+	for _, d := range []Delivery{old, young} {
+		if err := s.Put(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Reconcile(snapsOf(transfer.Snapshot{ID: "j3", State: transfer.StateDone}), now); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Get(old.ID); len(got.Members) != 1 {
+		t.Errorf("a delivery Grace old was not reconciled: %v", got.Members)
+	}
+	if got, _ := s.Get(young.ID); len(got.Members) != 3 {
+		t.Errorf("a delivery younger than Grace was touched: %v", got.Members)
+	}
+}
+
+// A batch with a picture cancelled and nothing going is cancelled, even
+// when its call failed for the daily quota (which a delivery waits for,
+// not a failure): nothing can end it but the person.
+func TestStatusCancelledMemberWithNothingGoing(t *testing.T) {
+	st := Status(photos(true), snapsOf(
+		snap("p1", photoURL, C, 50, 0), snap("p2", photoURL, D, 50, 50),
+		snap("c1", itemsURL, F, 0, 0, failure(transfer.FailQuota, 429))))
+	if st.Phase != PhaseCancelled || st.Member != nil {
+		t.Errorf("phase %s, member %+v; want cancelled", st.Phase, st.Member)
+	}
+}
