@@ -557,3 +557,43 @@ func TestEdgeRetryOrCancelClaimsFromTheJournal(t *testing.T) {
 		t.Fatal("bytes differ")
 	}
 }
+
+// The chunks after the first are written at the pace the server's
+// answers measured (issue 33): a first chunk the link took a second over
+// (the pace's clock, a fake one, moved while the server read it) has the
+// next ones wait on the pace; unmeasured, they would go at once.
+func TestEdgeChunksAfterAMeasuredOneArePaced(t *testing.T) {
+	const Q = ChunkQuantum
+	clock := NewFakeClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
+	saved := paceClock
+	paceClock = clock
+	defer func() { paceClock = saved }()
+	f := newFake(t)
+	f.hook = func(kind string, n int, w http.ResponseWriter, r *http.Request, s *fakeSession) bool {
+		if kind == "chunk" && n == 1 {
+			body, _ := io.ReadAll(r.Body) // every byte written...
+			clock.Advance(time.Second)    // ...the link took a second over them
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		return false
+	}
+	path, data := writeFile(t, 3*Q)
+	u := NewUploader(Uploader{Stall: time.Hour, MinSpeed: MinSpeed{Rate: -1}})
+	done := make(chan error, 1)
+	var resp *Response
+	go func() {
+		var err error
+		resp, err = u.Upload(ctxT(t), Work{Record: uploadRecord(t, f.url(), path, Q)})
+		done <- err
+	}()
+	err, waits := driveTimers(t, clock, done, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resourceSHA(t, resp) != sha(data) {
+		t.Fatal("bytes differ")
+	}
+	if len(waits) == 0 {
+		t.Error("the chunks after a measured one were written without waiting on the pace")
+	}
+}
