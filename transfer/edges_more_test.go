@@ -597,3 +597,47 @@ func TestEdgeChunksAfterAMeasuredOneArePaced(t *testing.T) {
 		t.Error("the chunks after a measured one were written without waiting on the pace")
 	}
 }
+
+// An answer that stops halfway is abandoned as a stall, and the retry
+// says so: the watchdog's cause, not the bare cancellation it causes.
+func TestEdgeAnswerStalledHalfwaySaysStall(t *testing.T) {
+	clock := NewFakeClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
+	f := newFake(t)
+	answering := make(chan struct{})
+	f.hook = func(kind string, n int, w http.ResponseWriter, r *http.Request, s *fakeSession) bool {
+		if kind != "chunk" || n != 1 {
+			return false
+		}
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		w.Write([]byte(`{"kind":"storage#obj`))
+		http.NewResponseController(w).Flush()
+		close(answering)
+		f.hold(r)
+		return true
+	}
+	h := newHarness(t, Config{Clock: clock, StallTimeout: 10 * time.Second, MinSpeed: MinSpeed{Rate: -1}})
+	path, data := writeFile(t, 1000)
+	id := h.add(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: path})
+	waitChan(t, answering)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() { // time passes, on the fake clock
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+				clock.Advance(5 * time.Second)
+			}
+		}
+	}()
+	e := h.await(func(e Event) bool { return e.Job == id && e.Kind == EventRetrying })
+	if !strings.Contains(e.Reason, "stall") {
+		t.Errorf("the retry after an answer that stopped says %q; want the stall", e.Reason)
+	}
+	if resourceSHA(t, h.mustDone(id)) != sha(data) {
+		t.Fatal("bytes differ")
+	}
+}
