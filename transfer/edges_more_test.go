@@ -641,3 +641,25 @@ func TestEdgeAnswerStalledHalfwaySaysStall(t *testing.T) {
 		t.Fatal("bytes differ")
 	}
 }
+
+// A job cancelled while a chunk goes out deletes its session without
+// asking it first where it stands (a pause asks, so its row shows what
+// the server kept; a cancel throws the session away).
+func TestEdgeCancelMidChunkAsksNothing(t *testing.T) {
+	const Q = ChunkQuantum
+	f := newFake(t)
+	held := stopAfterChunk(f, 2)
+	h := newHarness(t, Config{})
+	path, _ := writeFile(t, 3*Q)
+	id := h.add(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: path, ChunkSize: Q})
+	waitChan(t, held)
+	if err := h.q.Cancel(ctxT(t), id); err != nil {
+		t.Fatal(err)
+	}
+	if e := h.finish(id); e.Kind != EventCancelled {
+		t.Fatalf("got %s", e)
+	}
+	if f.count("delete") != 1 || f.count("status") != 0 {
+		t.Errorf("%d DELETEs, %d status queries; want the DELETE alone", f.count("delete"), f.count("status"))
+	}
+}
