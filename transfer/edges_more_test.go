@@ -552,6 +552,12 @@ func TestEdgeRetryOrCancelClaimsFromTheJournal(t *testing.T) {
 	if err := h2.q.Retry(ctxT(t), held); !errors.Is(err, ErrBusy) {
 		t.Fatalf("retry of a job another queue works: %v, want ErrBusy", err)
 	}
+	// A restart beside it names the job it could not take.
+	h3 := newHarness(t, Config{StateDir: h.dir})
+	ids, err := h3.q.ResumeJournal(false)
+	if busy, rest := BusyJobs(err); len(ids) != 0 || !slices.Equal(busy, []string{held}) || rest != nil {
+		t.Fatalf("a restart beside the working queue took %v, busy %v, else %v; want the busy job named", ids, busy, rest)
+	}
 	g.open("held")
 	if resourceSHA(t, h.mustDone(held)) != sha(data) {
 		t.Fatal("bytes differ")
