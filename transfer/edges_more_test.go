@@ -669,3 +669,53 @@ func TestEdgeCancelMidChunkAsksNothing(t *testing.T) {
 		t.Errorf("%d DELETEs, %d status queries; want the DELETE alone", f.count("delete"), f.count("status"))
 	}
 }
+
+// A restart reads each job again once it holds its lock: another process
+// may have moved it on between the folder's listing and the lock (here
+// the listing read it running, and it is done), and then it is left.
+func TestEdgeRestartReadsAJobAgainUnderItsLock(t *testing.T) {
+	f := newFake(t)
+	path, data := writeFile(t, 1000)
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	j, err := OpenJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := goodRecord()
+	r.URL, r.ContentType, r.Metadata, r.SHA256 = f.url(), "application/octet-stream", nil, ""
+	r.Path, r.Size, r.ModTime = path, int64(len(data)), fi.ModTime()
+	r.Session, r.SessionStarted, r.Confirmed = "", time.Time{}, 0
+	r.State = StateRunning
+	stale, err := EncodeRecord(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.State, r.Confirmed, r.Response = StateDone, r.Size, &Response{Status: 200, Body: json.RawMessage(`{}`)}
+	if err := j.Save(r); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, Config{StateDir: dir})
+	var mu sync.Mutex
+	reads := 0
+	h.q.journal.reader = recordReader{clock: SystemClock(), passes: func(error) bool { return false }, read: func(p string) ([]byte, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if filepath.Base(p) == r.ID+".json" {
+			if reads++; reads == 1 {
+				return stale, nil // the listing's read, before the other process's move
+			}
+		}
+		return os.ReadFile(p)
+	}}
+	ids, err := h.q.ResumeJournal(false)
+	if err != nil || len(ids) != 0 {
+		t.Fatalf("took up %v (%v); want the job that was done under the lock left", ids, err)
+	}
+	if f.count("start") != 0 {
+		t.Errorf("the done job was sent again: %d starts", f.count("start"))
+	}
+}
