@@ -719,3 +719,36 @@ func TestEdgeRestartReadsAJobAgainUnderItsLock(t *testing.T) {
 		t.Errorf("the done job was sent again: %d starts", f.count("start"))
 	}
 }
+
+// A job whose lock cannot be taken for a reason other than another
+// holder (here its lock file's name is taken by a folder) is named in the
+// restart's error, not taken up, and not called busy.
+func TestEdgeRestartNamesAJobItCannotLock(t *testing.T) {
+	f := newFake(t)
+	path, data := writeFile(t, 1000)
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	j, err := OpenJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := goodRecord()
+	r.URL, r.ContentType, r.Metadata, r.SHA256 = f.url(), "application/octet-stream", nil, ""
+	r.Path, r.Size, r.ModTime = path, int64(len(data)), fi.ModTime()
+	r.Session, r.SessionStarted, r.Confirmed, r.State = "", time.Time{}, 0, StateRunning
+	if err := j.Save(r); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(j.path(r.ID, ".lock"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, Config{StateDir: dir})
+	ids, err := h.q.ResumeJournal(false)
+	busy, rest := BusyJobs(err)
+	if len(ids) != 0 || len(busy) != 0 || rest == nil || !strings.Contains(rest.Error(), r.ID) {
+		t.Fatalf("took up %v, busy %v, error %v; want the job named in the error", ids, busy, rest)
+	}
+}
