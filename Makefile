@@ -27,7 +27,7 @@ WIN_OUT   := artifacts/windows
 WIN_ENV   := GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc
 
 .PHONY: all build release-bin run test test-desktop test-desktop-open test-desktop-fa test-accounts test-media test-package test-keyring test-windows deps-run deps-test deps-windows deps-deb vet vet-cross fmt-check bench bench-cpu soak fuzz \
-        package package-windows build-windows clean bench-net bench-net-serialized bench-photos bench-scale demo-accounts demo-photos mutation
+        package package-windows build-windows clean bench-net bench-net-serialized bench-photos bench-scale demo-accounts demo-photos mutation mutation-delivery
 
 all: build
 
@@ -233,6 +233,12 @@ MUTATIONFLAGS  ?= -sample 10 -timeout-factor 3 -min-timeout 20s
 mutation:
 	$(GO) run ./scripts/mutation -pkg ./transfer -runs scripts/mutation/transfer.runs \
 		-equivalent scripts/mutation/transfer.equivalent -files "$(MUTATION_FILES)" $(MUTATIONFLAGS)
+
+# The same for internal/delivery (every file; its tests take seconds, so
+# each file runs them all: scripts/mutation/delivery.runs).
+mutation-delivery:
+	$(GO) run ./scripts/mutation -pkg ./internal/delivery -runs scripts/mutation/delivery.runs \
+		-equivalent scripts/mutation/delivery.equivalent $(MUTATIONFLAGS)
 
 bench-cpu: deps-test
 	GO="$(GO)" $(GO) run ./bench -cpu-only -out docs $(BENCHFLAGS)
