@@ -259,13 +259,13 @@ func TestSandboxConcurrentQueuesShareJournal(t *testing.T) {
 		ids = append(ids, h1.add(Spec{URL: env.objectURL("shared" + strconv.Itoa(i)), ContentType: "application/octet-stream", Path: path, ChunkSize: Q}))
 	}
 	h1.q.Close()
-	// Retries a few tens of milliseconds apart, not the harness's 1 ms:
-	// under Wine on a loaded machine a loopback dial is now and then
-	// refused for a moment (seen once in 300 runs: every dial of one
-	// queue for 60 ms), and six tries 1 ms apart gave the jobs up on it.
-	// What this test pins is who takes each job, not how fast a refused
-	// dial is given up.
-	cfg := Config{StateDir: state, Auth: StaticToken(sbToken), RetryBase: 25 * time.Millisecond}
+	// Retries a quarter of a second apart, not the harness's 1 ms: under
+	// Wine on a loaded machine a loopback dial is now and then refused for
+	// a while (seen once in 300 runs: every dial of one queue for 60 ms;
+	// and once, on 2026-11-28 at load 10, every dial of both queues for
+	// 1.7 s, which six tries 25 ms apart did not outlast). What this test
+	// pins is who takes each job, not how fast a refused dial is given up.
+	cfg := Config{StateDir: state, Auth: StaticToken(sbToken), RetryBase: 250 * time.Millisecond}
 	h2 := newHarness(t, cfg)
 	h3 := newHarness(t, cfg)
 	var wg sync.WaitGroup
