@@ -106,12 +106,14 @@ test-media: release-bin
 test-desktop-fa: release-bin
 	/usr/bin/python3 scripts/e2e_persian.py $(REL_BIN)
 
-# The Google set-up assistant walked in the real window (about 30 s): the
+# The Google set-up assistant walked in the real window (about 60 s): the
 # embedded sandbox stands in for Google (CARRIER_SANDBOX_SIGNIN=1), a
 # gnome-keyring on a private bus keeps the sign-in; a broken file and a
 # web client's JSON are refused in words read back from the window, the
 # sandbox's client signs in through its consent page, and the account is
-# listed. Screenshots in artifacts/screenshots/accounts-*.png.
+# listed; then a message with a Drive link, its account signed out
+# ("Keep them waiting") and in again mid-upload, goes once. Screenshots in
+# artifacts/screenshots/accounts-*.png.
 test-accounts: release-bin
 	@scripts/deps.sh xvfb xdotool imagemagick python3-gi gir1.2-gtk-3.0 dbus-daemon gnome-keyring
 	/usr/bin/python3 scripts/e2e_accounts.py $(REL_BIN)

@@ -12,10 +12,20 @@ is selected and copied, as a person would copy it); then the sandbox's
 own Desktop client file is dropped, Sign in with Google is pressed, the
 sandbox's consent page is answered over HTTP, and the account is listed
 as signed in (the window's list, and the keychain through `carrier
-whoami`). Screenshots of each step go to artifacts/screenshots/accounts-*.
+whoami`). Then a message whose file goes as a Google Drive link (over
+Gmail's limit) is sent at the window's 256 KiB/s (Drive, not asked for at
+the first sign-in, is allowed in the browser when the window asks); once
+part of the file is on Drive the account is signed out with "Keep them
+waiting" (nothing is sent meanwhile), signed in again from its row (the
+sign-in must ask for Drive's scope again; the window says why), and the
+message must finish once: one message in the sandbox, its link's file on
+Drive with the file's bytes. Screenshots of each step go to
+artifacts/screenshots/accounts-*.
 
 Usage: e2e_accounts.py BINARY
 """
+import base64
+import hashlib
 import json
 import os
 import re
@@ -30,7 +40,7 @@ import urllib.request
 SCRATCH = tempfile.mkdtemp(prefix="carrier-e2e-accounts-")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from e2e_desktop import SHOTS, carrier_window, drag_from_source, fail, geometry, pixel, run, shot, start, wait_for, xdo, xvfb  # noqa: E402
+from e2e_desktop import SHOTS, api, carrier_window, drag_from_source, fail, geometry, pixel, run, shot, start, wait_for, xdo, xvfb  # noqa: E402
 
 # Where things are in the 1100x720 window (looked up on the screenshots).
 ACCOUNT_TAB = (475, 21)
@@ -39,6 +49,17 @@ PASTE = (470, 550)          # the assistant's paste box, under the scrolled text
 VERDICT_AREA = (186, 580, 728, 58)  # x, y, width, height: the verdict's two lines under the paste box
 SIGN_IN = (273, 658)        # Sign in with Google
 COPY = (832, 658)           # Copy these words, at the same row's right end
+SIGN_OUT = (1037, 162)      # Sign out… on the signed-in account's row
+KEEP_WAITING = (380, 406)   # Keep them waiting, in the question before signing out
+SIGN_IN_AGAIN = (1048, 201)  # Sign in, on the signed-out account's row
+SPEED_NO_LIMIT = (136, 106)  # the Transfers screen's upload speeds
+SPEED_256K = (237, 106)
+# Compose with an account signed in (a From row above To).
+COMPOSE_TO = (585, 110)
+COMPOSE_SUBJECT = (585, 297)
+COMPOSE_BODY = (550, 420)
+COMPOSE_SEND = (1054, 685)
+ALLOW_DRIVE = (768, 423)    # Allow…, when sending asks for Drive
 
 
 def clipboard(env, text=None):
@@ -226,23 +247,33 @@ def main():
     shot(env, "accounts-5-client-accepted")
     click(*SIGN_IN)
 
-    # The browser: the consent page the window opened, answered Allow.
-    url = wait_for("the window to open the sign-in page", lambda: os.path.exists(opened) and open(opened).read().strip())
-    if not url.startswith(base + "/o/oauth2/v2/auth?"):
-        fail("the window opened %r, not the sandbox's sign-in page" % url)
-    shot(env, "accounts-6-waiting-for-browser")
-    with urllib.request.urlopen(url, timeout=10) as r:
-        page = r.read().decode()
-    m = re.search(r'name="id" value="([^"]+)"', page)
-    if not m:
-        fail("the sandbox's consent page has no form: %r" % page[:400])
-    form = urllib.parse.urlencode({"id": m.group(1), "decision": "allow"}).encode()
-    # The sandbox answers with the way back to Carrier's listener, whose
-    # page says how the sign-in ended.
-    with urllib.request.urlopen(urllib.request.Request(base + "/o/oauth2/v2/consent", data=form), timeout=30) as r:
-        done = r.read().decode()
-    if "you@carrier.sandbox" not in done:
-        fail("Carrier's page after consent: %r" % done[:400])
+    def answer(nth, before=None):
+        """The browser: the nth consent page the window opened, answered
+        Allow; returns its address (before, if given, runs first)."""
+        def nth_url():
+            lines = open(opened).read().split() if os.path.exists(opened) else []
+            return lines[nth - 1] if len(lines) >= nth else None
+
+        url = wait_for("the window to open sign-in page %d" % nth, nth_url)
+        if not url.startswith(base + "/o/oauth2/v2/auth?"):
+            fail("the window opened %r, not the sandbox's sign-in page" % url)
+        if before:
+            before(url)
+        with urllib.request.urlopen(url, timeout=10) as r:
+            page = r.read().decode()
+        m = re.search(r'name="id" value="([^"]+)"', page)
+        if not m:
+            fail("the sandbox's consent page has no form: %r" % page[:400])
+        form = urllib.parse.urlencode({"id": m.group(1), "decision": "allow"}).encode()
+        # The sandbox answers with the way back to Carrier's listener, whose
+        # page says how the sign-in ended.
+        with urllib.request.urlopen(urllib.request.Request(base + "/o/oauth2/v2/consent", data=form), timeout=30) as r:
+            done = r.read().decode()
+        if "you@carrier.sandbox" not in done:
+            fail("Carrier's page after consent: %r" % done[:400])
+        return url
+
+    answer(1, lambda url: shot(env, "accounts-6-waiting-for-browser"))
 
     # Signed in: the keychain holds the account (read by another Carrier,
     # as a terminal would), and the window lists it.
@@ -253,7 +284,115 @@ def main():
     wait_for("the account in the keychain", whoami)
     time.sleep(1)
     shot(env, "accounts-7-signed-in")
+    # A message whose file goes as a Google Drive link, sent slowly
+    # (the window's 256 KiB/s); the account signed out while part of the
+    # file is on Drive, its message kept waiting; signed in again, the
+    # sign-in asks for Drive again and says why, and the message goes,
+    # once.
+    def type_text(text):
+        xdo(env, "type", "--delay", "20", text)
+        time.sleep(0.2)
+
+    def at(point):
+        """The colour of the window at point: what stands there changes it."""
+        return pixel(env, wx + point[0], wy + point[1])
+
+    token = open(os.path.join(sandbox, "token")).read().strip()
+
+    def messages():
+        return api(base, token, "/gmail/v1/users/me/messages").get("messages", [])
+
+    if messages():
+        fail("the sandbox holds messages before one was sent: %r" % messages())
+    click(270, 21)  # Transfers
+    click(*SPEED_256K)
+    click(60, 21)  # Compose
+    time.sleep(0.5)
+    click(*COMPOSE_TO)
+    type_text("zoe@example.com")
+    click(*COMPOSE_SUBJECT)
+    type_text("The film, while signed out")
+    click(*COMPOSE_BODY)
+    type_text("It waited for the account.")
+    film = os.path.join(scratch, "signed out film.mp4")
+    with open(film, "wb") as f:
+        f.write(os.urandom(26_000_000))
+    drag(film, *COMPOSE_BODY)
+    time.sleep(0.5)
+    shot(env, "accounts-8-compose-drive-link")
+    was = at(ALLOW_DRIVE)
+    click(*COMPOSE_SEND)
+    # Drive was not asked for at the first sign-in: the window asks now,
+    # and Allow… opens the browser.
+    wait_for("the question about Drive", lambda: at(ALLOW_DRIVE) != was, timeout=20)
+    time.sleep(0.5)
+    shot(env, "accounts-9-allow-drive")
+    click(*ALLOW_DRIVE)
+    answer(2)
+    jobs = os.path.join(env["XDG_STATE_HOME"], "carrier", "jobs")
+
+    def film_job(pred):
+        for n in os.listdir(jobs) if os.path.isdir(jobs) else []:
+            if not n.endswith(".json"):
+                continue
+            try:
+                with open(os.path.join(jobs, n)) as f:
+                    j = json.load(f)
+            except (OSError, ValueError):
+                continue
+            if j.get("path") == film and pred(j):
+                return j
+        return None
+
+    wait_for("part of the film on Drive", lambda: film_job(lambda j: j.get("confirmed", 0) > 0), timeout=90)
+    click(270, 21)  # Transfers
+    time.sleep(0.5)
+    shot(env, "accounts-10-transfers-drive-link")
+    click(*ACCOUNT_TAB)
+    time.sleep(0.5)
+    was, was_row = at(KEEP_WAITING), at(SIGN_IN_AGAIN)
+    click(*SIGN_OUT)
+    wait_for("the question before signing out", lambda: at(KEEP_WAITING) != was, timeout=20)
+    time.sleep(0.5)
+    shot(env, "accounts-11-sign-out-asks")
+    click(*KEEP_WAITING)
+    # Signed out, the account's row stays, with Sign in.
+    wait_for("the signed-out account's Sign in", lambda: at(SIGN_IN_AGAIN) != was_row, timeout=20)
+    wait_for("the keychain without the account", lambda: not whoami(), timeout=20)
+    time.sleep(0.5)
+    shot(env, "accounts-12-signed-out-waiting")
+    if messages():
+        fail("the film's message went while its account was signed out")
+    click(*SIGN_IN_AGAIN)
+
+    def asks_drive(url):
+        scope = urllib.parse.parse_qs(urllib.parse.urlparse(url).query).get("scope", [""])[0].split()
+        if "https://www.googleapis.com/auth/drive.file" not in scope:
+            fail("signing in again with a Drive link waiting asks for %r, not Drive" % scope)
+        time.sleep(1.5)
+        shot(env, "accounts-13-sign-in-again-asks-drive")
+
+    answer(3, asks_drive)
+    click(270, 21)  # Transfers
+    click(*SPEED_NO_LIMIT)
+    wait_for("the film's message sent", messages, timeout=90)
+    wait_for("the film's upload done", lambda: film_job(lambda j: j.get("state") == "done"), timeout=30)
+    time.sleep(1)
+    shot(env, "accounts-14-sent-once")
+    sent = messages()
+    if len(sent) != 1:
+        fail("the film went as %d messages" % len(sent))
+    files = api(base, token, "/drive/v3/files?fields=files(id,name,size,sha256Checksum)").get("files", [])
+    with open(film, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    if len(files) != 1 or files[0]["name"] != "signed out film.mp4" or files[0].get("sha256Checksum") != digest:
+        fail("Drive holds %r, want the film's bytes once" % files)
+    raw = api(base, token, "/gmail/v1/users/me/messages/%s?format=raw" % sent[0]["id"])["raw"]
+    raw = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode("utf-8", "replace")
+    if "/file/d/%s/view" % files[0]["id"] not in raw:
+        fail("the film's message has no link to it")
     print("ok: the assistant refused a broken file and a web client in words, and signed you@carrier.sandbox in; "
+          "a message with a Drive link went once across a sign-out and a sign-in; "
           "screenshots in %s" % SHOTS, flush=True)
 
 if __name__ == "__main__":

@@ -16,8 +16,12 @@ message goes from the keyboard alone. A draft saved with an attachment is
 reopened from the Mailbox with Edit, edited and sent: the sandbox holds
 the message with the edit and the attachment, and no draft. A message
 written in Compose, its window closed as the last key is typed, is back
-after a restart and goes from there. Screenshots
-of every screen are kept in artifacts/screenshots/.
+after a restart and goes from there. Last, a file that goes as a Google
+Drive link, saved again with the same bytes (a new modification time)
+while its upload runs at 256 KiB/s, stops it; the row says so and offers
+"Use this file", which, pressed, sends the rest: the sandbox holds exactly
+one new message, whose link's file on Drive has the file's bytes.
+Screenshots of every screen are kept in artifacts/screenshots/.
 
 Usage: e2e_desktop.py BINARY
 """
@@ -383,6 +387,85 @@ def draft_reopened_and_sent(env, click, type_text, drag, base, token, scratch, o
 
 # Where the metered row's "Send anyway" button is, in the light restart.
 SEND_ANYWAY = (850, 214)
+# The Transfers screen's upload speeds; a stopped message's "Use this
+# file", on the first row.
+SPEED_NO_LIMIT = (136, 106)
+SPEED_256K = (237, 106)
+USE_THIS_FILE = (760, 214)
+
+
+def changed_file_used(env, click, compose, base, token, shot_no, suffix=""):
+    """A file that goes as a Google Drive link (over Gmail's limit),
+    saved again with the same bytes while its upload runs (a new
+    modification time, the same content), stops its upload; the row says
+    the file was saved again and offers Use this file (issue 32), which,
+    pressed, sends the rest: the sandbox then holds exactly one new
+    message, whose Drive link's file has the file's bytes. The upload
+    goes at 256 KiB/s until it stops, so that the save falls inside it."""
+    def messages():
+        return {m["id"] for m in api(base, token, "/gmail/v1/users/me/messages").get("messages", [])}
+
+    def drive_files():
+        return api(base, token, "/drive/v3/files?fields=files(id,name,size,sha256Checksum)").get("files", [])
+
+    msgs_before = messages()
+    files_before = {f["id"] for f in drive_files()}
+    click(270, 21)  # Transfers
+    click(*SPEED_256K)
+    cut = compose("The film, cut", "Saved again while it went.", "film cut.mp4", os.urandom(26_000_000))
+    click(1054, 695)  # Send
+    jobs = os.path.join(env["XDG_STATE_HOME"], "carrier", "jobs")
+
+    def cut_job(pred):
+        for n in os.listdir(jobs) if os.path.isdir(jobs) else []:
+            if not n.endswith(".json"):
+                continue
+            try:
+                with open(os.path.join(jobs, n)) as f:
+                    j = json.load(f)
+            except (OSError, ValueError):
+                continue
+            if j.get("path") == cut and pred(j):
+                return j
+        return None
+
+    wait_for("part of the cut film on Drive", lambda: cut_job(lambda j: j.get("confirmed", 0) > 0), timeout=90)
+    # Saved again: the same bytes, a new modification time.
+    was = os.stat(cut).st_mtime_ns
+    os.utime(cut, ns=(was + 3_000_000_000, was + 3_000_000_000))
+    stopped = wait_for("the cut film's upload stopped for a changed file", lambda: cut_job(
+        lambda j: j.get("state") == "failed" and (j.get("failure") or {}).get("code") == "source-changed"), timeout=60)
+    if stopped.get("confirmed", 0) >= os.path.getsize(cut):
+        fail("the cut film went whole before it was saved again")
+    click(*SPEED_NO_LIMIT)
+    # The row looks at the file in the background, then shows Use this
+    # file: its button's edge stands where the row's name leaves the
+    # window's background.
+    bx, by = USE_THIS_FILE
+    wait_for("Use this file on the stopped row", lambda: pixel(env, bx - 50, by - 29) != pixel(env, 590, by - 29), timeout=30)
+    time.sleep(0.5)
+    shot(env, "%d-transfers-file-saved-again%s" % (shot_no, suffix))
+    click(*USE_THIS_FILE)
+
+    def cut_sent():
+        new = messages() - msgs_before
+        return new if new else None
+
+    new = wait_for("the cut film's message sent", cut_sent, timeout=90)
+    time.sleep(1.0)
+    shot(env, "%d-transfers-file-used%s" % (shot_no + 1, suffix))
+    new = messages() - msgs_before
+    if len(new) != 1:
+        fail("the cut film went as %d messages" % len(new))
+    files = [f for f in drive_files() if f["id"] not in files_before]
+    with open(cut, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    if len(files) != 1 or files[0]["name"] != "film cut.mp4" or files[0].get("sha256Checksum") != digest:
+        fail("Drive's new files are %r, want the cut film's bytes" % files)
+    raw = api(base, token, "/gmail/v1/users/me/messages/%s?format=raw" % new.pop())["raw"]
+    raw = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode("utf-8", "replace")
+    if "/file/d/%s/view" % files[0]["id"] not in raw:
+        fail("the cut film's message has no link to it")
 
 
 def main():
@@ -768,6 +851,10 @@ def main():
 
     # A filled Compose, its window closed: nothing is asked, nothing lost.
     compose_kept_across_close(env2, carrier2, wid, binary, log, click, drag, base, token, scratch, 21, "-light")
+
+    # A file going as a Drive link, saved again unchanged under its
+    # upload: Use this file sends it on, one message.
+    changed_file_used(env2, click, compose, base, token, 22, "-light")
     print("ok: dragged %s onto Carrier, sent it; the sandbox holds message %s with it; screenshots in %s"
           % (os.path.basename(attachment), mid, SHOTS), flush=True)
 
