@@ -47,15 +47,11 @@ func runBlackhole(c config, outage time.Duration) error {
 	if err := nettest.SetLoopback(true); err != nil {
 		return err
 	}
-	work, err := os.MkdirTemp("", "carrier-netbench-")
+	work, file, cleanup, err := scratch(c.size)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
-	file, err := writeFile(work, c.size)
-	if err != nil {
-		return err
-	}
+	defer cleanup()
 	var calm, holed []*holeResult
 	for i := range c.rounds {
 		fmt.Fprintf(os.Stderr, "netbench: round %d undisturbed\n", i+1)

@@ -139,6 +139,21 @@ func main() {
 }
 
 // writeFile writes the file to upload, size random bytes, in work.
+// scratch is a folder of the bench's own holding the file to upload, of
+// size bytes; cleanup removes both.
+func scratch(size int64) (work, file string, cleanup func(), err error) {
+	work, err = os.MkdirTemp("", "carrier-netbench-")
+	if err != nil {
+		return "", "", nil, err
+	}
+	cleanup = func() { os.RemoveAll(work) }
+	if file, err = writeFile(work, size); err != nil {
+		cleanup()
+		return "", "", nil, err
+	}
+	return work, file, cleanup, nil
+}
+
 func writeFile(work string, size int64) (string, error) {
 	file := filepath.Join(work, "file")
 	data := make([]byte, size)
@@ -175,15 +190,11 @@ func parseSize(s string) (int64, error) {
 }
 
 func run(c config) error {
-	work, err := os.MkdirTemp("", "carrier-netbench-")
+	work, file, cleanup, err := scratch(c.size)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
-	file, err := writeFile(work, c.size)
-	if err != nil {
-		return err
-	}
+	defer cleanup()
 
 	fmt.Fprintln(os.Stderr, "netbench: progress truth")
 	pr, err := upload(c, work, file, "progress", 0)

@@ -103,15 +103,11 @@ func runNM(c config, bin string, spell time.Duration, wifi bool) error {
 			return err
 		}
 	}
-	work, err := os.MkdirTemp("", "carrier-netbench-")
+	work, file, cleanup, err := scratch(c.size)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
-	file, err := writeFile(work, c.size)
-	if err != nil {
-		return err
-	}
+	defer cleanup()
 	bus, stop, err := startNM(work)
 	if err != nil {
 		return err

@@ -58,15 +58,11 @@ type client struct {
 }
 
 func runReference(c config) error {
-	work, err := os.MkdirTemp("", "carrier-netbench-")
+	work, file, cleanup, err := scratch(c.size)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
-	file, err := writeFile(work, c.size)
-	if err != nil {
-		return err
-	}
+	defer cleanup()
 	clients := []client{
 		{"Carrier (its engine, defaults)", upload},
 		{"paced reference client", refUpload},
