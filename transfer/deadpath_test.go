@@ -2,7 +2,9 @@ package transfer
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -136,17 +138,28 @@ func (p *frozenPath) path() (pathState, bool) {
 	return pathState{acked: p.n.Add(1)}, true
 }
 
-// frozenPaths are the probes dialed so far.
+// frozenPaths are the probes dialed so far, by the client's end of
+// their connection. Served through serve, a dead path also carries
+// nothing more to the server's handler, as a real one would: the
+// request can end only by the engine giving it up, however late the
+// test kills the path or slowly the machine runs.
 type frozenPaths struct {
-	mu  sync.Mutex
-	all []*frozenPath
+	mu      sync.Mutex
+	all     map[string]*frozenPath
+	release chan struct{} // closed when the test ends: held requests let go
 }
 
-func (f *frozenPaths) dial(net.Conn) pathProbe {
+func newFrozenPaths(t *testing.T) *frozenPaths {
+	f := &frozenPaths{all: map[string]*frozenPath{}, release: make(chan struct{})}
+	t.Cleanup(func() { close(f.release) })
+	return f
+}
+
+func (f *frozenPaths) dial(c net.Conn) pathProbe {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	p := &frozenPath{}
-	f.all = append(f.all, p)
+	f.all[c.LocalAddr().String()] = p
 	return p
 }
 
@@ -159,10 +172,56 @@ func (f *frozenPaths) kill() {
 	}
 }
 
-// deadPathUpload uploads through env, the path of the connections open
-// dying once six quanta went, and says how long the dead path took to
-// find; the upload must go on, on a new connection.
-func deadPathUpload(t *testing.T, env *sbEnv, url string, cfg Config, name string) time.Duration {
+// deadFrom reports whether the path of the connection a request came
+// from (its remote address) is dead.
+func (f *frozenPaths) deadFrom(remote string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p := f.all[remote]
+	return p != nil && p.dead.Load()
+}
+
+// serve hands h each request's body only while its path lives. On a
+// dead path what the client still writes is read and dropped (lost on
+// the way), and the answer never comes: the request is held until the
+// client gives up on its connection.
+func (f *frozenPaths) serve(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = &lossyBody{ReadCloser: r.Body, dead: func() bool { return f.deadFrom(r.RemoteAddr) }, ctx: r.Context(), release: f.release}
+		h.ServeHTTP(w, r)
+	})
+}
+
+type lossyBody struct {
+	io.ReadCloser
+	dead    func() bool
+	ctx     context.Context
+	release <-chan struct{}
+}
+
+func (b *lossyBody) Read(p []byte) (int, error) {
+	if !b.dead() {
+		return b.ReadCloser.Read(p)
+	}
+	_, err := io.Copy(io.Discard, b.ReadCloser)
+	if err == nil {
+		// The whole body was written into the void: wait for the client
+		// to give up (the server sees its connection close).
+		select {
+		case <-b.ctx.Done():
+			err = b.ctx.Err()
+		case <-b.release:
+			err = io.ErrUnexpectedEOF
+		}
+	}
+	return 0, err
+}
+
+// deadPathUpload uploads to url, the path of the connections open dying
+// once six quanta went, and says how long the dead path took to find;
+// the upload must go on, on a new connection, and env reads the object
+// back. The server behind url hands requests over through paths.serve.
+func deadPathUpload(t *testing.T, env *sbEnv, paths *frozenPaths, url string, cfg Config, name string) time.Duration {
 	t.Helper()
 	if runtime.GOOS != "linux" {
 		// Only Linux tells the engine what TCP acknowledged
@@ -171,7 +230,6 @@ func deadPathUpload(t *testing.T, env *sbEnv, url string, cfg Config, name strin
 		// the upload end before the path was found (once in CI).
 		t.Skip("dead paths are found from the acknowledgements Linux reports; elsewhere the engine has no probe")
 	}
-	paths := &frozenPaths{}
 	saved := dialPathProbe
 	dialPathProbe = paths.dial
 	t.Cleanup(func() { dialPathProbe = saved })
@@ -217,11 +275,13 @@ func TestDeadPathUploadHTTP2(t *testing.T) {
 		t.Fatal(err)
 	}
 	var h2 atomic.Int64
+	paths := newFrozenPaths(t)
+	inner := paths.serve(sb.Handler())
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ProtoMajor == 2 {
 			h2.Add(1)
 		}
-		sb.Handler().ServeHTTP(w, r)
+		inner.ServeHTTP(w, r)
 	}))
 	srv.EnableHTTP2 = true
 	srv.StartTLS()
@@ -234,7 +294,7 @@ func TestDeadPathUploadHTTP2(t *testing.T) {
 	tr.TLSClientConfig = srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
 	client := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	env := &sbEnv{sb: sb, srv: srv}
-	took := deadPathUpload(t, &sbEnv{sb: sb, srv: plain}, env.objectURL("dead2"), Config{Client: client}, "dead2")
+	took := deadPathUpload(t, &sbEnv{sb: sb, srv: plain}, paths, env.objectURL("dead2"), Config{Client: client}, "dead2")
 	t.Logf("dead path found %s after the acknowledgements stopped", took.Round(time.Millisecond))
 	if took > 10*time.Second {
 		t.Fatalf("the dead path took %s to find", took)
@@ -250,7 +310,10 @@ func TestDeadPathUploadHTTP2(t *testing.T) {
 // it stands and finishes with the file's bytes.
 func TestDeadPathUpload(t *testing.T) {
 	env := newSandbox(t, sandbox.Options{})
-	took := deadPathUpload(t, env, env.objectURL("dead"), Config{}, "dead")
+	paths := newFrozenPaths(t)
+	srv := httptest.NewServer(paths.serve(env.sb.Handler()))
+	t.Cleanup(srv.Close)
+	took := deadPathUpload(t, env, paths, (&sbEnv{sb: env.sb, srv: srv}).objectURL("dead"), Config{}, "dead")
 	t.Logf("dead path found %s after the acknowledgements stopped", took.Round(time.Millisecond))
 	// Far from the 30 s watchdog; deadPath plus a poll on an idle machine.
 	if took > 10*time.Second {

@@ -149,6 +149,10 @@ type UI struct {
 	ctx  context.Context
 	stop context.CancelFunc
 	wg   sync.WaitGroup
+	// bg guards closed, so that no background work is added to wg once
+	// Close waits on it (an Add racing Wait is a misuse of WaitGroup).
+	bg     sync.Mutex
+	closed bool
 
 	tabs      *tabs
 	compose   *composeScreen
@@ -227,6 +231,9 @@ func New(a fyne.App, w fyne.Window, d Deps) *UI {
 // whatever closed the window.
 func (u *UI) Close() {
 	u.stop()
+	u.bg.Lock()
+	u.closed = true
+	u.bg.Unlock()
 	u.wg.Wait()
 	if u.compose.local != nil {
 		u.compose.local.flush()
@@ -288,8 +295,15 @@ func (u *UI) showError(title, text string) {
 	u.showInformation(title, app.PrintableLines(text))
 }
 
-// goBackground runs fn on a goroutine the UI waits for on Close.
+// goBackground runs fn on a goroutine the UI waits for on Close. Once
+// Close began, fn does not run: its context is done and nothing would
+// wait for it.
 func (u *UI) goBackground(fn func(ctx context.Context)) {
+	u.bg.Lock()
+	defer u.bg.Unlock()
+	if u.closed {
+		return
+	}
 	u.wg.Add(1)
 	go func() {
 		defer u.wg.Done()
