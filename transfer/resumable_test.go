@@ -77,12 +77,15 @@ func TestResumable308Forms(t *testing.T) {
 			}
 		}},
 		{"partial persistence", func(f *fakeServer) {
-			// Keep one quantum less than arrived, as servers may.
+			// Keep one quantum less than arrived, as servers may. A chunk
+			// of one quantum (the engine shrinks chunks to it when they
+			// go slowly, as on a loaded machine) is kept whole: a server
+			// that kept nothing of it would never let an upload finish.
 			f.keep = func(s *fakeSession, stored, arrived int64) int64 {
-				if stored+arrived == s.size {
-					return s.size
+				if stored+arrived == s.size || arrived <= Q {
+					return stored + arrived
 				}
-				return stored + max(0, arrived-Q)
+				return stored + arrived - Q
 			}
 		}},
 	}
