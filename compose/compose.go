@@ -772,8 +772,10 @@ func filenameParam(name string) string {
 }
 
 // EstimateSize is the encoded size of the message, from file sizes, without
-// writing it: base64 turns 57 bytes into a 78-byte line. The UI's meter
-// uses it; Build checks the exact size.
+// writing it: base64 turns 57 bytes into a 78-byte line. Build refuses a
+// message clearly over its limit by it before writing a byte, and checks
+// the exact size as it writes; EncodedSize is the exact size without
+// writing the attachments.
 func (m *Message) EstimateSize() int64 {
 	n := m.EstimateText()
 	for _, p := range m.Attachments {
