@@ -6,6 +6,7 @@ package compose
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -581,12 +582,7 @@ func writeAttachment(ctx context.Context, mw *mail.Writer, path string) error {
 	if err != nil {
 		return &InputError{[]Problem{{"Attachment", fmt.Sprintf("cannot read %s: %v", path, err)}}}
 	}
-	name := AttachmentName(path)
-	var ah mail.AttachmentHeader
-	ah.Set("Content-Type", mediaType+"; "+nameParam(name))
-	ah.Set("Content-Disposition", "attachment; "+filenameParam(name))
-	ah.Set("Content-Transfer-Encoding", "base64")
-	pw, err := mw.CreateAttachment(ah)
+	pw, err := mw.CreateAttachment(attachmentHeader(path, mediaType))
 	if err != nil {
 		return err
 	}
@@ -607,6 +603,95 @@ func writeAttachment(ctx context.Context, mw *mail.Writer, path string) error {
 		return &InputError{[]Problem{{"Attachment", fmt.Sprintf("%s %s while it was being attached: attach it once it is no longer being written, or attach a copy", path, how)}}}
 	}
 	return pw.Close()
+}
+
+// attachmentHeader is the header of the part that carries the file at
+// path, of type mediaType.
+func attachmentHeader(path, mediaType string) mail.AttachmentHeader {
+	name := AttachmentName(path)
+	var ah mail.AttachmentHeader
+	ah.Set("Content-Type", mediaType+"; "+nameParam(name))
+	ah.Set("Content-Disposition", "attachment; "+filenameParam(name))
+	ah.Set("Content-Transfer-Encoding", "base64")
+	return ah
+}
+
+// Attachment is a file as a message carries it: what its part needs, read
+// once (ReadAttachment), so the message's exact size (EncodedSize) is known
+// as often as a window asks without reading the file again.
+type Attachment struct {
+	Path string
+	Size int64 // the file's bytes
+	// Type is the file's media type as the part names it (DetectType);
+	// "" while it is not known, counted as application/octet-stream.
+	Type string
+}
+
+// ReadAttachment reads what the part carrying the file at path needs: its
+// size and its media type (from its first 512 bytes and its name).
+func ReadAttachment(path string) (Attachment, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Attachment{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return Attachment{}, err
+	}
+	t, err := DetectType(f, path)
+	if err != nil {
+		return Attachment{}, err
+	}
+	return Attachment{Path: path, Size: fi.Size(), Type: t}, nil
+}
+
+// EncodedSize is the exact length of the message Build writes when its
+// attachments are atts (in place of m.Attachments; their files as read),
+// its links and text as they are. It writes the message's headers, text
+// and the attachments' part headers, by the code that builds it, to
+// nothing, and counts each attachment's base64 lines from its size: it
+// reads nothing from disk, so a window may ask it at every keystroke.
+func (m *Message) EncodedSize(atts []Attachment) int64 {
+	mm := *m
+	mm.Attachments = make([]string, len(atts))
+	var bodies int64
+	for i, a := range atts {
+		mm.Attachments[i] = a.Path
+		bodies += base64Lines(a.Size)
+	}
+	cw := countingWriter{w: io.Discard}
+	err := mm.write(context.Background(), &cw, func(mw *mail.Writer) error {
+		for _, a := range atts {
+			pw, err := mw.CreateAttachment(attachmentHeader(a.Path, cmp.Or(a.Type, "application/octet-stream")))
+			if err != nil {
+				return err
+			}
+			if err := pw.Close(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil { // nothing the writers refuse reaches them: Check vetted the fields
+		n := mm.EstimateText()
+		for _, a := range atts {
+			n += EstimateAttachment(a.Path, a.Size)
+		}
+		return n
+	}
+	return cw.n + bodies
+}
+
+// base64Lines is the length of n bytes in base64 as a part carries them:
+// lines of 76 characters, a CRLF between two lines and none after the
+// last (the part's boundary starts with its own).
+func base64Lines(n int64) int64 {
+	chars := (n + 2) / 3 * 4
+	if chars == 0 {
+		return 0
+	}
+	return chars + (chars-1)/76*2
 }
 
 // afterStat lets tests change a file between its size check and its read.
@@ -687,8 +772,10 @@ func filenameParam(name string) string {
 }
 
 // EstimateSize is the encoded size of the message, from file sizes, without
-// writing it: base64 turns 57 bytes into a 78-byte line. The UI's meter
-// uses it; Build checks the exact size.
+// writing it: base64 turns 57 bytes into a 78-byte line. Build refuses a
+// message clearly over its limit by it before writing a byte, and checks
+// the exact size as it writes; EncodedSize is the exact size without
+// writing the attachments.
 func (m *Message) EstimateSize() int64 {
 	n := m.EstimateText()
 	for _, p := range m.Attachments {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -30,8 +31,9 @@ type composeScreen struct {
 	body                 *namedEntry
 	form                 *fyne.Container
 	attachments          []string
-	attSizes             map[string]int64 // read once when attached, not on every keystroke
-	choice               map[string]bool  // the person's choice per file: true a Drive link, false attached
+	attFiles             map[string]compose.Attachment // read once when attached (its type off the UI thread), not on every keystroke
+	typesReading         int                           // reads of attached files' types not yet back (readTypes)
+	choice               map[string]bool               // the person's choice per file: true a Drive link, false attached
 	attPaged             *pagedList
 	attList              *fyne.Container // the attachment rows (attPaged's Box)
 	attRows              map[string]*attachmentRow
@@ -85,7 +87,7 @@ func expiryChoices() []string {
 func addressValidator(string) fyne.StringValidator { return addressProblem }
 
 func newComposeScreen(u *UI) *composeScreen {
-	c := &composeScreen{u: u, attSizes: map[string]int64{}, choice: map[string]bool{}, attRows: map[string]*attachmentRow{}}
+	c := &composeScreen{u: u, attFiles: map[string]compose.Attachment{}, choice: map[string]bool{}, attRows: map[string]*attachmentRow{}}
 	to, cc, bcc, subject := newNamedEntry(lang.X("compose.to", "To"), false), newNamedEntry(lang.X("compose.cc", "Cc"), false), newNamedEntry(lang.X("compose.bcc", "Bcc"), false), newNamedEntry(lang.X("compose.subject", "Subject"), false)
 	body := newNamedEntry(lang.X("compose.body", "Message"), true)
 	c.to, c.cc, c.bcc, c.subject, c.body = to, cc, bcc, subject, body
@@ -358,7 +360,7 @@ func (c *composeScreen) attach(paths ...string) {
 		c.u.showError(lang.X("compose.notattached.title", "Not attached"), lang.X("compose.notattached", "The message is waiting for Google Drive to be allowed in the browser. Attach files once it has gone, or been stopped."))
 		return
 	}
-	var refused []string
+	var refused, added []string
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		switch {
@@ -369,13 +371,46 @@ func (c *composeScreen) attach(paths ...string) {
 		case c.has(p):
 		default:
 			c.attachments = append(c.attachments, p)
-			c.attSizes[p] = fi.Size()
+			c.attFiles[p] = compose.Attachment{Path: p, Size: fi.Size()}
+			added = append(added, p)
 		}
 	}
 	c.refreshAttachments()
+	c.readTypes(added)
 	if len(refused) > 0 {
 		c.say(lang.X("compose.refused", "Not attached: {{.Files}}", w{"Files": strings.Join(refused, "; ")}))
 	}
+}
+
+// readTypes reads the media type of each file just attached, off the UI
+// thread, once: the part's header names it, and the meter counts the
+// message to the byte with it. A file that cannot be read keeps its type
+// unknown (counted as application/octet-stream); Send names the problem.
+func (c *composeScreen) readTypes(paths []string) {
+	if len(paths) == 0 {
+		return
+	}
+	c.typesReading++
+	c.u.goBackground(func(context.Context) {
+		read := map[string]string{}
+		for _, p := range paths {
+			if a, err := compose.ReadAttachment(p); err == nil {
+				read[p] = a.Type
+			}
+		}
+		c.u.do(func() {
+			c.typesReading--
+			for p, t := range read {
+				// Only a file still attached: one removed since is
+				// not looked at again.
+				if a, ok := c.attFiles[p]; ok && a.Type == "" {
+					a.Type = t
+					c.attFiles[p] = a
+				}
+			}
+			c.updateMeter()
+		})
+	})
 }
 
 func (c *composeScreen) has(p string) bool {
@@ -394,7 +429,7 @@ func (c *composeScreen) remove(p string) {
 			break
 		}
 	}
-	delete(c.attSizes, p)
+	delete(c.attFiles, p)
 	delete(c.choice, p)
 	c.refreshAttachments()
 }
@@ -416,7 +451,7 @@ func (c *composeScreen) refreshAttachments() {
 		name.Truncation = fyne.TextTruncateEllipsis
 		r.toggle = newIconButton("", nil, func() { c.flip(p) })
 		r.remove = newIconButton(lang.X("compose.remove", "Remove {{.Name}}", w{"Name": filepath.Base(p)}), theme.DeleteIcon(), func() { c.remove(p) })
-		r.object = mirrorRTL(container.NewBorder(nil, nil, widget.NewIcon(theme.FileIcon()), mirrorRTL(container.NewHBox(newLabel(humanSize(c.attSizes[p])), r.how, r.toggle, r.remove)), name))
+		r.object = mirrorRTL(container.NewBorder(nil, nil, widget.NewIcon(theme.FileIcon()), mirrorRTL(container.NewHBox(newLabel(humanSize(c.attFiles[p].Size)), r.how, r.toggle, r.remove)), name))
 		c.attRows[p] = r
 		c.attList.Add(r.object)
 	}
@@ -504,7 +539,7 @@ func (c *composeScreen) clear() {
 	c.draft = ""
 	c.reopened = ""
 	c.attachments = nil
-	c.attSizes = map[string]int64{}
+	c.attFiles = map[string]compose.Attachment{}
 	c.choice = map[string]bool{}
 	c.refreshAttachments()
 }

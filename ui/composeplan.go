@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"strings"
+
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -17,26 +19,54 @@ type fileWay struct {
 
 // plan is compose.PlanFiles's decision, from the sizes read when the
 // files were attached (typing must not touch the disk), with the person's
-// choices first. size is the message's encoded estimate as it would go.
+// choices first. size is the message's encoded size as it would go
+// (messageSize).
 func (c *composeScreen) plan() (ways map[string]fileWay, size int64) {
 	return c.planChoosing(c.choice)
 }
 
 // planChoosing is plan with choice in place of the person's choices.
 func (c *composeScreen) planChoosing(choice map[string]bool) (ways map[string]fileWay, size int64) {
+	msg := c.message()
 	files := make([]compose.File, len(c.attachments))
 	for i, p := range c.attachments {
-		files[i] = compose.File{Path: p, Size: c.attSizes[p]}
+		files[i] = compose.File{Path: p, Size: c.attFiles[p].Size}
 		if link, chosen := choice[p]; chosen {
 			files[i].Choice = &link
 		}
 	}
-	planned, size := compose.PlanFiles(c.message().TextSize(), files, compose.Send, compose.LinksAuto, compose.DefaultLinkThreshold)
+	planned, _ := compose.PlanFiles(msg.TextSize(), files, compose.Send, compose.LinksAuto, compose.DefaultLinkThreshold)
 	ways = map[string]fileWay{}
 	for i, p := range c.attachments {
 		ways[p] = fileWay{planned[i].Link, whyText(planned[i].Why)}
 	}
-	return ways, size
+	return ways, c.messageSize(msg, ways)
+}
+
+// driveIDChars is the length of the ids Google Drive gives files to come
+// (files.generateIds; the sandbox's are as long): a link's address names
+// one, which the meter counts before Drive gave it.
+const driveIDChars = 33
+
+// messageSize is the length of msg as it goes with its files going ways:
+// exact (compose.EncodedSize) from what was read when each file was
+// attached, its type once read; a link counted with its address as it
+// will read but for the id Drive has not given yet, of Drive's length.
+func (c *composeScreen) messageSize(msg *compose.Message, ways map[string]fileWay) int64 {
+	var atts []compose.Attachment
+	var root string
+	for _, p := range c.attachments {
+		a := c.attFiles[p]
+		if !ways[p].link {
+			atts = append(atts, a)
+			continue
+		}
+		if root == "" {
+			root = c.u.deps.Target()
+		}
+		msg.Links = append(msg.Links, compose.Link{Name: compose.AttachmentName(p), Size: a.Size, URL: app.ViewLink(root, strings.Repeat("x", driveIDChars))})
+	}
+	return msg.EncodedSize(atts)
 }
 
 // linked are the files that go as Drive links, in the message's order.
@@ -74,7 +104,8 @@ func (c *composeScreen) flip(p string) {
 	c.updateMeter()
 }
 
-// estimate is the message's encoded size as it would go.
+// estimate is the message's encoded size as it would go, to the byte
+// once the files' types are read.
 func (c *composeScreen) estimate() int64 {
 	_, size := c.plan()
 	return size
@@ -90,7 +121,7 @@ func (c *composeScreen) updateMeter() {
 		w, r := ways[p], c.attRows[p]
 		if w.link {
 			links++
-			linked += c.attSizes[p]
+			linked += c.attFiles[p].Size
 		}
 		if r == nil {
 			continue

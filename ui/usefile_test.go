@@ -138,8 +138,9 @@ func TestAChangedFileOfAnotherSizeSaysBoth(t *testing.T) {
 	}
 }
 
-// A message whose Drive link's file was saved again unchanged goes on with
-// Use this file: the file reaches Drive and the message is sent, once.
+// A message whose Drive link's file was saved again unchanged stops, its
+// row offering Use this file without Pause, and goes on with Use this
+// file: the file reaches Drive and the message is sent, once.
 func TestAMessageWhoseLinkWasSavedAgainGoesOnWithUseThisFile(t *testing.T) {
 	hold, release := holdDriveUploads()
 	defer release()
@@ -158,6 +159,12 @@ func TestAMessageWhoseLinkWasSavedAgainGoesOnWithUseThisFile(t *testing.T) {
 	}
 	release()
 	h.until("Use this file offered", func() bool { return row.useFile.Visible() })
+	// The message stands stopped: nothing of it moves, so its row offers
+	// no Pause beside Use this file (its message job, waiting on the file,
+	// could be paused, to no end).
+	if row.pause.Visible() || row.retry.Visible() {
+		t.Errorf("a stopped message's row offers Pause %v, Retry %v beside Use this file", row.pause.Visible(), row.retry.Visible())
+	}
 	test.Tap(row.useFile)
 	h.until("the message sent", func() bool { return row.state.Text == "Sent" })
 	if msgs := h.messages(); len(msgs) != 1 {

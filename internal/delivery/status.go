@@ -324,7 +324,15 @@ func verbs(d Delivery, st Standing, ms []member, unfinished bool) []Verb {
 	// A delivery cancelled is not paused or resumed: what is still
 	// stopping is cancelled (VerbCancel) instead.
 	going := !ended && st.Phase != PhaseCancelled
-	add(VerbPause, going && can(transfer.MovePause))
+	// A delivery stopped by a member (failed, or blocked by one
+	// cancelled) is paused only while another member still moves on its
+	// own (a Photos batch's other pictures going up): what merely waits
+	// for the stopped member is going nowhere.
+	pausable := going
+	if st.Phase == PhaseFailed || st.Phase == PhaseBlocked {
+		pausable = findIn(ms, func(m member) bool { return moves(m.snap.State) }) != nil
+	}
+	add(VerbPause, pausable && can(transfer.MovePause))
 	add(VerbResume, going && can(transfer.MoveResume))
 	// Retry only where it can finish the delivery: a member that would
 	// fail the same way again (its file changed) needs a new delivery.
@@ -346,6 +354,14 @@ func verbs(d Delivery, st Standing, ms []member, unfinished bool) []Verb {
 	// failed one is reopened (VerbReopen) instead.
 	add(VerbUndo, !st.SendAt.IsZero() && going && st.Phase != PhaseFailed && st.Phase != PhaseBlocked && can(transfer.MoveCancel))
 	return out
+}
+
+// moves reports whether a job in state s goes on without the person: a
+// worker has it or will (queued, held by the connection included), or it
+// is scheduled for its time. Waiting, paused, parked, missing and ended
+// jobs do not.
+func moves(s transfer.State) bool {
+	return s == transfer.StateQueued || s.Active() || s == transfer.StateScheduled
 }
 
 // mendable reports whether a retry can mend a failure: not when the same

@@ -130,6 +130,8 @@ type statusCase struct {
 func statusCases() []statusCase {
 	mm := message(KindMessage, true)
 	dr := message(KindDraft, false)
+	twoFiles := message(KindMessage, true)
+	twoFiles.Members = append([]Member{{Job: "f2", Role: RoleDriveFile, File: "/home/ann/small.mov"}}, twoFiles.Members...)
 	plain := Delivery{ID: "d-04", Kind: KindMessage, Created: t0, Members: []Member{{Job: "m", Role: RoleMessage}}}
 	running := func(id, url string, size, conf int64) transfer.Snapshot { return snap(id, url, R, size, conf) }
 	return []statusCase{
@@ -162,14 +164,21 @@ func statusCases() []statusCase {
 		{"message's Drive file moved away", mm, msgSnaps(sendURL, M, W, W, where("/home/ann/big.mov")),
 			want{phase: PhaseMissing, member: "f1", path: "/home/ann/big.mov", size: 110, verbs: []Verb{pause, cancel, locate}}},
 		{"message failed", mm, msgSnaps(sendURL, F, W, W, failure(transfer.FailGaveUp, 503)),
-			want{phase: PhaseFailed, member: "f1", code: transfer.FailGaveUp, size: 110, verbs: []Verb{pause, retry, cancel, reopen}}},
+			want{phase: PhaseFailed, member: "f1", code: transfer.FailGaveUp, size: 110, verbs: []Verb{retry, cancel, reopen}}},
 		{"message failed for good", mm, msgSnaps(sendURL, F, W, W, failure(transfer.FailSourceChanged, 0)),
-			want{phase: PhaseFailed, member: "f1", code: transfer.FailSourceChanged, size: 110, verbs: []Verb{pause, cancel, reopen, useFile}}},
+			want{phase: PhaseFailed, member: "f1", code: transfer.FailSourceChanged, size: 110, verbs: []Verb{cancel, reopen, useFile}}},
 		{"message failed, recorded before failures had codes", mm, msgSnaps(sendURL, F, W, W, cause(transfer.ErrSourceChanged)),
-			want{phase: PhaseFailed, member: "f1", code: transfer.FailSourceChanged, size: 110, verbs: []Verb{pause, cancel, reopen, useFile}}},
+			want{phase: PhaseFailed, member: "f1", code: transfer.FailSourceChanged, size: 110, verbs: []Verb{cancel, reopen, useFile}}},
+		// A stopped delivery is paused only while something of it still moves.
+		{"message failed, another file still uploading", twoFiles, []transfer.Snapshot{snap("f1", driveURL, F, 100, 40, failure(transfer.FailSourceChanged, 0)), snap("f2", driveURL, R, 50, 10), snap("s1", shareURL, W, 0, 0), snap("m", sendURL, W, 10, 0)},
+			want{phase: PhaseFailed, member: "f1", code: transfer.FailSourceChanged, confirmed: 50, size: 160, verbs: []Verb{pause, cancel, reopen, useFile}}},
+		{"message failed, another file paused", twoFiles, []transfer.Snapshot{snap("f1", driveURL, F, 100, 40, failure(transfer.FailGaveUp, 503)), snap("f2", driveURL, P, 50, 10), snap("s1", shareURL, W, 0, 0), snap("m", sendURL, W, 10, 0)},
+			want{phase: PhaseFailed, member: "f1", code: transfer.FailGaveUp, confirmed: 50, size: 160, verbs: []Verb{resume, retry, cancel, reopen}}},
+		{"message failed in its undo window", mm, []transfer.Snapshot{snap("f1", driveURL, F, 100, 40, failure(transfer.FailSourceChanged, 0)), snap("s1", shareURL, W, 0, 0), snap("m", sendURL, W, 10, 0, at(sendAt))},
+			want{phase: PhaseFailed, member: "f1", code: transfer.FailSourceChanged, confirmed: 40, size: 110, sendAt: sendAt, verbs: []Verb{cancel, reopen, useFile}}},
 		{"message whose own spool changed", plain, []transfer.Snapshot{snap("m", sendURL, F, 10, 0, failure(transfer.FailSourceChanged, 0))},
 			want{phase: PhaseFailed, member: "m", code: transfer.FailSourceChanged, size: 10, verbs: []Verb{cancel, rm}}},
-		{"message blocked by a cancelled file", mm, msgSnaps(sendURL, C, W, W), want{phase: PhaseBlocked, member: "f1", size: 110, verbs: []Verb{pause, cancel, reopen}}},
+		{"message blocked by a cancelled file", mm, msgSnaps(sendURL, C, W, W), want{phase: PhaseBlocked, member: "f1", size: 110, verbs: []Verb{cancel, reopen}}},
 		{"message cancelled", mm, msgSnaps(sendURL, C, C, C), want{phase: PhaseCancelled, size: 110, verbs: []Verb{reopen, rm}}},
 		{"message cancelled, a file still stopping", mm, msgSnaps(sendURL, R, W, C),
 			want{phase: PhaseCancelled, confirmed: 40, size: 110, verbs: []Verb{cancel, reopen}}},
@@ -186,7 +195,7 @@ func statusCases() []statusCase {
 			want{phase: PhaseMissing, member: "f1", path: "/home/ann/big.mov", size: 110, verbs: []Verb{pause, cancel, locate}}},
 		{"draft waits for a sign-in", dr, msgSnaps(draftURL, D, D, S, signIn("ann@example.com")), want{phase: PhaseSignIn, member: "m", account: "ann@example.com", confirmed: 100, size: 110, verbs: []Verb{pause, cancel, signin}}},
 		{"draft failed", dr, msgSnaps(draftURL, D, D, F, failure(transfer.FailNotFound, 404)), want{phase: PhaseFailed, member: "m", code: transfer.FailNotFound, confirmed: 100, size: 110, verbs: []Verb{cancel, rm}}},
-		{"draft blocked", dr, msgSnaps(draftURL, D, C, W), want{phase: PhaseBlocked, member: "s1", confirmed: 100, size: 110, verbs: []Verb{pause, cancel}}},
+		{"draft blocked", dr, msgSnaps(draftURL, D, C, W), want{phase: PhaseBlocked, member: "s1", confirmed: 100, size: 110, verbs: []Verb{cancel}}},
 		{"draft cancelled", dr, msgSnaps(draftURL, D, D, C), want{phase: PhaseCancelled, confirmed: 100, size: 110, verbs: []Verb{rm}}},
 
 		// A batch for Google Photos.
@@ -203,7 +212,7 @@ func statusCases() []statusCase {
 		{"photos wait for the quota, failed for it", photos(true), []transfer.Snapshot{snap("p1", photoURL, D, 50, 50), snap("p2", photoURL, F, 50, 0, failure(transfer.FailQuota, 429)), snap("c1", itemsURL, W, 0, 0)},
 			want{phase: PhaseQuotaWait, reset: reset, confirmed: 50, size: 100, verbs: []Verb{pause, cancel}}},
 		{"photos failed for a quota not waited for", photos(false), []transfer.Snapshot{snap("p1", photoURL, D, 50, 50), snap("p2", photoURL, F, 50, 0, failure(transfer.FailQuota, 403)), snap("c1", itemsURL, W, 0, 0)},
-			want{phase: PhaseFailed, member: "p2", code: transfer.FailQuota, confirmed: 50, size: 100, verbs: []Verb{pause, retry, cancel}}},
+			want{phase: PhaseFailed, member: "p2", code: transfer.FailQuota, confirmed: 50, size: 100, verbs: []Verb{retry, cancel}}},
 		{"photos paused", photos(false), []transfer.Snapshot{snap("p1", photoURL, P, 50, 0), snap("p2", photoURL, P, 50, 0), snap("c1", itemsURL, W, 0, 0)},
 			want{phase: PhasePaused, size: 100, verbs: []Verb{pause, resume, cancel}}},
 		{"photos held", photos(false), []transfer.Snapshot{snap("p1", photoURL, Q, 50, 0, held(transfer.HeldMetered)), snap("p2", photoURL, Q, 50, 0), snap("c1", itemsURL, W, 0, 0)},
@@ -215,9 +224,15 @@ func statusCases() []statusCase {
 		{"photos failed", photos(false), []transfer.Snapshot{snap("p1", photoURL, D, 50, 50), snap("p2", photoURL, D, 50, 50), snap("c1", itemsURL, F, 0, 0, failure(transfer.FailRefused, 400))},
 			want{phase: PhaseFailed, member: "c1", code: transfer.FailRefused, confirmed: 100, size: 100, verbs: []Verb{retry, cancel, rm}}},
 		{"photos: a picture changed", photos(false), []transfer.Snapshot{snap("p1", photoURL, D, 50, 50), snap("p2", photoURL, F, 50, 20, failure(transfer.FailSourceChanged, 0)), snap("c1", itemsURL, W, 0, 0)},
-			want{phase: PhaseFailed, member: "p2", code: transfer.FailSourceChanged, confirmed: 70, size: 100, verbs: []Verb{pause, cancel, useFile}}},
+			want{phase: PhaseFailed, member: "p2", code: transfer.FailSourceChanged, confirmed: 70, size: 100, verbs: []Verb{cancel, useFile}}},
+		{"photos: a picture changed while another uploads", photos(false), []transfer.Snapshot{snap("p1", photoURL, R, 50, 10), snap("p2", photoURL, F, 50, 20, failure(transfer.FailSourceChanged, 0)), snap("c1", itemsURL, W, 0, 0)},
+			want{phase: PhaseFailed, member: "p2", code: transfer.FailSourceChanged, confirmed: 30, size: 100, verbs: []Verb{pause, cancel, useFile}}},
+		{"photos: a picture changed while another waits its turn", photos(false), []transfer.Snapshot{snap("p1", photoURL, Q, 50, 0), snap("p2", photoURL, F, 50, 20, failure(transfer.FailSourceChanged, 0)), snap("c1", itemsURL, W, 0, 0)},
+			want{phase: PhaseFailed, member: "p2", code: transfer.FailSourceChanged, confirmed: 20, size: 100, verbs: []Verb{pause, cancel, useFile}}},
+		{"photos blocked while another picture uploads", photos(false), []transfer.Snapshot{snap("p1", photoURL, C, 50, 0), snap("p2", photoURL, RT, 50, 10), snap("c1", itemsURL, W, 0, 0)},
+			want{phase: PhaseBlocked, member: "p1", confirmed: 10, size: 100, verbs: []Verb{pause, cancel}}},
 		{"photos blocked", photos(false), []transfer.Snapshot{snap("p1", photoURL, C, 50, 0), snap("p2", photoURL, D, 50, 50), snap("c1", itemsURL, W, 0, 0)},
-			want{phase: PhaseBlocked, member: "p1", confirmed: 50, size: 100, verbs: []Verb{pause, cancel}}},
+			want{phase: PhaseBlocked, member: "p1", confirmed: 50, size: 100, verbs: []Verb{cancel}}},
 		{"photos cancelled", photos(false), []transfer.Snapshot{snap("p1", photoURL, C, 50, 0), snap("p2", photoURL, C, 50, 0), snap("c1", itemsURL, C, 0, 0)},
 			want{phase: PhaseCancelled, size: 100, verbs: []Verb{rm}}},
 
