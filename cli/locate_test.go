@@ -3,14 +3,49 @@ package cli
 import (
 	"bytes"
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"carrier/sandbox"
 	"carrier/transfer"
 )
+
+// settlingSandbox is uploadSandbox whose settle waits until no request is
+// in its handler. A paused upload's request ends on the client at once,
+// but the server goes on reading what was already on its way (slowly,
+// under the rate fault) and counts it as received: counts taken before it
+// settled would charge those bytes to what comes next.
+func settlingSandbox(t *testing.T, faults string) (sb *sandbox.Sandbox, base string, settle func()) {
+	t.Helper()
+	sb, err := sandbox.Open(sandbox.Options{Dir: t.TempDir(), Token: testToken, Faults: faults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var busy atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		busy.Add(1)
+		defer busy.Add(-1)
+		sb.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { sb.Close() })
+	return sb, srv.URL, func() {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for busy.Load() > 0 {
+			if time.Now().After(deadline) {
+				t.Fatal("the server still reads a request 30 s after the upload stopped")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
 
 // ghostJob leaves in state a job whose file was moved once the server held
 // some of it: a ghost, as a Carrier that found it so left it.
@@ -55,11 +90,12 @@ func ghostJob(t *testing.T, state, url, path string) (id string) {
 // `carrier resume --locate` refuses another file, in words, and sends
 // the same file on from where the server stands.
 func TestResumeLocate(t *testing.T) {
-	sb, base := uploadSandbox(t, "rate=4MB")
+	sb, base, settle := settlingSandbox(t, "rate=4MB")
 	state := t.TempDir()
 	path, data := randomFile(t, 3<<20)
 	id := ghostJob(t, state, base+"/upload/storage/v1/b/cli-test/o?name=ghost", path)
 	sb.SetFaults("")
+	settle()
 	moved := filepath.Join(t.TempDir(), "moved.bin")
 	if err := os.Rename(path, moved); err != nil {
 		t.Fatal(err)
