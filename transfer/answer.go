@@ -20,6 +20,11 @@ import (
 // by this queue, is refused; one whose answer went already is left alone.
 func (q *Queue) DropAnswer(id string) error {
 	q.mu.Lock()
+	if e, ok := q.ended[id]; ok {
+		// The journal holds its record as it ended (compactLocked).
+		defer q.mu.Unlock()
+		return e.dropAnswer(id)
+	}
 	jb, err := q.lookup(id)
 	q.mu.Unlock()
 	if err != nil {

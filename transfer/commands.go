@@ -159,6 +159,11 @@ func (q *Queue) Cancel(ctx context.Context, id string) error {
 func (q *Queue) Wait(ctx context.Context, id string) (Snapshot, error) {
 	for {
 		q.mu.Lock()
+		if e, ok := q.ended[id]; ok {
+			snap := q.endedSnapshot(id, e)
+			q.mu.Unlock()
+			return snap, nil
+		}
 		jb, err := q.lookup(id)
 		if err != nil {
 			q.mu.Unlock()
@@ -206,6 +211,9 @@ func (q *Queue) Wait(ctx context.Context, id string) (Snapshot, error) {
 func (q *Queue) Job(id string) (Snapshot, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if e, ok := q.ended[id]; ok {
+		return q.endedSnapshot(id, e), true
+	}
 	jb, ok := q.jobs[id]
 	if !ok {
 		return Snapshot{}, false
@@ -217,9 +225,12 @@ func (q *Queue) Job(id string) (Snapshot, bool) {
 func (q *Queue) Jobs() []Snapshot {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	out := make([]Snapshot, 0, len(q.jobs))
+	out := make([]Snapshot, 0, len(q.jobs)+len(q.ended))
 	for _, jb := range q.jobs {
 		out = append(out, q.snapshot(jb))
+	}
+	for id, e := range q.ended {
+		out = append(out, q.endedSnapshot(id, e))
 	}
 	sortSnapshots(out)
 	return out
@@ -267,6 +278,10 @@ func (q *Queue) EachJob(fn func(*Snapshot)) {
 		s := q.snapshot(jb)
 		fn(&s)
 	}
+	for id, e := range q.ended {
+		s := q.endedSnapshot(id, e)
+		fn(&s)
+	}
 }
 
 // HistoryWhere is History with only the jobs keep accepts, oldest first:
@@ -310,6 +325,7 @@ func (q *Queue) Forget(id string) error {
 		q.dropLocked(jb)
 		jb.letGo()
 	}
+	delete(q.ended, id)
 	q.mu.Unlock()
 	release, err := q.journal.Lock(id)
 	if err != nil {

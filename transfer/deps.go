@@ -55,6 +55,9 @@ func (q *Queue) needsMet(jb *job) (met bool, blocked string) {
 // needState is where a needed job stands: this queue's view, or the
 // journal's for a job another process holds. Queue.mu must be held.
 func (q *Queue) needState(id string) (State, string) {
+	if e, ok := q.ended[id]; ok {
+		return e.state(), e.label
+	}
 	if n, ok := q.jobs[id]; ok {
 		n.mu.Lock()
 		defer n.mu.Unlock()

@@ -131,6 +131,7 @@ func (q *Queue) Add(spec Spec) (string, error) {
 func (q *Queue) known(id string) bool {
 	q.mu.Lock()
 	_, ok := q.jobs[id]
+	ok = ok || q.ended[id] != nil
 	q.mu.Unlock()
 	if ok {
 		return true
@@ -354,6 +355,7 @@ func (q *Queue) takeJournal(wanted func(*Record) bool, all bool) ([]string, erro
 		}
 		q.mu.Lock()
 		_, have := q.jobs[rec.ID]
+		have = have || q.ended[rec.ID] != nil
 		q.mu.Unlock()
 		if have {
 			continue
@@ -409,6 +411,7 @@ func clearFailure(r *Record) { r.Error, r.Retryable, r.Cause, r.Failure = "", fa
 func (q *Queue) claim(id string) error {
 	q.mu.Lock()
 	_, have := q.jobs[id]
+	have = have || q.ended[id] != nil
 	closed := q.closed
 	q.mu.Unlock()
 	if have || closed {
@@ -425,7 +428,7 @@ func (q *Queue) claim(id string) error {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if _, have := q.jobs[id]; have || q.closed {
+	if _, have := q.jobs[id]; have || q.ended[id] != nil || q.closed {
 		release()
 		return nil
 	}

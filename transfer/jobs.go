@@ -27,8 +27,10 @@ type job struct {
 
 	// doneSaved: the journal holds the record written when the job was
 	// done, its answer whole; answerDropped: the queue forgot the
-	// answer's body (DropAnswer).
-	doneSaved, answerDropped bool
+	// answer's body (DropAnswer); endSaved: the journal holds the record
+	// written when the job ended for good (done or cancelled); recent: it
+	// is among the jobs that ended last (Queue.recent, ended.go).
+	doneSaved, answerDropped, endSaved, recent bool
 }
 
 type liveProgress struct {
@@ -141,6 +143,7 @@ func (q *Queue) transition(jb *job, m Move, to State, change func(*Record), ev E
 	if err == nil {
 		jb.lastDurable = q.clock.Now()
 		jb.doneSaved = to == StateDone
+		jb.endSaved = settled(to)
 	}
 	if to != StateWaiting {
 		jb.blocked = ""
@@ -282,10 +285,15 @@ func (s jobSink) Retried() {
 }
 
 // record is a job's record as this queue holds it, session included: for
-// the package's own use, never for people.
+// the package's own use, never for people. An ended job held as an
+// endedJob is read from the journal (its answer's body left out when it
+// was dropped).
 func (q *Queue) record(id string) (Record, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if _, ok := q.ended[id]; ok {
+		return q.wholeLocked(id).record(), true
+	}
 	jb, ok := q.jobs[id]
 	if !ok {
 		return Record{}, false

@@ -94,8 +94,13 @@ type Queue struct {
 	evMu     sync.RWMutex
 	evClosed bool
 
-	mu      sync.Mutex // guards the fields below and every job's queue-side fields
-	jobs    map[string]*job
+	mu   sync.Mutex // guards the fields below and every job's queue-side fields
+	jobs map[string]*job
+	// ended holds the jobs that ended for good, but the last keepWhole
+	// (recent, which stay whole in jobs), as what their snapshots show
+	// (ended.go). A job is in jobs or in ended, never both.
+	ended   map[string]*endedJob
+	recent  []*job
 	pending []*job
 	signal  chan struct{}
 	closed  bool
@@ -156,6 +161,7 @@ func New(cfg Config) (*Queue, error) {
 		holds:     newHolds(),
 		events:    cfg.Events,
 		jobs:      map[string]*job{},
+		ended:     map[string]*endedJob{},
 		needers:   map[string][]*job{},
 		waiting:   map[*job]struct{}{},
 		scheduled: map[*job]struct{}{},
@@ -441,6 +447,7 @@ func (q *Queue) settle(jb *job) {
 	_, scheduled := q.scheduled[jb]
 	rec := jb.record()
 	due := scheduled && !q.clock.Now().Before(rec.DueAt())
+	q.endedLocked(jb)
 	q.mu.Unlock()
 	if due {
 		q.sendDue()
@@ -490,6 +497,11 @@ func (q *Queue) removePendingLocked(jb *job) {
 
 func (q *Queue) lookup(id string) (*job, error) {
 	jb, ok := q.jobs[id]
+	if !ok && q.ended[id] != nil {
+		// A person's move on a job that ended long ago: taken back whole,
+		// so it is refused (or done) as it always was.
+		jb, ok = q.wholeLocked(id), true
+	}
 	if !ok {
 		return nil, fmt.Errorf("job %q: %w", id, ErrUnknownJob)
 	}

@@ -102,11 +102,17 @@ func (q *Queue) stalledOnSignInLocked(jb *job, seen map[string]bool) bool {
 	seen[jb.id] = true
 	parked := false
 	for _, id := range jb.record().Needs {
+		var st State
 		n, ok := q.jobs[id]
+		if e, ended := q.ended[id]; ended {
+			st, ok = e.state(), true
+		} else if ok {
+			st = n.state()
+		}
 		if !ok {
 			return false
 		}
-		switch n.state() {
+		switch st {
 		case StateDone:
 		case StateSignIn:
 			parked = true

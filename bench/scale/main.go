@@ -418,6 +418,12 @@ func (s *sandbox) measured(ctx context.Context, cfg *config, dir string, args []
 	cmd.Env = append(os.Environ(), "CARRIER_TOKEN="+s.token)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if v := os.Getenv("SCALE_GODEBUG"); v != "" {
+		// For a look at what the heap does (SCALE_GODEBUG=gctrace=1): the
+		// carrier process alone, its standard error shown as it comes.
+		cmd.Env = append(cmd.Env, "GODEBUG="+v)
+		cmd.Stderr = io.MultiWriter(&stderr, os.Stderr)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	began := time.Now()
 	err = cmd.Run()
