@@ -401,25 +401,16 @@ func (t *timelineScreen) idleState() {
 	t.setBatchState(t.quotaWords(t.waitingAt, t.now()), widget.WarningImportance)
 }
 
-// quotaUsedUp reports whether the journal shows the day's Photos quota
-// used up: a Photos job failed for it since the last reset. It is then
-// known before the first byte; the reset is when it turns over.
+// quotaUsedUp reports whether the journal shows the day's Photos quota at
+// root used up: a Photos job failed for it since the last reset (the
+// app's fact, QuotaWait.UsedUp). It is then known before the first byte;
+// the reset is when it turns over. It reads the journal: off the UI
+// thread (queue runs in the background).
 func (t *timelineScreen) quotaUsedUp(root string, now time.Time) (time.Time, bool) {
-	recs, err := t.u.deps.Uploads.History()
-	if err != nil {
+	if t.quota == nil {
 		return time.Time{}, false
 	}
-	for _, r := range recs {
-		// Photos' own calls only (uploads, batchCreate): Gmail's and
-		// Drive's quotas are others.
-		if r.State != transfer.StateFailed || !errors.Is(r.Cause, transfer.ErrDailyQuota) || !strings.HasPrefix(r.URL, root+"/v1/") {
-			continue
-		}
-		if reset := app.PhotosDailyReset(r.Updated); reset.After(now) {
-			return reset, true
-		}
-	}
-	return time.Time{}, false
+	return t.quota.UsedUp(root, now)
 }
 
 // errStorage is storage too small for the files, in the window's words.

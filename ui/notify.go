@@ -26,15 +26,17 @@ type NoticeAction struct {
 // notifyDelivery tells the person, outside the window, that what they
 // sent (named name) was sent or failed, with what they can do next as
 // buttons: Retry and Show for a failure, Open in Mailbox for a message
-// (mail) the Mailbox can show (else Show). snap is its job the news is
-// of: the message sent, or the member that failed. Where the desktop's
-// service cannot be reached (Deps.Notify fails or is nil) Fyne's
-// notification says the same without buttons. Any goroutine: the service
-// is called off the caller's.
+// (mail) the Mailbox can show (the app says which: app.Mailbox.Holds, one
+// sent to the server it reads), else Show. snap is its job the news is
+// of: the message sent, or the member that failed (its role is the one
+// its stored delivery gives). Where the desktop's service cannot be
+// reached (Deps.Notify fails or is nil) Fyne's notification says the
+// same without buttons. Any goroutine but one holding the transfers
+// screen's lock: the service is called off the caller's.
 func (u *UI) notifyDelivery(name string, mail bool, snap transfer.Snapshot) {
 	title, body := lang.X("notify.sent", "Carrier: sent"), name
 	if snap.State == transfer.StateFailed {
-		title, body = lang.X("notify.failed", "Carrier: failed"), lang.X("notify.failed.body", "{{.Name}}: {{.Error}}", w{"Name": body, "Error": failureWords(snap)})
+		title, body = lang.X("notify.failed", "Carrier: failed"), lang.X("notify.failed.body", "{{.Name}}: {{.Error}}", w{"Name": body, "Error": failureWordsAs(snap, u.transfers.roleOf(snap))})
 	}
 	body = app.PrintableLines(body) // a failure's server words go on a line of their own
 	fallback := func() { u.fyneNotify(fyne.NewNotification(title, body)) }
@@ -49,7 +51,7 @@ func (u *UI) notifyDelivery(name string, mail bool, snap transfer.Snapshot) {
 		actions = append(actions, NoticeAction{Key: "retry", Label: lang.X("notify.retry", "Retry"), Do: func() {
 			u.goBackground(func(ctx context.Context) { u.deps.Uploads.Retry(ctx, id) })
 		}}, show)
-	} else if mail && u.inSandbox(snap) {
+	} else if mail && u.mailbox.mailbox().Holds(snap) {
 		id := gmailID(snap)
 		actions = append(actions, NoticeAction{Key: "mailbox", Label: lang.X("notify.mailbox", "Open in Mailbox"), Do: func() {
 			u.bringBack(u.mailboxTab)
@@ -66,12 +68,6 @@ func (u *UI) notifyDelivery(name string, mail bool, snap transfer.Snapshot) {
 			fallback()
 		}
 	})
-}
-
-// inSandbox reports whether a job went to the embedded sandbox, whose
-// mail the Mailbox screen reads.
-func (u *UI) inSandbox(snap transfer.Snapshot) bool {
-	return strings.HasPrefix(snap.URL, u.deps.Endpoint+"/")
 }
 
 // gmailID is the id of the message a job sent, from Gmail's answer: a

@@ -45,11 +45,52 @@ type partRow struct {
 	object       fyne.CanvasObject
 }
 
-// isPart reports whether a job is by nature a part of another: an upload
-// to Drive, or an API call (a share, a batch's call). The tray counts the
-// others; its role is read off the one route table.
-func isPart(s transfer.Snapshot) bool {
-	return s.Type == transfer.Call || delivery.MemberOf(s.ID, s.URL, "").Role == delivery.RoleDriveFile
+// isPart reports whether a job, in role r of its delivery, is by nature a
+// part of another: an upload to Drive, or an API call (a share, a batch's
+// call). The tray counts the others.
+func isPart(s transfer.Snapshot, r delivery.Role) bool {
+	return s.Type == transfer.Call || r == delivery.RoleDriveFile
+}
+
+// guessRole is the role of a job whose delivery is not at hand (the
+// tray's words of bare snapshots, a failure's words without its row):
+// delivery.RoleOf reads it as it reads a job of a journal from before
+// deliveries.
+func guessRole(s transfer.Snapshot) delivery.Role { return delivery.RoleOf(nil, s) }
+
+// roleOf is job snap's role in its delivery: the one the screen's stored
+// delivery gives its member (delivery.RoleOf, which reads the role of a
+// job no stored delivery names yet as Adopt would). Any goroutine, s.mu
+// not held.
+func (s *transfersScreen) roleOf(snap transfer.Snapshot) delivery.Role {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id, ok := s.owner[snap.ID]
+	if !ok {
+		id = snap.Owner
+	}
+	return delivery.RoleOf(s.dels[id], snap)
+}
+
+// roles is roleOf for many jobs at once (the tray's, a camera roll's
+// 20,000 each asked in turn): the roles the stored deliveries give their
+// members, read once; guessRole for a job none of them names. Any
+// goroutine, s.mu not held.
+func (s *transfersScreen) roles() func(transfer.Snapshot) delivery.Role {
+	s.mu.Lock()
+	known := make(map[string]delivery.Role, len(s.owner))
+	for _, d := range s.dels {
+		for _, m := range d.Members {
+			known[m.Job] = m.Role
+		}
+	}
+	s.mu.Unlock()
+	return func(snap transfer.Snapshot) delivery.Role {
+		if r := known[snap.ID]; r != "" {
+			return r
+		}
+		return guessRole(snap)
+	}
 }
 
 // setDeliveries makes ds the screen's deliveries (s.mu held): each job's
@@ -88,7 +129,7 @@ func (s *transfersScreen) join(snap transfer.Snapshot) bool {
 	if snap.Owner == "" || d == nil {
 		return false
 	}
-	d.Members = append(d.Members, delivery.MemberOf(snap.ID, snap.URL, snap.Path))
+	d.Members = append(d.Members, delivery.MemberIn(d, snap))
 	s.owner[snap.ID] = d.ID
 	s.regrouped = true
 	return true
@@ -512,7 +553,7 @@ func (s *transfersScreen) phaseWords(rd *rowData) string {
 		v := rd.view(st.Member.Job)
 		words := s.changedFailureWords(rd, v.snap)
 		if words == "" {
-			words = failureWords(v.snap)
+			words = failureWordsAs(v.snap, st.Member.Role)
 		}
 		if rd.lone() || st.Member.Role == delivery.RoleMessage {
 			return words

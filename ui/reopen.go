@@ -25,13 +25,11 @@ import (
 // after a restart too); a draft opens in Compose from the Mailbox, and
 // saving it again updates the same draft.
 
-// isMessage reports whether a job uploads a Gmail message (sent, a draft,
-// inserted or imported), by its role in the one route table: for the
-// words of a failure, which name a file only when it is the person's (a
-// message's bytes are a spool).
-func isMessage(s transfer.Snapshot) bool {
-	return delivery.MemberOf(s.ID, s.URL, "").Role == delivery.RoleMessage
-}
+// isMessage reports whether a job in role r of its delivery uploads a
+// Gmail message (sent, a draft, inserted or imported): for the words of a
+// failure, which name a file only when it is the person's (a message's
+// bytes are a spool), and the tray's Undo.
+func isMessage(r delivery.Role) bool { return r == delivery.RoleMessage }
 
 // reopenable reports whether a delivery, where it stands, is a message to
 // reopen in Compose: it was cancelled, or waits on a member cancelled, or

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/lang"
 
 	"carrier/internal/app"
+	"carrier/internal/delivery"
 	"carrier/transfer"
 )
 
@@ -26,7 +27,11 @@ const trayEvery = time.Second
 // confirmed, never rounded up to 100 while something is left; the time
 // left is what is left of the jobs not paused at the confirmed pace of
 // those running, shown only once a pace is known.
-func TrayStatus(snaps []transfer.Snapshot) string {
+func TrayStatus(snaps []transfer.Snapshot) string { return trayStatus(snaps, guessRole) }
+
+// trayStatus is TrayStatus with each job's role in its delivery given by
+// role (the transfers screen's roles).
+func trayStatus(snaps []transfer.Snapshot, role func(transfer.Snapshot) delivery.Role) string {
 	var count, paused int
 	var size, confirmed, left int64
 	var rate float64
@@ -34,7 +39,7 @@ func TrayStatus(snaps []transfer.Snapshot) string {
 		if !s.State.Unfinished() {
 			continue
 		}
-		if !isPart(s) {
+		if !isPart(s, role(s)) {
 			count++
 			if s.State == transfer.StatePaused {
 				paused++
@@ -126,14 +131,15 @@ func (t *tray) refresh() {
 // trayEvery (progress). Any goroutine.
 func (t *tray) update(force bool) {
 	snaps := t.u.transfers.snapshots()
-	text := TrayStatus(snaps)
+	role := t.u.transfers.roles()
+	text := trayStatus(snaps, role)
 	parked := parkedByAccount(snaps)
 	signIn := make([]string, len(parked))
 	for i, s := range parked {
 		signIn[i] = app.Printable(signInWords(s))
 	}
 	now := time.Now()
-	held := undoable(snaps, now)
+	held := undoableBy(snaps, now, role)
 	undo := make([]string, len(held))
 	for i, s := range held {
 		undo[i] = lang.X("tray.undo", "Undo sending '{{.Name}}'", w{"Name": app.Printable(jobName(s))})
@@ -191,11 +197,17 @@ func (t *tray) update(force bool) {
 // undoable are the messages among snaps held for their undo window at
 // now, which Undo may still stop.
 func undoable(snaps []transfer.Snapshot, now time.Time) []transfer.Snapshot {
+	return undoableBy(snaps, now, guessRole)
+}
+
+// undoableBy is undoable with each job's role in its delivery given by
+// role (the transfers screen's roles).
+func undoableBy(snaps []transfer.Snapshot, now time.Time, role func(transfer.Snapshot) delivery.Role) []transfer.Snapshot {
 	var out []transfer.Snapshot
 	for _, s := range snaps {
 		// A message sent later (more than the longest undo window ahead) is
 		// the Transfers row's to unschedule, not the tray's.
-		if isMessage(s) && s.State.Unfinished() && s.SendAt.After(now) && !s.SendAt.After(now.Add(app.MaxUndoWindow)) {
+		if isMessage(role(s)) && s.State.Unfinished() && s.SendAt.After(now) && !s.SendAt.After(now.Add(app.MaxUndoWindow)) {
 			out = append(out, s)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"carrier/auth"
 	"carrier/internal/app"
+	"carrier/internal/delivery"
 	"carrier/transfer"
 )
 
@@ -164,10 +165,13 @@ func detailLine(text string) string {
 
 // failureWords is a failed job's words: the sentence, then the detail
 // line.
-func failureWords(snap transfer.Snapshot) string {
+func failureWords(snap transfer.Snapshot) string { return failureWordsAs(snap, guessRole(snap)) }
+
+// failureWordsAs is failureWords of a job in role r of its delivery.
+func failureWordsAs(snap transfer.Snapshot, r delivery.Role) string {
 	fl := classifyFailure(snap.Failure)
 	s := failureSentence(fl, serverName(snap.URL))
-	if fl.kind == failChanged && snap.Path != "" && !isMessage(snap) {
+	if fl.kind == failChanged && snap.Path != "" && !isMessage(r) {
 		s = changedWords(snap)
 	}
 	if reset, ok := app.QuotaStopped(snap); ok {

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"slices"
 	"sort"
-	"strings"
 
 	"carrier/internal/delivery"
 	"carrier/internal/gapi"
@@ -210,10 +209,10 @@ func FilesOnDrive(jobs []transfer.Snapshot, parts []string) []DriveFile {
 		if j.State != transfer.StateDone || !slices.Contains(parts, j.ID) {
 			continue
 		}
-		if delivery.RouteOf(j.URL).Kind != delivery.KindDriveUpload {
+		r, root := delivery.RouteRoot(j.URL) // the API root before the route
+		if r.Kind != delivery.KindDriveUpload {
 			continue
 		}
-		root, _, _ := strings.Cut(j.URL, "/upload/drive/v3/files") // the API root before the route
 		var file struct {
 			ID   string `json:"id"`
 			Name string `json:"name"`

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"carrier/internal/delivery"
 	"carrier/transfer"
 )
 
@@ -69,21 +70,23 @@ func PlanPhotos(n, quota, left int, now time.Time) PhotosPlan {
 
 // PhotosLeftToday is what this Carrier knows of today's Photos requests
 // left, of quota a day (0: Google's), from its journal: the uploads and
-// calls to root (the Photos API's) that were sent since the last reset
-// count; a request refused for the daily quota since then leaves none.
-// With no journal to read, the whole day is assumed.
+// calls to root (the Photos API's, by the route table) that were sent
+// since the last reset count; a request refused for the daily quota since
+// then leaves none. With no journal to read, the whole day is assumed.
 func (q *Queue) PhotosLeftToday(root string, quota int, now time.Time) int {
 	if quota <= 0 {
 		quota = PhotosDailyRequests
 	}
 	reset := PhotosDailyReset(now)
 	since := PhotosDailyReset(reset.Add(-25 * time.Hour)) // the midnight before the next
-	root = strings.TrimRight(root, "/") + "/v1/"
 	used, stopped := 0, false
 	// Counted one job at a time, none kept: after a camera roll the
 	// history is 20,400 records.
 	_, err := q.HistoryWhere(func(r *transfer.Snapshot) bool {
-		if !strings.HasPrefix(r.URL, root) || r.Updated.Before(since) {
+		if r.Updated.Before(since) {
+			return false
+		}
+		if route, at := delivery.RouteRoot(r.URL); !route.Photos() || at != strings.TrimRight(root, "/") {
 			return false
 		}
 		switch {

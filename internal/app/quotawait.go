@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -149,12 +147,10 @@ func QuotaStopped(s transfer.Snapshot) (time.Time, bool) {
 	return PhotosDailyReset(s.Updated), true
 }
 
-// isPhotosCall says whether u is a call of the Photos Library API (its
-// paths begin /v1/: uploads, mediaItems, albums), on Google or a sandbox.
-func isPhotosCall(u string) bool {
-	p, err := url.Parse(u)
-	return err == nil && strings.HasPrefix(p.Path, "/v1/")
-}
+// isPhotosCall says whether u is a call of the Photos Library API (an
+// upload, a batchCreate, an album: the route table's), on Google or a
+// sandbox.
+func isPhotosCall(u string) bool { return delivery.RouteOf(u).Photos() }
 
 // Start finds the journal's jobs the quota stopped (failed for it, or
 // held by Hold in this or an earlier process) and sends each on at its

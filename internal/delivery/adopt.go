@@ -141,6 +141,24 @@ func MemberOf(job, jobURL, path string) Member {
 	return m
 }
 
+// MemberIn is job s as a member of its delivery d (the stored one, which
+// names its members and their roles): the member d holds. A job d does
+// not name (one that joins it: Reconcile), or with no delivery stored (d
+// nil: a journal from before deliveries, or a job seen before its
+// delivery was read), is read off its URL as Adopt reads it (MemberOf):
+// that guess is made here alone.
+func MemberIn(d *Delivery, s transfer.Snapshot) Member {
+	if d != nil {
+		if m, ok := d.Member(s.ID); ok && m.Role.valid() {
+			return m
+		}
+	}
+	return MemberOf(s.ID, s.URL, s.Path)
+}
+
+// RoleOf is the part job s plays in its delivery d (MemberIn).
+func RoleOf(d *Delivery, s transfer.Snapshot) Role { return MemberIn(d, s).Role }
+
 // draftOf is the draft a message job updates, sends or saved: from its
 // URL (drafts.update), its metadata (drafts.send) or Gmail's answer
 // (drafts.create, once done).

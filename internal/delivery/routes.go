@@ -2,6 +2,7 @@ package delivery
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -66,15 +67,8 @@ func RouteOf(rawURL string) Route {
 func RouteAt(escaped, p string) Route {
 	segs := strings.Split(strings.TrimSuffix(escaped, "/"), "/")
 	for _, r := range Routes {
-		want := strings.Split(strings.TrimPrefix(r.Path, "/"), "/")
-		if len(want) > len(segs) {
-			continue
-		}
-		tail, ok := segs[len(segs)-len(want):], true
-		for i, w := range want {
-			ok = ok && (w == tail[i] || w == "{id}" && tail[i] != "")
-		}
-		if ok {
+		want := segments(r.Path)
+		if len(want) <= len(segs) && matches(segs[len(segs)-len(want):], want) {
 			return r
 		}
 	}
@@ -95,6 +89,114 @@ func RouteAt(escaped, p string) Route {
 		return Route{What: p, Kind: KindDriveShare}
 	}
 	return Route{What: p}
+}
+
+// below are the paths under the API root of the routes RouteAt names by
+// their ends (Routes carry their own).
+var below = map[string]string{
+	KindPhotosUpload: "/v1/uploads",
+	KindPhotosItems:  "/v1/mediaItems:batchCreate",
+	KindPhotosAlbum:  "/v1/albums",
+	KindDriveUpload:  "/upload/drive/v3/files",
+	KindDriveShare:   "/drive/v3/files/{id}/permissions",
+}
+
+// Photos reports whether r is a call of Google Photos' Library API (an
+// upload, a batchCreate, an album): Photos' daily quota is theirs.
+func (r Route) Photos() bool { return strings.HasPrefix(r.Kind, "photos.") }
+
+// RouteRoot is the route of a job's URL (RouteOf) and the API root it
+// goes to: the URL's scheme, host and whatever path comes before the
+// route's own ("https://photoslibrary.googleapis.com",
+// "http://127.0.0.1:4000/api"), with no query. The root is "" for a URL
+// on no route of the table, or one that does not parse: such a job is at
+// no API root Carrier knows.
+func RouteRoot(rawURL string) (Route, string) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return Route{}, ""
+	}
+	r := RouteAt(u.EscapedPath(), u.Path)
+	pattern := r.Path
+	if pattern == "" {
+		pattern = below[r.Kind]
+	}
+	if r.Kind == "" || pattern == "" || u.Host == "" {
+		return r, ""
+	}
+	segs := strings.Split(strings.TrimSuffix(u.EscapedPath(), "/"), "/")
+	want := segments(pattern)
+	n := -1
+	if len(want) <= len(segs) && matches(segs[len(segs)-len(want):], want) {
+		n = len(segs) - len(want)
+	} else {
+		// Named by what it holds (the timeline's attachments of an
+		// empty id, a bucket's deeper path): the root ends where the
+		// route's fixed start begins.
+		fixed := want
+		for i, w := range want {
+			if w == "{id}" {
+				fixed = want[:i]
+				break
+			}
+		}
+		for i := 0; i+len(fixed) <= len(segs) && len(fixed) > 0; i++ {
+			if slices.Equal(segs[i:i+len(fixed)], fixed) {
+				n = i
+				break
+			}
+		}
+	}
+	if n < 0 {
+		return r, ""
+	}
+	return r, u.Scheme + "://" + u.Host + strings.Join(segs[:n], "/")
+}
+
+// RootOf is the API root a job's URL goes to (RouteRoot), "" when it is
+// on no route of the table.
+func RootOf(rawURL string) string {
+	_, root := RouteRoot(rawURL)
+	return root
+}
+
+// AtRoot reports whether a job's URL goes to the API root root (a
+// trailing slash aside): on a route of the table, under that root.
+func AtRoot(rawURL, root string) bool {
+	got := RootOf(rawURL)
+	return got != "" && got == strings.TrimRight(root, "/")
+}
+
+// split are the paths of Routes and below in segments, split once: a
+// camera roll's 20,400 jobs are each read off the table.
+var split = func() map[string][]string {
+	m := map[string][]string{}
+	for _, r := range Routes {
+		m[r.Path] = strings.Split(strings.TrimPrefix(r.Path, "/"), "/")
+	}
+	for _, p := range below {
+		m[p] = strings.Split(strings.TrimPrefix(p, "/"), "/")
+	}
+	return m
+}()
+
+// segments is a route's path in segments.
+func segments(path string) []string {
+	if s, ok := split[path]; ok {
+		return s
+	}
+	return strings.Split(strings.TrimPrefix(path, "/"), "/")
+}
+
+// matches reports whether the segments tail are the route's want, a
+// {id} matching any one segment but an empty one.
+func matches(tail, want []string) bool {
+	for i, w := range want {
+		if w != tail[i] && (w != "{id}" || tail[i] == "") {
+			return false
+		}
+	}
+	return true
 }
 
 // roleOf is the part a job at route r plays in a delivery, read off its
