@@ -227,10 +227,10 @@ bench-scale:
 # -overlay (the tree is never changed), each run against the tests of its
 # file (scripts/mutation/transfer.runs); prints the score per file and the
 # mutants that lived. Go alone is needed. By default the engine's edge
-# files, 10 mutants of each (about an hour on two busy cores);
+# files, 10 mutants of each (a little over an hour on two busy cores);
 # MUTATION_FILES= (empty) for every file, MUTATIONFLAGS for -sample,
 # -workers, -base COMMIT (the tests as they were then), -prior LOG.
-MUTATION_FILES ?= acked.go,checksum.go,deps.go,errors.go,events.go,googupload.go,http.go,limit.go,intake.go,jobs.go,minspeed.go,oneshot.go,readrecord.go,resumable.go,source.go
+MUTATION_FILES ?= acked.go,checksum.go,deps.go,errors.go,events.go,googupload.go,http.go,limit.go,intake.go,jobs.go,minspeed.go,oneshot.go,readrecord.go,resumable.go,source.go,knock.go,usefile.go,answer.go
 MUTATIONFLAGS  ?= -sample 10 -timeout-factor 3 -min-timeout 20s
 mutation:
 	$(GO) run ./scripts/mutation -pkg ./transfer -runs scripts/mutation/transfer.runs \
