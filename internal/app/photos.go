@@ -853,10 +853,9 @@ func (q *Queue) dropAnswers(e transfer.Event) {
 	q.DropAnswer(e.Job)
 }
 
-// upRoot is the Photos root of a batchCreate call's URL.
-func upRoot(callURL string) string {
-	return strings.TrimSuffix(callURL, "/v1/mediaItems:batchCreate")
-}
+// upRoot is the Photos root of a batchCreate call's URL, off the route
+// table.
+func upRoot(callURL string) string { return delivery.RootOf(callURL) }
 
 // photosSweep makes again what done calls of the journal left expired
 // with no call queued for them: the process that saw them done may have

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
 	"carrier/auth"
+	"carrier/internal/delivery"
 	"carrier/transfer"
 )
 
@@ -20,28 +20,23 @@ import (
 // fail.
 
 // KindOf is the kind of work a job going to jobURL needs, "" when the URL
-// names no API Carrier knows (a Cloud Storage bucket, another server).
+// names no API Carrier knows (a Cloud Storage bucket, another server):
+// read off the route table (delivery.RouteOf), by the route's kind.
 func KindOf(jobURL string) auth.Kind {
-	u, err := url.Parse(jobURL)
-	if err != nil {
-		return ""
-	}
-	p := u.Path
+	k := delivery.RouteOf(jobURL).Kind
 	switch {
-	case strings.Contains(p, "/drive/v3/"): // uploads, shares, files
-		return auth.Links
-	case strings.Contains(p, "/mirror/v1/timeline"):
-		return auth.Timeline
-	case strings.HasSuffix(p, "/v1/uploads"), strings.HasSuffix(p, "/v1/mediaItems:batchCreate"), strings.Contains(p, "/v1/albums"):
-		return auth.Photos
-	case !strings.Contains(p, "/gmail/v1/users/"):
-		return ""
-	case strings.HasSuffix(p, "/messages/send"):
+	case k == delivery.RouteSend.Kind:
 		return auth.Send
-	case strings.Contains(p, "/drafts"):
+	case k == delivery.RouteDraftSend.Kind, k == delivery.RouteDraftUpdate.Kind, k == delivery.RouteDraft.Kind:
 		return auth.Drafts
-	case strings.HasSuffix(p, "/messages/import"), strings.HasSuffix(p, "/messages"):
+	case k == delivery.RouteImport.Kind, k == delivery.RouteInsert.Kind:
 		return auth.Insert
+	case k == delivery.RouteTimeline.Kind, k == delivery.RouteAttach.Kind:
+		return auth.Timeline
+	case k == delivery.KindDriveUpload, k == delivery.KindDriveShare:
+		return auth.Links
+	case delivery.Route{Kind: k}.Photos():
+		return auth.Photos
 	}
 	return ""
 }

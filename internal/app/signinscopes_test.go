@@ -152,9 +152,27 @@ func TestKindOfAJobFromItsURL(t *testing.T) {
 		"https://photoslibrary.googleapis.com/v1/albums":                                   auth.Photos,
 		"https://www.googleapis.com/upload/mirror/v1/timeline":                             auth.Timeline,
 		"https://storage.googleapis.com/upload/storage/v1/b/bucket/o?uploadType=resumable": "",
+		"https://www.googleapis.com/upload/mirror/v1/timeline/t1/attachments":              auth.Timeline,
+		"http://127.0.0.1:4000/api/upload/gmail/v1/users/me/messages/send":                 auth.Send,
+		"http://127.0.0.1:4000/api/v1/uploads":                                             auth.Photos,
+		"https://example.com/elsewhere":                                                    "",
+		"::not a URL":                                                                      "",
 	} {
 		if got := KindOf(u); got != want {
 			t.Errorf("KindOf(%s) = %q, want %q", u, got, want)
+		}
+	}
+}
+
+// A batchCreate call's Photos root, where its uploads are made again, is
+// what comes before the route, an API root's own path kept.
+func TestUpRootIsTheCallsAPIRoot(t *testing.T) {
+	for call, want := range map[string]string{
+		"https://photoslibrary.googleapis.com/v1/mediaItems:batchCreate": "https://photoslibrary.googleapis.com",
+		"http://127.0.0.1:4000/api/v1/mediaItems:batchCreate":            "http://127.0.0.1:4000/api",
+	} {
+		if got := upRoot(call); got != want {
+			t.Errorf("upRoot(%s) = %q, want %q", call, got, want)
 		}
 	}
 }
