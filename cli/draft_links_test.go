@@ -2,7 +2,10 @@ package cli
 
 import (
 	"bytes"
+	"io"
+	"mime/quotedprintable"
 	"net/http"
+	"net/mail"
 	"strings"
 	"testing"
 )
@@ -101,5 +104,43 @@ func TestDraftLinksSharedWithAnyoneWhenSent(t *testing.T) {
 	}
 	if who, anyone := e.readers(id); len(who) != 0 || !anyone {
 		t.Fatalf("readers %v, anyone %v", who, anyone)
+	}
+}
+
+// A draft sent with its message given again (`--send-draft` with fields,
+// as the window sends a draft it edited): the Drive file its text links
+// to, saved with the draft and shared with nobody, is shared with the
+// recipients as they stand before the message goes, as the window does
+// (one Submit for both).
+func TestDraftSentWithItsMessageSharesItsLinks(t *testing.T) {
+	e := newSendEnv(t)
+	big, _ := namedRandomFile(t, "plans.mov", 26<<20)
+	d, errs, code := e.run("send", "--as", "draft", "--to", "zoe@example.com", "--subject", "Plans", "--body", "Later.", "--attach", big)
+	if code != 0 {
+		t.Fatalf("save draft: %s", errs)
+	}
+	id := e.get("/drive/v3/files?fields=files(id)")["files"].([]any)[0].(map[string]any)["id"].(string)
+	draftMsg := d["message"].(map[string]any)["id"].(string)
+	m := driveLink.FindSubmatch(e.raw(draftMsg))
+	if m == nil || string(m[1]) != id {
+		t.Fatal("the draft does not link to its Drive file")
+	}
+	link := e.url + "/file/d/" + id + "/view"
+	sent, errs, code := e.run("send", "--send-draft", d["id"].(string), "--to", "zoe@example.com, amy@example.com", "--subject", "Plans",
+		"--body", "Here it is: "+link)
+	if code != 0 {
+		t.Fatalf("send the draft with its message: %s", errs)
+	}
+	who, anyone := e.readers(id)
+	if len(who) != 2 || anyone || !strings.Contains(strings.Join(who, " "), "zoe@example.com") || !strings.Contains(strings.Join(who, " "), "amy@example.com") {
+		t.Fatalf("after sending the draft, readers %v, anyone %v", who, anyone)
+	}
+	msg, err := mail.ReadMessage(bytes.NewReader(e.raw(sent["id"].(string))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(quotedprintable.NewReader(msg.Body))
+	if !strings.Contains(string(body), link) {
+		t.Fatalf("the sent message does not link to the Drive file:\n%s", body)
 	}
 }

@@ -173,7 +173,7 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	spec := up.Spec(t.base)
 	spec.Type = typ
 	queue := func(q *app.Queue, spec transfer.Spec) (string, error) {
-		jobs, err := q.SendWithLinks(ctx, app.Drive{Root: t.base, Auth: t.auth}, msg, method, up, lopts, func(s *transfer.Spec) {
+		_, jobs, err := q.Submit(ctx, app.Drive{Root: t.base, Auth: t.auth}, msg, method, gmail, lopts, func(s *transfer.Spec) {
 			s.ChunkSize = spec.ChunkSize
 			if s.Type == "" {
 				s.Type = spec.Type

@@ -68,16 +68,9 @@ func (c *composeScreen) submitAt(method compose.Method, later time.Time) {
 func (c *composeScreen) send(ctx context.Context, method compose.Method, gmail app.GmailOptions, msg *compose.Message, opts app.LinkOptions) {
 	bind, driveAuth := c.from.bind(c.u.deps.Auth)
 	drive := app.Drive{Root: c.u.deps.Target(), Auth: driveAuth, Client: c.u.deps.Client}
-	var ids []string
-	up, err := app.Message(msg, method, gmail)
-	if err == nil && gmail.SendDraft != "" {
-		// Links saved in the draft earlier name files shared with
-		// nobody yet: shared now, with its recipients as they stand.
-		_, err = drive.ShareLinkedIn(ctx, msg, opts.Share, opts.Expiry)
-	}
-	if err == nil {
-		ids, err = c.u.deps.Outbox.SendWithLinks(ctx, drive, msg, method, up, opts, bind)
-	}
+	// A draft sent has the links saved in it earlier, files shared with
+	// nobody yet, shared now with its recipients as they stand.
+	up, ids, err := c.u.deps.Outbox.Submit(ctx, drive, msg, method, gmail, opts, bind)
 	if book := c.u.deps.Addresses; err == nil && book != nil && up.Sends() {
 		// Whom it went to, for the address fields to offer next time;
 		// a store that cannot be written costs the message nothing.

@@ -39,11 +39,12 @@ type Uploads interface {
 
 // Outbox queues what the compose and timeline screens send: the app's
 // recipes and spool (package internal/app's Queue). root is the API root
-// uploads go to (Deps.Target). A message goes with SendWithLinks: its
-// large files to Google Drive (d, authorized by Deps.Auth) as links, the
-// message last; it returns the jobs, the message's last.
+// uploads go to (Deps.Target). A message goes with Submit, as `carrier
+// send`'s does: its large files to Google Drive (d, authorized by
+// Deps.Auth) as links, the message last; it returns the message's recipe
+// and the jobs, the message's last.
 type Outbox interface {
-	SendWithLinks(ctx context.Context, d app.Drive, msg *compose.Message, method compose.Method, up app.Upload, opts app.LinkOptions, settings func(*transfer.Spec)) ([]string, error)
+	Submit(ctx context.Context, d app.Drive, msg *compose.Message, method compose.Method, gmail app.GmailOptions, opts app.LinkOptions, settings func(*transfer.Spec)) (app.Upload, []string, error)
 	PostTimeline(root string, media *compose.TimelineMedia, item compose.TimelineItem) (id string, err error)
 }
 

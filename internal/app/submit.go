@@ -5,6 +5,7 @@ import (
 
 	"carrier/auth"
 	"carrier/compose"
+	"carrier/transfer"
 )
 
 // The rules a message a person gives goes through before anything is
@@ -58,4 +59,27 @@ func MayDrive(ctx context.Context, n int, may func(context.Context, auth.Kind) e
 		return nil
 	}
 	return may(ctx, auth.Links)
+}
+
+// Submit queues a message a person gave, by method with gmail's options,
+// the same way for the window's Compose and `carrier send`: its recipe
+// (Message); when it sends a draft (gmail.SendDraft), the Drive files its
+// text already links to (put there when the draft was saved, shared with
+// nobody) shared as opts says (Drive.ShareLinkedIn); then its large files
+// as Drive links and the message last (SendWithLinks, with settings). It
+// returns the recipe and the jobs, the message's last. Nothing is queued
+// when a share fails: the draft is not sent with links its recipients
+// cannot open.
+func (q *Queue) Submit(ctx context.Context, d Drive, msg *compose.Message, method compose.Method, gmail GmailOptions, opts LinkOptions, settings func(*transfer.Spec)) (Upload, []string, error) {
+	up, err := Message(msg, method, gmail)
+	if err != nil {
+		return up, nil, err
+	}
+	if gmail.SendDraft != "" {
+		if _, err := d.ShareLinkedIn(ctx, msg, opts.Share, opts.Expiry); err != nil {
+			return up, nil, err
+		}
+	}
+	ids, err := q.SendWithLinks(ctx, d, msg, method, up, opts, settings)
+	return up, ids, err
 }
