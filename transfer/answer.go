@@ -78,3 +78,17 @@ func (q *Queue) Answer(id string) (*Response, error) {
 	}
 	return r.Response, nil
 }
+
+// Answers is Answer for each of ids, by id, the journal read once for
+// them all (Journal.LoadMany): a job with no answer, or the journal no
+// longer has, is left out.
+func (q *Queue) Answers(ids []string) (map[string]*Response, error) {
+	recs, err := q.journal.LoadMany(ids)
+	out := make(map[string]*Response, len(recs))
+	for id, r := range recs {
+		if r.Response != nil {
+			out[id] = r.Response
+		}
+	}
+	return out, err
+}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -60,7 +61,12 @@ func settled(s State) bool { return s == StateDone || s == StateCancelled }
 // of an append is the file's last and ends without a newline: it is
 // skipped, since the records it held are still in the folder. Any other
 // line that cannot be read is reported and left out.
+// archiveReads counts the reads of a whole archive (readArchive), for
+// the tests of what reads it how often.
+var archiveReads atomic.Int64
+
 func (j *Journal) readArchive(skip func(id string) bool) (map[string]*Record, error) {
+	archiveReads.Add(1)
 	f, err := os.Open(j.archivePath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

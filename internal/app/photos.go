@@ -556,11 +556,30 @@ func (q *Queue) PhotosResults(b *PhotosBatch) ([]PhotosResult, error) {
 	for _, c := range b.Creates {
 		walk(c)
 	}
+	// The answers the journal holds, read in one go: those of calls
+	// archived by another Carrier's start are in the archive, which is
+	// then read once, not once per call.
+	var inJournal []string
+	for _, c := range calls {
+		if c.State == transfer.StateDone && c.Response != nil && c.AnswerInJournal {
+			inJournal = append(inJournal, c.ID)
+		}
+	}
+	var kept map[string]*transfer.Response
+	if len(inJournal) > 0 {
+		kept, _ = q.Queue.Answers(inJournal) // one not read is a file whose item is not known yet
+	}
 	for _, c := range calls {
 		uploads := quotedUploads(*c)
 		var ans batchCreateAnswer
-		if c.State == transfer.StateDone && c.Response != nil {
-			json.Unmarshal(q.answerBody(*c), &ans)
+		switch {
+		case c.State != transfer.StateDone || c.Response == nil:
+		case c.AnswerInJournal:
+			if r := kept[c.ID]; r != nil {
+				json.Unmarshal(r.Body, &ans)
+			}
+		default:
+			json.Unmarshal(c.Response.Body, &ans)
 		}
 		for k, u := range uploads {
 			up := v.snap(u)
