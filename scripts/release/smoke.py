@@ -110,6 +110,11 @@ def main():
     except subprocess.TimeoutExpired:
         e2e.fail("the window did not end within 30 s of SIGTERM")
     if code != 0:
+        # What the window wrote (a panic's trace, say) is in its log,
+        # which goes with the scratch folder: said here first.
+        wlog.close()
+        with open(os.path.join(work, "window.log"), errors="replace") as f:
+            print(f.read()[-6000:], flush=True)
         e2e.fail("the window exited %d after SIGTERM" % code)
     print("%s: the window opened (%dx%d, artifacts/screenshots/release-%s.png) and closed cleanly"
           % (name, g["WIDTH"], g["HEIGHT"], name), flush=True)
