@@ -33,6 +33,20 @@ type skewClock struct {
 
 func (c *skewClock) Now() time.Time { return c.Clock.Now().Add(time.Duration(c.skew.Load())) }
 
+// setPacific moves the wall to h:m Pacific on the day it shows there,
+// back or ahead, before anything has used it. A test of a day's quota
+// starts in the evening, as a real day's quota runs out, so that an
+// upload token made on one day is under a day old at the next day's
+// start; the system's wall put it wherever CI ran (once, five minutes
+// past midnight Pacific: the first day's tokens had expired by the
+// second day and the batch took a day more than its plan).
+func (c *skewClock) setPacific(h, m int) {
+	now := c.Now()
+	reset := PhotosDailyReset(now)
+	at := time.Date(reset.Year(), reset.Month(), reset.Day()-1, h, m, 0, 0, reset.Location())
+	c.skew.Add(int64(at.Sub(now)))
+}
+
 // photosEnv is a sandbox serving Photos, reached through a proxy whose
 // hook sees each batchCreate call first (to hold it, lose its answer or
 // count it).
@@ -59,6 +73,7 @@ type photosEnv struct {
 func newPhotosEnv(t *testing.T) *photosEnv {
 	t.Helper()
 	env := &photosEnv{t: t, token: "photos-test-token", clock: &skewClock{Clock: transfer.SystemClock()}}
+	env.clock.setPacific(20, 0)
 	sb, err := sandbox.Open(sandbox.Options{Dir: t.TempDir(), Token: env.token, Now: env.clock.Now})
 	if err != nil {
 		t.Fatal(err)
