@@ -164,12 +164,7 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	// Drive is asked for only when a message needs it.
-	if _, linked := compose.PlanLinks(msg, method, lopts.Policy, lopts.Threshold, nil); len(linked) > 0 {
-		if err := app.MayDrive(ctx, len(linked), t.may); err != nil {
-			return fmt.Errorf("%d of the files go as Google Drive links (they are over %s, or the message would not fit): %w; or send with --links never", len(linked), lf.over, err)
-		}
-	}
+	lopts.May = t.may // Drive is asked for only when a message needs it (Submit)
 	spec := up.Spec(t.base)
 	spec.Type = typ
 	queue := func(q *app.Queue, spec transfer.Spec) (string, error) {
@@ -179,6 +174,10 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 				s.Type = spec.Type
 			}
 		})
+		var refused *app.LinksNotAllowed
+		if errors.As(err, &refused) {
+			return "", fmt.Errorf("%d of the files go as Google Drive links (they are over %s, or the message would not fit): %w; or send with --links never", len(refused.Linked), lf.over, refused.Err)
+		}
 		if err != nil {
 			return "", err
 		}

@@ -13,10 +13,10 @@ import (
 	"carrier/internal/app"
 )
 
-// submit builds the message off the UI thread, then queues its upload.
-// A message with Drive links first makes sure the account allows Carrier
-// to create files in Drive, and asks the person (askDrive) before anything
-// is queued when it does not.
+// submit checks the form, then queues the message off the UI thread
+// (app.Queue.Submit). A message with Drive links that the account does
+// not allow Carrier to put in Drive is refused with nothing queued, and
+// the person is asked (askDrive).
 func (c *composeScreen) submit(method compose.Method) { c.submitAt(method, time.Time{}) }
 
 // submitAt is submit, a message sent later (Send later) when later is
@@ -46,19 +46,8 @@ func (c *composeScreen) submitAt(method compose.Method, later time.Time) {
 		// Held for the undo window from the press of Send (Undo send).
 		opts.SendAt = app.SendAfter(time.Now(), c.u.undoWindow())
 	}
-	linked := c.linked()
-	may := c.u.deps.May
-	c.u.goBackground(func(ctx context.Context) {
-		var na *app.NotAllowedError
-		if err := app.MayDrive(ctx, len(linked), may); errors.As(err, &na) {
-			c.u.do(func() { c.askDrive(method, gmail, msg, opts, linked, na) })
-			return
-		} else if err != nil {
-			c.u.do(func() { c.notSent(problemText(err)) })
-			return
-		}
-		c.send(ctx, method, gmail, msg, opts)
-	})
+	opts.May = c.u.deps.May
+	c.u.goBackground(func(ctx context.Context) { c.send(ctx, method, gmail, msg, opts) })
 }
 
 // send queues the message as submit read it, with its links as opts says,
@@ -71,6 +60,14 @@ func (c *composeScreen) send(ctx context.Context, method compose.Method, gmail a
 	// A draft sent has the links saved in it earlier, files shared with
 	// nobody yet, shared now with its recipients as they stand.
 	up, ids, err := c.u.deps.Outbox.Submit(ctx, drive, msg, method, gmail, opts, bind)
+	var refused *app.LinksNotAllowed
+	var na *app.NotAllowedError
+	if errors.As(err, &refused) && errors.As(err, &na) {
+		// Nothing was queued: the person may allow Drive, or attach the
+		// files instead.
+		c.u.do(func() { c.askDrive(method, gmail, msg, opts, refused.Linked, na) })
+		return
+	}
 	if book := c.u.deps.Addresses; err == nil && book != nil && up.Sends() {
 		// Whom it went to, for the address fields to offer next time;
 		// a store that cannot be written costs the message nothing.

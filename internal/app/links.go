@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"carrier/auth"
 	"carrier/compose"
 	"carrier/internal/delivery"
 	"carrier/internal/gapi"
@@ -68,6 +69,12 @@ type LinkOptions struct {
 	// saved) until then: Undo send's window, now plus UndoWindow. Zero:
 	// it goes as soon as it can.
 	SendAt time.Time
+	// May says whether the account allows Carrier Drive (auth.Links),
+	// asked by Submit before anything is queued when a file goes as a
+	// link: nil when it does, an error (a *NotAllowedError when the
+	// person can allow it) when not. Nil: nobody can say; it is not
+	// asked.
+	May func(context.Context, auth.Kind) error
 }
 
 // MaxLinkExpiry is Drive's limit on a permission's expiration.

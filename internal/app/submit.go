@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 
 	"carrier/auth"
 	"carrier/compose"
@@ -61,19 +62,47 @@ func MayDrive(ctx context.Context, n int, may func(context.Context, auth.Kind) e
 	return may(ctx, auth.Links)
 }
 
+// LinksNotAllowed is Submit's refusal of a message some of whose files
+// go as Google Drive links (Linked) while the account does not allow
+// Carrier Drive: nothing is queued. Err is what the permission check said
+// (a *NotAllowedError when the person can allow it, through
+// errors.As).
+type LinksNotAllowed struct {
+	Linked []string
+	Err    error
+}
+
+func (e *LinksNotAllowed) Error() string {
+	return fmt.Sprintf("%d of the files go as Google Drive links: %v", len(e.Linked), e.Err)
+}
+
+func (e *LinksNotAllowed) Unwrap() error { return e.Err }
+
 // Submit queues a message a person gave, by method with gmail's options,
-// the same way for the window's Compose and `carrier send`: its recipe
-// (Message); when it sends a draft (gmail.SendDraft), the Drive files its
-// text already links to (put there when the draft was saved, shared with
-// nobody) shared as opts says (Drive.ShareLinkedIn); then its large files
-// as Drive links and the message last (SendWithLinks, with settings). It
-// returns the recipe and the jobs, the message's last. Nothing is queued
-// when a share fails: the draft is not sent with links its recipients
-// cannot open.
+// the same way for the window's Compose and `carrier send`: its fields
+// checked and its method said (Prepare); its recipe (Message); when some
+// of its files go as Drive links (opts.Policy, Threshold, Choose), the
+// account's permission asked of opts.May (MayDrive), refused as a
+// *LinksNotAllowed; when it sends a draft (gmail.SendDraft), the Drive
+// files its text already links to (put there when the draft was saved,
+// shared with nobody) shared as opts says (Drive.ShareLinkedIn); then
+// its large files as Drive links and the message last (SendWithLinks,
+// with settings). It returns the recipe and the jobs, the message's
+// last. Nothing is queued when a check or a share fails: the draft is
+// not sent with links its recipients cannot open.
 func (q *Queue) Submit(ctx context.Context, d Drive, msg *compose.Message, method compose.Method, gmail GmailOptions, opts LinkOptions, settings func(*transfer.Spec)) (Upload, []string, error) {
+	method, err := Prepare(msg, method, gmail)
+	if err != nil {
+		return Upload{}, nil, err
+	}
 	up, err := Message(msg, method, gmail)
 	if err != nil {
 		return up, nil, err
+	}
+	if _, linked := compose.PlanLinks(msg, method, opts.Policy, opts.Threshold, opts.Choose); len(linked) > 0 {
+		if err := MayDrive(ctx, len(linked), opts.May); err != nil {
+			return up, nil, &LinksNotAllowed{Linked: linked, Err: err}
+		}
 	}
 	if gmail.SendDraft != "" {
 		if _, err := d.ShareLinkedIn(ctx, msg, opts.Share, opts.Expiry); err != nil {

@@ -3,6 +3,9 @@ package app
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"carrier/auth"
@@ -108,4 +111,47 @@ func TestMayDriveAsksOnlyWhenNeeded(t *testing.T) {
 	if err := MayDrive(ctx, 1, allow); err != nil {
 		t.Errorf("allowed: %v", err)
 	}
+}
+
+// Submit asks Drive's permission itself, once, and only of a message
+// whose files go as links: refused, nothing is queued and the refusal
+// names the files (for the window's question) and carries the check's
+// own error; allowed, or with no link, the message goes.
+func TestSubmitAsksDriveBeforeQueuingLinks(t *testing.T) {
+	env := newPhotosEnv(t)
+	q := env.open(t.TempDir(), nil)
+	ctx := context.Background()
+	film := filepath.Join(t.TempDir(), "film.mov")
+	if err := os.WriteFile(film, []byte(strings.Repeat("film ", 20000)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	msg := &compose.Message{From: "me@example.com", To: []string{"zoe@example.com"}, Subject: "Film", Text: "Here.", Attachments: []string{film}}
+	refuse := &NotAllowedError{Address: "me@example.com", Kind: auth.Links}
+	var asked []auth.Kind
+	opts := LinkOptions{Policy: compose.LinksAlways, May: func(_ context.Context, k auth.Kind) error {
+		asked = append(asked, k)
+		return refuse
+	}}
+	_, ids, err := q.Submit(ctx, env.photos().Drive, msg, compose.Send, GmailOptions{}, opts, nil)
+	var refused *LinksNotAllowed
+	var na *NotAllowedError
+	if !errors.As(err, &refused) || !errors.As(err, &na) || na != refuse || len(refused.Linked) != 1 || refused.Linked[0] != film {
+		t.Fatalf("a link not allowed: %v (%+v), want LinksNotAllowed naming %s around the refusal", err, refused, film)
+	}
+	if len(ids) != 0 || len(q.Jobs()) != 0 || len(asked) != 1 || asked[0] != auth.Links {
+		t.Fatalf("refused: %d jobs queued (%d held), asked %v; want none queued, asked once for links", len(ids), len(q.Jobs()), asked)
+	}
+
+	asked = nil
+	opts.Policy = compose.LinksNever // attached instead: Drive is not asked
+	_, ids, err = q.Submit(ctx, env.photos().Drive, msg, compose.Send, GmailOptions{}, opts, nil)
+	if err != nil || len(ids) != 1 || len(asked) != 0 {
+		t.Fatalf("attached: %v, jobs %v, asked %v; want the message alone, nothing asked", err, ids, asked)
+	}
+	opts.Policy, opts.May = compose.LinksAlways, func(context.Context, auth.Kind) error { return nil }
+	_, linked, err := q.Submit(ctx, env.photos().Drive, msg, compose.Send, GmailOptions{}, opts, nil)
+	if err != nil || len(linked) != 3 {
+		t.Fatalf("allowed: %v, jobs %v; want the file's upload, its share and the message", err, linked)
+	}
+	waitDone(t, q, append(ids, linked...))
 }
