@@ -263,7 +263,9 @@ def compose_kept_across_close(env, carrier, wid, binary, log, click, drag, base,
     # "Nothing uploading" is this step's premise: a job of an earlier step
     # still unfinished in the journal would rightly make Carrier ask
     # before quitting (with no tray), which is not what is tested here.
-    wait_for("no unfinished job before closing", lambda: not unfinished_jobs(env), timeout=60)
+    if unfinished_jobs(env):
+        print("note: jobs unfinished before closing, waited for: %r" % unfinished_jobs(env), flush=True)
+        wait_for("no unfinished job before closing", lambda: not unfinished_jobs(env), timeout=60)
     close_window(env, wid)
     try:
         code = carrier.wait(timeout=30)
