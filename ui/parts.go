@@ -757,6 +757,50 @@ func (s *transfersScreen) act(id string, verb delivery.Verb) {
 	})
 }
 
+// actEach does verb, through the app's service, to the delivery of each
+// job the queue holds that want picks, once a delivery (actOn). What
+// could not move is not said: the tray's Pause all and Resume all leave
+// the rows to show where each stands.
+func (s *transfersScreen) actEach(ctx context.Context, verb delivery.Verb, want func(transfer.Snapshot) bool) {
+	jobs := s.u.deps.Uploads.Jobs()
+	now := delivery.ByJob(jobs)
+	done := map[string]bool{}
+	for _, j := range jobs {
+		if !want(j) {
+			continue
+		}
+		if id := s.deliveryOf(j.ID); id != "" {
+			if done[id] {
+				continue
+			}
+			done[id] = true
+		}
+		s.actOn(ctx, j.ID, verb, now)
+	}
+}
+
+// actOn does verb, through the app's service, to the delivery job
+// belongs to, its members standing as now (the queue's jobs, by id) or
+// else their rows say; a job whose delivery the screen does not know yet
+// gets the verb alone. Any goroutine; the error is the service's.
+func (s *transfersScreen) actOn(ctx context.Context, job string, verb delivery.Verb, now map[string]transfer.Snapshot) error {
+	d := delivery.Delivery{ID: job, Members: []delivery.Member{{Job: job}}}
+	var views map[string]jobView
+	if rd := s.data(s.deliveryOf(job)); rd != nil {
+		d, views = rd.d, rd.views
+	}
+	snaps := make(map[string]transfer.Snapshot, len(d.Members))
+	for _, m := range d.Members {
+		if j, ok := now[m.Job]; ok {
+			snaps[m.Job] = j
+		} else if v, ok := views[m.Job]; ok {
+			snaps[m.Job] = v.snap
+		}
+	}
+	_, err := app.Acting{Jobs: s.u.deps.Uploads}.Act(ctx, d, snaps, verb)
+	return err
+}
+
 // firstOf is the first of the errors joined in err: the one a dialog
 // names.
 func firstOf(err error) error {
