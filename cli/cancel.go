@@ -88,16 +88,11 @@ func runCancel(ctx context.Context, env *Env, args []string) error {
 	// The delivery is found as `carrier status` finds it, from the
 	// journal and the stored deliveries alone: the embedded sandbox its
 	// jobs are on is started before the queue opens.
-	jobs, lerr, err := readJournal(tf.stateDir)
+	ds, byID, lerr, _, err := readDeliveries(tf.stateDir)
 	if err != nil {
 		return err
 	}
-	byID := delivery.ByJob(jobs)
-	var stored []delivery.Delivery
-	if store, serr := delivery.Open(delivery.Dir(tf.stateDir)); serr == nil {
-		stored, _ = store.List() // what cannot be read is grouped from the jobs (delivery.Of)
-	}
-	d, ok := app.DeliveryNamed(delivery.Of(jobs, stored), id)
+	d, ok := app.DeliveryNamed(ds, id)
 	if !ok {
 		if lerr != nil {
 			return errors.Join(fmt.Errorf("job %q: %w", id, transfer.ErrUnknownJob), fmt.Errorf("some journal records could not be read: %w", lerr))
