@@ -102,18 +102,7 @@ func ended(p delivery.Phase) bool {
 
 // headJob is the id `carrier cancel` takes for d: its message or draft,
 // else its last member (a Photos batch's last call, an upload).
-func headJob(d delivery.Delivery) string {
-	for _, m := range d.Members {
-		switch m.Role {
-		case delivery.RoleMessage:
-			return m.Job
-		}
-	}
-	if len(d.Members) > 0 {
-		return d.Members[len(d.Members)-1].Job
-	}
-	return d.ID
-}
+func headJob(d delivery.Delivery) string { return cmp.Or(app.Head(d), d.ID) }
 
 // destinationWords names where a phase's work goes.
 func destinationWords(kind string) string {

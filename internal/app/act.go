@@ -105,10 +105,10 @@ func (a Acting) Act(ctx context.Context, d delivery.Delivery, snaps map[string]t
 		}
 		do = func(j string) error { return a.Jobs.Cancel(ctx, j) }
 	case delivery.VerbSendAnyway:
-		do = func(string) error { return nil }
-		if a.SendAnyway != nil {
-			do = a.SendAnyway
+		if a.SendAnyway == nil {
+			return Acted{}, nil // the connection's hold is not the person's to lift here
 		}
+		do = a.SendAnyway
 	default:
 		return Acted{}, fmt.Errorf("%s is not done to a delivery's jobs", verb)
 	}
