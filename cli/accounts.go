@@ -9,6 +9,7 @@ import (
 
 	"carrier/auth"
 	"carrier/internal/app"
+	"carrier/internal/delivery"
 	"carrier/transfer"
 )
 
@@ -101,36 +102,34 @@ func cancelAccountJobs(ctx context.Context, env *Env, tf *transferFlags, account
 	if len(mine) == 0 {
 		return nil
 	}
-	j, err := transfer.OpenJournal(tf.stateDir)
-	if err != nil {
-		return err
-	}
-	recs, _ := j.List()
-	all := snapshots(recs)
 	q, _, err := tf.idleQueue(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer q.Close()
+	ds, _ := q.Deliveries()
+	jobs, _ := q.History()
+	byID := delivery.ByJob(jobs)
 	var done []string
 	var errs []error
 	for _, s := range mine {
-		g, err := app.GraphOf(all, s.ID)
-		if err != nil || slices.Contains(done, g.Msg.ID) {
+		d, ok := app.DeliveryOf(ds, s.ID)
+		if !ok || slices.Contains(done, d.ID) {
 			continue
 		}
-		done = append(done, g.Msg.ID)
-		files, err := q.CancelMessage(ctx, g)
+		done = append(done, d.ID)
+		msg := byID[app.Head(d)]
+		acted, err := q.Act(ctx, s.ID, delivery.VerbCancel)
 		if errors.Is(err, transfer.ErrBusy) {
-			err = fmt.Errorf("job %s is being worked by another Carrier: cancel it there, or stop that one first", g.Msg.ID)
+			err = fmt.Errorf("job %s is being worked by another Carrier: cancel it there, or stop that one first", msg.ID)
 		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		fmt.Fprintf(env.Stderr, "carrier logout: cancelled %s (%s)\n", g.Msg.ID, app.Printable(g.Msg.Label))
-		if len(files) > 0 {
-			fmt.Fprintf(env.Stderr, "carrier logout: %d file(s) of it stay on Google Drive (carrier cancel %s --drive delete removes them)\n", len(files), g.Msg.ID)
+		fmt.Fprintf(env.Stderr, "carrier logout: cancelled %s (%s)\n", msg.ID, app.Printable(msg.Label))
+		if len(acted.OnDrive) > 0 {
+			fmt.Fprintf(env.Stderr, "carrier logout: %d file(s) of it stay on Google Drive (carrier cancel %s --drive delete removes them)\n", len(acted.OnDrive), msg.ID)
 		}
 	}
 	return errors.Join(errs...)

@@ -16,6 +16,7 @@ import (
 
 	"carrier/compose"
 	"carrier/internal/app"
+	"carrier/internal/delivery"
 	"carrier/transfer"
 )
 
@@ -84,33 +85,37 @@ func runCancel(ctx context.Context, env *Env, args []string) error {
 		}
 		tf.tokenFor = base
 	}
-	j, err := transfer.OpenJournal(tf.stateDir)
+	// The delivery is found as `carrier status` finds it, from the
+	// journal and the stored deliveries alone: the embedded sandbox its
+	// jobs are on is started before the queue opens.
+	ds, byID, lerr, _, err := readDeliveries(tf.stateDir)
 	if err != nil {
 		return err
 	}
-	recs, lerr := j.List()
-	g, err := app.GraphOf(snapshots(recs), id)
-	if err != nil {
+	d, ok := app.DeliveryNamed(ds, id)
+	if !ok {
 		if lerr != nil {
-			return errors.Join(err, fmt.Errorf("some journal records could not be read: %w", lerr))
+			return errors.Join(fmt.Errorf("job %q: %w", id, transfer.ErrUnknownJob), fmt.Errorf("some journal records could not be read: %w", lerr))
 		}
 		return fmt.Errorf("no job %q in the journal (%s): carrier jobs lists them", id, tf.stateDir)
 	}
-	if g.Msg.ID != id {
-		fmt.Fprintf(env.Stderr, "carrier cancel: job %s is part of %s (%s): cancelling the whole message\n", id, g.Msg.ID, app.Printable(g.Msg.Label))
+	msg := byID[app.Head(d)]
+	if msg.ID != id && d.ID != id {
+		fmt.Fprintf(env.Stderr, "carrier cancel: job %s is part of %s (%s): cancelling the whole %s\n", id, msg.ID, app.Printable(msg.Label), wholeWord(d.Kind))
 	}
-	if err := g.Ended(); err != nil {
+	if err := app.Ended(d, byID); err != nil {
 		return err
 	}
-	wasCancelled := g.Msg.State == transfer.StateCancelled
+	wasCancelled := msg.State == transfer.StateCancelled
 	if wasCancelled && *drive != "delete" {
-		return fmt.Errorf("job %s was already cancelled (to delete its files from Google Drive: carrier cancel %s --drive delete)", g.Msg.ID, g.Msg.ID)
+		return fmt.Errorf("job %s was already cancelled (to delete its files from Google Drive: carrier cancel %s --drive delete)", msg.ID, msg.ID)
 	}
 	// Jobs on the embedded sandbox need it serving to hear of the cancel
 	// (their sessions are deleted) and to delete the files. Which jobs
 	// those are is read before it starts: starting may move it.
 	var origins []string
-	for _, j := range append([]transfer.Snapshot{g.Msg}, g.Parts...) {
+	for _, m := range d.Members {
+		j := byID[m.Job]
 		if o := app.Origin(j.URL); app.IsEmbeddedAddress(tf.sandboxDir, j.URL) && !slices.Contains(origins, o) {
 			origins = append(origins, o)
 		}
@@ -125,9 +130,10 @@ func runCancel(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer q.Close()
-	files, err := q.CancelMessage(ctx, g)
+	acted, err := q.Act(ctx, id, delivery.VerbCancel)
+	files := acted.OnDrive
 	if errors.Is(err, transfer.ErrBusy) {
-		return fmt.Errorf("job %s is being worked by another Carrier (the desktop app, or a carrier send or resume still running): cancel it there, or stop that one first", g.Msg.ID)
+		return fmt.Errorf("job %s is being worked by another Carrier (the desktop app, or a carrier send or resume still running): cancel it there, or stop that one first", msg.ID)
 	}
 	if err != nil && (len(files) == 0 || errors.Is(err, app.ErrAlreadySent)) {
 		return err
@@ -136,7 +142,7 @@ func runCancel(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(env.Stderr, "carrier cancel: %s\n", app.PrintableLines(err.Error()))
 	}
 	if !wasCancelled {
-		fmt.Fprintf(env.Stderr, "carrier cancel: cancelled %s (%s)\n", g.Msg.ID, app.Printable(g.Msg.Label))
+		fmt.Fprintf(env.Stderr, "carrier cancel: cancelled %s (%s)\n", msg.ID, app.Printable(msg.Label))
 	}
 	if len(files) == 0 {
 		if wasCancelled {
@@ -152,7 +158,7 @@ func runCancel(ctx context.Context, env *Env, args []string) error {
 	remove := *drive == "delete"
 	if *drive == "" {
 		if !interactive(env.Stdin) {
-			fmt.Fprintf(env.Stderr, "carrier cancel: %s. Kept there (not asked: no terminal); to delete them: carrier cancel %s --drive delete\n", on, g.Msg.ID)
+			fmt.Fprintf(env.Stderr, "carrier cancel: %s. Kept there (not asked: no terminal); to delete them: carrier cancel %s --drive delete\n", on, msg.ID)
 			return err
 		}
 		fmt.Fprintf(env.Stderr, "%s.\nDelete them from Google Drive? [y/N] ", on)
@@ -169,9 +175,20 @@ func runCancel(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(env.Stderr, "carrier cancel: deleted from Google Drive: %s\n", app.Printable(f.Name))
 	}
 	if derr != nil {
-		return errors.Join(err, fmt.Errorf("could not delete from Google Drive: %w (run carrier cancel %s --drive delete again)", derr, g.Msg.ID))
+		return errors.Join(err, fmt.Errorf("could not delete from Google Drive: %w (run carrier cancel %s --drive delete again)", derr, msg.ID))
 	}
 	return err
+}
+
+// wholeWord is what cancelling a delivery of kind k cancels all of.
+func wholeWord(k delivery.Kind) string {
+	switch k {
+	case delivery.KindPhotos:
+		return "batch"
+	case delivery.KindUpload:
+		return "upload"
+	}
+	return "message"
 }
 
 // snapshots are the journal's records as the queue shows jobs.

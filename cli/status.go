@@ -36,20 +36,10 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	snaps, lerr, err := readJournal(tf.stateDir)
+	ds, byID, lerr, serr, err := readDeliveries(tf.stateDir)
 	if err != nil {
 		return err
 	}
-	byID := make(map[string]transfer.Snapshot, len(snaps))
-	for _, s := range snaps {
-		byID[s.ID] = s
-	}
-	var stored []delivery.Delivery
-	store, serr := delivery.Open(delivery.Dir(tf.stateDir))
-	if serr == nil {
-		stored, serr = store.List()
-	}
-	ds := delivery.Of(snaps, stored)
 	slices.SortStableFunc(ds, func(a, b delivery.Delivery) int { return a.Created.Compare(b.Created) })
 	tw := tabwriter.NewWriter(env.Stdout, 2, 8, 2, ' ', 0)
 	// The standing last: a failure's words are long.
@@ -76,6 +66,30 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 	return errors.Join(lerr, serr)
 }
 
+// readDeliveries reads the journal's deliveries without a queue (the
+// window may hold the jobs), as `carrier status` and `carrier cancel`
+// find them: the stored ones checked against the jobs, and those of jobs
+// from before deliveries (delivery.Of), with every job by id. lerr names
+// the journal records that could not be read, serr the stored
+// deliveries (their jobs are grouped as from before deliveries); err, a
+// journal that could not be opened.
+func readDeliveries(stateDir string) (ds []delivery.Delivery, byID map[string]transfer.Snapshot, lerr, serr, err error) {
+	snaps, lerr, err := readJournal(stateDir)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	byID = make(map[string]transfer.Snapshot, len(snaps))
+	for _, s := range snaps {
+		byID[s.ID] = s
+	}
+	var stored []delivery.Delivery
+	store, serr := delivery.Open(delivery.Dir(stateDir))
+	if serr == nil {
+		stored, serr = store.List()
+	}
+	return delivery.Of(snaps, stored), byID, lerr, serr, nil
+}
+
 // ended reports whether a delivery standing at phase p has nothing left
 // to do.
 func ended(p delivery.Phase) bool {
@@ -88,18 +102,7 @@ func ended(p delivery.Phase) bool {
 
 // headJob is the id `carrier cancel` takes for d: its message or draft,
 // else its last member (a Photos batch's last call, an upload).
-func headJob(d delivery.Delivery) string {
-	for _, m := range d.Members {
-		switch m.Role {
-		case delivery.RoleMessage:
-			return m.Job
-		}
-	}
-	if len(d.Members) > 0 {
-		return d.Members[len(d.Members)-1].Job
-	}
-	return d.ID
-}
+func headJob(d delivery.Delivery) string { return cmp.Or(app.Head(d), d.ID) }
 
 // destinationWords names where a phase's work goes.
 func destinationWords(kind string) string {

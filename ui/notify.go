@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2"
 
 	"carrier/internal/app"
+	"carrier/internal/delivery"
 	"carrier/transfer"
 )
 
@@ -49,7 +50,10 @@ func (u *UI) notifyDelivery(name string, mail bool, snap transfer.Snapshot) {
 	if snap.State == transfer.StateFailed {
 		id := snap.ID
 		actions = append(actions, NoticeAction{Key: "retry", Label: lang.X("notify.retry", "Retry"), Do: func() {
-			u.goBackground(func(ctx context.Context) { u.deps.Uploads.Retry(ctx, id) })
+			// What the row's Retry does: the delivery's failed members.
+			u.goBackground(func(ctx context.Context) {
+				u.transfers.actOn(ctx, id, delivery.VerbRetry, delivery.ByJob(u.deps.Uploads.Jobs()))
+			})
 		}}, show)
 	} else if mail && u.mailbox.mailbox().Holds(snap) {
 		id := gmailID(snap)

@@ -3,7 +3,6 @@ package ui
 import (
 	"cmp"
 	"context"
-	"errors"
 	"image/color"
 	"slices"
 	"sort"
@@ -726,107 +725,93 @@ func snapsOf(vs []jobView) []transfer.Snapshot {
 	return out
 }
 
-// verbMoves are the lifecycle moves a row's verbs make of each member.
-var verbMoves = map[delivery.Verb]transfer.Move{
-	delivery.VerbPause: transfer.MovePause, delivery.VerbResume: transfer.MoveResume,
-	delivery.VerbRetry: transfer.MoveRetry, delivery.VerbCancel: transfer.MoveCancel,
-}
-
-// act does a row's verb to its delivery's members (UI thread; the queue
-// is called in the background): each member the lifecycle lets make the
-// verb's move, the message first (cancelling a message stops it before
-// its parts). Files already on Drive are the person's to keep or delete
+// act does a row's verb to its delivery (UI thread; the queue is called
+// in the background) through the app's one service for both front ends
+// (app.Acting.Act: which members move, the message first for a cancel, is
+// delivery.Targets'), as the row shows its members now. Files a cancelled
+// message already put on Drive are the person's to keep or delete
 // (askDrive).
 func (s *transfersScreen) act(id string, verb delivery.Verb) {
 	rd := s.data(s.deliveryOf(id))
-	if rd == nil {
+	if rd == nil || !delivery.Moves(verb) {
 		return
 	}
-	ctx := s.u.ctx
-	up := s.u.deps.Uploads
-	do := map[delivery.Verb]func(string) error{
-		delivery.VerbPause:  up.Pause,
-		delivery.VerbResume: func(j string) error { return up.Resume(ctx, j) },
-		delivery.VerbRetry:  func(j string) error { return up.Retry(ctx, j) },
-		delivery.VerbCancel: func(j string) error { return up.Cancel(ctx, j) },
-		delivery.VerbSendAnyway: func(j string) error {
-			if s.u.deps.Limits == nil {
-				return nil
-			}
-			return s.u.deps.Limits.SendAnyway(j)
-		},
-	}[verb]
-	if do == nil {
-		return
+	snaps := make(map[string]transfer.Snapshot, len(rd.views))
+	for j, v := range rd.views {
+		snaps[j] = v.snap
 	}
-	members := slices.Clone(rd.d.Members)
-	sort.SliceStable(members, func(i, j int) bool {
-		return members[i].Role == delivery.RoleMessage && members[j].Role != delivery.RoleMessage
-	})
-	var jobs, files []string
-	for _, m := range members {
-		snap := rd.view(m.Job).snap
-		if m.Role == delivery.RoleDriveFile {
-			files = append(files, m.Job)
-		}
-		if verb == delivery.VerbSendAnyway {
-			if heldMetered(snap) {
-				jobs = append(jobs, m.Job)
-			}
-			continue
-		}
-		// A job alone gets the command as it stands; a delivery's jobs
-		// each as the lifecycle lets it move.
-		if rd.lone() || transfer.Can(verbMoves[verb], snap.State) {
-			jobs = append(jobs, m.Job)
-		}
+	acting := app.Acting{Jobs: s.u.deps.Uploads}
+	if s.u.deps.Limits != nil {
+		acting.SendAnyway = s.u.deps.Limits.SendAnyway
 	}
-	grouped := !rd.lone()
 	s.u.goBackground(func(context.Context) {
-		var problem error
-		for _, j := range jobs {
-			// A member that moved on by itself meanwhile is no problem.
-			if err := do(j); err != nil && (!grouped || !expected(err)) && problem == nil {
-				problem = err
-			}
-		}
-		var onDrive []driveFile
-		if verb == delivery.VerbCancel && rd.mail() && len(files) > 0 {
-			onDrive = s.onDrive(files)
-		}
+		acted, err := acting.Act(s.u.ctx, rd.d, snaps, verb)
 		s.u.do(func() {
-			if problem != nil {
-				s.u.showError(lang.X("parts.couldnot.title", "Could not do that"), sprintf("%v", problem))
+			if err != nil {
+				s.u.showError(lang.X("parts.couldnot.title", "Could not do that"), sprintf("%v", firstOf(err)))
 			}
-			if len(onDrive) > 0 {
-				s.askDrive(rd.d.ID, onDrive)
+			if len(acted.OnDrive) > 0 {
+				s.askDrive(rd.d.ID, acted.OnDrive)
 			}
 		})
 	})
 }
 
-// expected are the answers of a part that moved on by itself meanwhile.
-func expected(err error) bool {
-	for _, e := range []error{transfer.ErrAlreadyDone, transfer.ErrCancelled, transfer.ErrEnded, transfer.ErrAlreadyPaused, transfer.ErrNotPaused, transfer.ErrNotFailed} {
-		if errors.Is(err, e) {
-			return true
+// actEach does verb, through the app's service, to the delivery of each
+// job the queue holds that want picks, once a delivery (actOn). What
+// could not move is not said: the tray's Pause all and Resume all leave
+// the rows to show where each stands.
+func (s *transfersScreen) actEach(ctx context.Context, verb delivery.Verb, want func(transfer.Snapshot) bool) {
+	jobs := s.u.deps.Uploads.Jobs()
+	now := delivery.ByJob(jobs)
+	done := map[string]bool{}
+	for _, j := range jobs {
+		if !want(j) {
+			continue
+		}
+		if id := s.deliveryOf(j.ID); id != "" {
+			if done[id] {
+				continue
+			}
+			done[id] = true
+		}
+		s.actOn(ctx, j.ID, verb, now)
+	}
+}
+
+// actOn does verb, through the app's service, to the delivery job
+// belongs to, its members standing as now (the queue's jobs, by id) or
+// else their rows say; a job whose delivery the screen does not know yet
+// gets the verb alone. Any goroutine; the error is the service's.
+func (s *transfersScreen) actOn(ctx context.Context, job string, verb delivery.Verb, now map[string]transfer.Snapshot) error {
+	d := delivery.Delivery{ID: job, Members: []delivery.Member{{Job: job}}}
+	var views map[string]jobView
+	if rd := s.data(s.deliveryOf(job)); rd != nil {
+		d, views = rd.d, rd.views
+	}
+	snaps := make(map[string]transfer.Snapshot, len(d.Members))
+	for _, m := range d.Members {
+		if j, ok := now[m.Job]; ok {
+			snaps[m.Job] = j
+		} else if v, ok := views[m.Job]; ok {
+			snaps[m.Job] = v.snap
 		}
 	}
-	return false
+	_, err := app.Acting{Jobs: s.u.deps.Uploads}.Act(ctx, d, snaps, verb)
+	return err
+}
+
+// firstOf is the first of the errors joined in err: the one a dialog
+// names.
+func firstOf(err error) error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok && len(j.Unwrap()) > 0 {
+		return j.Unwrap()[0]
+	}
+	return err
 }
 
 // driveFile is a file a cancelled message's upload left on Drive.
 type driveFile = app.DriveFile
-
-// onDrive are the parts' files that are on Drive: their uploads are done,
-// in this run or an earlier one (the journal's history).
-func (s *transfersScreen) onDrive(parts []string) []driveFile {
-	jobs, err := s.u.deps.Uploads.History()
-	if err != nil || len(jobs) == 0 {
-		jobs = s.u.deps.Uploads.Jobs()
-	}
-	return app.FilesOnDrive(jobs, parts)
-}
 
 // driveAsk is the question asked after cancelling a message whose files
 // are already on Drive: delete them, or keep them there.

@@ -238,23 +238,18 @@ func (s *transfersScreen) trayChanged(force bool) {
 	}
 }
 
-// PauseAll pauses every unfinished upload not paused yet.
+// PauseAll pauses every unfinished upload not paused yet: each
+// delivery's, as its row's Pause does.
 func (u *UI) PauseAll() {
-	for _, s := range u.deps.Uploads.Jobs() {
-		if s.State.Unfinished() && s.State != transfer.StatePaused {
-			u.deps.Uploads.Pause(s.ID)
-		}
-	}
+	u.transfers.actEach(u.ctx, delivery.VerbPause, func(s transfer.Snapshot) bool {
+		return s.State.Unfinished() && s.State != transfer.StatePaused
+	})
 }
 
-// ResumeAll resumes every paused upload, off the UI thread: a resume
-// reads the journal.
+// ResumeAll resumes every paused upload, each delivery's as its row's
+// Resume does, off the UI thread: a resume reads the journal.
 func (u *UI) ResumeAll() {
 	u.goBackground(func(ctx context.Context) {
-		for _, s := range u.deps.Uploads.Jobs() {
-			if s.State == transfer.StatePaused {
-				u.deps.Uploads.Resume(ctx, s.ID)
-			}
-		}
+		u.transfers.actEach(ctx, delivery.VerbResume, func(s transfer.Snapshot) bool { return s.State == transfer.StatePaused })
 	})
 }

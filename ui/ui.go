@@ -24,12 +24,10 @@ import (
 
 // Uploads is what the transfers screen needs of the transfer queue.
 type Uploads interface {
-	Pause(id string) error
-	Resume(ctx context.Context, id string) error
-	Retry(ctx context.Context, id string) error
-	Cancel(ctx context.Context, id string) error
-	Jobs() []transfer.Snapshot
-	History() ([]transfer.Snapshot, error) // the journal's jobs, finished ones too
+	// The moves of one job a person's verb makes, and the jobs: held,
+	// and the journal's, finished ones too (History). A row's verbs go
+	// through app.Acting with them.
+	app.Movers
 	Forget(id string) error
 	// Deliveries are what the person sent, oldest first: each names its
 	// jobs (finished ones too) and their roles; jobs from before

@@ -126,13 +126,19 @@ func owned(d *delivery.Delivery, settings func(*transfer.Spec)) func(*transfer.S
 // older than delivery.Grace (another process may be queuing a young one's
 // jobs), are removed.
 func (q *Queue) Deliveries() ([]delivery.Delivery, error) {
+	ds, _, err := q.deliveries()
+	return ds, err
+}
+
+// deliveries are Deliveries with the jobs they were read against, by id.
+func (q *Queue) deliveries() ([]delivery.Delivery, map[string]transfer.Snapshot, error) {
 	snaps, herr := q.History()
 	byID := make(map[string]transfer.Snapshot, len(snaps))
 	for _, s := range snaps {
 		byID[s.ID] = s
 	}
 	stored, err := q.dl.store.Reconcile(byID, q.dl.now())
-	return delivery.Of(snaps, stored), errors.Join(herr, err)
+	return delivery.Of(snaps, stored), byID, errors.Join(herr, err)
 }
 
 // DeliveryOf is the delivery job belongs to, among ds.

@@ -15,14 +15,10 @@ import (
 	"carrier/transfer"
 )
 
-// Cancelling a message with links stops the message and every part of it
-// not yet done; the files its uploads already put on Drive are the
-// person's to keep or delete. The window and `carrier cancel` both go
-// through here, so they find the same graph and the same files.
-
-// ErrAlreadySent refuses to cancel a message that went: its links are
-// in the recipients' mail, so its Drive files stay as they are.
-var ErrAlreadySent = errors.New("the message was already sent; its Drive files stay shared")
+// A message and the jobs it needs, found from the journal's jobs alone
+// (`carrier jobs` lists them so), and the files a cancelled message's
+// uploads left on Drive, which are the person's to keep or delete.
+// Cancelling itself is a delivery's verb (act.go).
 
 // Graph is a message and the jobs it needs (its Drive uploads and their
 // shares), or a job alone.
@@ -134,63 +130,6 @@ func (x *Graphs) Of(id string) (Graph, error) {
 		}
 	}
 	return g, nil
-}
-
-// Ended refuses to cancel a message (or job) that finished, saying why:
-// nil when it has not.
-func (g Graph) Ended() error {
-	r := delivery.RouteOf(g.Msg.URL)
-	switch {
-	case g.Msg.State != transfer.StateDone:
-		return nil
-	case len(g.Parts) == 0:
-		return fmt.Errorf("job %s: %w", g.Msg.ID, transfer.ErrAlreadyDone)
-	case r != delivery.RouteSend && r != delivery.RouteDraftSend:
-		// A draft saved, a message put in the mailbox: it reached
-		// nobody, and its files were shared with nobody.
-		return fmt.Errorf("job %s: %w: it is in Gmail; its Drive files stay there, shared with nobody", g.Msg.ID, transfer.ErrAlreadyDone)
-	}
-	return ErrAlreadySent
-}
-
-// CancelMessage cancels the message of g and then each of its parts that
-// has not ended by itself (the order the window uses: once the message is
-// stopped no part can make it go), and returns the files its uploads had
-// already put on Drive. A message that went is refused (ErrAlreadySent).
-// A part that ended meanwhile is no problem; a job held by another
-// Carrier process comes back as transfer.ErrBusy, before any part is
-// touched when it is the message.
-func (q *Queue) CancelMessage(ctx context.Context, g Graph) ([]DriveFile, error) {
-	if err := g.Ended(); err != nil {
-		return nil, err
-	}
-	var problems []error
-	for i, j := range append([]transfer.Snapshot{g.Msg}, g.Parts...) {
-		if !j.State.Unfinished() && j.State != transfer.StateFailed {
-			continue
-		}
-		err := q.Cancel(ctx, j.ID)
-		if i == 0 && errors.Is(err, transfer.ErrAlreadyDone) {
-			g.Msg.State = transfer.StateDone // it went before the cancel reached it
-			return nil, g.Ended()
-		}
-		if err == nil || errors.Is(err, transfer.ErrAlreadyDone) || errors.Is(err, transfer.ErrCancelled) || errors.Is(err, transfer.ErrEnded) {
-			continue
-		}
-		if i == 0 {
-			return nil, err
-		}
-		problems = append(problems, err)
-	}
-	jobs, herr := q.History()
-	if herr != nil && len(jobs) == 0 {
-		return nil, errors.Join(append(problems, herr)...)
-	}
-	var parts []string
-	for _, p := range g.Parts {
-		parts = append(parts, p.ID)
-	}
-	return FilesOnDrive(jobs, parts), errors.Join(problems...)
 }
 
 // DriveFile is a file one of a message's uploads put on Drive.

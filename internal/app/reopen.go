@@ -211,23 +211,9 @@ func (q *Queue) Replace(ctx context.Context, id string) {
 		return
 	}
 	msg := snapOf(q.Queue, id)
-	// The journal has the parts of an earlier run; the queue's own
-	// snapshots are the newest of the jobs it holds.
-	byID := map[string]transfer.Snapshot{}
-	recs, _ := q.Journal().List()
-	for _, r := range recs {
-		byID[r.ID] = r.Snapshot()
-	}
-	for _, s := range q.Jobs() {
-		byID[s.ID] = s
-	}
-	jobs := make([]transfer.Snapshot, 0, len(byID))
-	for _, s := range byID {
-		jobs = append(jobs, s)
-	}
-	if g, err := GraphOf(jobs, id); err == nil && g.Ended() == nil {
-		q.CancelMessage(context.WithoutCancel(ctx), g)
-	}
+	// Its delivery as the journal has it (the parts of an earlier run
+	// too), cancelled unless it ended.
+	q.Act(context.WithoutCancel(ctx), id, delivery.VerbCancel)
 	q.drop(msg)
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"carrier/internal/delivery"
 	"carrier/transfer"
 )
 
@@ -52,26 +53,22 @@ type Undone struct {
 // needs that have not ended) and returns what was composed. A message
 // that went is refused (ErrTooLateToUndo).
 func (q *Queue) Undo(ctx context.Context, id string) (Undone, error) {
-	jobs, err := q.History()
-	if err != nil && len(jobs) == 0 {
-		return Undone{}, err
-	}
-	g, err := GraphOf(jobs, id)
-	if err != nil {
-		return Undone{}, err
-	}
-	files, err := q.CancelMessage(ctx, g)
+	d, acted, err := q.act(ctx, id, delivery.VerbCancel)
 	if errors.Is(err, ErrAlreadySent) || errors.Is(err, transfer.ErrAlreadyDone) {
 		return Undone{}, ErrTooLateToUndo
 	}
-	if s, ok := q.Job(g.Msg.ID); err != nil && (!ok || s.State != transfer.StateCancelled) {
+	msg := Head(d)
+	if s, ok := q.Job(msg); err != nil && (!ok || s.State != transfer.StateCancelled) {
+		if msg == "" {
+			return Undone{}, err
+		}
 		return Undone{}, fmt.Errorf("the message was not undone: %w", err)
 	}
 	// The message is cancelled: nothing was sent. A part that could not
 	// be stopped is said (err), its files listed all the same.
-	kept, kerr := q.Composed(g.Msg.ID)
+	kept, kerr := q.Composed(msg)
 	if kerr != nil {
 		kept = nil
 	}
-	return Undone{Composed: kept, Files: files}, err
+	return Undone{Composed: kept, Files: acted.OnDrive}, err
 }
