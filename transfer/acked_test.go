@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -153,4 +154,66 @@ func loopbackTellsAcks(t *testing.T) bool {
 	}
 	defer c.Close()
 	return newAckProbe(c) != nil
+}
+
+// scriptedProbe answers each read of the acknowledged count from a
+// script (the last answer repeats) and says when it was read.
+type scriptedProbe struct {
+	mu     sync.Mutex
+	script []scriptedAck
+	reads  chan struct{}
+}
+
+type scriptedAck struct {
+	n  int64
+	ok bool
+}
+
+func (p *scriptedProbe) acked() (int64, bool) {
+	p.mu.Lock()
+	a := p.script[0]
+	if len(p.script) > 1 {
+		p.script = p.script[1:]
+	}
+	p.mu.Unlock()
+	p.reads <- struct{}{}
+	return a.n, a.ok
+}
+
+// follow tells each new acknowledged offset once, from the chunk's
+// offset: a count that did not move since the last poll is not told
+// again, and a poll the system could not answer tells nothing. Polls are
+// counted, not timed.
+func TestFollowTellsEachNewOffsetOnce(t *testing.T) {
+	p := &scriptedProbe{reads: make(chan struct{}, 64), script: []scriptedAck{
+		{100, false},  // the system could not say
+		{400, true},   // 300 of the body
+		{400, true},   // not moved
+		{400, true},   // not moved
+		{1100, true},  // 1,000: all that was written
+		{1100, false}, // could not say, again
+	}}
+	tr := &ackTracker{}
+	tr.written.Store(1000)
+	tr.probe, tr.base = p, 100 // as trace's GotConn found them
+	var mu sync.Mutex
+	var told []int64
+	stop := tr.follow(5000, func(off int64) {
+		mu.Lock()
+		told = append(told, off)
+		mu.Unlock()
+	})
+	for range 7 { // every answer of the script read, and the last again
+		select {
+		case <-p.reads:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the tracker stopped polling")
+		}
+	}
+	stop()
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []int64{5300, 6000}; !slices.Equal(told, want) {
+		t.Fatalf("told %v, want %v: each new offset once, nothing for a poll the system could not answer", told, want)
+	}
 }
