@@ -85,11 +85,15 @@ func (s *Store) Get(id string) (Delivery, error) {
 	return d, nil
 }
 
-// Delete removes delivery id, durably; one already gone is no error.
+// Delete removes delivery id, durably, and what is kept beside it; one
+// already gone is no error.
 func (s *Store) Delete(id string) error {
 	if err := checkID(id); err != nil {
 		return err
 	}
+	// What a Photos batch keeps beside its delivery (its files' stamps,
+	// internal/app's photosstamps.go) goes with it.
+	platform.Remove(filepath.Join(s.dir, id+".stamps"))
 	if err := platform.Remove(s.path(id)); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
