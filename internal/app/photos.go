@@ -533,6 +533,10 @@ type PhotosResult struct {
 	Failure    *transfer.Failure // the failed step's failure in parts, nil when none
 }
 
+// answersAtOnce is how many calls' answers PhotosResults reads from the
+// journal at a time (a variable for tests).
+var answersAtOnce = 64
+
 // PhotosResults reads from the journal where each file of the batch
 // stands, in the files' order: its media item, or the step it waits at,
 // or why it failed (the item's own status when Photos refused it).
@@ -571,20 +575,25 @@ func (q *Queue) PhotosResults(b *PhotosBatch) ([]PhotosResult, error) {
 	for _, c := range b.Creates {
 		walk(c)
 	}
-	// The answers the journal holds, read in one go: those of calls
-	// archived by another Carrier's start are in the archive, which is
-	// then read once, not once per call.
-	var inJournal []string
-	for _, c := range calls {
-		if c.State == transfer.StateDone && c.Response != nil && c.AnswerInJournal {
-			inJournal = append(inJournal, c.ID)
-		}
-	}
+	// The answers the journal holds, read answersAtOnce calls at a time:
+	// those of calls archived by another Carrier's start are in the
+	// archive, which is then read once for as many, not once per call;
+	// and a camera roll's 400 answers (about 5 MB) are not held at once
+	// beside its results (issue 29).
 	var kept map[string]*transfer.Response
-	if len(inJournal) > 0 {
-		kept, _ = q.Queue.Answers(inJournal) // one not read is a file whose item is not known yet
-	}
-	for _, c := range calls {
+	for i, c := range calls {
+		if i%answersAtOnce == 0 {
+			var inJournal []string
+			for _, c := range calls[i:min(i+answersAtOnce, len(calls))] {
+				if c.State == transfer.StateDone && c.Response != nil && c.AnswerInJournal {
+					inJournal = append(inJournal, c.ID)
+				}
+			}
+			kept = nil
+			if len(inJournal) > 0 {
+				kept, _ = q.Queue.Answers(inJournal) // one not read is a file whose item is not known yet
+			}
+		}
 		uploads := quotedUploads(*c)
 		var ans batchCreateAnswer
 		switch {

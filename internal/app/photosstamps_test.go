@@ -115,3 +115,26 @@ func TestPhotosStampsOutliveAKill(t *testing.T) {
 	}
 	checkRemembered(t, q, b.AlbumID, files, reads)
 }
+
+// PhotosResults reads the calls' answers from the journal a few calls at
+// a time (a camera roll's 400 are not held at once): every file still
+// finds its item, whichever part its call's answer was read in.
+func TestPhotosResultsReadsAnswersInParts(t *testing.T) {
+	defer func(n int) { answersAtOnce = n }(answersAtOnce)
+	answersAtOnce = 2
+	env := newPhotosEnv(t)
+	q := env.open(t.TempDir(), nil)
+	files := pictures(t, 2*MaxPhotosBatch+20)
+	b, err := q.PhotosUpload(context.Background(), env.photos(), files, PhotosOptions{Album: "Roll"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, q, b.Jobs())
+	q.Close() // the front end has seen every event, and let go of every answer
+	for _, c := range b.Creates {
+		if s := jobOf(t, q, c); !s.AnswerInJournal {
+			t.Fatalf("call %s keeps its answer in memory: the test reads none from the journal", c)
+		}
+	}
+	checkBatch(t, env, q, b, files)
+}
