@@ -47,12 +47,17 @@ type stampWriter struct {
 // newStampWriter starts delivery id's stamps file.
 func (q *Queue) newStampWriter(id string) *stampWriter {
 	sw := &stampWriter{q: q, path: q.stampsPath(id)}
+	// Made private under a temporary name, closed (Windows renames no
+	// open file), named, and opened again to append.
 	f, err := platform.CreateTemp(q.dl.store.Dir(), "."+id+".stamps-*")
 	if err == nil {
+		f.Close()
 		if err = platform.Rename(f.Name(), sw.path); err != nil {
-			f.Close()
 			platform.Remove(f.Name())
 		}
+	}
+	if err == nil {
+		f, err = os.OpenFile(sw.path, os.O_WRONLY|os.O_APPEND, 0)
 	}
 	if err != nil {
 		sw.err = err
