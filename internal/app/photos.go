@@ -299,6 +299,11 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 	}
 	q.dl.keepAlbum(dl.ID, photosTo{account: dl.Account, albumID: dl.AlbumID})
 	defer q.end(dl)
+	// The files' stamps wait for their calls in a file beside the
+	// delivery, not in memory (photosstamps.go).
+	stamps := q.newStampWriter(dl.ID)
+	queued := false
+	defer func() { stamps.close(queued) }()
 	settings = owned(dl, settings)
 	undo := func(err error) (*PhotosBatch, error) {
 		jobs := b.Jobs()
@@ -308,6 +313,7 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 		return nil, err
 	}
 	root := strings.TrimRight(p.Root, "/")
+	upURL := root + "/v1/uploads" // one string for every upload's record
 	// Each call's fifty uploads are queued after the call before it and
 	// need it: they start once it is done, so each call goes as soon as
 	// its uploads are, before more uploads start, and at most one call's
@@ -318,14 +324,16 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 	prev := ""
 	for start := 0; start < len(media); start += MaxPhotosBatch {
 		end := min(start+MaxPhotosBatch, len(media))
+		sts := make([]postedStamp, 0, end-start)
 		for _, m := range media[start:end] {
-			st := sums[m.Path]
-			id, err := q.addPhotosUpload(root, m.Path, m.MimeType, &st, prev, settings)
+			id, err := q.addPhotosUploadTo(upURL, m.Path, m.MimeType, nil, prev, settings)
 			if err != nil {
 				return undo(err)
 			}
 			b.Uploads, b.Sent = append(b.Uploads, id), append(b.Sent, m.Path)
+			sts = append(sts, sums[m.Path])
 		}
+		stamps.add(b.Uploads[start:end], sts)
 		items := make([]photosNewItem, 0, end-start)
 		for _, m := range media[start:end] {
 			items = append(items, photosNewItem{Name: m.Name, Description: describe(m)})
@@ -341,6 +349,7 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 		b.Creates = append(b.Creates, id)
 		prev = id
 	}
+	queued = true
 	return b, nil
 }
 
@@ -360,7 +369,13 @@ func photosLabel(n int, album string) string {
 // addPhotosUpload queues one file's upload in Photos' resumable dialect,
 // after the job after if given (the batch's call before its own).
 func (q *Queue) addPhotosUpload(root, path, mimeType string, st *postedStamp, after string, settings func(*transfer.Spec)) (string, error) {
-	s := transfer.Spec{URL: root + "/v1/uploads", Method: http.MethodPost, Protocol: transfer.ProtocolGoogUpload,
+	return q.addPhotosUploadTo(root+"/v1/uploads", path, mimeType, st, after, settings)
+}
+
+// addPhotosUploadTo is addPhotosUpload to the uploads' URL (root's
+// /v1/uploads), one string for a whole batch.
+func (q *Queue) addPhotosUploadTo(url, path, mimeType string, st *postedStamp, after string, settings func(*transfer.Spec)) (string, error) {
+	s := transfer.Spec{URL: url, Method: http.MethodPost, Protocol: transfer.ProtocolGoogUpload,
 		ContentType: mimeType, Path: path, Label: filepath.Base(path) + " · to Google Photos"}
 	if settings != nil {
 		settings(&s)
@@ -518,6 +533,10 @@ type PhotosResult struct {
 	Failure    *transfer.Failure // the failed step's failure in parts, nil when none
 }
 
+// answersAtOnce is how many calls' answers PhotosResults reads from the
+// journal at a time (a variable for tests).
+var answersAtOnce = 64
+
 // PhotosResults reads from the journal where each file of the batch
 // stands, in the files' order: its media item, or the step it waits at,
 // or why it failed (the item's own status when Photos refused it).
@@ -556,20 +575,25 @@ func (q *Queue) PhotosResults(b *PhotosBatch) ([]PhotosResult, error) {
 	for _, c := range b.Creates {
 		walk(c)
 	}
-	// The answers the journal holds, read in one go: those of calls
-	// archived by another Carrier's start are in the archive, which is
-	// then read once, not once per call.
-	var inJournal []string
-	for _, c := range calls {
-		if c.State == transfer.StateDone && c.Response != nil && c.AnswerInJournal {
-			inJournal = append(inJournal, c.ID)
-		}
-	}
+	// The answers the journal holds, read answersAtOnce calls at a time:
+	// those of calls archived by another Carrier's start are in the
+	// archive, which is then read once for as many, not once per call;
+	// and a camera roll's 400 answers (about 5 MB) are not held at once
+	// beside its results (issue 29).
 	var kept map[string]*transfer.Response
-	if len(inJournal) > 0 {
-		kept, _ = q.Queue.Answers(inJournal) // one not read is a file whose item is not known yet
-	}
-	for _, c := range calls {
+	for i, c := range calls {
+		if i%answersAtOnce == 0 {
+			var inJournal []string
+			for _, c := range calls[i:min(i+answersAtOnce, len(calls))] {
+				if c.State == transfer.StateDone && c.Response != nil && c.AnswerInJournal {
+					inJournal = append(inJournal, c.ID)
+				}
+			}
+			kept = nil
+			if len(inJournal) > 0 {
+				kept, _ = q.Queue.Answers(inJournal) // one not read is a file whose item is not known yet
+			}
+		}
 		uploads := quotedUploads(*c)
 		var ans batchCreateAnswer
 		switch {

@@ -48,8 +48,11 @@ type Queue struct {
 	posted    string
 	postedErr atomic.Pointer[error]
 	stampMu   sync.Mutex
-	stamps    map[string]postedStamp // an upload's file as it was matched, by its job
-	recording sync.WaitGroup         // files of another process's uploads read to be remembered
+	stamps    map[string]postedStamp // an upload's file as it was matched, by its job, when its delivery's stamps file could not be written
+	// stampFiles are where each delivery's stamps file was read to
+	// (photosstamps.go), under stampMu.
+	stampFiles map[string]*stampReader
+	recording  sync.WaitGroup // files of another process's uploads read to be remembered
 
 	signals error // why the system's sleep and network signals are not heard; nil when they are
 

@@ -247,7 +247,7 @@ func (d *Delivery) Check() error {
 	if !d.Kind.valid() {
 		return fmt.Errorf("delivery %s: unknown kind %q", d.ID, d.Kind)
 	}
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(d.Members))
 	for _, m := range d.Members {
 		switch {
 		case m.Job == "":
@@ -262,12 +262,15 @@ func (d *Delivery) Check() error {
 	return nil
 }
 
-// Marshal is d's stored form, at Version.
+// Marshal is d's stored form, at Version: compact, not indented, since
+// a camera roll's delivery of 20,400 members was three copies of its
+// JSON at once (the encoder's, its copy, the indented one), at the top of
+// the batch's memory (issue 29). Unmarshal reads either.
 func Marshal(d Delivery) ([]byte, error) {
 	if err := d.Check(); err != nil {
 		return nil, err
 	}
-	return json.MarshalIndent(stored{Version: Version, Delivery: d}, "", "\t")
+	return json.Marshal(stored{Version: Version, Delivery: d})
 }
 
 // Unmarshal reads a stored delivery. A known version is read strictly: a

@@ -85,11 +85,15 @@ func (s *Store) Get(id string) (Delivery, error) {
 	return d, nil
 }
 
-// Delete removes delivery id, durably; one already gone is no error.
+// Delete removes delivery id, durably, and what is kept beside it; one
+// already gone is no error.
 func (s *Store) Delete(id string) error {
 	if err := checkID(id); err != nil {
 		return err
 	}
+	// What a Photos batch keeps beside its delivery (its files' stamps,
+	// internal/app's photosstamps.go) goes with it.
+	platform.Remove(filepath.Join(s.dir, id+".stamps"))
 	if err := platform.Remove(s.path(id)); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
@@ -177,10 +181,11 @@ type Owned struct {
 // ReconcileJobs is Reconcile for a caller that looks at the journal's
 // jobs one at a time rather than holding them as snapshots (a camera
 // roll's delivery is 20,400 of them): has reports whether the journal
-// has a job, and owned are the jobs that name d as their owner.
+// has a job, and owned are the jobs that name d as their owner (sorted in
+// place: the caller gives them up).
 func ReconcileJobs(d Delivery, has func(job string) bool, owned []Owned) (Delivery, Found) {
 	var f Found
-	kept := make([]Member, 0, len(d.Members))
+	kept := make([]Member, 0, len(d.Members)+len(owned))
 	isKept := make(map[string]bool, len(d.Members))
 	for _, m := range d.Members {
 		if has(m.Job) {
@@ -190,7 +195,10 @@ func ReconcileJobs(d Delivery, has func(job string) bool, owned []Owned) (Delive
 			f.Gone = append(f.Gone, m)
 		}
 	}
-	var joined []Owned
+	// The jobs that join are sorted where they are (owned is the
+	// caller's to give), and Found's Joined is the tail of the members,
+	// not a copy: a camera roll's 20,400 are otherwise held three times.
+	joined := owned[:0]
 	for _, j := range owned {
 		if !isKept[j.ID] {
 			joined = append(joined, j)
@@ -202,10 +210,12 @@ func ReconcileJobs(d Delivery, has func(job string) bool, owned []Owned) (Delive
 		}
 		return joined[a].ID < joined[b].ID
 	})
+	n := len(kept)
 	for _, j := range joined {
-		m := MemberOf(j.ID, j.URL, j.Path)
-		kept = append(kept, m)
-		f.Joined = append(f.Joined, m)
+		kept = append(kept, MemberOf(j.ID, j.URL, j.Path))
+	}
+	if len(kept) > n {
+		f.Joined = kept[n:len(kept):len(kept)]
 	}
 	d.Members = kept
 	f.Empty = len(kept) == 0

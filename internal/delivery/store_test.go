@@ -112,19 +112,19 @@ func TestUnmarshalReadsKnownVersionsStrictly(t *testing.T) {
 	}
 	for name, data := range map[string][]byte{
 		"unknown field":  edit(`"kind":`, `"colour": "red", "kind":`),
-		"unknown kind":   edit(`"kind": "message"`, `"kind": "parcel"`),
-		"unknown role":   edit(`"role": "drive-share"`, `"role": "courier"`),
-		"bad id":         edit(`"id": "d-0123abcd"`, `"id": "../../etc/passwd"`),
-		"no version":     edit(`"version": 1,`, ``),
+		"unknown kind":   edit(`"kind":"message"`, `"kind":"parcel"`),
+		"unknown role":   edit(`"role":"drive-share"`, `"role":"courier"`),
+		"bad id":         edit(`"id":"d-0123abcd"`, `"id":"../../etc/passwd"`),
+		"no version":     edit(`"version":1,`, ``),
 		"trailing value": append(append([]byte{}, good...), []byte(` {"version": 1}`)...),
-		"a job twice":    edit(`"job": "j2"`, `"job": "j1"`),
+		"a job twice":    edit(`"job":"j2"`, `"job":"j1"`),
 		"cut short":      good[:len(good)/2],
 	} {
 		if _, err := Unmarshal(data); err == nil {
 			t.Errorf("%s: read without an error", name)
 		}
 	}
-	if _, err := Unmarshal(edit(`"version": 1`, `"version": 2`)); !errors.Is(err, ErrNewer) {
+	if _, err := Unmarshal(edit(`"version":1`, `"version":2`)); !errors.Is(err, ErrNewer) {
 		t.Errorf("a newer version: %v, want ErrNewer", err)
 	}
 }
