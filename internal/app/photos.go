@@ -333,7 +333,7 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 			b.Uploads, b.Sent = append(b.Uploads, id), append(b.Sent, m.Path)
 			sts = append(sts, sums[m.Path])
 		}
-		stamps.add(b.Uploads[start:end], sts)
+		stamps.add(b.Uploads[start:end], sts, end == len(media))
 		items := make([]photosNewItem, 0, end-start)
 		for _, m := range media[start:end] {
 			items = append(items, photosNewItem{Name: m.Name, Description: describe(m)})

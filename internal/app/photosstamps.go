@@ -20,8 +20,8 @@ import (
 // would be held from the batch's start to each one's call (issue 29).
 // The file holds one block per batchCreate call, written before the call
 // is queued: a line "= FIRST N" naming the call's first upload and how
-// many follow, then a line "UPLOAD SIZE MODIFIED SHA256" for each, and
-// "end" once the whole batch is queued. A call's end reads its block
+// many follow ("= FIRST N last" for the batch's last call), then a line
+// "UPLOAD SIZE MODIFIED SHA256" for each. A call's end reads its block
 // (photosRecord): calls end in the files' order, so the file is read
 // once, front to back, from where the call before stopped; the file goes
 // once the last block is read. A block not found (a call for expired
@@ -68,10 +68,17 @@ func (q *Queue) newStampWriter(id string) *stampWriter {
 }
 
 // add writes the block of a call's uploads, with their stamps, before
-// the call is queued.
-func (sw *stampWriter) add(uploads []string, stamps []postedStamp) {
+// the call is queued; the batch's last call's (last) says so, and the
+// file is closed after it, so that the call's end, which may come before
+// PhotosUpload returns, finds it whole and may remove it (Windows
+// removes no open file).
+func (sw *stampWriter) add(uploads []string, stamps []postedStamp, last bool) {
 	if sw.err == nil {
-		fmt.Fprintf(sw.w, "= %s %d\n", uploads[0], len(uploads))
+		mark := ""
+		if last {
+			mark = " last"
+		}
+		fmt.Fprintf(sw.w, "= %s %d%s\n", uploads[0], len(uploads), mark)
 		for i, u := range uploads {
 			st := stamps[i]
 			fmt.Fprintf(sw.w, "%s %d %d %s\n", u, st.size, st.modified, hex.EncodeToString(st.sum[:]))
@@ -80,6 +87,10 @@ func (sw *stampWriter) add(uploads []string, stamps []postedStamp) {
 		// after it finds the call's stamps.
 		if sw.err = sw.w.Flush(); sw.err == nil {
 			sw.err = platform.SyncFile(sw.f)
+		}
+		if sw.err == nil && last {
+			sw.err = sw.f.Close()
+			sw.f = nil
 		}
 		if sw.err == nil {
 			return
@@ -90,19 +101,14 @@ func (sw *stampWriter) add(uploads []string, stamps []postedStamp) {
 	}
 }
 
-// close ends the file: "end" when the whole batch was queued (done),
-// else the file goes.
+// close ends a batch not wholly queued (done false): its file goes (the
+// calls queued were cancelled). A batch whose last block was written
+// closed its file then.
 func (sw *stampWriter) close(done bool) {
-	if sw.f == nil {
-		return
+	if sw.f != nil {
+		sw.f.Close()
+		sw.f = nil
 	}
-	if done && sw.err == nil {
-		sw.w.WriteString("end\n")
-		if sw.w.Flush() == nil {
-			platform.SyncFile(sw.f)
-		}
-	}
-	sw.f.Close()
 	if !done {
 		platform.Remove(sw.path)
 	}
@@ -157,8 +163,7 @@ func (q *Queue) callStamps(id string, quoted []string) map[string]postedStamp {
 
 // readStamps reads f from off for the block whose first upload is first;
 // it returns its stamps, the offset after it, and whether it was the
-// last (the batch's "end" follows). A line cut short by a kill ends the
-// file.
+// batch's last. A line cut short by a kill ends the file.
 func readStamps(f *os.File, off int64, first string) (map[string]postedStamp, int64, bool, error) {
 	if _, err := f.Seek(off, io.SeekStart); err != nil {
 		return nil, 0, false, err
@@ -174,11 +179,11 @@ func readStamps(f *os.File, off int64, first string) (map[string]postedStamp, in
 	}
 	for {
 		head, ok := line()
-		if !ok || head == "end" {
+		if !ok {
 			return nil, off, false, nil
 		}
 		h := strings.Fields(head)
-		if len(h) != 3 || h[0] != "=" {
+		if len(h) < 3 || len(h) > 4 || h[0] != "=" || len(h) == 4 && h[3] != "last" {
 			return nil, off, false, errors.New("a stamps file out of order")
 		}
 		n, err := strconv.Atoi(h[2])
@@ -205,9 +210,7 @@ func readStamps(f *os.File, off int64, first string) (map[string]postedStamp, in
 			got[u] = st
 		}
 		if want {
-			at := off
-			next, ok := line()
-			return got, at, ok && next == "end", nil
+			return got, off, len(h) == 4, nil
 		}
 	}
 }

@@ -138,3 +138,32 @@ func TestPhotosResultsReadsAnswersInParts(t *testing.T) {
 	}
 	checkBatch(t, env, q, b, files)
 }
+
+// The last call's block says it is the last, so the call that reads it
+// removes the file even when it ends before PhotosUpload has returned (a
+// small batch's one call can, a large batch's last may): the file was
+// otherwise left beside the delivery for good. A call with no block
+// finds nothing.
+func TestPhotosStampsFileGoesWithTheLastBlock(t *testing.T) {
+	env := newPhotosEnv(t)
+	q := env.open(t.TempDir(), nil)
+	sw := q.newStampWriter("d-small")
+	st := func(n int64) postedStamp { return postedStamp{size: n, modified: n * 10} }
+	sw.add([]string{"u1", "u2"}, []postedStamp{st(1), st(2)}, false)
+	sw.add([]string{"u3"}, []postedStamp{st(3)}, true)
+	// The calls end, in their order, before PhotosUpload returns (its
+	// sw.close comes last).
+	if got := q.callStamps("d-small", []string{"u9"}); got != nil {
+		t.Fatalf("a call with no block found %+v", got)
+	}
+	if got := q.callStamps("d-small", []string{"u1", "u2"}); got["u1"] != st(1) || got["u2"] != st(2) {
+		t.Fatalf("the first call's stamps: %+v", got)
+	}
+	if got := q.callStamps("d-small", []string{"u3"}); got["u3"] != st(3) {
+		t.Fatalf("the last call's stamps: %+v", got)
+	}
+	if _, err := os.Stat(q.stampsPath("d-small")); !os.IsNotExist(err) {
+		t.Fatalf("the stamps file is left after its last block was read: %v", err)
+	}
+	sw.close(true)
+}
