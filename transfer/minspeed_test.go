@@ -168,3 +168,104 @@ func TestParseMinSpeed(t *testing.T) {
 		t.Errorf("words: %v", err)
 	}
 }
+
+// The rule's arithmetic, sample by sample in fake time: a body is too
+// slow only once a sample a whole window old exists (exactly a window
+// counts) and fewer bytes than the rate times the time since it went out
+// after it (exactly the rate is not too slow); a body read whole, a rule
+// off, or a limit that held bytes back within the window (exactly a
+// window ago is outside it) never is.
+func TestMinSpeedBrokenSampleBySample(t *testing.T) {
+	const w = 60 * time.Second
+	rule := MinSpeed{Rate: 100, Window: w} // 100 B/s: 6,000 B a window
+	type step struct {
+		at        time.Duration
+		n         int64 // bytes gone by then
+		throttled time.Duration
+		want      bool
+	}
+	none := time.Duration(-1)
+	for _, c := range []struct {
+		name   string
+		rule   MinSpeed
+		length int64
+		steps  []step
+	}{
+		{"not a window old yet", rule, 1 << 20, []step{{0, 0, none, false}, {59 * time.Second, 10, none, false}}},
+		{"a window old, too slow", rule, 1 << 20, []step{{0, 0, none, false}, {w, 5999, none, true}}},
+		{"a window old, exactly the rate", rule, 1 << 20, []step{{0, 0, none, false}, {w, 6000, none, false}}},
+		{"the base is the newest sample a window old", rule, 1 << 20, []step{
+			{0, 0, none, false}, {10 * time.Second, 5000, none, false}, {70 * time.Second, 10999, none, true}}},
+		{"the newest base, not the oldest", rule, 1 << 20, []step{
+			{0, 0, none, false}, {10 * time.Second, 5000, none, false}, {70 * time.Second, 11000, none, false}}},
+		{"samples older than the base are let go", rule, 1 << 20, []step{
+			{0, 0, none, false}, {10 * time.Second, 1000, none, false}, {70 * time.Second, 7000, none, false},
+			{71 * time.Second, 7099, none, true}}},
+		{"read whole", rule, 6000, []step{{0, 0, none, false}, {w, 6000, none, false}}},
+		{"read whole, short of the rate", rule, 100, []step{{0, 0, none, false}, {w, 100, none, false}}},
+		{"off", MinSpeed{Rate: -1, Window: w}, 1 << 20, []step{{0, 0, none, false}, {2 * w, 0, none, false}}},
+		{"a rate of 0 is on, and never trips", MinSpeed{Rate: 0, Window: w}, 1 << 20, []step{{0, 0, none, false}, {2 * w, 0, none, false}}},
+		{"throttled within the window", rule, 1 << 20, []step{{0, 0, none, false}, {w, 10, 1 * time.Second, false}}},
+		{"throttled at the clock's start, a window ago", rule, 1 << 20, []step{{0, 0, 0, false}, {w, 10, 0, true}}},
+		{"throttled just inside the window", rule, 1 << 20, []step{{0, 0, none, false}, {2 * w, 10, w + time.Nanosecond, false}}},
+		{"throttled exactly a window ago", rule, 1 << 20, []step{{0, 0, none, false}, {2 * w, 10, w, true}}},
+	} {
+		body := &progressBody{}
+		s := &speedRule{rule: c.rule, body: body, length: c.length}
+		for i, st := range c.steps {
+			body.mu.Lock()
+			body.n = st.n
+			body.mu.Unlock()
+			body.throttled.Store(int64(st.throttled) + 1)
+			if got := s.broken(st.at); got != st.want {
+				t.Errorf("%s: step %d (%d B at %s): broken %v, want %v", c.name, i, st.n, st.at, got, st.want)
+			}
+		}
+		if c.name == "samples older than the base are let go" && len(s.samples) != 3 {
+			t.Errorf("%s: %d samples held, want 3 (from the base at 10 s on)", c.name, len(s.samples))
+		}
+	}
+	var nobody *speedRule
+	if nobody.broken(time.Hour) || (&speedRule{rule: rule}).broken(time.Hour) {
+		t.Error("a request with no rule or no body was broken")
+	}
+}
+
+// The rule in words and its sampling period.
+func TestMinSpeedWordsAndPeriod(t *testing.T) {
+	for r, want := range map[int64]string{
+		1023: "1023 B/s", 1 << 10: "1 KiB/s", 1536: "1.5 KiB/s", 1<<20 - 1: "1023.9990234375 KiB/s",
+		1 << 20: "1 MiB/s", 3 << 19: "1.5 MiB/s",
+	} {
+		if got := humanRate(r); got != want {
+			t.Errorf("humanRate(%d) = %q, want %q", r, got, want)
+		}
+	}
+	for m, want := range map[MinSpeed]string{
+		{Rate: -1}: "off", {Rate: 0, Window: time.Second}: "0 B/s for 1 s",
+		{Rate: 10 << 10, Window: 90 * time.Second}: "10 KiB/s for 90 s", {Rate: 512, Window: 1500 * time.Millisecond}: "512 B/s for 1.5 s",
+	} {
+		if got := m.String(); got != want {
+			t.Errorf("%+v: %q, want %q", m, got, want)
+		}
+	}
+	for window, want := range map[time.Duration]time.Duration{
+		60 * time.Second: 15 * time.Second, 40 * time.Millisecond: 10 * time.Millisecond, 20 * time.Millisecond: 10 * time.Millisecond,
+	} {
+		if got := (&speedRule{rule: MinSpeed{Rate: 1, Window: window}}).every(); got != want {
+			t.Errorf("a window of %s is sampled every %s, want %s", window, got, want)
+		}
+	}
+	if err := (MinSpeed{Window: -time.Second}).check(); err == nil {
+		t.Error("a negative window passed the check")
+	}
+	if err := (MinSpeed{}).check(); err != nil {
+		t.Errorf("a zero window: %v", err)
+	}
+	for _, in := range []string{"10k/0s", "  off  ", "OFF"} {
+		m, err := ParseMinSpeed(in)
+		if in == "10k/0s" && err == nil || in != "10k/0s" && (err != nil || !m.off()) {
+			t.Errorf("%q: %+v, %v", in, m, err)
+		}
+	}
+}
