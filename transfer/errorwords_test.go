@@ -21,3 +21,33 @@ func TestAPIErrorWords(t *testing.T) {
 		}
 	}
 }
+
+// Which refusals are a day's quota used up (a job fails at once, to be
+// resumed after the reset) and which ask to slow down (a backoff).
+func TestAPIErrorDailyAndSlowDown(t *testing.T) {
+	for _, c := range []struct {
+		e            APIError
+		daily, slow bool
+	}{
+		{APIError{Code: 429, Message: "Quota exceeded: requests per day"}, true, true},
+		{APIError{Code: 403, Message: "Requests Per Day exceeded"}, true, false},
+		{APIError{Code: 400, Status: "RESOURCE_EXHAUSTED", Message: "per day"}, true, false},
+		{APIError{Code: 400, Message: "per day"}, false, false},
+		{APIError{Code: 500, Message: "per day"}, false, false},
+		{APIError{Code: 400, Reasons: []string{"dailyLimitExceeded"}}, true, false},
+		{APIError{Code: 429, Message: "per minute"}, false, true},
+		{APIError{Code: 403, Status: "RESOURCE_EXHAUSTED", Message: "per minute"}, false, false},
+		{APIError{Code: 400, Message: "per minute", slowDown: true}, false, true},
+		{APIError{Code: 403, Reasons: []string{"userRateLimitExceeded"}}, false, true},
+		{APIError{Code: 403, Reasons: []string{"rateLimitExceeded"}}, false, true},
+		{APIError{Code: 400, Reasons: []string{"rateLimitExceeded"}}, false, false},
+		{APIError{Code: 403, Reasons: []string{"forbidden"}}, false, false},
+	} {
+		if got := c.e.daily(); got != c.daily {
+			t.Errorf("%+v: a day's quota %v, want %v", c.e, got, c.daily)
+		}
+		if got := c.e.rateLimited(); got != c.slow {
+			t.Errorf("%+v: slow down %v, want %v", c.e, got, c.slow)
+		}
+	}
+}
