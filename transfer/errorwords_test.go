@@ -26,7 +26,7 @@ func TestAPIErrorWords(t *testing.T) {
 // resumed after the reset) and which ask to slow down (a backoff).
 func TestAPIErrorDailyAndSlowDown(t *testing.T) {
 	for _, c := range []struct {
-		e            APIError
+		e           APIError
 		daily, slow bool
 	}{
 		{APIError{Code: 429, Message: "Quota exceeded: requests per day"}, true, true},
