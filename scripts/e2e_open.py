@@ -97,8 +97,22 @@ def main():
         run_window(env, binary, scratch, wid, scan)
     finally:
         os.kill(pid, signal.SIGTERM)
-        e.wait_for("Carrier to quit", lambda: not os.path.exists("/proc/%d" % pid) or
-                   open("/proc/%d/stat" % pid).read().split()[2] == "Z", timeout=15)
+
+        def gone():
+            return not os.path.exists("/proc/%d" % pid) or open("/proc/%d/stat" % pid).read().split()[2] == "Z"
+
+        deadline = time.time() + 15
+        while not gone() and time.time() < deadline:
+            time.sleep(0.1)
+        if not gone():
+            # Where it waits: Go writes every goroutine's stack to the
+            # window's log on SIGQUIT.
+            os.kill(pid, signal.SIGQUIT)
+            time.sleep(2)
+            log.flush()
+            with open(os.path.join(scratch, "carrier.log"), errors="replace") as f:
+                print(f.read()[-60000:], flush=True)
+            e.fail("Carrier did not quit within 15 s of SIGTERM; its goroutines are above")
 
 
 def run_window(env, binary, scratch, wid, scan):
