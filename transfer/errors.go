@@ -124,7 +124,7 @@ func parseAPIError(code int, body []byte) *APIError {
 		// readable line of it.
 		s := strings.TrimSpace(string(body))
 		if i := strings.IndexByte(s, '\n'); i >= 0 {
-			s = s[:i]
+			s = strings.TrimSpace(s[:i])
 		}
 		if len(s) > 200 {
 			s = s[:200] + "..."

@@ -1,6 +1,10 @@
 package transfer
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
 // A refusal's words: what kind of answer it was, Google's status word in
 // brackets when it gave one, and its own words after a colon.
@@ -48,6 +52,35 @@ func TestAPIErrorDailyAndSlowDown(t *testing.T) {
 		}
 		if got := c.e.rateLimited(); got != c.slow {
 			t.Errorf("%+v: slow down %v, want %v", c.e, got, c.slow)
+		}
+	}
+}
+
+// Each form a refusal comes in: Google's JSON with any of its message,
+// status or errors (the first error's message standing in for a missing
+// one; errors' and details' reasons, empty ones left out), or anything
+// else (a proxy's page), whose first line is kept, cut at 200 bytes.
+func TestAPIErrorForms(t *testing.T) {
+	long := strings.Repeat("x", 200)
+	for _, c := range []struct {
+		body    string
+		status  string
+		message string
+		reasons []string
+	}{
+		{`{"error":{"message":"gone"}}`, "", "gone", nil},
+		{`{"error":{"status":"NOT_FOUND"}}`, "NOT_FOUND", "", nil},
+		{`{"error":{"errors":[{"reason":"notFound","message":"File not found"},{"message":"second"}]}}`, "", "File not found", []string{"notFound"}},
+		{`{"error":{"message":"top","errors":[{"reason":"","message":"inner"}],"details":[{"reason":"RATE_LIMIT_EXCEEDED"},{"reason":""}]}}`, "", "top", []string{"RATE_LIMIT_EXCEEDED"}},
+		{`{"error":{"code":400}}`, "", `{"error":{"code":400}}`, nil},
+		{`{"other":1}`, "", `{"other":1}`, nil},
+		{"  plain words  \nsecond line", "", "plain words", nil},
+		{long, "", long, nil},
+		{long + "y", "", long + "...", nil},
+	} {
+		e := parseAPIError(400, []byte(c.body))
+		if e.Code != 400 || e.Status != c.status || e.Message != c.message || !slices.Equal(e.Reasons, c.reasons) {
+			t.Errorf("%.60q: status %q, message %.80q, reasons %q; want %q, %.80q, %q", c.body, e.Status, e.Message, e.Reasons, c.status, c.message, c.reasons)
 		}
 	}
 }
