@@ -177,7 +177,7 @@ func TestEdgeErrorTextCutAndPrintable(t *testing.T) {
 	}{
 		{strings.Repeat("a", 200), strings.Repeat("a", 200)},
 		{strings.Repeat("b", 201), strings.Repeat("b", 200) + "..."},
-		{"  first line \nsecond", "first line "},
+		{"  first line \nsecond", "first line"},
 		{"<html>" + strings.Repeat("c", 300) + "\n</html>", "<html>" + strings.Repeat("c", 194) + "..."},
 	} {
 		if got := parseAPIError(502, []byte(c.body)).Message; got != c.want {
