@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -128,21 +129,31 @@ func runDesktop(ctx context.Context, dirs app.Dirs, hidden bool, inst *platform.
 	w := a.NewWindow("Carrier")
 	w.Resize(fyne.NewSize(1100, 720))
 
+	// What the window holds is closed in the reverse of its opening, once:
+	// when the toolkit's loop returns, or by quitWatch when it does not.
+	var closers []func()
+	closeAll := sync.OnceFunc(func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	})
+	defer closeAll()
+	quit, quitting, loopEnded := quitWatch(a, logger, closeAll)
 	core, err := app.Open(ctx, dirs, logger)
 	if err != nil {
 		return fatalWindow(a, w, err)
 	}
-	defer core.Close()
+	closers = append(closers, func() { core.Close() })
 	events := make(chan transfer.Event, 1024)
 	q, err := core.OpenQueue(events)
 	if err != nil {
 		return fatalWindow(a, w, err)
 	}
-	defer q.Close()
+	closers = append(closers, func() { q.Close() })
 	// A sign-in made with `carrier login` while the window runs sends the
 	// jobs parked for it on, and shows in the Account screen.
 	watch, stopWatch := context.WithCancel(ctx)
-	defer stopWatch()
+	closers = append(closers, stopWatch)
 	core.Google.Watch(watch, dirs.Data)
 
 	d := deps(ctx, core, q, events)
@@ -150,12 +161,12 @@ func runDesktop(ctx context.Context, dirs app.Dirs, hidden bool, inst *platform.
 	// starts the window again once everything here is closed.
 	d.Restart = func() {
 		restarting.Store(true)
-		a.Quit()
+		quit()
 	}
 	// Buttons on notifications (Retry, Open in Mailbox) need the desktop's
 	// own service; without one, Fyne's notifications serve.
 	if n, err := platform.NewNotifier("Carrier", "app.carrier.desktop"); err == nil {
-		defer n.Close()
+		closers = append(closers, func() { n.Close() })
 		d.Notify = func(title, body string, actions []ui.NoticeAction) error {
 			acts := make([]platform.Action, len(actions))
 			for i, a := range actions {
@@ -165,12 +176,12 @@ func runDesktop(ctx context.Context, dirs app.Dirs, hidden bool, inst *platform.
 		}
 	}
 	u := ui.New(a, w, d)
-	defer u.Close()
+	closers = append(closers, u.Close)
 	// What this launch was given, and what later launches hand over, go
 	// to Compose once the window runs (off this goroutine: fyne.Do
 	// queues it for the running loop).
 	if inst != nil {
-		defer inst.Close() // before the UI closes: no hand-over reaches a closed window
+		closers = append(closers, func() { inst.Close() }) // before the UI closes: no hand-over reaches a closed window
 		go inst.Serve(u.Open)
 	}
 	if len(items) > 0 {
@@ -194,7 +205,7 @@ func runDesktop(ctx context.Context, dirs app.Dirs, hidden bool, inst *platform.
 		var menu *fyne.Menu
 		menu = u.TrayMenu(ui.TrayHooks{
 			Show: func() { w.Show(); w.RequestFocus() },
-			Quit: a.Quit,
+			Quit: quit,
 			Refresh: func() {
 				if menu != nil {
 					menu.Refresh()
@@ -204,16 +215,21 @@ func runDesktop(ctx context.Context, dirs app.Dirs, hidden bool, inst *platform.
 		})
 		desk.SetSystemTrayMenu(menu)
 	}
-	w.SetCloseIntercept(func() { u.CloseRequested(tray, a.Quit, w.Hide) })
+	w.SetCloseIntercept(func() { u.CloseRequested(tray, quit, w.Hide) })
 	go func() {
+		// Fyne's driver quits on SIGINT and SIGTERM itself (catchTerm).
+		// A fyne.Do(a.Quit) here raced it: queued after its loop had
+		// closed the function queue, it panicked (the exit 2 once seen in
+		// CI after SIGTERM). The signal only starts the watch.
 		<-ctx.Done()
-		fyne.Do(a.Quit)
+		quitting()
 	}()
 	if hidden && tray {
 		a.Run()
 	} else {
 		w.ShowAndRun()
 	}
+	loopEnded()
 	return 0
 }
 
@@ -291,4 +307,54 @@ func fatalWindow(a fyne.App, w fyne.Window, err error) int {
 	d.Show()
 	w.ShowAndRun()
 	return 1
+}
+
+// quitGrace is how long the toolkit has to finish closing once a quit
+// began, before Carrier stops waiting for it.
+const quitGrace = 10 * time.Second
+
+// quitWatch returns the window's quit: Fyne's Quit, watched. Fyne 2.8.1
+// ends its loop by queuing its stop hook on the lifecycle's queue and
+// draining its function queue by what that queue shows at the moment; the
+// lifecycle's goroutine may hand the hook to the function queue just
+// after, so Run waits for it for ever (seen in CI: a window that did not
+// end after SIGTERM, its main goroutine in Lifecycle.WaitForEvents and
+// the lifecycle's in runOnMainWithWait for 23 minutes), or sends it into
+// the closed queue and panics (the exit 2 once seen after SIGTERM). The
+// stop hook's run is the sign it finished; without it within quitGrace,
+// Carrier closes what it holds (closeAll: the journal, Compose's copy, the
+// sandbox) and ends the process itself, starting again first when a
+// restart was asked for. quitting starts the watch where the quit is not
+// Carrier's own (a signal, which Fyne answers itself); loopEnded is called
+// once Run returned.
+func quitWatch(a fyne.App, logger *slog.Logger, closeAll func()) (quit, quitting, loopEnded func()) {
+	began, stopped, ended := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	// Fyne's drain may answer the hook without running it: Run's return
+	// says the same.
+	a.Lifecycle().SetOnStopped(func() { close(stopped) })
+	var once sync.Once
+	go func() {
+		<-began
+		select {
+		case <-stopped:
+			return // the loop ends, and runDesktop's closeAll with it
+		case <-ended:
+			return
+		case <-time.After(quitGrace):
+		}
+		logger.Warn("the window's toolkit did not finish closing; Carrier closes what it holds and ends")
+		closeAll()
+		if restarting.Load() {
+			if err := relaunch(); err != nil {
+				fmt.Fprintln(os.Stderr, "carrier: could not start again:", err)
+			}
+		}
+		os.Exit(0)
+	}()
+	quitting = func() { once.Do(func() { close(began) }) }
+	quit = func() {
+		quitting()
+		a.Quit()
+	}
+	return quit, quitting, func() { close(ended) }
 }
