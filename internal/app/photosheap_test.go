@@ -21,6 +21,12 @@ func TestPhotosBatchHeldPerPicture(t *testing.T) {
 	if testing.Short() {
 		t.Skip("queues 5,000 pictures")
 	}
+	if runtime.GOOS == "windows" {
+		// Under Wine two runs of the same build measured 1,623 and 2,065
+		// bytes a picture (a job's lock is an *os.File there, not a bare
+		// descriptor); the bound is Unix's, where it is stable.
+		t.Skip("the live heap per picture is measured on Unix")
+	}
 	const n = 5000
 	profile := os.Getenv("CARRIER_HEAPPROFILE")
 	if profile != "" {

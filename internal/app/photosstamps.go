@@ -154,6 +154,7 @@ func (q *Queue) callStamps(id string, quoted []string) map[string]postedStamp {
 		rd.off = next
 		if last {
 			delete(q.stampFiles, id)
+			f.Close() // Windows removes no open file
 			platform.Remove(path)
 		}
 		return got
