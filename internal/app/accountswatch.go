@@ -137,8 +137,8 @@ func (g *Google) OnAccountsChanged(f func()) {
 // are (OnSignIn: the queue sends its parked jobs on), one signed out is
 // looked up again (its jobs park on their next request), and
 // OnAccountsChanged's functions are called. The folder is watched by the
-// system (inotify, ReadDirectoryChangesW, kqueue); where it cannot be,
-// the stamp is read every few seconds.
+// system (inotify, ReadDirectoryChangesW, kqueue), and the stamp is read
+// every few seconds as well (alone where the folder cannot be watched).
 func (g *Google) Watch(ctx context.Context, dir string) {
 	g.useStamp(dir)
 	w, err := fsnotify.NewWatcher()
@@ -157,10 +157,18 @@ func (g *Google) Watch(ctx context.Context, dir string) {
 	}
 	go func() {
 		defer w.Close()
+		// The system's word is read at once, and the stamp every
+		// stampPoll as well: a word lost bounds the wait at stampPoll (a
+		// sign-in elsewhere was once not acted on for 30 s under Wine,
+		// the cause not found).
+		tick := time.NewTicker(stampPoll)
+		defer tick.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return
+			case <-tick.C:
+				g.stampChanged()
 			case _, ok := <-w.Events:
 				if !ok {
 					return
