@@ -232,7 +232,7 @@ func (m *mailboxScreen) attachmentRows(atts []mailAttachment) []fyne.CanvasObjec
 func (m *mailboxScreen) attachmentRow(a mailAttachment) *mailAttachmentRow {
 	r := &mailAttachmentRow{}
 	name := app.Printable(a.name)
-	label := widget.NewLabel(name)
+	label := newLabel(name)
 	label.Truncation = fyne.TextTruncateEllipsis
 	r.open = newIconButton(lang.X("attach.open.name", "Open {{.Name}}", w{"Name": name}), theme.FileIcon(), func() { m.openAttachment(a, r) })
 	r.open.Text = display(lang.X("attach.open", "Open"))
@@ -249,10 +249,10 @@ func (m *mailboxScreen) attachmentRow(a mailAttachment) *mailAttachmentRow {
 		}
 	})
 	r.stop.Text = display(lang.X("row.cancel", "Cancel"))
-	r.busy = container.NewBorder(nil, nil, nil, r.stop, r.bar)
+	r.busy = mirrorRTL(container.NewBorder(nil, nil, nil, r.stop, r.bar))
 	r.busy.Hide()
-	r.Object = container.NewVBox(container.NewBorder(nil, nil, widget.NewIcon(theme.FileIcon()),
-		container.NewHBox(widget.NewLabel(humanSize(a.size)), r.open, r.save), label), r.busy)
+	r.Object = container.NewVBox(mirrorRTL(container.NewBorder(nil, nil, widget.NewIcon(theme.FileIcon()),
+		mirrorRTL(container.NewHBox(widget.NewLabel(humanSize(a.size)), r.open, r.save)), label)), r.busy)
 	return r
 }
 

@@ -73,7 +73,7 @@ func fence(line string) string {
 			i = end
 			continue // part of a word, an address or a name
 		}
-		if end == bare && !strings.ContainsAny(string(runes[i:end]), joiners) && afterWord(runes, i) {
+		if end == bare && !strings.ContainsAny(string(runes[i:end]), joiners+"\u066b\u066c") && afterWord(runes, i) {
 			i = end
 			continue // a bare number after a word is the word's: "Report 2024"
 		}
@@ -112,6 +112,11 @@ func glued(r rune) bool {
 	return isLetterOrDigit(r) || strings.ContainsRune("._-@/:+#", r)
 }
 
+// separators are the decimal and thousands separators a number is written
+// with: Latin ones, and the Arabic script's (Persian groups thousands with
+// U+066C, "10٬000").
+const separators = ".,\u066b\u066c"
+
 // numberEnd is where the number starting at i ends: digits, with decimal
 // or thousands separators between digits.
 func numberEnd(runes []rune, i int) int {
@@ -119,7 +124,7 @@ func numberEnd(runes []rune, i int) int {
 		switch {
 		case isDigit(runes[i]):
 			i++
-		case (runes[i] == '.' || runes[i] == ',') && i+1 < len(runes) && isDigit(runes[i+1]):
+		case strings.ContainsRune(separators, runes[i]) && i+1 < len(runes) && isDigit(runes[i+1]):
 			i++
 		default:
 			return i
@@ -454,7 +459,8 @@ func markNumbers(runes []rune, levels []int) {
 }
 
 // setLabel shows text on l in display order, aligned to the right when it
-// reads right to left.
+// reads right to left or the window does (a file's Latin name in a Persian
+// window starts at the right, as the lines around it do).
 func setLabel(o fyne.CanvasObject, text string) {
 	if w, ok := o.(*wrapLabel); ok {
 		w.SetText(text)
@@ -463,7 +469,7 @@ func setLabel(o fyne.CanvasObject, text string) {
 	l := o.(*widget.Label)
 	v, rtl := visualText(text)
 	align := fyne.TextAlignLeading
-	if rtl {
+	if rtl || windowRTL.Load() {
 		align = fyne.TextAlignTrailing
 	}
 	if l.Alignment != align && (l.Alignment != fyne.TextAlignCenter || rtl) {
@@ -532,7 +538,7 @@ func (l *wrapLabel) show() {
 		v, rtl = visualWrapped(l.logical, l.fits())
 	}
 	align := fyne.TextAlignLeading
-	if rtl {
+	if rtl || windowRTL.Load() {
 		align = fyne.TextAlignTrailing
 	}
 	moved := false

@@ -204,15 +204,24 @@ func TestRightToLeftParagraphWrapsInReadingOrder(t *testing.T) {
 	if l.Alignment != fyne.TextAlignTrailing || l.AccessibilityLabel() != logical {
 		t.Errorf("aligned %v, read out as %q", l.Alignment, l.AccessibilityLabel())
 	}
-	// Wider, it breaks again for its width; English is left to Fyne.
+	// Wider, it breaks again for its width; English is left to Fyne, and
+	// starts where the window's lines start: at the right here, at the
+	// left in a left-to-right window.
 	l.Resize(fyne.NewSize(2000, 400))
 	if strings.Contains(l.Text, "\n") {
 		t.Errorf("at 2000 px still broken: %q", l.Text)
 	}
-	l.SetText("Uploads wait for home@example.com: once you give the client and press Sign in with Google, Google offers that account first.")
+	english := "Uploads wait for home@example.com: once you give the client and press Sign in with Google, Google offers that account first."
+	l.SetText(english)
+	l.Resize(fyne.NewSize(260, 400))
+	if strings.Contains(l.Text, "\n") || l.Alignment != fyne.TextAlignTrailing {
+		t.Errorf("English broken by Carrier or aligned %v in a right-to-left window: %q", l.Alignment, l.Text)
+	}
+	windowRTL.Store(false)
+	l = newWrapLabel(english)
 	l.Resize(fyne.NewSize(260, 400))
 	if strings.Contains(l.Text, "\n") || l.Alignment != fyne.TextAlignLeading {
-		t.Errorf("English broken by Carrier or aligned %v: %q", l.Alignment, l.Text)
+		t.Errorf("English broken by Carrier or aligned %v in a left-to-right window: %q", l.Alignment, l.Text)
 	}
 }
 
@@ -274,5 +283,24 @@ func TestChoicesMirroredRightToLeft(t *testing.T) {
 		if b.IconPlacement != widget.ButtonIconTrailingText {
 			t.Errorf("%q has its mark before its words", b.Text)
 		}
+	}
+}
+
+// A label of Latin words (a file's name, an address) starts where the
+// window's lines start: at the right in a right-to-left window, so that a
+// Persian Compose shows report.pdf beside its icon, not in the row's
+// middle; at the left in a left-to-right one.
+func TestLatinLabelStartsAtTheWindowsStart(t *testing.T) {
+	test.NewTempApp(t)
+	if l := newLabel("report.pdf"); l.Alignment != fyne.TextAlignLeading {
+		t.Errorf("in a left-to-right window aligned %v", l.Alignment)
+	}
+	windowRTL.Store(true)
+	defer windowRTL.Store(false)
+	if l := newLabel("report.pdf"); l.Alignment != fyne.TextAlignTrailing {
+		t.Errorf("in a right-to-left window aligned %v", l.Alignment)
+	}
+	if l := newLabel("گزارش.pdf"); l.Alignment != fyne.TextAlignTrailing {
+		t.Errorf("Persian in a right-to-left window aligned %v", l.Alignment)
 	}
 }

@@ -54,6 +54,7 @@ type mailboxScreen struct {
 	want    string                   // a Gmail message or draft id to open once the list is read (openMessage)
 	drafts  map[string]*draftActions // each draft's Edit and Send, by draft id (drafts.go)
 
+	refreshBtn *focusButton
 	files      attachmentFiles      // private copies of attachments opened or saved
 	openURL    func(*url.URL) error // the system's handler for a file (fyne.App.OpenURL)
 	chooseSave func(name string, done func(fyne.URIWriteCloser, error))
@@ -69,9 +70,12 @@ func newMailboxScreen(u *UI) *mailboxScreen {
 	m.status = newWrapLabel("")
 	m.list = newPagedList("item")
 	m.detail = newPagedList("line")
-	refresh := newFocusButton(lang.X("mailbox.refresh", "Refresh"), theme.ViewRefreshIcon(), m.refresh)
-	panes := container.NewGridWithColumns(2, m.list.Object, m.detail.Object)
-	m.content = container.NewBorder(container.NewBorder(nil, nil, newLabel(lang.X("mailbox.intro", "What the sandbox holds: sent messages, drafts and timeline items, newest first.")), refresh), m.status, nil, nil, panes)
+	m.refreshBtn = newFocusButton(lang.X("mailbox.refresh", "Refresh"), theme.ViewRefreshIcon(), m.refresh)
+	// In a right-to-left window the list is on the right and the item
+	// opens on its left, where the rows' arrows point.
+	panes := mirrorRTL(container.NewGridWithColumns(2, m.list.Object, m.detail.Object))
+	top := mirrorRTL(container.NewBorder(nil, nil, newLabel(lang.X("mailbox.intro", "What the sandbox holds: sent messages, drafts and timeline items, newest first.")), m.refreshBtn))
+	m.content = container.NewBorder(top, m.status, nil, nil, panes)
 	return m
 }
 
@@ -87,7 +91,7 @@ func (m *mailboxScreen) row(i int, it mailItem) fyne.CanvasObject {
 	open := newIconButton(lang.X("mailbox.open", "Open {{.Kind}} {{.Title}}", w{"Kind": kindName(it.Kind), "Title": app.Readable(it.Title)}), directional(theme.NavigateNextIcon()), func() { m.choose(i) })
 	// The whole row opens the item on a click; the button is there for
 	// the keyboard and the screen reader.
-	return container.NewStack(newTapArea(func() { m.choose(i) }), container.NewBorder(nil, nil, nil, m.draftButtons(it, open), container.NewVBox(title, sub)))
+	return container.NewStack(newTapArea(func() { m.choose(i) }), mirrorRTL(container.NewBorder(nil, nil, nil, m.draftButtons(it, open), container.NewVBox(title, sub))))
 }
 
 // tapArea lies under a row's text and opens it on a click. It has no
@@ -414,7 +418,9 @@ func (m *mailboxScreen) messageView(ctx context.Context, it mailItem) (func() []
 	}
 	received := millis(full.InternalDate)
 	return func() []fyne.CanvasObject {
-		rows := []fyne.CanvasObject{widget.NewLabelWithStyle(it.Kind, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})}
+		kind := newLabel(kindName(it.Kind))
+		kind.TextStyle = fyne.TextStyle{Bold: true}
+		rows := []fyne.CanvasObject{kind}
 		rows = append(rows, readingHeaders(hs, me, received, m.zone)...)
 		rows = append(rows, widget.NewSeparator())
 		rows = append(rows, m.textRows(app.ReadableLines(text))...)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"carrier/transfer"
@@ -178,6 +180,176 @@ func TestCataloguesWriteLatinDigits(t *testing.T) {
 					t.Errorf("%s.json: %q writes %q", code, key, localDigit.FindString(s))
 				}
 			}
+		}
+	}
+}
+
+// In Persian the screens' buttons read from the right as every other row
+// does: Compose's at the right edge, each next one left of the one before;
+// Tab still goes from the first to the last. In English nothing moved.
+func TestTabBarMirroredInPersian(t *testing.T) {
+	xs := func(h *harness) []float32 {
+		h.w.Resize(fyne.NewSize(1100, 720))
+		at := fyne.CurrentApp().Driver().AbsolutePositionForObject
+		var out []float32
+		for _, it := range h.u.tabs.Items {
+			out = append(out, at(it.button).X)
+		}
+		return out
+	}
+	english := xs(newHarness(t))
+	for i := 1; i < len(english); i++ {
+		if english[i] <= english[i-1] {
+			t.Fatalf("English tab %d at x=%v is not right of the one before (x=%v)", i, english[i], english[i-1])
+		}
+	}
+
+	inLanguage(t, "fa")
+	h := newHarness(t)
+	p := xs(h)
+	first := h.u.tabs.Items[0].button
+	if right := p[0] + first.Size().Width; right < 1100-40 {
+		t.Errorf("the first screen's button ends at x=%v, not at the right edge", right)
+	}
+	for i := 1; i < len(p); i++ {
+		if p[i] >= p[i-1] {
+			t.Errorf("tab %d at x=%v is not left of the one before (x=%v)", i, p[i], p[i-1])
+		}
+	}
+	h.w.Canvas().Focus(first)
+	for _, next := range h.u.tabs.Items[1:] {
+		h.w.Canvas().FocusNext()
+		if h.w.Canvas().Focused() != next.button {
+			t.Fatalf("Tab went to %T, not the next screen's button", h.w.Canvas().Focused())
+		}
+	}
+}
+
+// In Persian, Media's rows of buttons read from the right as Compose's
+// do: Add pictures or videos… at the right with Add a folder… on its
+// left, Carrier's albums… left of the album's name, and Post at the
+// bottom left with Clear at the right. In English nothing moved.
+func TestMediaMirroredInPersian(t *testing.T) {
+	type places struct{ add, folder, albums, album, post, clear float32 }
+	of := func(h *harness) places {
+		h.u.tabs.Select(h.u.timelineTab)
+		h.w.Resize(fyne.NewSize(1100, 720))
+		m := h.u.timeline
+		x := func(o fyne.CanvasObject) float32 { return fyne.CurrentApp().Driver().AbsolutePositionForObject(o).X }
+		return places{x(m.pickBtn), x(m.addFolder), x(m.albums), x(m.album), x(m.post), x(m.clearFiles)}
+	}
+	en := of(newHarness(t))
+	if en.add >= en.folder || en.albums <= en.album || en.post <= en.clear {
+		t.Fatalf("English Media is not as it was: %+v", en)
+	}
+
+	inLanguage(t, "fa")
+	p := of(newHarness(t))
+	if p.add <= p.folder {
+		t.Errorf("Add pictures or videos… at x=%v is not right of Add a folder… at x=%v", p.add, p.folder)
+	}
+	if p.albums >= p.album {
+		t.Errorf("Carrier's albums… at x=%v is not left of the album's name at x=%v", p.albums, p.album)
+	}
+	if p.post >= p.clear || p.post > 40 {
+		t.Errorf("Post at x=%v is not at the bottom left, left of Clear at x=%v", p.post, p.clear)
+	}
+}
+
+// In Persian the Mailbox reads from the right: its list on the right and
+// the opened message on its left (where the rows' arrows point), Refresh
+// at the left of the top line, an attachment's icon and name on the right
+// with Open and Save… on its left; the opened item's kind is in Persian
+// ("Sent" was left in English). In English nothing moved.
+func TestMailboxMirroredInPersian(t *testing.T) {
+	type places struct{ list, detail, refresh, icon, name, open float32 }
+	of := func(h *harness) (places, string) {
+		h.putMail(withAttachments([]byte("%PDF")))
+		m := h.u.mailbox
+		h.u.tabs.Select(h.u.mailboxTab)
+		h.w.Resize(fyne.NewSize(1100, 720))
+		h.until("the mailbox loaded", func() bool { return len(m.items) > 0 && !m.loading })
+		m.choose(0)
+		h.until("the message opened", func() bool { return strings.Contains(labelsIn(m.detail.Box), "plan.pdf") })
+		at := func(o fyne.CanvasObject) float32 { return fyne.CurrentApp().Driver().AbsolutePositionForObject(o).X }
+		var p places
+		var walk func(o fyne.CanvasObject)
+		walk = func(o fyne.CanvasObject) {
+			switch o := o.(type) {
+			case *widget.Icon:
+				if o.Resource == theme.FileIcon() && p.icon == 0 {
+					p.icon = at(o)
+				}
+			case *widget.Label:
+				if o.Text == "plan.pdf" {
+					p.name = at(o) + o.Size().Width
+				}
+			case *fyne.Container:
+				for _, c := range o.Objects {
+					walk(c)
+				}
+			}
+		}
+		walk(m.detail.Box)
+		open := buttonNamed(m.detail.Box, lang.X("attach.open.name", "Open {{.Name}}", w{"Name": "plan.pdf"}))
+		if open == nil || p.icon == 0 || p.name == 0 {
+			t.Fatalf("no row for plan.pdf:\n%s", labelsIn(m.detail.Box))
+		}
+		p.open = at(open)
+		p.list, p.detail, p.refresh = at(m.list.Object), at(m.detail.Object), at(m.refreshBtn)
+		return p, labelsIn(m.detail.Box)
+	}
+	en, text := of(newHarness(t))
+	if en.list >= en.detail || en.icon >= en.name || en.open <= en.name || en.refresh < 900 || !strings.HasPrefix(text, "Sent\n") {
+		t.Fatalf("the English Mailbox is not as it was: %+v\n%s", en, text)
+	}
+
+	inLanguage(t, "fa")
+	p, text := of(newHarness(t))
+	if p.list <= p.detail {
+		t.Errorf("the list at x=%v is not right of the opened message at x=%v", p.list, p.detail)
+	}
+	if p.refresh > 40 {
+		t.Errorf("Refresh at x=%v, not at the left", p.refresh)
+	}
+	if p.icon <= p.name || p.open >= p.name {
+		t.Errorf("the attachment's row is not mirrored: icon at x=%v, name ends at x=%v, Open at x=%v", p.icon, p.name, p.open)
+	}
+	if strings.HasPrefix(text, "Sent\n") || !strings.HasPrefix(text, display(kindName("Sent"))+"\n") {
+		t.Errorf("the opened item's kind is not in Persian:\n%.200s", text)
+	}
+}
+
+// In Persian Transfers' top line reads from the right: its words on the
+// right, Clear finished at the left. In English it stays at the right.
+func TestTransfersTopLineMirroredInPersian(t *testing.T) {
+	x := func(h *harness) float32 {
+		h.u.tabs.Select(h.u.transfersTab)
+		h.w.Resize(fyne.NewSize(1100, 720))
+		return fyne.CurrentApp().Driver().AbsolutePositionForObject(h.u.transfers.clear).X
+	}
+	if en := x(newHarness(t)); en < 900 {
+		t.Fatalf("English Clear finished at x=%v, not at the right", en)
+	}
+	inLanguage(t, "fa")
+	if fa := x(newHarness(t)); fa > 40 {
+		t.Errorf("Clear finished at x=%v, not at the left", fa)
+	}
+}
+
+// A number grouped in thousands the Persian way ("10٬000") is drawn
+// whole: Media's plan read "‘00010", its groups swapped, because the
+// Arabic thousands separator cut it in two.
+func TestGroupedNumberWholeInPersian(t *testing.T) {
+	inLanguage(t, "fa")
+	n := groupCount(10000)
+	if n != "10٬000" {
+		t.Fatalf("10000 grouped as %q", n)
+	}
+	for _, line := range []string{"4 درخواست از " + n + " درخواست روزانه", "از " + n, n + " پرونده"} {
+		v, _ := visualText(line)
+		if got := fyneShows(t, v); !strings.Contains(got, n) {
+			t.Errorf("%q is drawn %q: the number is not whole", line, got)
 		}
 	}
 }

@@ -30,7 +30,9 @@ func newTab(text string, icon fyne.Resource, content fyne.CanvasObject) *tab {
 }
 
 func newTabs(items ...*tab) *tabs {
-	t := &tabs{Items: items, bar: container.NewHBox(), stack: container.NewStack()}
+	// In a right-to-left window the first screen's button is at the right,
+	// the others leftwards; Tab still goes first to last.
+	t := &tabs{Items: items, bar: mirrorRTL(container.NewHBox()), stack: container.NewStack()}
 	for _, it := range items {
 		it := it
 		it.button.OnTapped = func() { t.Select(it) }

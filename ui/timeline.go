@@ -67,6 +67,8 @@ type timelineScreen struct {
 	description *namedEntry
 	post        *focusButton
 	clearFiles  *focusButton
+	pickBtn     *focusButton // Add pictures or videos…
+	addFolder   *focusButton
 	status      *wrapLabel
 	albumChoice *widget.Select // the open list of Carrier's albums, for tests
 	content     fyne.CanvasObject
@@ -107,15 +109,16 @@ func newTimelineScreen(u *UI) *timelineScreen {
 		lang.X("media.to.mirror", "Mirror timeline (retired by Google; sandbox only)"),
 	}, func(int) { t.destinationChosen() })
 	t.status = newWrapLabel("")
-	pick := newFocusButton(lang.X("photos.add", "Add pictures or videos…"), theme.FileImageIcon(), t.pick)
-	folder := newFocusButton(lang.X("photos.addfolder", "Add a folder…"), theme.FolderOpenIcon(), t.pickFolder)
+	t.pickBtn = newFocusButton(lang.X("photos.add", "Add pictures or videos…"), theme.FileImageIcon(), t.pick)
+	t.addFolder = newFocusButton(lang.X("photos.addfolder", "Add a folder…"), theme.FolderOpenIcon(), t.pickFolder)
 	t.content = container.NewPadded(container.NewBorder(
 		container.NewVBox(
 			t.dest,
 			t.to.Object,
-			container.NewHBox(pick, folder, newLabel(lang.X("media.drop", "or drop pictures, videos or whole folders on the window"))),
+			mirrorRTL(container.NewHBox(t.pickBtn, t.addFolder, newLabel(lang.X("media.drop", "or drop pictures, videos or whole folders on the window")))),
 		),
-		container.NewVBox(t.batchState, t.info, container.NewBorder(nil, nil, nil, t.albums, t.album), t.description, t.elseDrive, container.NewHBox(t.clearFiles, layout.NewSpacer(), t.post), t.status),
+		container.NewVBox(t.batchState, t.info, mirrorRTL(container.NewBorder(nil, nil, nil, t.albums, t.album)), t.description, t.elseDrive,
+			mirrorRTL(container.NewHBox(t.clearFiles, layout.NewSpacer(), t.post)), t.status),
 		nil, nil, t.list.Object))
 	t.clear()
 	if u.deps.Uploads != nil {

@@ -107,7 +107,7 @@ func newTransfersScreen(u *UI) *transfersScreen {
 	s.box.Add(s.empty)
 	s.status = newWrapLabel("")
 	s.clear = newFocusButton(lang.X("transfers.clear", "Clear finished"), theme.DeleteIcon(), s.clearFinished)
-	top := container.NewVBox(container.NewBorder(nil, nil, nil, s.clear, italic(lang.X("transfers.intro", "Uploads survive lost connections, sleep and restarts: each one resumes where the server says it stands."))))
+	top := container.NewVBox(mirrorRTL(container.NewBorder(nil, nil, nil, s.clear, italic(lang.X("transfers.intro", "Uploads survive lost connections, sleep and restarts: each one resumes where the server says it stands.")))))
 	if u.deps.Limits != nil {
 		s.network = newNetworkSettings(u)
 		top.Add(s.network.Object)
