@@ -415,8 +415,8 @@ func (s *setupAssistant) show() {
 	link, _ := url.Parse(auth.ConsoleCredentialsURL)
 	consoleText, rtl := visualText(lang.X("assistant.console", "Google Cloud Console: APIs & Services > Credentials"))
 	console := newDialogLink(consoleText, link)
-	if rtl {
-		console.Alignment = fyne.TextAlignTrailing
+	if rtl || windowRTL.Load() {
+		console.Alignment = fyne.TextAlignTrailing // at the right, as the lines around it
 	}
 
 	scopes := wrapped(scopeText())

@@ -225,3 +225,29 @@ func withLanguage(t *testing.T, tag string, f func()) {
 	}()
 	f()
 }
+
+// In Persian the console's link stands at the right, where the lines
+// around it start, though its words are Latin.
+func TestAssistantLinkAtTheRightInPersian(t *testing.T) {
+	inLanguage(t, "fa")
+	h := newHarness(t)
+	h.u.account.openAssistant()
+	var link *dialogLink
+	var find func(o fyne.CanvasObject)
+	find = func(o fyne.CanvasObject) {
+		switch x := o.(type) {
+		case *dialogLink:
+			link = x
+		case *fyne.Container:
+			for _, c := range x.Objects {
+				find(c)
+			}
+		case *container.Scroll:
+			find(x.Content)
+		}
+	}
+	find(h.u.account.assistant.content)
+	if link == nil || link.Alignment != fyne.TextAlignTrailing {
+		t.Errorf("the console's link is not at the right: %+v", link)
+	}
+}

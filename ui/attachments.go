@@ -222,7 +222,7 @@ func (m *mailboxScreen) attachmentRows(atts []mailAttachment) []fyne.CanvasObjec
 	if len(atts) == 0 {
 		return nil
 	}
-	rows := []fyne.CanvasObject{widget.NewSeparator(), widget.NewLabelWithStyle(display(attachmentCount(len(atts))), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})}
+	rows := []fyne.CanvasObject{widget.NewSeparator(), boldLabel(attachmentCount(len(atts)))}
 	for _, a := range atts {
 		rows = append(rows, m.attachmentRow(a).Object)
 	}

@@ -485,6 +485,13 @@ func newLabel(text string) *widget.Label {
 	return l
 }
 
+// boldLabel is newLabel in bold: a heading.
+func boldLabel(text string) *widget.Label {
+	l := newLabel(text)
+	l.TextStyle = fyne.TextStyle{Bold: true}
+	return l
+}
+
 // display is text in display order, for widgets that take a string
 // without an alignment (buttons, check boxes, dialog titles).
 func display(text string) string {

@@ -383,3 +383,58 @@ func TestFyneDialogWordsInEveryLanguage(t *testing.T) {
 		}
 	}
 }
+
+// Words a person reads go through the catalogues: no screen's line, label
+// or status is given English as a bare string (Media once said "Reading
+// Carrier's albums in Google Photos…" in English in a Persian window).
+func TestNoBareWordsOnScreen(t *testing.T) {
+	shown := map[string]bool{"say": true, "newLabel": true, "setLabel": true, "boldLabel": true, "italic": true,
+		"wrapped": true, "newWrapLabel": true, "showError": true, "showInformation": true, "setBatchState": true}
+	words := regexp.MustCompile(`[A-Za-z]{2,} [A-Za-z]{2,}`)
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			var fn string
+			switch e := call.Fun.(type) {
+			case *ast.Ident:
+				fn = e.Name
+			case *ast.SelectorExpr:
+				fn = e.Sel.Name
+			}
+			if !shown[fn] {
+				return true
+			}
+			for _, a := range call.Args {
+				ast.Inspect(a, func(n ast.Node) bool {
+					if c, ok := n.(*ast.CallExpr); ok {
+						if sel, ok := c.Fun.(*ast.SelectorExpr); ok {
+							if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "lang" {
+								return false // looked up
+							}
+						}
+					}
+					if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING && words.MatchString(lit.Value) {
+						t.Errorf("%s: %s shows bare English %s", fset.Position(lit.Pos()), fn, lit.Value)
+					}
+					return true
+				})
+			}
+			return true
+		})
+	}
+}

@@ -418,9 +418,7 @@ func (m *mailboxScreen) messageView(ctx context.Context, it mailItem) (func() []
 	}
 	received := millis(full.InternalDate)
 	return func() []fyne.CanvasObject {
-		kind := newLabel(kindName(it.Kind))
-		kind.TextStyle = fyne.TextStyle{Bold: true}
-		rows := []fyne.CanvasObject{kind}
+		rows := []fyne.CanvasObject{boldLabel(kindName(it.Kind))}
 		rows = append(rows, readingHeaders(hs, me, received, m.zone)...)
 		rows = append(rows, widget.NewSeparator())
 		rows = append(rows, m.textRows(app.ReadableLines(text))...)
@@ -494,7 +492,7 @@ func (m *mailboxScreen) timelineView(ctx context.Context, it mailItem) (func() [
 		media = append(media, s)
 	}
 	return func() []fyne.CanvasObject {
-		rows := []fyne.CanvasObject{widget.NewLabelWithStyle(display(lang.X("mailbox.timelineitem", "Timeline item")), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})}
+		rows := []fyne.CanvasObject{boldLabel(lang.X("mailbox.timelineitem", "Timeline item"))}
 		if text, ok := it.Item["text"]; ok {
 			rows = append(rows, m.textRows(app.ReadableLines(orNone(fmt.Sprint(text))))...)
 		} else {

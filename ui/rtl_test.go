@@ -305,7 +305,8 @@ func TestMailboxMirroredInPersian(t *testing.T) {
 	}
 
 	inLanguage(t, "fa")
-	p, text := of(newHarness(t))
+	h := newHarness(t)
+	p, text := of(h)
 	if p.list <= p.detail {
 		t.Errorf("the list at x=%v is not right of the opened message at x=%v", p.list, p.detail)
 	}
@@ -317,6 +318,26 @@ func TestMailboxMirroredInPersian(t *testing.T) {
 	}
 	if strings.HasPrefix(text, "Sent\n") || !strings.HasPrefix(text, display(kindName("Sent"))+"\n") {
 		t.Errorf("the opened item's kind is not in Persian:\n%.200s", text)
+	}
+	// The attachments' count is a heading at the right, as the lines
+	// around it are.
+	var heading *widget.Label
+	var find func(o fyne.CanvasObject)
+	find = func(o fyne.CanvasObject) {
+		switch o := o.(type) {
+		case *widget.Label:
+			if o.Text == display(attachmentCount(2)) {
+				heading = o
+			}
+		case *fyne.Container:
+			for _, c := range o.Objects {
+				find(c)
+			}
+		}
+	}
+	find(h.u.mailbox.detail.Box)
+	if heading == nil || heading.Alignment != fyne.TextAlignTrailing {
+		t.Errorf("the attachments' count is not at the right: %+v", heading)
 	}
 }
 

@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"errors"
-	"fmt"
 	"fyne.io/fyne/v2/lang"
 	"image"
 	"path/filepath"
@@ -48,34 +47,35 @@ type photosOutbox interface {
 }
 
 type timelineScreen struct {
-	u           *UI
-	files       []*compose.PhotosMedia
-	refused     []string                 // files Photos refuses by type or size, for Drive if asked
-	photosWords []string                 // why Photos refuses the files it refuses
-	mirror      []*compose.TimelineMedia // the files the Mirror timeline takes
-	mirrorWords []string                 // why it refuses the others
-	to          *choices                 // Photos or the retired Mirror timeline; shown on the sandbox only
-	elseDrive   *namedCheck
-	dest        *widget.Label
-	list        *pagedList // a row per file chosen, or per file of the batch
-	batch       *mediaBatch
-	batchState  *wrapLabel // the batch's state in words
-	reading     int        // folders being read in the background
-	info        *wrapLabel
-	album       *namedEntry
-	albums      *focusButton
-	description *namedEntry
-	post        *focusButton
-	clearFiles  *focusButton
-	pickBtn     *focusButton // Add pictures or videos…
-	addFolder   *focusButton
-	status      *wrapLabel
-	albumChoice *widget.Select // the open list of Carrier's albums, for tests
-	content     fyne.CanvasObject
-	now         func() time.Time
-	after       func(time.Duration) <-chan time.Time // the wait for the quota's reset; tests give their own
-	quota       *app.QuotaWait                       // the jobs the daily quota stopped, sent on at its reset
-	waitingAt   time.Time                            // the reset jobs from an earlier Carrier wait for; zero: none
+	u            *UI
+	files        []*compose.PhotosMedia
+	refused      []string                 // files Photos refuses by type or size, for Drive if asked
+	photosWords  []string                 // why Photos refuses the files it refuses
+	mirror       []*compose.TimelineMedia // the files the Mirror timeline takes
+	mirrorWords  []string                 // why it refuses the others
+	to           *choices                 // Photos or the retired Mirror timeline; shown on the sandbox only
+	elseDrive    *namedCheck
+	dest         *widget.Label
+	list         *pagedList // a row per file chosen, or per file of the batch
+	batch        *mediaBatch
+	batchState   *wrapLabel // the batch's state in words
+	reading      int        // folders being read in the background
+	info         *wrapLabel
+	album        *namedEntry
+	albums       *focusButton
+	description  *namedEntry
+	post         *focusButton
+	clearFiles   *focusButton
+	statusQueued bool         // status says the batch was queued: gone when it ends
+	pickBtn      *focusButton // Add pictures or videos…
+	addFolder    *focusButton
+	status       *wrapLabel
+	albumChoice  *widget.Select // the open list of Carrier's albums, for tests
+	content      fyne.CanvasObject
+	now          func() time.Time
+	after        func(time.Duration) <-chan time.Time // the wait for the quota's reset; tests give their own
+	quota        *app.QuotaWait                       // the jobs the daily quota stopped, sent on at its reset
+	waitingAt    time.Time                            // the reset jobs from an earlier Carrier wait for; zero: none
 
 	// The chosen pictures' thumbnails (thumbs.go), touched on the UI
 	// thread only: made small once each, by path (nil: unreadable).
@@ -529,6 +529,7 @@ func (t *timelineScreen) toDrive() []string {
 }
 
 func (t *timelineScreen) say(words string, imp widget.Importance) {
+	t.statusQueued = false
 	setLabel(t.status, words)
 	t.status.Importance = imp
 	t.status.Refresh()
@@ -569,7 +570,7 @@ func (t *timelineScreen) submit() {
 		if may := t.u.deps.May; may != nil && len(toDrive) > 0 {
 			var na *app.NotAllowedError
 			if err := may(ctx, auth.Links); errors.As(err, &na) && t.u.deps.Allow != nil {
-				t.u.do(func() { t.say("Waiting for the browser to allow Google Drive…", widget.MediumImportance) })
+				t.u.do(func() { t.say(lang.X("media.drive.browser", "Waiting for the browser to allow Google Drive…"), widget.MediumImportance) })
 				err = t.u.deps.Allow(ctx, auth.Links)
 			}
 			if err := may(ctx, auth.Links); err != nil {
@@ -589,7 +590,7 @@ func (t *timelineScreen) submit() {
 		if len(paths) == 0 {
 			t.u.do(func() {
 				t.clear()
-				t.say(fmt.Sprintf("Queued %d files for Google Drive; Transfers shows each one.", len(toDrive)), widget.SuccessImportance)
+				t.say(lang.XN("media.drive.queued", "Queued {{.Count}} files for Google Drive; Transfers shows each one.", len(toDrive), w{"Count": len(toDrive)}), widget.SuccessImportance)
 				for _, id := range driveJobs {
 					t.u.queued(id)
 				}
@@ -629,14 +630,14 @@ func (t *timelineScreen) photos() app.Photos {
 func (t *timelineScreen) pickAlbum() {
 	p := t.photos()
 	t.albums.Disable()
-	t.say("Reading Carrier's albums in Google Photos…", widget.MediumImportance)
+	t.say(lang.X("photos.albums.reading", "Reading Carrier's albums in Google Photos…"), widget.MediumImportance)
 	t.u.goBackground(func(ctx context.Context) {
 		defer t.u.do(t.albums.Enable)
 		if may := t.u.deps.May; may != nil {
 			var na *app.NotAllowedError
 			if err := may(ctx, auth.Photos); errors.As(err, &na) {
 				t.u.do(func() {
-					t.say("Google Photos is not allowed yet: posting asks for it, and then Carrier's albums can be listed.", widget.MediumImportance)
+					t.say(lang.X("photos.albums.notallowed", "Google Photos is not allowed yet: posting asks for it, and then Carrier's albums can be listed."), widget.MediumImportance)
 				})
 				return
 			}
@@ -647,7 +648,7 @@ func (t *timelineScreen) pickAlbum() {
 			case err != nil:
 				t.say(windowText(err.Error()), widget.DangerImportance)
 			case len(albums) == 0:
-				t.say("Carrier has made no album in Google Photos yet: type a new one's name.", widget.MediumImportance)
+				t.say(lang.X("photos.albums.none", "Carrier has made no album in Google Photos yet: type a new one's name."), widget.MediumImportance)
 			default:
 				t.say("", widget.MediumImportance)
 				t.showAlbums(albums)
@@ -772,6 +773,7 @@ func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p app.Phot
 			msg += " " + lang.X("photos.queued.album", "They go into Carrier's album {{.Album}}.", w{"Album": app.Printable(b.AlbumTitle)})
 		}
 		t.say(msg+" "+batchWords(b), widget.SuccessImportance)
+		t.statusQueued = true // said until the batch ends
 		for _, id := range b.Jobs() {
 			t.u.transfers.ensureRow(id)
 		}
