@@ -570,7 +570,9 @@ func (t *timelineScreen) submit() {
 		if may := t.u.deps.May; may != nil && len(toDrive) > 0 {
 			var na *app.NotAllowedError
 			if err := may(ctx, auth.Links); errors.As(err, &na) && t.u.deps.Allow != nil {
-				t.u.do(func() { t.say(lang.X("media.drive.browser", "Waiting for the browser to allow Google Drive…"), widget.MediumImportance) })
+				t.u.do(func() {
+					t.say(lang.X("media.drive.browser", "Waiting for the browser to allow Google Drive…"), widget.MediumImportance)
+				})
 				err = t.u.deps.Allow(ctx, auth.Links)
 			}
 			if err := may(ctx, auth.Links); err != nil {
