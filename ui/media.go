@@ -275,9 +275,6 @@ func (t *timelineScreen) drawBatch() {
 		words = lang.XN("media.batch.uploading", "Uploading: {{.Done}} of {{.Count}} files, {{.Sent}} of {{.Total}}.", n, w{"Done": uploaded, "Count": n, "Sent": humanSize(sent), "Total": humanSize(total)})
 	}
 	t.setBatchState(words, imp)
-	if mb.ended && t.statusQueued {
-		t.say("", widget.MediumImportance) // "Queued 3 files…" under "Done" was stale
-	}
 }
 
 // itemWords are an uploaded file's: in Google Photos once its batchCreate

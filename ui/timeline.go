@@ -529,7 +529,6 @@ func (t *timelineScreen) toDrive() []string {
 }
 
 func (t *timelineScreen) say(words string, imp widget.Importance) {
-	t.statusQueued = false
 	setLabel(t.status, words)
 	t.status.Importance = imp
 	t.status.Refresh()
@@ -775,7 +774,6 @@ func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p app.Phot
 			msg += " " + lang.X("photos.queued.album", "They go into Carrier's album {{.Album}}.", w{"Album": app.Printable(b.AlbumTitle)})
 		}
 		t.say(msg+" "+batchWords(b), widget.SuccessImportance)
-		t.statusQueued = true // said until the batch ends
 		for _, id := range b.Jobs() {
 			t.u.transfers.ensureRow(id)
 		}
