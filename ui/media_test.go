@@ -197,9 +197,6 @@ func TestMediaFollowsTheBatch(t *testing.T) {
 	if h.u.tabs.Selected() != h.u.timelineTab {
 		t.Fatal("posting left the Media screen")
 	}
-	// "Queued 3 files for Google Photos…" goes once the batch is done; it
-	// stood under "Done".
-	h.until("the queued words gone: "+tl.status.Text, func() bool { return tl.status.Text == "" })
 	rows := rowTexts(tl)
 	if len(rows) != 3 || rows[0] != "p0.jpg · In Google Photos" {
 		t.Fatalf("the rows: %q", rows)

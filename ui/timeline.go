@@ -47,35 +47,34 @@ type photosOutbox interface {
 }
 
 type timelineScreen struct {
-	u            *UI
-	files        []*compose.PhotosMedia
-	refused      []string                 // files Photos refuses by type or size, for Drive if asked
-	photosWords  []string                 // why Photos refuses the files it refuses
-	mirror       []*compose.TimelineMedia // the files the Mirror timeline takes
-	mirrorWords  []string                 // why it refuses the others
-	to           *choices                 // Photos or the retired Mirror timeline; shown on the sandbox only
-	elseDrive    *namedCheck
-	dest         *widget.Label
-	list         *pagedList // a row per file chosen, or per file of the batch
-	batch        *mediaBatch
-	batchState   *wrapLabel // the batch's state in words
-	reading      int        // folders being read in the background
-	info         *wrapLabel
-	album        *namedEntry
-	albums       *focusButton
-	description  *namedEntry
-	post         *focusButton
-	clearFiles   *focusButton
-	statusQueued bool         // status says the batch was queued: gone when it ends
-	pickBtn      *focusButton // Add pictures or videos…
-	addFolder    *focusButton
-	status       *wrapLabel
-	albumChoice  *widget.Select // the open list of Carrier's albums, for tests
-	content      fyne.CanvasObject
-	now          func() time.Time
-	after        func(time.Duration) <-chan time.Time // the wait for the quota's reset; tests give their own
-	quota        *app.QuotaWait                       // the jobs the daily quota stopped, sent on at its reset
-	waitingAt    time.Time                            // the reset jobs from an earlier Carrier wait for; zero: none
+	u           *UI
+	files       []*compose.PhotosMedia
+	refused     []string                 // files Photos refuses by type or size, for Drive if asked
+	photosWords []string                 // why Photos refuses the files it refuses
+	mirror      []*compose.TimelineMedia // the files the Mirror timeline takes
+	mirrorWords []string                 // why it refuses the others
+	to          *choices                 // Photos or the retired Mirror timeline; shown on the sandbox only
+	elseDrive   *namedCheck
+	dest        *widget.Label
+	list        *pagedList // a row per file chosen, or per file of the batch
+	batch       *mediaBatch
+	batchState  *wrapLabel // the batch's state in words
+	reading     int        // folders being read in the background
+	info        *wrapLabel
+	album       *namedEntry
+	albums      *focusButton
+	description *namedEntry
+	post        *focusButton
+	clearFiles  *focusButton
+	pickBtn     *focusButton // Add pictures or videos…
+	addFolder   *focusButton
+	status      *wrapLabel
+	albumChoice *widget.Select // the open list of Carrier's albums, for tests
+	content     fyne.CanvasObject
+	now         func() time.Time
+	after       func(time.Duration) <-chan time.Time // the wait for the quota's reset; tests give their own
+	quota       *app.QuotaWait                       // the jobs the daily quota stopped, sent on at its reset
+	waitingAt   time.Time                            // the reset jobs from an earlier Carrier wait for; zero: none
 
 	// The chosen pictures' thumbnails (thumbs.go), touched on the UI
 	// thread only: made small once each, by path (nil: unreadable).
