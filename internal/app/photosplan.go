@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -122,4 +123,26 @@ func Thousands(n int) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// PhotosDailyReset is when Google's daily quotas turn over after t:
+// midnight, Pacific time.
+func PhotosDailyReset(t time.Time) time.Time {
+	loc, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		loc = time.FixedZone("PST", -8*3600)
+	}
+	p := t.In(loc)
+	return time.Date(p.Year(), p.Month(), p.Day()+1, 0, 0, 0, 0, loc)
+}
+
+// PhotosQuotaWords says a daily quota is used up and when it resets, in
+// the person's local time.
+func PhotosQuotaWords(now time.Time) string {
+	return PhotosQuotaWordsAt(now, PhotosDailyReset(now))
+}
+
+// PhotosQuotaWordsAt says the same of the reset at, as seen at now.
+func PhotosQuotaWordsAt(now, at time.Time) string {
+	return fmt.Sprintf("Google Photos' quota for today is used up; it resets at %s (midnight Pacific time), in %s", at.Local().Format("15:04 Mon 2 Jan"), at.Sub(now).Round(time.Minute))
 }

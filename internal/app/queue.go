@@ -32,7 +32,7 @@ type Queue struct {
 	once sync.Once
 
 	// photosMu orders the making again of a batch's expired items
-	// (photos.go), so it is queued once; photosTmpl keeps the bodies of
+	// (photosagain.go), so it is queued once; photosTmpl keeps the bodies of
 	// calls done, whose spool files go.
 	photosMu    sync.Mutex
 	photosTmpl  map[string][]byte
