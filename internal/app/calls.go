@@ -19,12 +19,12 @@ func (q *Queue) addCallData(url string, data []byte, label string, quote, needs 
 // addCallDataAs is addCallData for a call that goes as account ("": as
 // the jobs it needs, else the queue's).
 func (q *Queue) addCallDataAs(account, url string, data []byte, label string, quote, needs []string) (string, error) {
-	return q.addCallSpec(transfer.Spec{URL: url, Label: label, Quote: quote, Needs: needs, Account: account}, data)
+	return q.AddCall(transfer.Spec{URL: url, Label: label, Quote: quote, Needs: needs, Account: account}, data)
 }
 
-// addCallSpec queues the call s (its URL, label, quotes, needs, account and
+// AddCall queues the call s (its URL, label, quotes, needs, account and
 // what its record keeps) with data as its body, POSTed as JSON.
-func (q *Queue) addCallSpec(s transfer.Spec, data []byte) (string, error) {
+func (q *Queue) AddCall(s transfer.Spec, data []byte) (string, error) {
 	if err := platform.MkdirAll(q.spool.Dir(), 0o700); err != nil {
 		return "", fmt.Errorf("cannot write the spool: %w", err)
 	}

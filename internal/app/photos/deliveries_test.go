@@ -1,25 +1,16 @@
-package app
+package photos
 
 import (
+	"carrier/compose"
+	"carrier/internal/app"
+	"carrier/internal/delivery"
+	"carrier/transfer"
 	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"carrier/compose"
-	"carrier/internal/delivery"
-	"carrier/transfer"
 )
-
-// roles lists a delivery's members' roles in order, for a message.
-func roles(d delivery.Delivery) string {
-	var out []string
-	for _, m := range d.Members {
-		out = append(out, string(m.Role))
-	}
-	return strings.Join(out, " ")
-}
 
 // What a person sends is one stored delivery, made before its first job
 // and stored with its members once they are queued: a message with a
@@ -38,11 +29,11 @@ func TestWhatIsSentIsOneStoredDelivery(t *testing.T) {
 		t.Fatal(err)
 	}
 	msg := &compose.Message{From: "me@example.com", To: []string{"zoe@example.com"}, Subject: "Film", Text: "Here.", Attachments: []string{file}}
-	up, err := Message(msg, compose.Send, GmailOptions{})
+	up, err := app.Message(msg, compose.Send, app.GmailOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sent, err := q.SendWithLinks(ctx, env.photos().Drive, msg, compose.Send, up, LinkOptions{Policy: compose.LinksAlways}, nil)
+	sent, err := q.SendWithLinks(ctx, env.photos().Drive, msg, compose.Send, up, app.LinkOptions{Policy: compose.LinksAlways}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +85,7 @@ func TestWhatIsSentIsOneStoredDelivery(t *testing.T) {
 	h, _ := q.History()
 	for _, s := range h {
 		snaps[s.ID] = s
-		if d, ok := DeliveryOf(ds, s.ID); !ok || d.ID != s.Owner {
+		if d, ok := app.DeliveryOf(ds, s.ID); !ok || d.ID != s.Owner {
 			t.Errorf("job %s (%s) names %q as its delivery, found in %q", s.ID, s.Label, s.Owner, d.ID)
 		}
 	}
@@ -115,13 +106,13 @@ func TestJobsQueuedBeforeTheDeliveryWasStoredJoinIt(t *testing.T) {
 	env := newPhotosEnv(t)
 	state := t.TempDir()
 	q := env.open(state, nil)
-	d, err := q.begin(delivery.KindPhotos, "2 files to Google Photos", "")
+	d, err := q.BeginDelivery(delivery.KindPhotos, "2 files to Google Photos", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ids []string
 	for _, p := range pictures(t, 2) {
-		id, err := q.addPhotosUpload(env.root, p, "image/jpeg", nil, "", owned(d, nil))
+		id, err := q.addPhotosUpload(env.root, p, "image/jpeg", nil, "", app.Owned(d, nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,4 +127,13 @@ func TestJobsQueuedBeforeTheDeliveryWasStoredJoinIt(t *testing.T) {
 		t.Fatalf("deliveries %+v, want %s with the two pictures", ds, d.ID)
 	}
 	waitDone(t, q, ids)
+}
+
+// roles lists a delivery's members' roles in order, for a message.
+func roles(d delivery.Delivery) string {
+	var out []string
+	for _, m := range d.Members {
+		out = append(out, string(m.Role))
+	}
+	return strings.Join(out, " ")
 }

@@ -1,4 +1,4 @@
-package app
+package photos
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"carrier/compose"
+	"carrier/internal/app"
 	"carrier/internal/delivery"
 	"carrier/transfer"
 )
@@ -36,7 +37,7 @@ import (
 // whose about.storageQuota is the account's storage (Photos has none).
 type Photos struct {
 	Root  string // https://photoslibrary.googleapis.com, or the sandbox's root
-	Drive Drive
+	Drive app.Drive
 	// DailyRequests is the app's quota of Photos requests a day; 0:
 	// Google's, PhotosDailyRequests.
 	DailyRequests int
@@ -205,9 +206,7 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 		settings(&as)
 	}
 	if as.Account == "" {
-		q.accountMu.Lock()
-		as.Account = q.account // Bind's
-		q.accountMu.Unlock()
+		as.Account = q.AccountOr("") // Bind's
 	}
 	ctx = transfer.WithAccount(ctx, as.Account)
 	b := &PhotosBatch{}
@@ -227,7 +226,7 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 	}
 	// What this Carrier sent to Photos today, as its journal shows: the
 	// plan counts it, and with none left the album is not listed.
-	now := q.dl.now()
+	now := q.Now()
 	leftToday := q.PhotosLeftToday(p.Root, p.DailyRequests, now)
 	media, sums, err := q.photosNew(ctx, p, as.Account, album.ID, !named || found, leftToday > 0, files, stats, b)
 	if err != nil {
@@ -274,7 +273,7 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 	// items (each needs its pictures, and so belongs to it too). It keeps
 	// the album and the descriptions before any job is queued: a call
 	// that makes expired items again is made from them (photosAgain).
-	dl, err := q.begin(delivery.KindPhotos, photosLabel(len(media), opts.Album), as.Account, func(d *delivery.Delivery) {
+	dl, err := q.BeginDelivery(delivery.KindPhotos, photosLabel(len(media), opts.Album), as.Account, func(d *delivery.Delivery) {
 		d.Album, d.AlbumID, d.Description = b.AlbumTitle, b.AlbumID, opts.Description
 		for _, m := range media {
 			if own := describe(m); own != opts.Description {
@@ -288,14 +287,14 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 	if err != nil {
 		return nil, err
 	}
-	q.dl.keepAlbum(dl.ID, photosTo{account: dl.Account, albumID: dl.AlbumID})
-	defer q.end(dl)
+	q.keepAlbum(dl.ID, photosTo{account: dl.Account, albumID: dl.AlbumID})
+	defer q.EndDelivery(dl)
 	// The files' stamps wait for their calls in a file beside the
 	// delivery, not in memory (photosstamps.go).
 	stamps := q.newStampWriter(dl.ID)
 	queued := false
 	defer func() { stamps.close(queued) }()
-	settings = owned(dl, settings)
+	settings = app.Owned(dl, settings)
 	undo := func(err error) (*PhotosBatch, error) {
 		jobs := b.Jobs()
 		for i := len(jobs) - 1; i >= 0; i-- {

@@ -1,4 +1,4 @@
-package app
+package photos
 
 import (
 	"bytes"
@@ -101,5 +101,5 @@ func (q *Queue) addBatchCreate(root, album, albumID string, uploads []string, it
 	if prev != "" {
 		needs = append(needs, prev)
 	}
-	return q.addCallSpec(transfer.Spec{URL: root + "/v1/mediaItems:batchCreate", Label: label, Quote: quote, Needs: needs}, data)
+	return q.AddCall(transfer.Spec{URL: root + "/v1/mediaItems:batchCreate", Label: label, Quote: quote, Needs: needs}, data)
 }

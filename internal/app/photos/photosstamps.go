@@ -1,4 +1,4 @@
-package app
+package photos
 
 import (
 	"bufio"
@@ -31,7 +31,7 @@ import (
 
 // stampsPath is where delivery id's stamps are kept.
 func (q *Queue) stampsPath(id string) string {
-	return filepath.Join(q.dl.store.Dir(), id+".stamps")
+	return filepath.Join(q.DeliveryStore().Dir(), id+".stamps")
 }
 
 // stampWriter writes a batch's stamps as its calls are queued; one that
@@ -49,7 +49,7 @@ func (q *Queue) newStampWriter(id string) *stampWriter {
 	sw := &stampWriter{q: q, path: q.stampsPath(id)}
 	// Made private under a temporary name, closed (Windows renames no
 	// open file), named, and opened again to append.
-	f, err := platform.CreateTemp(q.dl.store.Dir(), "."+id+".stamps-*")
+	f, err := platform.CreateTemp(q.DeliveryStore().Dir(), "."+id+".stamps-*")
 	if err == nil {
 		f.Close()
 		if err = platform.Rename(f.Name(), sw.path); err != nil {

@@ -1,4 +1,4 @@
-package app
+package photos
 
 import (
 	"context"
@@ -350,7 +350,7 @@ func (q *Queue) photosRecord(e transfer.Event) {
 	if e.Kind != transfer.EventDone || !isBatchCreate(e.Snap) || e.Snap.Response == nil || e.Snap.Owner == "" || q.posted == "" {
 		return
 	}
-	d, err := q.dl.albumOf(e.Snap.Owner)
+	d, err := q.albumOf(e.Snap.Owner)
 	if err != nil {
 		return
 	}
@@ -358,7 +358,7 @@ func (q *Queue) photosRecord(e transfer.Event) {
 	if json.Unmarshal(e.Snap.Response.Body, &ans) != nil {
 		return
 	}
-	now := q.dl.now().UTC()
+	now := q.Now().UTC()
 	var entries []postedEntry
 	var unstamped []transfer.Snapshot
 	var items []string
@@ -377,12 +377,12 @@ func (q *Queue) photosRecord(e transfer.Event) {
 			continue
 		}
 		if !stamped {
-			if up := snapOf(q.Queue, u); up.Path != "" {
+			if up := q.Snap(u); up.Path != "" {
 				unstamped, items = append(unstamped, up), append(items, res.MediaItem.ID)
 			}
 			continue
 		}
-		entries = append(entries, postedEntry{Path: snapOf(q.Queue, u).Path, Size: st.size, Modified: time.Unix(0, st.modified).UTC(),
+		entries = append(entries, postedEntry{Path: q.Snap(u).Path, Size: st.size, Modified: time.Unix(0, st.modified).UTC(),
 			SHA256: hex.EncodeToString(st.sum[:]), Item: res.MediaItem.ID, At: now})
 	}
 	q.keepPosted(d.account, d.albumID, entries)
@@ -436,7 +436,7 @@ func (q *Queue) keepPosted(account, albumID string, entries []postedEntry) {
 // the memory is trusted.
 func (q *Queue) photosNew(ctx context.Context, p Photos, account, albumID string, known, list bool, files []string, stats []os.FileInfo, b *PhotosBatch) ([]*compose.PhotosMedia, map[string]postedStamp, error) {
 	mem := &postedMemory{byPath: map[string]postedEntry{}, byHash: map[string]string{}}
-	now := q.dl.now().UTC()
+	now := q.Now().UTC()
 	if known && q.posted != "" {
 		var err error
 		if mem, err = openPosted(q.posted, account, albumID); err != nil {

@@ -1,10 +1,11 @@
-package app
+package photos
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
 
+	"carrier/internal/app"
 	"carrier/transfer"
 )
 
@@ -127,7 +128,7 @@ func (q *Queue) PhotosResults(b *PhotosBatch) ([]PhotosResult, error) {
 					r.ID, r.ProductURL, r.Error = res.MediaItem.ID, res.MediaItem.ProductURL, ""
 				} else {
 					r.State = transfer.StateFailed
-					r.Error = fmt.Sprintf("Google Photos did not create the item (status %d): %s", res.Status.Code, Printable(res.Status.Message))
+					r.Error = fmt.Sprintf("Google Photos did not create the item (status %d): %s", res.Status.Code, app.Printable(res.Status.Message))
 				}
 			case album != nil && album.State != transfer.StateDone:
 				r.State, r.Step, r.Error, r.Cause, r.Failure = album.State, "album", album.Error, album.Cause, album.Failure

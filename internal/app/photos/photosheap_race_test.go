@@ -1,6 +1,6 @@
 //go:build race
 
-package app
+package photos
 
 // photosHeldBound is TestPhotosBatchHeldPerPicture's bound under the race
 // detector: 1,249 bytes a picture measured, as without it.

@@ -1,6 +1,6 @@
 //go:build !race
 
-package app
+package photos
 
 // photosHeldBound is TestPhotosBatchHeldPerPicture's bound: 1,246 to
 // 1,334 bytes a picture measured (the queue's jobs whole, about 1,180 of

@@ -1,4 +1,4 @@
-package app
+package photos
 
 import (
 	"os"
@@ -16,7 +16,7 @@ import (
 // again.
 func TestMayRemakeLooksAtTheCallsUploads(t *testing.T) {
 	state := t.TempDir()
-	q, err := OpenQueue(transfer.Config{StateDir: state, Workers: 1, MaxRetries: -1}, NewSpool(SpoolDir(state)))
+	q, err := openQueue(transfer.Config{StateDir: state, Workers: 1, MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package app
+package photos
 
 import (
 	"bytes"
@@ -52,7 +52,7 @@ func (q *Queue) photosAgain(c transfer.Snapshot, recs []transfer.Snapshot, templ
 	// Read once there is an item to make again.
 	var kept *delivery.Delivery
 	read := sync.OnceFunc(func() {
-		if d, err := q.dl.store.Get(c.Owner); c.Owner != "" && len(c.Metadata) == 0 && err == nil && d.Kind == delivery.KindPhotos {
+		if d, err := q.DeliveryStore().Get(c.Owner); c.Owner != "" && len(c.Metadata) == 0 && err == nil && d.Kind == delivery.KindPhotos {
 			kept = &d
 		} else if template != nil {
 			json.Unmarshal(bytes.ReplaceAll(template, []byte{0}, []byte(`""`)), &tmpl)

@@ -1,4 +1,4 @@
-package app
+package photos
 
 import (
 	"context"
@@ -269,7 +269,7 @@ func TestPhotosRecordDoesNotReadTheDeliveryPerCall(t *testing.T) {
 	if err := q.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if reads := q.dl.reads.Load(); reads != 0 {
+	if reads := q.reads.Load(); reads != 0 {
 		t.Fatalf("the calls' ends read the batch's delivery %d times; want none (this process began it)", reads)
 	}
 	mem, err := openPosted(q.posted, "", b.AlbumID)

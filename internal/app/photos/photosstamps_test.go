@@ -1,4 +1,4 @@
-package app
+package photos
 
 import (
 	"context"
@@ -69,7 +69,7 @@ func TestPhotosStampsWaitOnDisk(t *testing.T) {
 	if inMemory != 0 {
 		t.Errorf("%d stamps held in memory while the batch waits for its first call", inMemory)
 	}
-	ds, err := q.dl.store.List()
+	ds, err := q.DeliveryStore().List()
 	if err != nil || len(ds) != 1 {
 		t.Fatalf("deliveries: %d, %v", len(ds), err)
 	}

@@ -1,9 +1,8 @@
-package app
+package photos
 
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -105,24 +104,6 @@ func (q *Queue) PhotosLeftToday(root string, quota int, now time.Time) int {
 		return 0
 	}
 	return max(0, quota-used)
-}
-
-// Thousands writes n with its thousands grouped: 1,214.
-func Thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 // PhotosDailyReset is when Google's daily quotas turn over after t:

@@ -1,4 +1,4 @@
-package app
+package photos
 
 import (
 	"bytes"
@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"carrier/internal/app"
 	"carrier/sandbox"
 	"carrier/transfer"
 )
@@ -165,12 +166,12 @@ func (env *photosEnv) setHook(h func(w http.ResponseWriter, r *http.Request, for
 }
 
 func (env *photosEnv) photos() Photos {
-	return Photos{Root: env.root, Drive: Drive{Root: env.root, Auth: transfer.StaticToken(env.token)}}
+	return Photos{Root: env.root, Drive: app.Drive{Root: env.root, Auth: transfer.StaticToken(env.token)}}
 }
 
 func (env *photosEnv) open(state string, events chan transfer.Event) *Queue {
 	env.t.Helper()
-	q, err := OpenQueue(transfer.Config{StateDir: state, Auth: transfer.StaticToken(env.token), Events: events, RetryBase: 10 * time.Millisecond, Clock: env.clock}, NewSpool(SpoolDir(state)))
+	q, err := openQueue(transfer.Config{StateDir: state, Auth: transfer.StaticToken(env.token), Events: events, RetryBase: 10 * time.Millisecond, Clock: env.clock})
 	if err != nil {
 		env.t.Fatal(err)
 	}
@@ -361,7 +362,7 @@ func TestPhotosBatchOfSixty(t *testing.T) {
 	}
 	checkBatch(t, env, q, b, files)
 	h, _ := q.History()
-	g, err := GraphOf(h, b.Uploads[0])
+	g, err := app.GraphOf(h, b.Uploads[0])
 	if err != nil || g.Msg.ID != b.Creates[1] || len(g.Parts) != 60+1 {
 		t.Fatalf("the batch's graph from its first file: top %s (want the last call %s), %d parts, %v", g.Msg.ID, b.Creates[1], len(g.Parts), err)
 	}
@@ -903,12 +904,12 @@ func TestPhotosRemakeAfterAKillBeforeTheDeliveryListedItsJobs(t *testing.T) {
 	state := t.TempDir()
 	describe := map[string]string{files[1]: "the second, its own"}
 	b := diedBeforeRemake(t, env, state, files, PhotosOptions{Album: "Trip", Description: "for all", Describe: describe}, nil, func(q *Queue, b *PhotosBatch) {
-		d, err := q.dl.store.Get(jobOf(t, q, b.Creates[0]).Owner)
+		d, err := q.DeliveryStore().Get(jobOf(t, q, b.Creates[0]).Owner)
 		if err != nil {
 			t.Fatal(err)
 		}
 		d.Members = nil
-		if err := q.dl.store.Put(d); err != nil {
+		if err := q.DeliveryStore().Put(d); err != nil {
 			t.Fatal(err)
 		}
 	})
