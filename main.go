@@ -6,6 +6,7 @@
 package main
 
 import (
+	"carrier/internal/app/recipients"
 	"context"
 	"errors"
 	"fmt"
@@ -256,7 +257,7 @@ func deps(ctx context.Context, core *app.App, q *app.Queue, events <-chan transf
 		Outbox:  q,
 		Keeper:  q,
 		// Whom messages went to, offered in Compose's address fields.
-		Addresses: app.OpenAddressBook(core.Dirs.State),
+		Addresses: recipients.OpenAddressBook(core.Dirs.State),
 		Unsent:    unsent,
 		Events:    events,
 		Endpoint:  core.Sandbox.URL,

@@ -2,11 +2,11 @@ package ui
 
 import (
 	"bytes"
+	"carrier/internal/app/mailbox"
 	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"fyne.io/fyne/v2/lang"
 	netmail "net/mail"
 	"net/url"
 	"slices"
@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"fyne.io/fyne/v2/lang"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -194,8 +196,8 @@ func (m *mailboxScreen) show(rows ...fyne.CanvasObject) {
 
 // mailbox reads the sandbox's mail and timeline, authorized like the
 // uploads; the token goes to the sandbox's origin only.
-func (m *mailboxScreen) mailbox() app.Mailbox {
-	return app.Mailbox{Root: m.u.deps.Endpoint, Auth: m.u.deps.Auth, Client: m.u.deps.Client}
+func (m *mailboxScreen) mailbox() mailbox.Mailbox {
+	return mailbox.Mailbox{Root: m.u.deps.Endpoint, Auth: m.u.deps.Auth, Client: m.u.deps.Client}
 }
 
 // refresh reloads the mailbox in the background.
@@ -393,7 +395,7 @@ func (m *mailboxScreen) messageView(ctx context.Context, it mailItem) (func() []
 	}
 	var text string
 	var attachments []mailAttachment
-	full.Payload.Walk(func(p *app.MailPart) {
+	full.Payload.Walk(func(p *mailbox.MailPart) {
 		if p.Filename != "" {
 			attachments = append(attachments, mailAttachment{msgID: id, attID: p.Body.AttachmentID, data: p.Body.Data, name: p.Filename, size: p.Body.Size})
 		} else if p.MimeType == "text/plain" && text == "" {
@@ -478,7 +480,7 @@ func (m *mailboxScreen) timelineView(ctx context.Context, it mailItem) (func() [
 		s := shown{name: fmt.Sprint(am["id"]), ctype: ctype}
 		if strings.HasPrefix(ctype, "image/") && url != "" {
 			data, err := m.mailbox().Content(ctx, url)
-			if errors.Is(err, app.ErrElsewhere) {
+			if errors.Is(err, mailbox.ErrElsewhere) {
 				s.ctype = lang.X("mailbox.elsewhere", "{{.Type}} (not shown: it is on another server)", w{"Type": s.ctype})
 			} else if err != nil {
 				return nil, err

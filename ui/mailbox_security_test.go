@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"carrier/internal/app/mailbox"
 	"context"
 	"errors"
 	"net/http"
@@ -9,7 +10,6 @@ import (
 	"sync"
 	"testing"
 
-	"carrier/internal/app"
 	"carrier/transfer"
 )
 
@@ -51,7 +51,7 @@ func TestMailboxSendsTheTokenOnlyToTheSandbox(t *testing.T) {
 		"//" + evilHost + "/picture.png",             // scheme-relative
 		"https://" + strings.TrimPrefix(ownSrv.URL, "http://") + "/picture.png",
 	} {
-		if _, err := m.mailbox().Content(ctx, u); !errors.Is(err, app.ErrElsewhere) {
+		if _, err := m.mailbox().Content(ctx, u); !errors.Is(err, mailbox.ErrElsewhere) {
 			t.Errorf("%s: %v, want it refused", u, err)
 		}
 	}
