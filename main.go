@@ -6,7 +6,6 @@
 package main
 
 import (
-	"carrier/internal/app/recipients"
 	"context"
 	"errors"
 	"fmt"
@@ -27,6 +26,7 @@ import (
 	"carrier/auth"
 	"carrier/cli"
 	"carrier/internal/app"
+	"carrier/internal/app/recipients"
 	"carrier/internal/platform"
 	"carrier/sandbox"
 	"carrier/transfer"

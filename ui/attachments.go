@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"carrier/internal/app/mailbox"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -24,6 +23,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"carrier/internal/app"
+	"carrier/internal/app/mailbox"
 	"carrier/internal/platform"
 )
 

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"carrier/internal/app/recipients"
 	"cmp"
 	"context"
 	"strings"
@@ -11,6 +10,8 @@ import (
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"carrier/internal/app/recipients"
 )
 
 // Recipients remembered: as the person types two letters of an address

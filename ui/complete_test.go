@@ -1,12 +1,13 @@
 package ui
 
 import (
-	"carrier/internal/app/recipients"
 	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+
+	"carrier/internal/app/recipients"
 )
 
 // withAddressBook gives the window the remembered recipients of state.

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"bytes"
-	"carrier/internal/app/mailbox"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -26,6 +25,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"carrier/internal/app"
+	"carrier/internal/app/mailbox"
 )
 
 // mailItem is one entry of the mailbox: a sent message, a draft or a

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"carrier/internal/app/mailbox"
 	"context"
 	"errors"
 	"net/http"
@@ -10,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"carrier/internal/app/mailbox"
 	"carrier/transfer"
 )
 

@@ -1,12 +1,13 @@
 package app
 
 import (
-	"carrier/transfer"
 	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"carrier/transfer"
 )
 
 // Drive's storage, read by the Photos batch and the window alike: a

@@ -1,9 +1,10 @@
 package photos
 
 import (
-	"carrier/transfer"
 	"context"
 	"testing"
+
+	"carrier/transfer"
 )
 
 // Every job of a Photos batch (uploads, the album, the batchCreate calls)

@@ -1,14 +1,15 @@
 package photos
 
 import (
-	"carrier/internal/app"
-	"carrier/internal/delivery"
-	"carrier/transfer"
 	"context"
 	"net/http"
 	"slices"
 	"testing"
 	"time"
+
+	"carrier/internal/app"
+	"carrier/internal/delivery"
+	"carrier/transfer"
 )
 
 // Pausing a Photos batch while its first call is under way and the rest

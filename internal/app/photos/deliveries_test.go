@@ -1,15 +1,16 @@
 package photos
 
 import (
-	"carrier/compose"
-	"carrier/internal/app"
-	"carrier/internal/delivery"
-	"carrier/transfer"
 	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"carrier/compose"
+	"carrier/internal/app"
+	"carrier/internal/delivery"
+	"carrier/transfer"
 )
 
 // What a person sends is one stored delivery, made before its first job

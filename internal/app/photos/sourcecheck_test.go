@@ -1,9 +1,10 @@
 package photos
 
 import (
-	"carrier/transfer"
 	"context"
 	"testing"
+
+	"carrier/transfer"
 )
 
 // storedRecord reads a job's record as the journal keeps it: the sums it
