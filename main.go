@@ -26,6 +26,7 @@ import (
 	"carrier/auth"
 	"carrier/cli"
 	"carrier/internal/app"
+	"carrier/internal/app/recipients"
 	"carrier/internal/platform"
 	"carrier/sandbox"
 	"carrier/transfer"
@@ -256,7 +257,7 @@ func deps(ctx context.Context, core *app.App, q *app.Queue, events <-chan transf
 		Outbox:  q,
 		Keeper:  q,
 		// Whom messages went to, offered in Compose's address fields.
-		Addresses: app.OpenAddressBook(core.Dirs.State),
+		Addresses: recipients.OpenAddressBook(core.Dirs.State),
 		Unsent:    unsent,
 		Events:    events,
 		Endpoint:  core.Sandbox.URL,

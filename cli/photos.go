@@ -15,6 +15,7 @@ import (
 	"carrier/auth"
 	"carrier/compose"
 	"carrier/internal/app"
+	"carrier/internal/app/photos"
 	"carrier/transfer"
 )
 
@@ -78,10 +79,10 @@ func runPhotos(ctx context.Context, env *Env, args []string) error {
 	var toDrive []string
 	if *elseDrive {
 		var err error
-		if files, toDrive, _, err = app.SplitPhotos(files); err != nil {
+		if files, toDrive, _, err = photos.SplitPhotos(files); err != nil {
 			return err
 		}
-	} else if _, err := app.CheckPhotos(files); err != nil {
+	} else if _, err := photos.CheckPhotos(files); err != nil {
 		return err
 	}
 	tok, err := uf.givenToken(env)
@@ -108,7 +109,7 @@ func runPhotos(ctx context.Context, env *Env, args []string) error {
 	}
 	defer done()
 	q.Bind(t.account)
-	p := app.Photos{Root: app.PhotosRoot(t.base), Drive: app.Drive{Root: t.base, Auth: t.auth}}
+	p := photos.Photos{Root: photos.PhotosRoot(t.base), Drive: app.Drive{Root: t.base, Auth: t.auth}}
 	settings := func(s *transfer.Spec) { s.ChunkSize = uf.chunkSize }
 	var driveJobs [][]string
 	for _, f := range toDrive {
@@ -127,12 +128,12 @@ func runPhotos(ctx context.Context, env *Env, args []string) error {
 	}
 	// What is new, and what it needs of the day's quota, is said before
 	// the first byte (stdout: the progress printer owns stderr).
-	announce := func(b *app.PhotosBatch) {
+	announce := func(b *photos.PhotosBatch) {
 		for _, line := range photosAnnounce(b, clockNow()) {
 			fmt.Fprintln(env.Stdout, line)
 		}
 	}
-	b, err := q.PhotosUpload(ctx, p, files, app.PhotosOptions{Album: *album, Description: *desc, Announce: announce}, settings)
+	b, err := photos.Of(q).PhotosUpload(ctx, p, files, photos.PhotosOptions{Album: *album, Description: *desc, Announce: announce}, settings)
 	if err != nil {
 		return err
 	}
@@ -153,7 +154,7 @@ func runPhotos(ctx context.Context, env *Env, args []string) error {
 }
 
 // photosFolders gives, for each folder named, the files under it
-// (app.WalkMedia: in name order, hidden ones left out), and keeps the
+// (photos.WalkMedia: in name order, hidden ones left out), and keeps the
 // files named as they are. A file found in a folder that Photos refuses
 // by its type or size (a sidecar, a note) is skipped, and said, unless
 // --else-drive sends those to Drive; a file named is refused as before.
@@ -164,7 +165,7 @@ func photosFolders(env *Env, args []string, elseDrive bool) ([]string, error) {
 			out = append(out, a)
 			continue
 		}
-		found, problems := app.WalkMedia([]string{a})
+		found, problems := photos.WalkMedia([]string{a})
 		if len(problems) > 0 {
 			return nil, errors.Join(problems...)
 		}
@@ -196,7 +197,7 @@ func photosFolders(env *Env, args []string, elseDrive bool) ([]string, error) {
 // Photos' daily quota and when they will be in ("1,214 already in the
 // album, 37 new" / "37 files need 38 of Google Photos' 10,000 requests a
 // day").
-func photosAnnounce(b *app.PhotosBatch, now time.Time) []string {
+func photosAnnounce(b *photos.PhotosBatch, now time.Time) []string {
 	where := "in Google Photos"
 	if b.AlbumTitle != "" {
 		where = "in the album " + app.Printable(b.AlbumTitle)
@@ -246,7 +247,7 @@ func runPhotosAlbums(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer t.close()
-	p := app.Photos{Root: app.PhotosRoot(t.base), Drive: app.Drive{Root: t.base, Auth: t.auth}}
+	p := photos.Photos{Root: photos.PhotosRoot(t.base), Drive: app.Drive{Root: t.base, Auth: t.auth}}
 	albums, err := p.Albums(transfer.WithAccount(ctx, t.account))
 	if err != nil {
 		return err
@@ -295,7 +296,7 @@ func finishElseDrive(ctx context.Context, env *Env, q *app.Queue, paths []string
 
 // finishPhotos waits for the batch's steps and prints a line per file: its
 // media item's id and link, or why it is not in Photos.
-func finishPhotos(ctx context.Context, env *Env, q *app.Queue, b *app.PhotosBatch) error {
+func finishPhotos(ctx context.Context, env *Env, q *app.Queue, b *photos.PhotosBatch) error {
 	stopped := false
 	wait := func(id string) bool {
 		s, err := q.Wait(ctx, id)
@@ -320,7 +321,7 @@ func finishPhotos(ctx context.Context, env *Env, q *app.Queue, b *app.PhotosBatc
 	// The calls wait on every upload: one that failed leaves them waiting,
 	// so they are waited for only when all went up.
 	for waited := map[string]bool{}; !stopped && ctx.Err() == nil; {
-		calls, err := q.PhotosCalls(b)
+		calls, err := photos.Of(q).PhotosCalls(b)
 		if err != nil {
 			return err
 		}
@@ -339,7 +340,7 @@ func finishPhotos(ctx context.Context, env *Env, q *app.Queue, b *app.PhotosBatc
 	if ctx.Err() != nil {
 		return fmt.Errorf("interrupted; the batch is kept in the journal: run `carrier resume` to finish it")
 	}
-	res, err := q.PhotosResults(b)
+	res, err := photos.Of(q).PhotosResults(b)
 	if err != nil {
 		return err
 	}
@@ -372,9 +373,9 @@ func finishPhotos(ctx context.Context, env *Env, q *app.Queue, b *app.PhotosBatc
 	switch {
 	case cause != nil && cause.Code == transfer.FailDailyQuota && quotaOnly:
 		// Nothing failed: the files wait in the journal for the reset.
-		return &quotaWaiting{fmt.Sprintf("%d of %d files are not in Google Photos yet. %s; run `carrier resume` after that, or `carrier resume --wait` to wait for it", failed, len(res), app.PhotosQuotaWords(clockNow()))}
+		return &quotaWaiting{fmt.Sprintf("%d of %d files are not in Google Photos yet. %s; run `carrier resume` after that, or `carrier resume --wait` to wait for it", failed, len(res), photos.PhotosQuotaWords(clockNow()))}
 	case cause != nil && cause.Code == transfer.FailDailyQuota:
-		return fmt.Errorf("%d of %d files are not in Google Photos. %s; run `carrier resume` after that", failed, len(res), app.PhotosQuotaWords(clockNow()))
+		return fmt.Errorf("%d of %d files are not in Google Photos. %s; run `carrier resume` after that", failed, len(res), photos.PhotosQuotaWords(clockNow()))
 	case cause != nil:
 		return fmt.Errorf("%d of %d files are not in Google Photos%s", failed, len(res), adviceFor(cause))
 	}

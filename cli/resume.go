@@ -16,6 +16,7 @@ import (
 
 	"carrier/compose"
 	"carrier/internal/app"
+	"carrier/internal/app/photos"
 	"carrier/transfer"
 )
 
@@ -65,7 +66,7 @@ func runResume(ctx context.Context, env *Env, args []string) error {
 	// before its reset, each refusal a request of the next day's quota
 	// spent: they are left for then, with what needs them (a batch's
 	// call waits for its uploads).
-	quota := app.NewQuotaWait(q)
+	quota := photos.NewQuotaWait(q)
 	if err := quota.Load(); err != nil {
 		return err
 	}
@@ -139,12 +140,12 @@ func runResume(ctx context.Context, env *Env, args []string) error {
 		}
 		reset := soonest(later)
 		if !*wait {
-			r.quota = &quotaWaiting{quotaSentence(len(later), app.PhotosQuotaWordsAt(clockNow(), reset)) + ". Run `carrier resume` after that, or `carrier resume --wait` to wait for it"}
+			r.quota = &quotaWaiting{quotaSentence(len(later), photos.PhotosQuotaWordsAt(clockNow(), reset)) + ". Run `carrier resume` after that, or `carrier resume --wait` to wait for it"}
 			break
 		}
 		fmt.Fprintf(env.Stderr, "carrier resume: %s. Waiting for it; Ctrl+C stops waiting, and the uploads stay in the journal\n",
-			quotaSentence(len(later), app.PhotosQuotaWordsAt(clockNow(), reset)))
-		if app.WaitUntil(ctx, reset, clockNow, quotaWait) != nil {
+			quotaSentence(len(later), photos.PhotosQuotaWordsAt(clockNow(), reset)))
+		if photos.WaitUntil(ctx, reset, clockNow, quotaWait) != nil {
 			return fmt.Errorf("interrupted; the uploads waiting for Google Photos' quota stay in the journal: run `carrier resume` after its reset")
 		}
 	}
@@ -218,7 +219,7 @@ func (r *resumer) endedElsewhere(id string) {
 		fmt.Fprintf(r.env.Stderr, "carrier resume: job %s: cancelled in the other Carrier\n", id)
 	case rec.State == transfer.StateFailed:
 		s := rec.Snapshot()
-		if _, ok := app.QuotaStopped(s); ok {
+		if _, ok := photos.QuotaStopped(s); ok {
 			return // left for the quota's reset, said with the others
 		}
 		r.failed = append(r.failed, fmt.Errorf("job %s failed in the other Carrier: %s%s", id, s.Error, adviceFor(s.Failure)))
@@ -274,7 +275,7 @@ func (r *resumer) finish(ids []string) error {
 		id := ids[k]
 		err := finishJob(r.ctx, r.env, r.q, id, false)
 		if err == nil {
-			more, merr := r.q.PhotosMore(id)
+			more, merr := photos.Of(r.q).PhotosMore(id)
 			if merr != nil {
 				r.failed = append(r.failed, merr)
 			}
@@ -333,7 +334,7 @@ func (r *resumer) status() error {
 // whose reset is still to come (job → reset); due, those this queue holds
 // whose reset has passed, to send on (the journal's others are taken up
 // with the rest).
-func quotaWaits(w *app.QuotaWait, q *app.Queue, now time.Time) (later map[string]time.Time, due []string, err error) {
+func quotaWaits(w *photos.QuotaWait, q *app.Queue, now time.Time) (later map[string]time.Time, due []string, err error) {
 	waits, err := w.Waiting()
 	if err != nil {
 		return nil, nil, err
@@ -353,7 +354,7 @@ func quotaWaits(w *app.QuotaWait, q *app.Queue, now time.Time) (later map[string
 // stoppedByQuota says whether s failed for the daily quota, or waits for
 // a job that did.
 func stoppedByQuota(q *app.Queue, s transfer.Snapshot) bool {
-	if _, ok := app.QuotaStopped(s); ok {
+	if _, ok := photos.QuotaStopped(s); ok {
 		return true
 	}
 	if s.State != transfer.StateWaiting {
@@ -455,7 +456,7 @@ func listJobs(env *Env, stateDir string) error {
 		case r.State.Unfinished() && r.Type != transfer.Resumable && r.Sent:
 			note = "may have arrived; cannot be resumed: needs your decision"
 		case r.State == transfer.StateFailed && r.Retryable:
-			if at, ok := app.QuotaStopped(r.Snapshot()); ok && at.After(clockNow()) {
+			if at, ok := photos.QuotaStopped(r.Snapshot()); ok && at.After(clockNow()) {
 				note = fmt.Sprintf("waits for Google Photos' daily quota; carrier resume sends it after %s", at.Local().Format("15:04 Mon 2 Jan"))
 				break
 			}

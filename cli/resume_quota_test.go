@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"carrier/internal/app"
+	"carrier/internal/app/photos"
 	"carrier/sandbox"
 )
 
@@ -20,17 +20,17 @@ func quotaEnv(t *testing.T) (*sendEnv, *sandbox.Sandbox, *atomic.Int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var photos atomic.Int64
+	var photosCalls atomic.Int64
 	h := sb.Handler()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/v1/") {
-			photos.Add(1)
+			photosCalls.Add(1)
 		}
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { sb.Close() })
-	return &sendEnv{t: t, url: srv.URL, state: t.TempDir()}, sb, &photos
+	return &sendEnv{t: t, url: srv.URL, state: t.TempDir()}, sb, &photosCalls
 }
 
 // shiftClock lets the test move the commands' clock on (shift) and end
@@ -88,7 +88,7 @@ func waitingResume(t *testing.T, e *sendEnv, waits chan chan time.Time) (reset f
 // the reset named, exit 5. With --wait it waits for the reset (the
 // clock's) and sends them, the batch finished, every file in Photos once.
 func TestResumeLeavesPhotosQuotaForItsReset(t *testing.T) {
-	e, sb, photos := quotaEnv(t)
+	e, sb, photosCalls := quotaEnv(t)
 	shift, waits := shiftClock(t)
 	files := photoFiles(t, 3)
 	sb.SetPhotosQuota(sandbox.PhotosQuota{RequestsPerDay: 3}) // the album found, made, and the first upload started
@@ -97,7 +97,7 @@ func TestResumeLeavesPhotosQuotaForItsReset(t *testing.T) {
 		t.Fatalf("photos over the quota: exit %d\n%s\n%s", code, out, errs)
 	}
 
-	before := photos.Load()
+	before := photosCalls.Load()
 	out, errs, code = e.runText("resume")
 	if code != ExitQuota {
 		t.Fatalf("resume before the reset: exit %d, want %d\n%s\n%s", code, ExitQuota, out, errs)
@@ -107,7 +107,7 @@ func TestResumeLeavesPhotosQuotaForItsReset(t *testing.T) {
 			t.Errorf("resume's words lack %q:\n%s", want, errs)
 		}
 	}
-	if n := photos.Load() - before; n != 0 {
+	if n := photosCalls.Load() - before; n != 0 {
 		t.Errorf("resume before the reset sent %d requests to Google Photos; the quota refuses them all", n)
 	}
 	list, _, _ := e.runText("resume", "--list")
@@ -117,7 +117,7 @@ func TestResumeLeavesPhotosQuotaForItsReset(t *testing.T) {
 
 	// --wait: the reset comes (the test's clock), the quota with it.
 	reset := waitingResume(t, e, waits)
-	if n := photos.Load() - before; n != 0 {
+	if n := photosCalls.Load() - before; n != 0 {
 		t.Errorf("resume --wait sent %d requests before the reset", n)
 	}
 	sb.SetPhotosQuota(sandbox.PhotosQuota{RequestsPerDay: 1000})
@@ -144,7 +144,7 @@ func TestResumeAfterTheResetMeetsTheQuotaAgain(t *testing.T) {
 	if _, errs, code := e.runText(append([]string{"photos", "--album", "Quota"}, files...)...); code == 0 {
 		t.Fatalf("photos over the quota went through\n%s", errs)
 	}
-	reset := app.PhotosDailyReset(time.Now())
+	reset := photos.PhotosDailyReset(time.Now())
 	day := 24 * time.Hour
 	shift(time.Until(reset) + time.Minute)
 	sb.SetPhotosQuota(sandbox.PhotosQuota{RequestsPerDay: 4}) // room for one more start
@@ -185,7 +185,7 @@ func TestResumeEndsWhenABatchsUploadFailsForGood(t *testing.T) {
 	if err := os.Remove(files[2]); err != nil {
 		t.Fatal(err)
 	}
-	shift(time.Until(app.PhotosDailyReset(time.Now())) + time.Minute)
+	shift(time.Until(photos.PhotosDailyReset(time.Now())) + time.Minute)
 	sb.SetPhotosQuota(sandbox.PhotosQuota{RequestsPerDay: 1000})
 	type result struct {
 		errs string
@@ -210,7 +210,7 @@ func TestResumeEndsWhenABatchsUploadFailsForGood(t *testing.T) {
 // computer sleeps, so it looks at the time at least once a minute and goes
 // on once the reset has passed, however the timers ran.
 func TestResumeWaitGoesByTheWallClock(t *testing.T) {
-	e, sb, photos := quotaEnv(t)
+	e, sb, photosCalls := quotaEnv(t)
 	shift, waits := shiftClock(t)
 	var longest atomic.Int64 // the longest wait asked of a timer
 	fake := quotaWait
@@ -223,7 +223,7 @@ func TestResumeWaitGoesByTheWallClock(t *testing.T) {
 	if _, errs, code := e.runText(append([]string{"photos", "--album", "Asleep"}, files...)...); code != ExitQuota {
 		t.Fatalf("photos over the quota: exit %d\n%s", code, errs)
 	}
-	before := photos.Load()
+	before := photosCalls.Load()
 	done := make(chan int, 1)
 	go func() {
 		_, _, c := e.runText("resume", "--wait")
@@ -243,7 +243,7 @@ func TestResumeWaitGoesByTheWallClock(t *testing.T) {
 	// A minute by the timer; the reset still hours away: it waits again.
 	next("for the reset") <- time.Now()
 	slept := next("again while the reset is still to come")
-	if n := photos.Load() - before; n != 0 {
+	if n := photosCalls.Load() - before; n != 0 {
 		t.Errorf("%d requests to Google Photos before the reset", n)
 	}
 	if d := time.Duration(longest.Load()); d > time.Minute {
@@ -251,7 +251,7 @@ func TestResumeWaitGoesByTheWallClock(t *testing.T) {
 	}
 	// The computer slept through the reset: the wall clock is past it,
 	// though no timer says so.
-	shift(time.Until(app.PhotosDailyReset(time.Now())) + time.Hour)
+	shift(time.Until(photos.PhotosDailyReset(time.Now())) + time.Hour)
 	sb.SetPhotosQuota(sandbox.PhotosQuota{RequestsPerDay: 1000})
 	slept <- time.Now()
 	select {

@@ -23,6 +23,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"carrier/internal/app"
+	"carrier/internal/app/mailbox"
 	"carrier/internal/platform"
 )
 
@@ -155,12 +156,12 @@ func (m *mailboxScreen) fetchToFile(ctx context.Context, a mailAttachment, final
 }
 
 // fetchAttachment writes an attachment's bytes to out as they arrive
-// (app.Mailbox.Attachment: inline, or asked of the server and decoded as
+// (mailbox.Mailbox.Attachment: inline, or asked of the server and decoded as
 // it is read), telling progress the count written now and then. A body
 // whose size differs from what the message said is refused rather than
 // passed on cut short.
 func (m *mailboxScreen) fetchAttachment(ctx context.Context, a mailAttachment, out io.Writer, progress func(int64)) error {
-	dec, err := m.mailbox().Attachment(ctx, app.MailAttachment{MsgID: a.msgID, AttID: a.attID, Data: a.data, Name: a.name, Size: a.size})
+	dec, err := m.mailbox().Attachment(ctx, mailbox.MailAttachment{MsgID: a.msgID, AttID: a.attID, Data: a.data, Name: a.name, Size: a.size})
 	if err != nil {
 		return err
 	}
@@ -170,7 +171,7 @@ func (m *mailboxScreen) fetchAttachment(ctx context.Context, a mailAttachment, o
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
-	case errors.Is(err, app.ErrNotBase64) || errors.As(err, new(base64.CorruptInputError)):
+	case errors.Is(err, mailbox.ErrNotBase64) || errors.As(err, new(base64.CorruptInputError)):
 		return fmt.Errorf("the server sent %s in a form Carrier cannot read: %w", a.name, err)
 	case err != nil:
 		return err

@@ -11,12 +11,12 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"carrier/internal/app"
+	"carrier/internal/app/recipients"
 )
 
 // Recipients remembered: as the person types two letters of an address
 // or a name in To, Cc or Bcc, the addresses they sent to from the sending
-// account (app.AddressBook) are offered under the field, most used first.
+// account (recipients.AddressBook) are offered under the field, most used first.
 // Down and Up choose one, Enter fills it in (with the comma for the
 // next), Escape closes the list; each has a Forget. Nothing leaves the
 // computer. The list is part of the form, not a pop-up, so the field keeps
@@ -25,7 +25,7 @@ import (
 // AddressBook is what Compose needs of the remembered recipients.
 type AddressBook interface {
 	Remember(account string, fields ...string) error
-	Suggest(account, typed string, n int) []app.Recipient
+	Suggest(account, typed string, n int) []recipients.Recipient
 	Forget(account, address string) error
 }
 
@@ -37,7 +37,7 @@ type completer struct {
 	c       *composeScreen
 	e       *namedEntry
 	box     *fyne.Container // the offered addresses, under the field; hidden when none
-	offered []app.Recipient
+	offered []recipients.Recipient
 	picks   []*focusButton
 	sel     int  // the chosen row, for Enter
 	filling bool // the field is being filled from the list: not a keystroke
@@ -83,7 +83,7 @@ func (k *completer) changed(text string) {
 		return
 	}
 	before, word := lastWord(text)
-	var offer []app.Recipient
+	var offer []recipients.Recipient
 	if strings.Contains(word, "@") {
 		for _, r := range book.Suggest(k.account(), word, 1) {
 			if strings.EqualFold(r.Address, word) {
@@ -104,7 +104,7 @@ func (k *completer) changed(text string) {
 }
 
 // show puts offer into the list (UI thread), the first row chosen.
-func (k *completer) show(offer []app.Recipient) {
+func (k *completer) show(offer []recipients.Recipient) {
 	k.offered, k.sel, k.picks = offer, 0, nil
 	k.box.RemoveAll()
 	if len(offer) == 0 {

@@ -7,11 +7,11 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
-	"carrier/internal/app"
+	"carrier/internal/app/recipients"
 )
 
 // withAddressBook gives the window the remembered recipients of state.
-func withAddressBook(book *app.AddressBook) func(*harnessOpts) {
+func withAddressBook(book *recipients.AddressBook) func(*harnessOpts) {
 	return func(o *harnessOpts) { o.deps = func(d *Deps) { d.Addresses = book } }
 }
 
@@ -30,7 +30,7 @@ func offeredText(k *completer) []string {
 // first; Down chooses the next and Enter fills it in, with the comma for
 // the next address; Escape closes the list.
 func TestRecipientsOfferedAsYouType(t *testing.T) {
-	book := app.OpenAddressBook(t.TempDir())
+	book := recipients.OpenAddressBook(t.TempDir())
 	book.Remember("", "Zoe Park <zoe@example.com>", "zoe@example.com", "zora@example.org", "bob@example.com")
 	h := newHarness(t, withAddressBook(book))
 	c := h.u.compose
@@ -71,7 +71,7 @@ func TestRecipientsOfferedAsYouType(t *testing.T) {
 
 // Forget in the list removes the address from what is offered, for good.
 func TestRecipientsForget(t *testing.T) {
-	book := app.OpenAddressBook(t.TempDir())
+	book := recipients.OpenAddressBook(t.TempDir())
 	book.Remember("", "zoe@example.com", "zora@example.org")
 	h := newHarness(t, withAddressBook(book))
 	c := h.u.compose
@@ -99,7 +99,7 @@ func TestRecipientsForget(t *testing.T) {
 
 // A message sent is remembered: its recipients are offered next time.
 func TestRecipientsRememberedOnSend(t *testing.T) {
-	book := app.OpenAddressBook(t.TempDir())
+	book := recipients.OpenAddressBook(t.TempDir())
 	h := newHarness(t, withAddressBook(book))
 	c := h.u.compose
 	h.writeMessage("Ann Lee <ann@example.com>", "Hello")
@@ -114,7 +114,7 @@ func TestRecipientsRememberedOnSend(t *testing.T) {
 // An address typed whole offers nothing: the list would open under the
 // field and move the form just as the pointer goes to the next field.
 func TestRecipientTypedWholeOffersNothing(t *testing.T) {
-	book := app.OpenAddressBook(t.TempDir())
+	book := recipients.OpenAddressBook(t.TempDir())
 	book.Remember("", "zoe@example.com", "zoe@example.com.au")
 	h := newHarness(t, withAddressBook(book))
 	c := h.u.compose

@@ -15,6 +15,7 @@ import (
 	"carrier/auth"
 	"carrier/compose"
 	"carrier/internal/app"
+	"carrier/internal/app/photos"
 	"carrier/transfer"
 )
 
@@ -136,7 +137,7 @@ func dialogCases(t *testing.T, h *harness, fu *fakeUploads, accts *fakeAccounts,
 			return nil
 		}},
 		{name: "Allow Google Photos?", open: func() {
-			u.timeline.askAllow(nil, app.Photos{}, nil, app.PhotosOptions{})
+			u.timeline.askAllow(nil, photos.Photos{}, nil, photos.PhotosOptions{})
 		}, safe: func() error {
 			if allowed.count() > 0 || !strings.HasPrefix(u.timeline.status.Text, "Not posted") {
 				return fmt.Errorf("allowed %d times; %q", allowed.count(), u.timeline.status.Text)
@@ -145,7 +146,7 @@ func dialogCases(t *testing.T, h *harness, fu *fakeUploads, accts *fakeAccounts,
 		}},
 		{name: "Add to an album Carrier made", open: func() {
 			u.timeline.album.SetText("")
-			u.timeline.showAlbums([]app.PhotosAlbum{{Title: "Summer"}})
+			u.timeline.showAlbums([]photos.PhotosAlbum{{Title: "Summer"}})
 			u.timeline.albumChoice.SetSelected("Summer")
 		}, safe: func() error {
 			if u.timeline.album.Text != "" {
@@ -324,7 +325,7 @@ func TestEnterPressesTheDefaultOrFocusedButton(t *testing.T) {
 	}
 
 	// Allow Google Photos? Enter with nothing focused allows.
-	u.timeline.askAllow(nil, app.Photos{}, nil, app.PhotosOptions{})
+	u.timeline.askAllow(nil, photos.Photos{}, nil, photos.PhotosOptions{})
 	cv.Unfocus()
 	pressKey(cv, fyne.KeyReturn)
 	h.until("Photos allowed", func() bool { return allowed.count() == 1 })

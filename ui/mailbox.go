@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"fyne.io/fyne/v2/lang"
 	netmail "net/mail"
 	"net/url"
 	"slices"
@@ -16,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"fyne.io/fyne/v2/lang"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
@@ -24,6 +25,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"carrier/internal/app"
+	"carrier/internal/app/mailbox"
 )
 
 // mailItem is one entry of the mailbox: a sent message, a draft or a
@@ -198,8 +200,8 @@ func (m *mailboxScreen) show(rows ...fyne.CanvasObject) {
 
 // mailbox reads the sandbox's mail and timeline, authorized like the
 // uploads; the token goes to the sandbox's origin only.
-func (m *mailboxScreen) mailbox() app.Mailbox {
-	return app.Mailbox{Root: m.u.deps.Endpoint, Auth: m.u.deps.Auth, Client: m.u.deps.Client}
+func (m *mailboxScreen) mailbox() mailbox.Mailbox {
+	return mailbox.Mailbox{Root: m.u.deps.Endpoint, Auth: m.u.deps.Auth, Client: m.u.deps.Client}
 }
 
 // refresh reloads the mailbox in the background.
@@ -397,7 +399,7 @@ func (m *mailboxScreen) messageView(ctx context.Context, it mailItem) (func() []
 	}
 	var text string
 	var attachments []mailAttachment
-	full.Payload.Walk(func(p *app.MailPart) {
+	full.Payload.Walk(func(p *mailbox.MailPart) {
 		if p.Filename != "" {
 			attachments = append(attachments, mailAttachment{msgID: id, attID: p.Body.AttachmentID, data: p.Body.Data, name: p.Filename, size: p.Body.Size})
 		} else if p.MimeType == "text/plain" && text == "" {
@@ -482,7 +484,7 @@ func (m *mailboxScreen) timelineView(ctx context.Context, it mailItem) (func() [
 		s := shown{name: fmt.Sprint(am["id"]), ctype: ctype}
 		if strings.HasPrefix(ctype, "image/") && url != "" {
 			data, err := m.mailbox().Content(ctx, url)
-			if errors.Is(err, app.ErrElsewhere) {
+			if errors.Is(err, mailbox.ErrElsewhere) {
 				s.ctype = lang.X("mailbox.elsewhere", "{{.Type}} (not shown: it is on another server)", w{"Type": s.ctype})
 			} else if err != nil {
 				return nil, err

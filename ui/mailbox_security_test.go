@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"carrier/internal/app"
+	"carrier/internal/app/mailbox"
 	"carrier/transfer"
 )
 
@@ -51,7 +51,7 @@ func TestMailboxSendsTheTokenOnlyToTheSandbox(t *testing.T) {
 		"//" + evilHost + "/picture.png",             // scheme-relative
 		"https://" + strings.TrimPrefix(ownSrv.URL, "http://") + "/picture.png",
 	} {
-		if _, err := m.mailbox().Content(ctx, u); !errors.Is(err, app.ErrElsewhere) {
+		if _, err := m.mailbox().Content(ctx, u); !errors.Is(err, mailbox.ErrElsewhere) {
 			t.Errorf("%s: %v, want it refused", u, err)
 		}
 	}

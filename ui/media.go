@@ -17,6 +17,7 @@ import (
 
 	"carrier/compose"
 	"carrier/internal/app"
+	"carrier/internal/app/photos"
 	"carrier/transfer"
 )
 
@@ -71,7 +72,7 @@ func newMediaRow(name, state string) *mediaRow {
 
 // mediaBatch is the batch on screen and where its jobs stand.
 type mediaBatch struct {
-	b       *app.PhotosBatch
+	b       *photos.PhotosBatch
 	files   []*compose.PhotosMedia // in the uploads' order
 	rows    []*mediaRow
 	ended   bool      // every job done or cancelled: the redraws stop
@@ -118,7 +119,7 @@ func (t *timelineScreen) snap(id string) (transfer.Snapshot, bool) {
 }
 
 // showBatch puts a queued batch on the screen and follows it.
-func (t *timelineScreen) showBatch(b *app.PhotosBatch, files []*compose.PhotosMedia, quotaAt time.Time) {
+func (t *timelineScreen) showBatch(b *photos.PhotosBatch, files []*compose.PhotosMedia, quotaAt time.Time) {
 	mb := &mediaBatch{b: b, files: files, quotaAt: quotaAt}
 	var objs []fyne.CanvasObject
 	for _, m := range files {
@@ -242,7 +243,7 @@ func (t *timelineScreen) drawBatch() {
 	switch {
 	case quota > 0 || (!mb.quotaAt.IsZero() && paused > 0):
 		if mb.quotaAt.IsZero() || !mb.quotaAt.After(now) {
-			mb.quotaAt = app.PhotosDailyReset(now)
+			mb.quotaAt = photos.PhotosDailyReset(now)
 		}
 		words = t.quotaWords(mb.quotaAt, now)
 		imp = widget.WarningImportance
@@ -281,7 +282,7 @@ func (t *timelineScreen) drawBatch() {
 // call is done, else waiting for it.
 func (t *timelineScreen) itemWords(i int) string {
 	mb := t.batch
-	if c := i / app.MaxPhotosBatch; c < len(mb.b.Creates) {
+	if c := i / photos.MaxPhotosBatch; c < len(mb.b.Creates) {
 		if s, _ := t.snap(mb.b.Creates[c]); s.State == transfer.StateDone {
 			return lang.X("media.row.inphotos", "In Google Photos")
 		}
@@ -292,7 +293,7 @@ func (t *timelineScreen) itemWords(i int) string {
 // batchWords say what a batch holds before it goes: the files already
 // in the album (or in Google Photos), the new ones, and what those need
 // of the day's quota and when they will be in; or that nothing is new.
-func batchWords(b *app.PhotosBatch) string {
+func batchWords(b *photos.PhotosBatch) string {
 	pl := b.Plan
 	d := w{"Already": groupCount(b.Already), "New": groupCount(pl.Files), "Album": app.Printable(b.AlbumTitle),
 		"Count": groupCount(pl.Files), "Requests": groupCount(pl.Requests), "Quota": groupCount(pl.Quota)}

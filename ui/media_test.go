@@ -20,6 +20,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"carrier/internal/app"
+	"carrier/internal/app/photos"
 	"carrier/sandbox"
 	"carrier/transfer"
 )
@@ -261,7 +262,7 @@ func TestMediaDailyQuotaWaitsForTheReset(t *testing.T) {
 	tl := h.u.timeline
 	// 01:00 Pacific today, so the reset is 23 h away: today, since the
 	// journal's failures carry the real time they happened at.
-	now := app.PhotosDailyReset(time.Now()).Add(-23 * time.Hour)
+	now := photos.PhotosDailyReset(time.Now()).Add(-23 * time.Hour)
 	reset := make(chan time.Time)
 	var mu sync.Mutex
 	var waits []time.Duration
@@ -536,7 +537,7 @@ func TestMediaQuotaWaitSurvivesARestart(t *testing.T) {
 		h.url, h.sb, h.state = srv.URL, sb, state
 		return h, q
 	}
-	now := app.PhotosDailyReset(time.Now()).Add(-23 * time.Hour) // 01:00 Pacific today
+	now := photos.PhotosDailyReset(time.Now()).Add(-23 * time.Hour) // 01:00 Pacific today
 	never := make(chan time.Time)
 
 	h, q := start()
@@ -653,13 +654,13 @@ func TestMediaQuotaWaitSurvivesARestart(t *testing.T) {
 // larger than a day's quota takes days, and says so.
 func TestBatchWordsSayThePlan(t *testing.T) {
 	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
-	b := &app.PhotosBatch{AlbumTitle: "Roll", Already: 1214, Plan: app.PlanPhotos(20000, 0, app.PhotosDailyRequests, now)}
+	b := &photos.PhotosBatch{AlbumTitle: "Roll", Already: 1214, Plan: photos.PlanPhotos(20000, 0, photos.PhotosDailyRequests, now)}
 	got := batchWords(b)
 	want := "1,214 already in the album Roll, 20,000 new. 20,000 files need 20,400 of Google Photos' 10,000 requests a day. About 3 days at Google Photos' daily limit: 9,800 today, the rest after midnight Pacific ("
 	if !strings.HasPrefix(got, want) {
 		t.Fatalf("the words: %q\nwant them to begin %q", got, want)
 	}
-	if got := batchWords(&app.PhotosBatch{Already: 37}); got != "Nothing new to send: all 37 files are already in Google Photos." {
+	if got := batchWords(&photos.PhotosBatch{Already: 37}); got != "Nothing new to send: all 37 files are already in Google Photos." {
 		t.Fatalf("nothing new: %q", got)
 	}
 	withLanguage(t, "fa", func() {

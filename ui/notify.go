@@ -4,10 +4,11 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"fyne.io/fyne/v2/lang"
 	"slices"
 	"strings"
 	"sync"
+
+	"fyne.io/fyne/v2/lang"
 
 	"fyne.io/fyne/v2"
 
@@ -27,7 +28,7 @@ type NoticeAction struct {
 // notifyDelivery tells the person, outside the window, that what they
 // sent (named name) was sent or failed, with what they can do next as
 // buttons: Retry and Show for a failure, Open in Mailbox for a message
-// (mail) the Mailbox can show (the app says which: app.Mailbox.Holds, one
+// (mail) the Mailbox can show (the app says which: mailbox.Mailbox.Holds, one
 // sent to the server it reads), else Show. snap is its job the news is
 // of: the message sent, or the member that failed (its role is the one
 // its stored delivery gives). Where the desktop's service cannot be

@@ -10,7 +10,7 @@ import (
 )
 
 // Open in Mailbox is offered for a message the Mailbox can show, as the
-// app says (app.Mailbox.Holds): one sent to the embedded sandbox, whose
+// app says (mailbox.Mailbox.Holds): one sent to the embedded sandbox, whose
 // mail the Mailbox reads, whoever it went as. A message sent as a real
 // Google account went to Gmail, which the Mailbox does not read: no
 // Open in Mailbox, only Show.

@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"errors"
-	"fyne.io/fyne/v2/lang"
 	"image"
 	"path/filepath"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -20,6 +20,7 @@ import (
 	"carrier/auth"
 	"carrier/compose"
 	"carrier/internal/app"
+	"carrier/internal/app/photos"
 	"carrier/transfer"
 )
 
@@ -30,7 +31,7 @@ import (
 // file's type read from its bytes and checked against Photos' limits
 // before anything is queued, and the account's storage and the day's quota
 // before the first byte. The batch is the app's job graph
-// (app.Queue.PhotosUpload); the screen follows it, a bar per file
+// (photos.Queue.PhotosUpload); the screen follows it, a bar per file
 // (media.go), and Transfers has a row per job.
 //
 // The Mirror timeline, where Carrier once posted, is offered beside Photos
@@ -39,11 +40,22 @@ import (
 // there is the Mirror recipe (app.Post, as `carrier timeline`): one item
 // per file, pictures, videos and sounds up to its 10 MB.
 
-// photosOutbox is what the screen asks of Deps.Outbox: the app's Queue
-// has it; an Outbox without it cannot post to Photos.
+// photosOutbox is what the screen asks of Deps.Outbox: the app's Queue's
+// Google Photos side has it (photosOf); an Outbox without it cannot post
+// to Photos.
 type photosOutbox interface {
-	PhotosUpload(ctx context.Context, p app.Photos, paths []string, opts app.PhotosOptions, settings func(*transfer.Spec)) (*app.PhotosBatch, error)
+	PhotosUpload(ctx context.Context, p photos.Photos, paths []string, opts photos.PhotosOptions, settings func(*transfer.Spec)) (*photos.PhotosBatch, error)
 	DriveUpload(ctx context.Context, d app.Drive, p string, share app.Share, who []string, expiry time.Duration, settings func(*transfer.Spec)) ([]string, error)
+}
+
+// photosOf is out's Google Photos side: the app's Queue's (photos.Of),
+// or out itself when it has one.
+func photosOf(out Outbox) (photosOutbox, bool) {
+	if q, ok := out.(*app.Queue); ok {
+		return photos.Of(q), true
+	}
+	po, ok := out.(photosOutbox)
+	return po, ok
 }
 
 type timelineScreen struct {
@@ -73,7 +85,7 @@ type timelineScreen struct {
 	content     fyne.CanvasObject
 	now         func() time.Time
 	after       func(time.Duration) <-chan time.Time // the wait for the quota's reset; tests give their own
-	quota       *app.QuotaWait                       // the jobs the daily quota stopped, sent on at its reset
+	quota       *photos.QuotaWait                    // the jobs the daily quota stopped, sent on at its reset
 	waitingAt   time.Time                            // the reset jobs from an earlier Carrier wait for; zero: none
 
 	// The chosen pictures' thumbnails (thumbs.go), touched on the UI
@@ -121,7 +133,7 @@ func newTimelineScreen(u *UI) *timelineScreen {
 		nil, nil, t.list.Object))
 	t.clear()
 	if u.deps.Uploads != nil {
-		t.quota = app.NewQuotaWait(u.deps.Uploads)
+		t.quota = photos.NewQuotaWait(u.deps.Uploads)
 		t.quota.Go = u.goBackground
 		t.startQuota()
 	}
@@ -547,7 +559,7 @@ func (t *timelineScreen) submit() {
 	if len(t.files) == 0 && len(t.toDrive()) == 0 {
 		return
 	}
-	out, ok := t.u.deps.Outbox.(photosOutbox)
+	out, ok := photosOf(t.u.deps.Outbox)
 	if !ok {
 		t.say(lang.X("photos.cannot", "This window cannot post to Google Photos."), widget.DangerImportance)
 		return
@@ -557,7 +569,7 @@ func (t *timelineScreen) submit() {
 		paths = append(paths, m.Path)
 	}
 	media := slices.Clone(t.files)
-	opts := app.PhotosOptions{Album: strings.TrimSpace(t.album.Text), Description: t.description.Text}
+	opts := photos.PhotosOptions{Album: strings.TrimSpace(t.album.Text), Description: t.description.Text}
 	p := t.photos()
 	toDrive := slices.Clone(t.toDrive())
 	t.post.Disable()
@@ -617,12 +629,12 @@ func (t *timelineScreen) submit() {
 }
 
 // photos is the Photos API the window posts to.
-func (t *timelineScreen) photos() app.Photos {
+func (t *timelineScreen) photos() photos.Photos {
 	target := t.u.deps.Endpoint
 	if t.u.deps.Target != nil {
 		target = t.u.deps.Target()
 	}
-	return app.Photos{Root: app.PhotosRoot(target), Drive: app.Drive{Root: target, Auth: t.u.deps.Auth}}
+	return photos.Photos{Root: photos.PhotosRoot(target), Drive: app.Drive{Root: target, Auth: t.u.deps.Auth}}
 }
 
 // pickAlbum lists the albums Carrier made (the only ones it may add to)
@@ -657,7 +669,7 @@ func (t *timelineScreen) pickAlbum() {
 	})
 }
 
-func (t *timelineScreen) showAlbums(albums []app.PhotosAlbum) {
+func (t *timelineScreen) showAlbums(albums []photos.PhotosAlbum) {
 	var titles []string
 	for _, a := range albums {
 		if !slices.Contains(titles, a.Title) {
@@ -676,7 +688,7 @@ func (t *timelineScreen) showAlbums(albums []app.PhotosAlbum) {
 
 // askAllow says why Photos is needed and what Carrier may do there, and
 // widens the sign-in when the person agrees (incremental consent).
-func (t *timelineScreen) askAllow(out photosOutbox, p app.Photos, media []*compose.PhotosMedia, opts app.PhotosOptions) {
+func (t *timelineScreen) askAllow(out photosOutbox, p photos.Photos, media []*compose.PhotosMedia, opts photos.PhotosOptions) {
 	t.say("", widget.MediumImportance)
 	t.u.showConfirm(lang.X("photos.allow.title", "Allow Google Photos?"),
 		lang.X("photos.allow", "To post these files Carrier needs your permission to upload to Google Photos and make albums there.\nIt cannot see, change or delete anything else in your library."),
@@ -701,7 +713,7 @@ func (t *timelineScreen) askAllow(out photosOutbox, p app.Photos, media []*compo
 // first) and follows it on the screen. Storage too small refuses the batch
 // before a byte goes; a daily quota the journal shows used up queues it
 // held, to go on by itself at the reset.
-func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p app.Photos, media []*compose.PhotosMedia, opts app.PhotosOptions) {
+func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p photos.Photos, media []*compose.PhotosMedia, opts photos.PhotosOptions) {
 	bind, as := t.u.asDefaultSender(p.Drive.Auth)
 	p.Drive.Auth = as
 	sctx := ctx
@@ -721,7 +733,7 @@ func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p app.Phot
 	quotaAt, usedUp := t.quotaUsedUp(strings.TrimRight(p.Root, "/"), t.now())
 	// What is new, and what it needs of the day's quota, shows before
 	// the first byte goes.
-	opts.Announce = func(b *app.PhotosBatch) {
+	opts.Announce = func(b *photos.PhotosBatch) {
 		words := batchWords(b)
 		t.u.do(func() { t.say(words, widget.MediumImportance) })
 	}

@@ -12,6 +12,7 @@ import (
 
 	"carrier/auth"
 	"carrier/internal/app"
+	"carrier/internal/app/photos"
 	"carrier/internal/delivery"
 	"carrier/transfer"
 )
@@ -174,7 +175,7 @@ func failureWordsAs(snap transfer.Snapshot, r delivery.Role) string {
 	if fl.kind == failChanged && snap.Path != "" && !isMessage(r) {
 		s = changedWords(snap)
 	}
-	if reset, ok := app.QuotaStopped(snap); ok {
+	if reset, ok := photos.QuotaStopped(snap); ok {
 		// The window's QuotaWait sends a Photos job on by itself at the
 		// reset: "press Retry" would not be true.
 		s = lang.X("fail.daily.photos", "Google Photos' quota for the day is used up. Carrier goes on by itself when it resets, at {{.Time}}.", w{"Time": reset.Local().Format("15:04")})

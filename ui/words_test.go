@@ -13,6 +13,7 @@ import (
 
 	"carrier/auth"
 	"carrier/internal/app"
+	"carrier/internal/app/photos"
 	"carrier/transfer"
 )
 
@@ -31,7 +32,7 @@ func TestStateWordsForCausesAndWaiting(t *testing.T) {
 		// A Photos call goes on by itself at the reset (QuotaWait), so it
 		// is not told to press Retry.
 		{transfer.Snapshot{State: transfer.StateFailed, Error: "x", Cause: transfer.ErrDailyQuota, Failure: &transfer.Failure{Code: transfer.FailDailyQuota}, URL: "https://photoslibrary.googleapis.com/v1/mediaItems:batchCreate", Updated: now},
-			"Carrier goes on by itself when it resets, at " + app.PhotosDailyReset(now).Local().Format("15:04")},
+			"Carrier goes on by itself when it resets, at " + photos.PhotosDailyReset(now).Local().Format("15:04")},
 		{transfer.Snapshot{State: transfer.StateFailed, Error: "bad request"}, "The upload failed. What went wrong is below.\n\u200ebad request"},
 		{transfer.Snapshot{State: transfer.StateSignIn, SignInFor: "zoe@example.com", Error: "a sign-in is needed"}, "Sign in to zoe@example.com again to continue"},
 		{transfer.Snapshot{State: transfer.StateWaiting}, "Waiting for the uploads it needs to finish first"},

@@ -39,13 +39,13 @@ func (q *Queue) Add(spec transfer.Spec) (string, error) {
 	if spec.Owner != "" {
 		return q.Queue.Add(spec)
 	}
-	d, err := q.begin(delivery.KindOf(spec.URL), spec.Label, spec.Account)
+	d, err := q.BeginDelivery(delivery.KindOf(spec.URL), spec.Label, spec.Account)
 	if err != nil {
 		return "", err
 	}
 	spec.Owner = d.ID
 	id, err := q.Queue.Add(spec)
-	return id, errors.Join(err, q.end(d))
+	return id, errors.Join(err, q.EndDelivery(d))
 }
 
 // Bind makes account the one every job queued from now on without an

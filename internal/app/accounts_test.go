@@ -264,23 +264,6 @@ func TestRevokedAccountParksOnlyItsJobs(t *testing.T) {
 	ta.await(map[string]transfer.EventKind{a: transfer.EventDone})
 }
 
-// Every job of a Photos batch (uploads, the album, the batchCreate calls)
-// goes as the account its uploads were bound to.
-func TestPhotosBatchBoundToItsAccount(t *testing.T) {
-	env := newPhotosEnv(t)
-	q := env.open(t.TempDir(), nil)
-	q.Hold("test") // the binding is what is looked at, not the sending
-	b, err := q.PhotosUpload(context.Background(), env.photos(), pictures(t, 3), PhotosOptions{Album: "Trip"}, func(s *transfer.Spec) { s.Account = work })
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, id := range b.Jobs() {
-		if s := mustSnap(t, q, id); s.Account != work {
-			t.Errorf("job %s (%s) is bound to %q, want %s", id, s.Label, s.Account, work)
-		}
-	}
-}
-
 // What waits is counted in deliveries, not jobs (issue 32: signing out
 // said "3 unfinished uploads" of one message): a message with its Drive
 // upload and share is one message, a Photos batch with its files and its

@@ -3,8 +3,6 @@ package app
 import (
 	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"carrier/internal/delivery"
@@ -26,53 +24,12 @@ import (
 type deliveries struct {
 	store *delivery.Store
 	now   func() time.Time
-
-	// albums are the account and album id of Photos deliveries, by id,
-	// as this process began them or first read them: a batch of 20,000
-	// pictures is a delivery file of 20,400 members, which each of its
-	// 400 calls' ends would otherwise read and decode again (n²).
-	mu     sync.Mutex
-	albums map[string]photosTo
-	reads  atomic.Int64 // deliveries read from the store for albumOf
 }
 
-// photosTo is where a Photos delivery's items go.
-type photosTo struct{ account, albumID string }
-
-// keepAlbum keeps where delivery id's items go (neither changes once the
-// delivery is stored).
-func (dl *deliveries) keepAlbum(id string, to photosTo) {
-	dl.mu.Lock()
-	defer dl.mu.Unlock()
-	if dl.albums == nil {
-		dl.albums = map[string]photosTo{}
-	}
-	dl.albums[id] = to
-}
-
-// albumOf is where delivery id's items go: kept, or read from the store
-// once and kept.
-func (dl *deliveries) albumOf(id string) (photosTo, error) {
-	dl.mu.Lock()
-	to, ok := dl.albums[id]
-	dl.mu.Unlock()
-	if ok {
-		return to, nil
-	}
-	dl.reads.Add(1)
-	d, err := dl.store.Get(id)
-	if err != nil {
-		return photosTo{}, err
-	}
-	to = photosTo{account: d.Account, albumID: d.AlbumID}
-	dl.keepAlbum(id, to)
-	return to, nil
-}
-
-// begin stores a new delivery of kind, with no member yet (and what the
+// BeginDelivery stores a new delivery of kind, with no member yet (and what the
 // withs set), and returns it: queue its jobs with Owner set to its id,
-// then end it.
-func (q *Queue) begin(kind delivery.Kind, label, account string, with ...func(*delivery.Delivery)) (*delivery.Delivery, error) {
+// then EndDelivery it.
+func (q *Queue) BeginDelivery(kind delivery.Kind, label, account string, with ...func(*delivery.Delivery)) (*delivery.Delivery, error) {
 	d := &delivery.Delivery{ID: delivery.NewID(), Kind: kind, Created: q.dl.now().UTC(), Label: label, Account: account}
 	for _, w := range with {
 		w(d)
@@ -83,9 +40,9 @@ func (q *Queue) begin(kind delivery.Kind, label, account string, with ...func(*d
 	return d, nil
 }
 
-// end stores d with the members its queued jobs make (jobs: the journal's
+// EndDelivery stores d with the members its queued jobs make (jobs: the journal's
 // now), or removes it when none was queued.
-func (q *Queue) end(d *delivery.Delivery) error {
+func (q *Queue) EndDelivery(d *delivery.Delivery) error {
 	// The queue's jobs are looked at one at a time, and only what the
 	// delivery needs of its own is kept: a camera roll's delivery owns
 	// 20,400 jobs, whose snapshots would otherwise be held at once.
@@ -110,8 +67,8 @@ func (q *Queue) end(d *delivery.Delivery) error {
 	return q.dl.store.Put(nd)
 }
 
-// owned wraps settings so that each spec it sets also names d as owner.
-func owned(d *delivery.Delivery, settings func(*transfer.Spec)) func(*transfer.Spec) {
+// Owned wraps settings so that each spec it sets also names d as owner.
+func Owned(d *delivery.Delivery, settings func(*transfer.Spec)) func(*transfer.Spec) {
 	return func(s *transfer.Spec) {
 		if settings != nil {
 			settings(s)
@@ -150,6 +107,10 @@ func DeliveryOf(ds []delivery.Delivery, job string) (delivery.Delivery, bool) {
 	}
 	return delivery.Delivery{}, false
 }
+
+// Now is the time on the queue's clock (its Config's Clock, else the
+// system's): a delivery's times are on it.
+func (q *Queue) Now() time.Time { return q.dl.now() }
 
 // DeliveryStore is the store of the queue's deliveries (a QuotaWait keeps
 // the resets held jobs wait for in it).

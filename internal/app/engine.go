@@ -68,3 +68,7 @@ func (q *Queue) PauseAll() {
 		}
 	}
 }
+
+// Snap is job id as it stands: the queue's, else the journal's (zero
+// when neither has it).
+func (q *Queue) Snap(id string) transfer.Snapshot { return snapOf(q.Queue, id) }

@@ -264,11 +264,11 @@ func (q *Queue) SendWithLinks(ctx context.Context, d Drive, msg *compose.Message
 	}
 	// One delivery: the files' uploads and shares, then the message,
 	// which needs them and so belongs to it too.
-	dl, err := q.begin(delivery.KindOf(spec.URL), msg.Label(), q.accountOr(spec.Account))
+	dl, err := q.BeginDelivery(delivery.KindOf(spec.URL), msg.Label(), q.AccountOr(spec.Account))
 	if err != nil {
 		return nil, err
 	}
-	defer q.end(dl)
+	defer q.EndDelivery(dl)
 	var jobs []string
 	undo := func(err error) ([]string, error) {
 		for i := len(jobs) - 1; i >= 0; i-- {
@@ -278,7 +278,7 @@ func (q *Queue) SendWithLinks(ctx context.Context, d Drive, msg *compose.Message
 	}
 	links := make([]compose.Link, len(linked))
 	for i, p := range linked {
-		added, err := q.addDriveFile(d, p, ids[i], share, who, opts.Expiry, now, owned(dl, settings))
+		added, err := q.addDriveFile(d, p, ids[i], share, who, opts.Expiry, now, Owned(dl, settings))
 		jobs = append(jobs, added...)
 		if err != nil {
 			return undo(err)
@@ -398,12 +398,12 @@ func (q *Queue) DriveUpload(ctx context.Context, d Drive, p string, share Share,
 	if settings != nil {
 		settings(&as)
 	}
-	dl, err := q.begin(delivery.KindUpload, filepath.Base(p)+" · to Google Drive", q.accountOr(as.Account))
+	dl, err := q.BeginDelivery(delivery.KindUpload, filepath.Base(p)+" · to Google Drive", q.AccountOr(as.Account))
 	if err != nil {
 		return nil, err
 	}
-	defer q.end(dl)
-	jobs, err := q.addDriveFile(d, p, ids[0], share, who, expiry, time.Now, owned(dl, settings))
+	defer q.EndDelivery(dl)
+	jobs, err := q.addDriveFile(d, p, ids[0], share, who, expiry, time.Now, Owned(dl, settings))
 	if err != nil {
 		for i := len(jobs) - 1; i >= 0; i-- {
 			q.Cancel(context.WithoutCancel(ctx), jobs[i])

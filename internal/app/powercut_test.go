@@ -1,7 +1,8 @@
-package app
+package app_test
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -21,6 +22,8 @@ import (
 	"time"
 
 	"carrier/compose"
+	"carrier/internal/app"
+	"carrier/internal/app/photos"
 	"carrier/internal/crashdisk"
 	"carrier/sandbox"
 	"carrier/transfer"
@@ -236,7 +239,7 @@ func (c *cutServer) recover(state string) error {
 	// Jobs that need jobs done before the cut (not taken again) look at
 	// the journal every few wake checks: often, so a case takes
 	// milliseconds.
-	q, err := OpenQueue(transfer.Config{StateDir: state, Auth: transfer.StaticToken(c.token), RetryBase: 10 * time.Millisecond, WakeCheck: 5 * time.Millisecond}, NewSpool(SpoolDir(state)))
+	q, err := app.OpenQueue(transfer.Config{StateDir: state, Auth: transfer.StaticToken(c.token), RetryBase: 10 * time.Millisecond, WakeCheck: 5 * time.Millisecond}, app.NewSpool(app.SpoolDir(state)))
 	if err != nil {
 		return fmt.Errorf("the queue does not open: %w", err)
 	}
@@ -395,7 +398,7 @@ func TestPowerCutDuringASendWithALink(t *testing.T) {
 	state := t.TempDir()
 	// The first start is recorded too: the folders it makes.
 	rec := c.record(state)
-	q, err := OpenQueue(transfer.Config{StateDir: state, Auth: transfer.StaticToken(c.token), RetryBase: 10 * time.Millisecond}, NewSpool(SpoolDir(state)))
+	q, err := app.OpenQueue(transfer.Config{StateDir: state, Auth: transfer.StaticToken(c.token), RetryBase: 10 * time.Millisecond}, app.NewSpool(app.SpoolDir(state)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,18 +408,18 @@ func TestPowerCutDuringASendWithALink(t *testing.T) {
 		t.Fatal(err)
 	}
 	msg := &compose.Message{From: sandbox.DefaultAccount, To: []string{"zoe@example.com"}, Subject: "Film", Text: "Here it is.", Attachments: []string{file}}
-	up, err := Message(msg, compose.Send, GmailOptions{})
+	up, err := app.Message(msg, compose.Send, app.GmailOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive := Drive{Root: c.root, Auth: transfer.StaticToken(c.token)}
+	drive := app.Drive{Root: c.root, Auth: transfer.StaticToken(c.token)}
 
-	ids, err := q.SendWithLinks(context.Background(), drive, msg, compose.Send, up, LinkOptions{Policy: compose.LinksAlways, Share: ShareAnyone}, nil)
+	ids, err := q.SendWithLinks(context.Background(), drive, msg, compose.Send, up, app.LinkOptions{Policy: compose.LinksAlways, Share: app.ShareAnyone}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	accepted := rec.Mark("accepted")
-	waitDone(t, q, ids)
+	app.WaitDone(t, q, ids)
 	q.Close()
 	c.stop()
 	ops := rec.Ops()
@@ -559,7 +562,7 @@ func TestPowerCutDuringAPhotosBatch(t *testing.T) {
 	state := t.TempDir()
 	// The first start is recorded too: the folders it makes.
 	rec := c.record(state)
-	q, err := OpenQueue(transfer.Config{StateDir: state, Auth: transfer.StaticToken(c.token), RetryBase: 10 * time.Millisecond}, NewSpool(SpoolDir(state)))
+	q, err := app.OpenQueue(transfer.Config{StateDir: state, Auth: transfer.StaticToken(c.token), RetryBase: 10 * time.Millisecond}, app.NewSpool(app.SpoolDir(state)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -568,14 +571,14 @@ func TestPowerCutDuringAPhotosBatch(t *testing.T) {
 	for i, f := range files {
 		describe[f] = fmt.Sprintf("Picture %d of the trip", i+1)
 	}
-	photos := Photos{Root: c.root, Drive: Drive{Root: c.root, Auth: transfer.StaticToken(c.token)}}
+	lib := photos.Photos{Root: c.root, Drive: app.Drive{Root: c.root, Auth: transfer.StaticToken(c.token)}}
 
-	b, err := q.PhotosUpload(context.Background(), photos, files, PhotosOptions{Album: "Trip", Describe: describe}, nil)
+	b, err := photos.Of(q).PhotosUpload(context.Background(), lib, files, photos.PhotosOptions{Album: "Trip", Describe: describe}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	accepted := rec.Mark("accepted")
-	waitDone(t, q, b.Jobs())
+	app.WaitDone(t, q, b.Jobs())
 	q.Close()
 	c.stop()
 	ops := rec.Ops()
@@ -665,4 +668,22 @@ func TestPowerCutDuringAPhotosBatch(t *testing.T) {
 		return nil
 	}
 	runCuts(t, c, rec, ops, accepted, state, check)
+}
+
+// pictures writes n small JPEG files, each of different bytes.
+func pictures(t *testing.T, n int) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var out []string
+	for i := range n {
+		b := make([]byte, 3000)
+		rand.Read(b)
+		copy(b, "\xff\xd8\xff\xe0")
+		p := filepath.Join(dir, fmt.Sprintf("IMG_%04d.jpg", i+1))
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p)
+	}
+	return out
 }

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"carrier/compose"
@@ -31,28 +30,13 @@ type Queue struct {
 	done chan struct{}
 	once sync.Once
 
-	// photosMu orders the making again of a batch's expired items
-	// (photos.go), so it is queued once; photosTmpl keeps the bodies of
-	// calls done, whose spool files go.
-	photosMu    sync.Mutex
-	photosTmpl  map[string][]byte
-	photosLooks atomic.Int64 // calls photosAgain looked at
+	state string // cfg.StateDir
+	parts []Part // the services' sides of the queue (AddPart), in order
 
 	accountMu sync.Mutex
 	account   string // Bind's
 
 	dl deliveries // deliveries.go
-
-	// posted is the folder of what was posted to Google Photos
-	// (photosposted.go); postedErr the last failure to remember it.
-	posted    string
-	postedErr atomic.Pointer[error]
-	stampMu   sync.Mutex
-	stamps    map[string]postedStamp // an upload's file as it was matched, by its job, when its delivery's stamps file could not be written
-	// stampFiles are where each delivery's stamps file was read to
-	// (photosstamps.go), under stampMu.
-	stampFiles map[string]*stampReader
-	recording  sync.WaitGroup // files of another process's uploads read to be remembered
 
 	signals error // why the system's sleep and network signals are not heard; nil when they are
 
@@ -86,7 +70,7 @@ func OpenQueue(cfg transfer.Config, spool *Spool) (*Queue, error) {
 			}
 		}
 	}
-	q := &Queue{spool: spool, kept: ComposedDir(cfg.StateDir), posted: PostedDir(cfg.StateDir), out: cfg.Events, stop: make(chan struct{}), done: make(chan struct{})}
+	q := &Queue{spool: spool, kept: ComposedDir(cfg.StateDir), state: cfg.StateDir, out: cfg.Events, stop: make(chan struct{}), done: make(chan struct{})}
 	q.in = make(chan transfer.Event, max(cap(cfg.Events), 64))
 	cfg.Events = q.in
 	tq, err := transfer.New(cfg)
@@ -108,22 +92,32 @@ func OpenQueue(cfg transfer.Config, spool *Spool) (*Queue, error) {
 	if cfg.Clock != nil {
 		q.dl.now = cfg.Clock.Now
 	}
-	// One read of the history for both sweeps, one record at a time,
+	partsMu.Lock()
+	for _, add := range partsAdded {
+		q.parts = append(q.parts, add(q))
+	}
+	partsMu.Unlock()
+	// One read of the history for every sweep, one record at a time,
 	// keeping the jobs not done (the spool's files and the kept fields
-	// are theirs) and the Photos calls, with when each upload ended: after
-	// a camera roll the history is 20,400 records. The whole history is
-	// read only when a call may have items to make again.
-	ended := map[string]time.Time{}
+	// are theirs) and those the parts keep (Photos' calls, with when each
+	// upload ended): after a camera roll the history is 20,400 records.
+	// The whole history is read only when a call may have items to make
+	// again.
 	recs, err := q.HistoryWhere(func(s *transfer.Snapshot) bool {
-		if s.Protocol == transfer.ProtocolGoogUpload {
-			ended[s.ID] = s.Updated
+		keep := false
+		for _, p := range q.parts {
+			if p.Keeps(s) {
+				keep = true
+			}
 		}
-		return s.State != transfer.StateDone || isBatchCreate(*s)
+		return s.State != transfer.StateDone || keep
 	})
 	if err == nil && recs == nil {
 		recs = []transfer.Snapshot{} // read, and empty: nil says unread
 	}
-	recs, err = q.photosSweep(recs, ended, err)
+	for _, p := range q.parts {
+		recs, err = p.Opened(recs, err)
+	}
 	q.sweep(recs, err)
 	go q.pump()
 	q.watchSystem()
@@ -195,23 +189,6 @@ func (q *Queue) SetOnMetered(pause bool) {
 	q.SetMeteredPolicy(transfer.MeteredPolicy{Pause: pause})
 }
 
-// mayRemake reports whether photosAgain may find items of the Photos call
-// c, done, to make again (photosSettle and PhotosCalls ask it first): an upload it quotes is old enough for its
-// token to have expired, or is not held by this queue (only the journal
-// can tell its age). photosAgain makes again only items whose upload is
-// that old; asking the queue after c's fifty uploads spares it the
-// journal's whole history after every call, which made a batch of n
-// pictures cost n²/50 snapshots (issue 29).
-func (q *Queue) mayRemake(c transfer.Snapshot) bool {
-	for _, u := range quotedUploads(c) {
-		up, ok := q.Job(u)
-		if !ok || c.Updated.Sub(up.Updated) >= expiredAfter {
-			return true
-		}
-	}
-	return false
-}
-
 // sweep takes from the spool what no job of the journal needs (recs,
 // the history read, err its failure).
 func (q *Queue) sweep(recs []transfer.Snapshot, err error) {
@@ -224,22 +201,20 @@ func (q *Queue) sweep(recs []transfer.Snapshot, err error) {
 	q.sweepKept(recs)
 }
 
-// pump lets the spool see each event before passing it on.
+// pump lets the parts and the spool see each event before passing it on.
 func (q *Queue) pump() {
 	defer close(q.done)
 	for {
 		select {
 		case e := <-q.in:
-			q.photosRecord(e)
-			q.photosSettle(e)
-			q.dropAnswers(e)
+			q.partsSee(e, true)
 			q.settle(e)
 			q.pass(e, true)
 		case <-q.stop:
 			for { // what the engine sent before it stopped
 				select {
 				case e := <-q.in:
-					q.photosRecord(e)
+					q.partsSee(e, false)
 					q.settle(e)
 					q.pass(e, false)
 				default:
@@ -289,7 +264,9 @@ func (q *Queue) Close() error {
 	err := q.Queue.Close()
 	q.once.Do(func() { close(q.stop) })
 	<-q.done
-	q.recording.Wait()
+	for _, p := range q.parts {
+		p.Closed()
+	}
 	q.copiesMu.Lock()
 	q.copiesClosed = true
 	q.copiesMu.Unlock()
@@ -332,11 +309,11 @@ func (q *Queue) addMessage(ctx context.Context, spec transfer.Spec, msg *compose
 		dl = &d
 	}
 	if dl == nil {
-		d, err := q.begin(delivery.KindOf(spec.URL), spec.Label, q.accountOr(spec.Account))
+		d, err := q.BeginDelivery(delivery.KindOf(spec.URL), spec.Label, q.AccountOr(spec.Account))
 		if err != nil {
 			return "", errors.Join(err, q.spool.Release(sp.Path))
 		}
-		defer q.end(d)
+		defer q.EndDelivery(d)
 		dl, spec.Owner = d, d.ID
 	}
 	if err := q.keepIn(dl, kept); err != nil {
@@ -349,8 +326,8 @@ func (q *Queue) addMessage(ctx context.Context, spec transfer.Spec, msg *compose
 	return id, nil
 }
 
-// accountOr is account, or the one Bind gave the queue when it is "".
-func (q *Queue) accountOr(account string) string {
+// AccountOr is account, or the one Bind gave the queue when it is "".
+func (q *Queue) AccountOr(account string) string {
 	if account != "" {
 		return account
 	}

@@ -10,6 +10,7 @@ import (
 
 	"carrier/auth"
 	"carrier/compose"
+	"carrier/transfer"
 )
 
 // A message edited from a draft stays one draft: sent, the draft goes
@@ -118,8 +119,9 @@ func TestMayDriveAsksOnlyWhenNeeded(t *testing.T) {
 // names the files (for the window's question) and carries the check's
 // own error; allowed, or with no link, the message goes.
 func TestSubmitAsksDriveBeforeQueuingLinks(t *testing.T) {
-	env := newPhotosEnv(t)
-	q := env.open(t.TempDir(), nil)
+	sb := testSandbox(t)
+	q := openTestQueue(t, t.TempDir(), sb.Token, nil)
+	drive := Drive{Root: sb.URL, Auth: transfer.StaticToken(sb.Token)}
 	ctx := context.Background()
 	film := filepath.Join(t.TempDir(), "film.mov")
 	if err := os.WriteFile(film, []byte(strings.Repeat("film ", 20000)), 0o600); err != nil {
@@ -132,7 +134,7 @@ func TestSubmitAsksDriveBeforeQueuingLinks(t *testing.T) {
 		asked = append(asked, k)
 		return refuse
 	}}
-	_, ids, err := q.Submit(ctx, env.photos().Drive, msg, compose.Send, GmailOptions{}, opts, nil)
+	_, ids, err := q.Submit(ctx, drive, msg, compose.Send, GmailOptions{}, opts, nil)
 	var refused *LinksNotAllowed
 	var na *NotAllowedError
 	if !errors.As(err, &refused) || !errors.As(err, &na) || na != refuse || len(refused.Linked) != 1 || refused.Linked[0] != film {
@@ -144,12 +146,12 @@ func TestSubmitAsksDriveBeforeQueuingLinks(t *testing.T) {
 
 	asked = nil
 	opts.Policy = compose.LinksNever // attached instead: Drive is not asked
-	_, ids, err = q.Submit(ctx, env.photos().Drive, msg, compose.Send, GmailOptions{}, opts, nil)
+	_, ids, err = q.Submit(ctx, drive, msg, compose.Send, GmailOptions{}, opts, nil)
 	if err != nil || len(ids) != 1 || len(asked) != 0 {
 		t.Fatalf("attached: %v, jobs %v, asked %v; want the message alone, nothing asked", err, ids, asked)
 	}
 	opts.Policy, opts.May = compose.LinksAlways, func(context.Context, auth.Kind) error { return nil }
-	_, linked, err := q.Submit(ctx, env.photos().Drive, msg, compose.Send, GmailOptions{}, opts, nil)
+	_, linked, err := q.Submit(ctx, drive, msg, compose.Send, GmailOptions{}, opts, nil)
 	if err != nil || len(linked) != 3 {
 		t.Fatalf("allowed: %v, jobs %v; want the file's upload, its share and the message", err, linked)
 	}

@@ -92,7 +92,7 @@ func (s *Store) Delete(id string) error {
 		return err
 	}
 	// What a Photos batch keeps beside its delivery (its files' stamps,
-	// internal/app's photosstamps.go) goes with it.
+	// internal/app/photos' photosstamps.go) goes with it.
 	platform.Remove(filepath.Join(s.dir, id+".stamps"))
 	if err := platform.Remove(s.path(id)); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

@@ -1,7 +1,0 @@
-//go:build race
-
-package app
-
-// photosHeldBound is TestPhotosBatchHeldPerPicture's bound under the race
-// detector: 1,249 bytes a picture measured, as without it.
-const photosHeldBound = 1420
