@@ -26,6 +26,7 @@ import (
 	"carrier/auth"
 	"carrier/cli"
 	"carrier/internal/app"
+	"carrier/internal/app/message"
 	"carrier/internal/app/recipients"
 	"carrier/internal/platform"
 	"carrier/sandbox"
@@ -250,7 +251,7 @@ func deps(ctx context.Context, core *app.App, q *app.Queue, events <-chan transf
 	// Compose's copy, beside the journal; the attachments programs hand
 	// over (Windows' Send by email) go once neither it nor a job nor a
 	// message kept to reopen names them.
-	unsent := app.NewUnsentStore(core.Dirs.State)
+	unsent := message.NewUnsentStore(core.Dirs.State)
 	q.UseProgramCopies(app.ProgramCopiesDir(core.Dirs.Data), unsent)
 	d := ui.Deps{
 		Uploads: q,

@@ -6,6 +6,7 @@ import (
 	"carrier/auth"
 	"carrier/compose"
 	"carrier/internal/app"
+	"carrier/internal/app/message"
 	"carrier/transfer"
 )
 
@@ -39,7 +40,7 @@ func runDrive(ctx context.Context, env *Env, args []string) error {
 	if *file == "" {
 		return usagef("--file is required")
 	}
-	share := app.ShareRecipients
+	share := message.ShareRecipients
 	var who []string
 	for _, w := range with {
 		addrs, problems := compose.ParseAddresses("--share-with", []string{w})
@@ -54,7 +55,7 @@ func runDrive(ctx context.Context, env *Env, args []string) error {
 	case *anyone && len(who) > 0:
 		return usagef("give --anyone or --share-with, not both")
 	case *anyone:
-		share = app.ShareAnyone
+		share = message.ShareAnyone
 	}
 	var lf linkFlags
 	lf.expiry, lf.share, lf.links, lf.over = *expiry, "recipients", "auto", "25MB"

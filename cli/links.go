@@ -8,6 +8,7 @@ import (
 
 	"carrier/compose"
 	"carrier/internal/app"
+	"carrier/internal/app/message"
 )
 
 // linkFlags say how `carrier send` shares files too large for a message.
@@ -28,7 +29,7 @@ func (f *linkFlags) options() (app.LinkOptions, error) {
 	if o.Policy, err = compose.ParseLinkPolicy(f.links); err != nil {
 		return o, usagef("%v", err)
 	}
-	if o.Share, err = app.ParseShare(f.share); err != nil {
+	if o.Share, err = message.ParseShare(f.share); err != nil {
 		return o, usagef("%v", err)
 	}
 	if f.expiry != "" {
@@ -38,7 +39,7 @@ func (f *linkFlags) options() (app.LinkOptions, error) {
 		if o.Expiry > app.MaxLinkExpiry {
 			return o, usagef("--link-expiry is at most 365d (Google Drive's limit), not %s", f.expiry)
 		}
-		if o.Share == app.ShareAnyone {
+		if o.Share == message.ShareAnyone {
 			return o, usagef("--link-expiry applies to --share recipients only: Google Drive does not let a link for anyone expire")
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"carrier/auth"
 	"carrier/compose"
 	"carrier/internal/app"
+	"carrier/internal/app/message"
 	"carrier/internal/app/photos"
 	"carrier/transfer"
 )
@@ -113,7 +114,7 @@ func runPhotos(ctx context.Context, env *Env, args []string) error {
 	settings := func(s *transfer.Spec) { s.ChunkSize = uf.chunkSize }
 	var driveJobs [][]string
 	for _, f := range toDrive {
-		jobs, err := q.DriveUpload(ctx, p.Drive, f, app.ShareRecipients, nil, 0, settings)
+		jobs, err := q.DriveUpload(ctx, p.Drive, f, message.ShareRecipients, nil, 0, settings)
 		if err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 	"carrier/auth"
 	"carrier/compose"
 	"carrier/internal/app"
+	"carrier/internal/app/message"
 	"carrier/internal/gapi"
 	"carrier/transfer"
 )
@@ -304,7 +305,7 @@ func sendDraftAsIs(ctx context.Context, env *Env, t *target, id string, lopts ap
 			return fmt.Errorf("the draft was not sent: %w", err)
 		}
 		for _, n := range names {
-			fmt.Fprintf(env.Stderr, "carrier send: shared %s on Google Drive with the draft's %s\n", app.Printable(n), map[app.Share]string{app.ShareRecipients: "recipients", app.ShareAnyone: "readers (anyone with the link)"}[lopts.Share])
+			fmt.Fprintf(env.Stderr, "carrier send: shared %s on Google Drive with the draft's %s\n", app.Printable(n), map[message.Share]string{message.ShareRecipients: "recipients", message.ShareAnyone: "readers (anyone with the link)"}[lopts.Share])
 		}
 	}
 	body, _ := json.Marshal(map[string]string{"id": id})

@@ -9,6 +9,7 @@ import (
 
 	"carrier/compose"
 	"carrier/internal/app"
+	"carrier/internal/app/message"
 )
 
 // fileWay is how one file goes, and why when Carrier chose.
@@ -184,7 +185,7 @@ func (c *composeScreen) linkOptions() app.LinkOptions {
 	}
 	o.Replaces = c.reopened
 	if c.share.chosen == 1 {
-		o.Share = app.ShareAnyone
+		o.Share = message.ShareAnyone
 	} else {
 		o.Expiry = expiryTimes[c.expiry.chosen]
 	}

@@ -15,6 +15,7 @@ import (
 	"carrier/auth"
 	"carrier/compose"
 	"carrier/internal/app"
+	"carrier/internal/app/message"
 	"carrier/internal/app/photos"
 	"carrier/transfer"
 )
@@ -87,7 +88,7 @@ func dialogCases(t *testing.T, h *harness, fu *fakeUploads, accts *fakeAccounts,
 		{name: "an error", open: func() { u.showError("Cannot reopen this message", "It is gone.") }, safe: func() error { return nil }},
 		{name: "Replace the message in Compose?", open: func() {
 			h.writeMessage("zoe@example.com", "What I wrote")
-			c.reopen(&app.Composed{Subject: "Another"}, "Reopened")
+			c.reopen(&message.Composed{Subject: "Another"}, "Reopened")
 		}, safe: func() error {
 			if c.subject.Text != "What I wrote" {
 				return fmt.Errorf("Compose holds %q", c.subject.Text)
@@ -317,7 +318,7 @@ func TestEnterPressesTheDefaultOrFocusedButton(t *testing.T) {
 	// Replace the message? Enter with nothing focused keeps the form.
 	c := u.compose
 	h.writeMessage("zoe@example.com", "What I wrote")
-	c.reopen(&app.Composed{Subject: "Another"}, "Reopened")
+	c.reopen(&message.Composed{Subject: "Another"}, "Reopened")
 	cv.Unfocus()
 	pressKey(cv, fyne.KeyReturn)
 	if c.subject.Text != "What I wrote" || cv.Overlays().Top() != nil {

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+
 	"fyne.io/fyne/v2/lang"
 
 	"fyne.io/fyne/v2"
@@ -10,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"carrier/internal/app"
+	"carrier/internal/app/message"
 )
 
 // A draft in the Mailbox is not a dead end: Edit opens it in Compose
@@ -57,7 +59,7 @@ func (m *mailboxScreen) editDraft(it mailItem) {
 	setLabel(m.status, lang.X("draft.opening", "Opening the draft…"))
 	m.u.goBackground(func(ctx context.Context) {
 		raw, err := d.ReadDraft(ctx, it.ID)
-		var k *app.Composed
+		var k *message.Composed
 		if err == nil {
 			k, err = keeper.OpenDraft(it.ID, raw)
 		}
@@ -94,7 +96,7 @@ func (m *mailboxScreen) sendDraft(it mailItem, a *draftActions) {
 			}
 		}
 		if err == nil {
-			_, err = d.SendDraft(ctx, it.ID, app.ShareRecipients, 0)
+			_, err = d.SendDraft(ctx, it.ID, message.ShareRecipients, 0)
 		}
 		m.u.do(func() {
 			a.send.Enable()

@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"carrier/internal/app"
+	"carrier/internal/app/message"
 	"carrier/internal/delivery"
 	"carrier/sandbox"
 	"carrier/transfer"
@@ -98,7 +99,7 @@ func newHarness(t *testing.T, opts ...func(*harnessOpts)) *harness {
 	}
 	if h.q != nil {
 		d.Limits, d.Keeper = h.q, h.q
-		d.Unsent = app.NewUnsentStore(h.state) // as main.go does: beside the journal
+		d.Unsent = message.NewUnsentStore(h.state) // as main.go does: beside the journal
 	}
 	if o.deps != nil {
 		o.deps(&d)

@@ -10,6 +10,7 @@ import (
 
 	"carrier/compose"
 	"carrier/internal/app"
+	"carrier/internal/app/message"
 )
 
 // Compose is never lost: what it holds is kept on this computer as the
@@ -24,13 +25,13 @@ import (
 // Compose is empty: sent or saved as a draft once its job is queued, or
 // discarded.
 
-// UnsentStore keeps what Compose holds between runs (app.UnsentStore):
+// UnsentStore keeps what Compose holds between runs (message.UnsentStore):
 // Load gives back what was kept (nil when nothing was), Save replaces it,
 // nil removing it. Both are called off the UI thread, but Load, once, at
 // the start.
 type UnsentStore interface {
-	Load() (*app.Unsent, error)
-	Save(*app.Unsent) error
+	Load() (*message.Unsent, error)
+	Save(*message.Unsent) error
 }
 
 // keepDelay is how long after a change Compose's copy is written: while
@@ -47,8 +48,8 @@ type localCopy struct {
 
 	writing sync.Mutex // one write at a time
 	mu      sync.Mutex
-	next    *app.Unsent // the newest snapshot (nil: Compose is empty)
-	pending bool        // next is not written yet
+	next    *message.Unsent // the newest snapshot (nil: Compose is empty)
+	pending bool            // next is not written yet
 	timer   *time.Timer
 	closed  bool
 	broken  bool // the last write failed
@@ -56,7 +57,7 @@ type localCopy struct {
 
 // set takes Compose's newest snapshot; now writes it at once rather than
 // after the delay.
-func (l *localCopy) set(u *app.Unsent, now bool) {
+func (l *localCopy) set(u *message.Unsent, now bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
@@ -106,7 +107,7 @@ func (l *localCopy) queued(msg *compose.Message) {
 }
 
 // sameMessage reports whether u holds msg as Compose made it (message).
-func sameMessage(u *app.Unsent, msg *compose.Message) bool {
+func sameMessage(u *message.Unsent, msg *compose.Message) bool {
 	join := func(l []string) string { return strings.Join(l, "\x00") }
 	return join(u.To) == join(msg.To) && join(u.Cc) == join(msg.Cc) && join(u.Bcc) == join(msg.Bcc) &&
 		u.Subject == msg.Subject && u.Text == msg.Text && join(u.Attachments) == join(msg.Attachments)
@@ -126,11 +127,11 @@ func (l *localCopy) flush() {
 
 // unsent is what the form holds, as the app keeps it; nil when it holds
 // nothing a person wrote.
-func (c *composeScreen) unsent() *app.Unsent {
+func (c *composeScreen) unsent() *message.Unsent {
 	if c.blank() {
 		return nil
 	}
-	k := &app.Unsent{Composed: app.Composed{
+	k := &message.Unsent{Composed: message.Composed{
 		To: field(c.to.Text), Cc: field(c.cc.Text), Bcc: field(c.bcc.Text),
 		Subject: c.subject.Text, Text: c.body.Text,
 		Attachments: append([]string(nil), c.attachments...),
@@ -144,7 +145,7 @@ func (c *composeScreen) unsent() *app.Unsent {
 		}
 	}
 	if c.share.chosen == 1 {
-		k.Share = app.ShareAnyone
+		k.Share = message.ShareAnyone
 	} else {
 		k.Expiry = expiryTimes[c.expiry.chosen]
 	}
@@ -178,7 +179,7 @@ func (c *composeScreen) startKeeping(store UnsentStore) {
 		return
 	}
 	k, err := store.Load()
-	var bad *app.UnsentError
+	var bad *message.UnsentError
 	switch {
 	case errors.As(err, &bad) && bad.Kept != "":
 		c.say(lang.X("compose.restore.damaged", "What you were writing when Carrier closed could not be read back ({{.Error}}). The file is kept as {{.File}}.", w{"Error": windowText(bad.Err.Error()), "File": app.Printable(bad.Kept)}))
@@ -201,7 +202,7 @@ func (c *composeScreen) startKeeping(store UnsentStore) {
 // restore fills the form with what it held when Carrier closed, and says
 // so: the attachments no longer on this computer are named, and a sender
 // no longer signed in.
-func (c *composeScreen) restore(k *app.Unsent) {
+func (c *composeScreen) restore(k *message.Unsent) {
 	words := []string{c.fill(&k.Composed, lang.X("compose.restored", "Restored what you were writing when Carrier closed"))}
 	if k.From != "" && c.from.c != nil {
 		if i := indexOf(c.from.accounts, k.From); i >= 0 {

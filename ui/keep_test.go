@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"carrier/internal/app/message"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,12 +11,10 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-
-	"carrier/internal/app"
 )
 
 // unsentPath is where the harness's Compose keeps its copy.
-func unsentPath(state string) string { return app.NewUnsentStore(state).Path() }
+func unsentPath(state string) string { return message.NewUnsentStore(state).Path() }
 
 // A filled Compose (sender, recipients, subject, body, attachments, a
 // file's way, the links' expiry, the draft it edits) whose window closes

@@ -9,6 +9,7 @@ import (
 
 	"carrier/compose"
 	"carrier/internal/app"
+	"carrier/internal/app/message"
 )
 
 // Send from wherever the file is: what the desktop hands Carrier (Open
@@ -17,18 +18,18 @@ import (
 // anything by itself.
 
 // Open takes items another program handed Carrier: mailto: URLs, file:
-// URIs, full paths (app.Opened reads them, looking at each file without
+// URIs, full paths (message.Opened reads them, looking at each file without
 // reading it); none only brings the window to the front. Files alone are
 // attached as if dropped on Compose; a mail link's fields fill the form
 // as a reopened message does (asking first when the form holds another
 // message). What is refused is said, each thing with why. It may be
 // called from any goroutine (the session bus's).
 func (u *UI) Open(items []string) {
-	var k *app.Composed
+	var k *message.Composed
 	var refused []error
 	media := false
 	if len(items) > 0 {
-		k, refused = app.Opened(items)
+		k, refused = message.Opened(items)
 		// Read here, off the UI thread: each file's first bytes.
 		media = k != nil && allMedia(k.Attachments)
 	}
@@ -42,7 +43,7 @@ func (u *UI) Refused(errs ...error) { u.do(func() { u.opened(nil, errs, false) }
 
 // opened shows the window in front with k in Compose (or its files in
 // Media when they are all pictures and videos, media), on the UI thread.
-func (u *UI) opened(k *app.Composed, refused []error, media bool) {
+func (u *UI) opened(k *message.Composed, refused []error, media bool) {
 	u.win.Show()
 	u.win.RequestFocus()
 	if k != nil {
@@ -72,30 +73,30 @@ func (u *UI) opened(k *app.Composed, refused []error, media bool) {
 // refusalWords says why something handed over was not taken, in the
 // person's language.
 func refusalWords(err error) string {
-	var r *app.OpenRefusal
+	var r *message.OpenRefusal
 	if !errors.As(err, &r) {
 		return app.Printable(err.Error())
 	}
 	what := w{"What": r.What}
 	switch r.Kind {
-	case app.RefusedNotFile:
+	case message.RefusedNotFile:
 		return lang.X("open.refused.notfile", "{{.What}} is not a file on this computer: only files on this computer can be attached.", what)
-	case app.RefusedRelative:
+	case message.RefusedRelative:
 		return lang.X("open.refused.relative", "{{.What}} is not a full path: Carrier attaches a file only when it is named in full, without '..'.", what)
-	case app.RefusedMissing:
+	case message.RefusedMissing:
 		return lang.X("open.refused.missing", "There is no file at {{.What}}.", what)
-	case app.RefusedFolder:
+	case message.RefusedFolder:
 		return lang.X("open.refused.folder", "{{.What}} is a folder: attach the files in it, or a zip of it.", what)
-	case app.RefusedTooLong:
+	case message.RefusedTooLong:
 		return lang.X("open.refused.toolong", "The mail link is too long ({{.What}}): Carrier takes a text of up to {{.Body}}, {{.Recipients}} recipients and {{.Files}} attachments.",
-			w{"What": r.What, "Body": fmt.Sprintf("%d KiB", app.MaxMailtoBody>>10), "Recipients": app.MaxMailtoRecipients, "Files": app.MaxMailtoAttachments})
-	case app.RefusedHidden:
+			w{"What": r.What, "Body": fmt.Sprintf("%d KiB", message.MaxMailtoBody>>10), "Recipients": message.MaxMailtoRecipients, "Files": message.MaxMailtoAttachments})
+	case message.RefusedHidden:
 		return lang.X("open.refused.hidden", "{{.What}} is hidden (its name or a folder's starts with a dot): a mail link may not attach it. Attach it yourself if you mean to send it.", what)
-	case app.RefusedSpecial:
+	case message.RefusedSpecial:
 		return lang.X("open.refused.special", "{{.What}} is not a plain file (a device, a pipe or a socket).", what)
-	case app.RefusedLinkFile:
+	case message.RefusedLinkFile:
 		return lang.X("open.refused.linkfile", "The mail link a program left for Carrier was not read ({{.What}}): Carrier reads one only from its own private folder.", what)
-	case app.RefusedUnknown:
+	case message.RefusedUnknown:
 		return lang.X("open.refused.unknown", "{{.What}} is neither a file nor a mail link.", what)
 	}
 	return lang.X("open.refused.malformed", "{{.What}} is not a mail link Carrier can read.", what)

@@ -3,9 +3,10 @@ package ui
 import (
 	"context"
 	"errors"
-	"fyne.io/fyne/v2/lang"
 	"path/filepath"
 	"strings"
+
+	"fyne.io/fyne/v2/lang"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -14,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"carrier/internal/app"
+	"carrier/internal/app/message"
 	"carrier/internal/delivery"
 	"carrier/transfer"
 )
@@ -177,11 +179,11 @@ func (s *transfersScreen) reopen(id string) {
 // reopen puts a message back into the form (asking first when the form
 // holds another one) and shows Compose. what says where it came from
 // ("Reopened", "Editing the draft").
-func (c *composeScreen) reopen(k *app.Composed, what string) { c.reopenThen(k, what, nil) }
+func (c *composeScreen) reopen(k *message.Composed, what string) { c.reopenThen(k, what, nil) }
 
 // reopenThen is reopen, then then once the form holds k (not when the
 // person keeps what Compose held).
-func (c *composeScreen) reopenThen(k *app.Composed, what string, then func(*composeScreen)) {
+func (c *composeScreen) reopenThen(k *message.Composed, what string, then func(*composeScreen)) {
 	load := func() {
 		c.load(k, what)
 		if then != nil {
@@ -216,7 +218,7 @@ func (c *composeScreen) blank() bool {
 }
 
 // load fills the form with k (fill), says so and shows Compose.
-func (c *composeScreen) load(k *app.Composed, what string) {
+func (c *composeScreen) load(k *message.Composed, what string) {
 	c.say(c.fill(k, what))
 	c.u.tabs.Select(c.u.composeTab)
 }
@@ -225,7 +227,7 @@ func (c *composeScreen) load(k *app.Composed, what string) {
 // on this computer, the person's choices of how each file goes, and the
 // draft it belongs to, if any. It returns the words that say so, naming
 // the attachments no longer there.
-func (c *composeScreen) fill(k *app.Composed, what string) string {
+func (c *composeScreen) fill(k *message.Composed, what string) string {
 	c.clear()
 	c.to.SetText(strings.Join(k.To, ", "))
 	c.cc.SetText(strings.Join(k.Cc, ", "))
@@ -253,7 +255,7 @@ func (c *composeScreen) fill(k *app.Composed, what string) string {
 			c.choice[p] = link
 		}
 	}
-	if k.Share == app.ShareAnyone {
+	if k.Share == message.ShareAnyone {
 		c.share.set(1)
 	} else {
 		c.share.set(0)

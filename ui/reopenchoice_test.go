@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"carrier/compose"
-	"carrier/internal/app"
+	"carrier/internal/app/message"
 )
 
 // A message reopened in Compose went with every file's way spelled out;
@@ -28,7 +28,7 @@ func TestReopenedWaysSayWhoChose(t *testing.T) {
 	small := writeFile(t, "notes.txt", []byte("notes"))
 	chosen := writeFile(t, "slides.pdf", []byte("%PDF-1.4 slides"))
 	c := h.u.compose
-	c.fill(&app.Composed{To: []string{"zoe@example.com"}, Subject: "Film", Text: "Here.", Method: compose.Send,
+	c.fill(&message.Composed{To: []string{"zoe@example.com"}, Subject: "Film", Text: "Here.", Method: compose.Send,
 		Attachments: []string{big, small, chosen}, Choose: map[string]bool{big: true, small: false, chosen: true}}, "Reopened")
 	for p, want := range map[string]string{
 		big:    "Drive link · over 23.8 MiB",

@@ -20,6 +20,7 @@ import (
 	"carrier/auth"
 	"carrier/compose"
 	"carrier/internal/app"
+	"carrier/internal/app/message"
 	"carrier/internal/app/photos"
 	"carrier/transfer"
 )
@@ -45,7 +46,7 @@ import (
 // to Photos.
 type photosOutbox interface {
 	PhotosUpload(ctx context.Context, p photos.Photos, paths []string, opts photos.PhotosOptions, settings func(*transfer.Spec)) (*photos.PhotosBatch, error)
-	DriveUpload(ctx context.Context, d app.Drive, p string, share app.Share, who []string, expiry time.Duration, settings func(*transfer.Spec)) ([]string, error)
+	DriveUpload(ctx context.Context, d app.Drive, p string, share message.Share, who []string, expiry time.Duration, settings func(*transfer.Spec)) ([]string, error)
 }
 
 // photosOf is out's Google Photos side: the app's Queue's (photos.Of),
@@ -592,7 +593,7 @@ func (t *timelineScreen) submit() {
 		}
 		var driveJobs []string
 		for _, f := range toDrive {
-			jobs, err := out.DriveUpload(ctx, p.Drive, f, app.ShareRecipients, nil, 0, nil)
+			jobs, err := out.DriveUpload(ctx, p.Drive, f, message.ShareRecipients, nil, 0, nil)
 			if err != nil {
 				t.failed(err)
 				return

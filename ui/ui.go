@@ -17,6 +17,7 @@ import (
 	"carrier/auth"
 	"carrier/compose"
 	"carrier/internal/app"
+	"carrier/internal/app/message"
 	"carrier/internal/delivery"
 	"carrier/internal/platform"
 	"carrier/transfer"
@@ -50,8 +51,8 @@ type Outbox interface {
 // a cancelled or failed message's fields, kept beside the journal, and a
 // draft's raw message opened into fields, its attachments as files.
 type Keeper interface {
-	Composed(id string) (*app.Composed, error)
-	OpenDraft(id string, raw []byte) (*app.Composed, error)
+	Composed(id string) (*message.Composed, error)
+	OpenDraft(id string, raw []byte) (*message.Composed, error)
 	// Kept reports whether message id's fields are kept to reopen it:
 	// not once it was sent, cleared, or replaced by a message reopened
 	// from it (app.LinkOptions.Replaces).

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"carrier/compose"
+	"carrier/internal/app/message"
 	"carrier/internal/gapi"
 )
 
@@ -62,32 +63,17 @@ func LinkedFiles(raw []byte) ([]string, error) {
 // walkText calls found with each text part's decoded bytes; attachments
 // are skipped (a link in an attached file is not the message's).
 func walkText(ctype, cte string, body io.Reader, found func([]byte)) error {
-	return walkLeaves(ctype, cte, body, func(p leafPart) error {
-		if p.disp == "attachment" || p.typ != "text/plain" && p.typ != "text/html" {
+	return message.WalkLeaves(ctype, cte, body, func(p message.LeafPart) error {
+		if p.Disp == "attachment" || p.Type != "text/plain" && p.Type != "text/html" {
 			return nil
 		}
-		text, err := io.ReadAll(io.LimitReader(p.body, 64<<20))
+		text, err := io.ReadAll(io.LimitReader(p.Body, 64<<20))
 		if err != nil {
 			return fmt.Errorf("the draft's text is unreadable: %w", err)
 		}
 		found(text)
 		return nil
 	})
-}
-
-// lineless drops the line breaks of base64 text.
-type lineless struct{ r io.Reader }
-
-func (l *lineless) Read(p []byte) (int, error) {
-	n, err := l.r.Read(p)
-	j := 0
-	for _, c := range p[:n] {
-		if c != '\r' && c != '\n' {
-			p[j] = c
-			j++
-		}
-	}
-	return j, err
 }
 
 // Recipients are the addresses of raw's To, Cc and Bcc, each once.
@@ -124,13 +110,13 @@ func Recipients(raw []byte) ([]string, error) {
 // ending after expiry if given; or with anyone with the link. It returns
 // the names of the files shared. A share made again is the same share,
 // so a send tried again after a failure shares nothing twice.
-func (d Drive) ShareLinked(ctx context.Context, raw []byte, share Share, expiry time.Duration, now func() time.Time) ([]string, error) {
+func (d Drive) ShareLinked(ctx context.Context, raw []byte, share message.Share, expiry time.Duration, now func() time.Time) ([]string, error) {
 	ids, err := LinkedFiles(raw)
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
 	var who []string
-	if share != ShareAnyone {
+	if share != message.ShareAnyone {
 		if who, err = Recipients(raw); err != nil {
 			return nil, err
 		}
@@ -142,7 +128,7 @@ func (d Drive) ShareLinked(ctx context.Context, raw []byte, share Share, expiry 
 // draft's new content: the links its text or HTML already holds (saved
 // in the draft before, shared with nobody), shared with its recipients.
 // Links to files Carrier did not make are left alone.
-func (d Drive) ShareLinkedIn(ctx context.Context, msg *compose.Message, share Share, expiry time.Duration) ([]string, error) {
+func (d Drive) ShareLinkedIn(ctx context.Context, msg *compose.Message, share message.Share, expiry time.Duration) ([]string, error) {
 	var ids []string
 	seen := map[string]bool{}
 	for _, text := range []string{msg.Text, msg.HTML} {
@@ -161,18 +147,18 @@ func (d Drive) ShareLinkedIn(ctx context.Context, msg *compose.Message, share Sh
 
 // shareFiles shares the Drive files ids this app may see with who (or
 // anyone), as ShareLinked says.
-func (d Drive) shareFiles(ctx context.Context, ids, who []string, share Share, expiry time.Duration, now func() time.Time) ([]string, error) {
+func (d Drive) shareFiles(ctx context.Context, ids, who []string, share message.Share, expiry time.Duration, now func() time.Time) ([]string, error) {
 	if expiry < 0 || expiry > MaxLinkExpiry {
 		return nil, fmt.Errorf("a link's expiry is at most a year (Google Drive's limit), not %s", expiry)
 	}
-	if expiry > 0 && share == ShareAnyone {
+	if expiry > 0 && share == message.ShareAnyone {
 		return nil, errors.New("an expiry applies to recipients' access only: Google Drive does not let a link for anyone expire")
 	}
 	if now == nil {
 		now = time.Now
 	}
 	var grants []map[string]string
-	if share == ShareAnyone {
+	if share == message.ShareAnyone {
 		grants = append(grants, map[string]string{"type": "anyone", "role": "reader"})
 	} else {
 		if len(who) == 0 {

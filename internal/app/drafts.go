@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"time"
 
+	"carrier/internal/app/message"
 	"carrier/internal/gapi"
 )
 
@@ -42,7 +43,7 @@ func (d Drive) ReadDraft(ctx context.Context, id string) ([]byte, error) {
 // the Drive files its links name, uploaded unshared when it was saved,
 // are shared first (ShareLinked, as share and expiry say), so no
 // recipient meets a locked file. It returns the names of the files shared.
-func (d Drive) SendDraft(ctx context.Context, id string, share Share, expiry time.Duration) ([]string, error) {
+func (d Drive) SendDraft(ctx context.Context, id string, share message.Share, expiry time.Duration) ([]string, error) {
 	raw, err := d.ReadDraft(ctx, id)
 	if err != nil {
 		return nil, err

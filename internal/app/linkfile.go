@@ -1,6 +1,7 @@
 package app
 
 import (
+	"carrier/internal/app/message"
 	"fmt"
 	"io"
 	"os"
@@ -33,7 +34,7 @@ func MailLinksDir(dataDir string) string { return filepath.Join(dataDir, "Links 
 // to judge.
 func ReadMailLinkFile(dataDir, path string) (string, error) {
 	refuse := func(why string) error {
-		return &OpenRefusal{Kind: RefusedLinkFile, What: shortened(path) + ": " + why}
+		return &message.OpenRefusal{Kind: message.RefusedLinkFile, What: message.Shortened(path) + ": " + why}
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -58,24 +59,24 @@ func ReadMailLinkFile(dataDir, path string) (string, error) {
 	}
 	// Read once: gone whatever comes of it.
 	defer os.Remove(abs)
-	if fi.Size() > MaxMailtoURL {
-		return "", &OpenRefusal{Kind: RefusedTooLong, What: fmt.Sprintf("%d bytes", fi.Size())}
+	if fi.Size() > message.MaxMailtoURL {
+		return "", &message.OpenRefusal{Kind: message.RefusedTooLong, What: fmt.Sprintf("%d bytes", fi.Size())}
 	}
 	f, err := os.Open(abs)
 	if err != nil {
 		return "", refuse(err.Error())
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxMailtoURL+1))
+	data, err := io.ReadAll(io.LimitReader(f, message.MaxMailtoURL+1))
 	if err != nil {
 		return "", refuse(err.Error())
 	}
-	if len(data) > MaxMailtoURL {
-		return "", &OpenRefusal{Kind: RefusedTooLong, What: fmt.Sprintf("over %d bytes", MaxMailtoURL)}
+	if len(data) > message.MaxMailtoURL {
+		return "", &message.OpenRefusal{Kind: message.RefusedTooLong, What: fmt.Sprintf("over %d bytes", message.MaxMailtoURL)}
 	}
 	link := strings.TrimRight(string(data), "\r\n")
 	if !hasMailto(link) {
-		return "", &OpenRefusal{Kind: RefusedMalformed, What: shortened(link)}
+		return "", &message.OpenRefusal{Kind: message.RefusedMalformed, What: message.Shortened(link)}
 	}
 	return link, nil
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"carrier/internal/app/message"
 	"errors"
 	"os"
 	"path/filepath"
@@ -26,8 +27,8 @@ func TestReadMailLinkFile(t *testing.T) {
 		}
 		return p
 	}
-	kind := func(err error) OpenRefusalKind {
-		var r *OpenRefusal
+	kind := func(err error) message.OpenRefusalKind {
+		var r *message.OpenRefusal
 		if !errors.As(err, &r) {
 			t.Fatalf("not a refusal: %v", err)
 		}
@@ -42,30 +43,30 @@ func TestReadMailLinkFile(t *testing.T) {
 	if exists(p) {
 		t.Error("the link's file is still there once read")
 	}
-	if _, err := ReadMailLinkFile(data, p); kind(err) != RefusedLinkFile {
+	if _, err := ReadMailLinkFile(data, p); kind(err) != message.RefusedLinkFile {
 		t.Errorf("read twice: %v", err)
 	}
 
 	elsewhere := write(filepath.Join(data, "link.txt"), link)
-	if _, err := ReadMailLinkFile(data, elsewhere); kind(err) != RefusedLinkFile {
+	if _, err := ReadMailLinkFile(data, elsewhere); kind(err) != message.RefusedLinkFile {
 		t.Errorf("a file outside the folder: %v", err)
 	}
 	if !exists(elsewhere) {
 		t.Error("a file outside the folder was removed")
 	}
-	if _, err := ReadMailLinkFile(data, filepath.Join(dir, "..", "link.txt")); kind(err) != RefusedLinkFile {
+	if _, err := ReadMailLinkFile(data, filepath.Join(dir, "..", "link.txt")); kind(err) != message.RefusedLinkFile {
 		t.Errorf("a path with .. out of the folder: %v", err)
 	}
 
-	long := write(filepath.Join(dir, "long.txt"), "mailto:?body="+strings.Repeat("a", MaxMailtoURL))
-	if _, err := ReadMailLinkFile(data, long); kind(err) != RefusedTooLong {
+	long := write(filepath.Join(dir, "long.txt"), "mailto:?body="+strings.Repeat("a", message.MaxMailtoURL))
+	if _, err := ReadMailLinkFile(data, long); kind(err) != message.RefusedTooLong {
 		t.Errorf("a file longer than a link: %v", err)
 	}
 	if exists(long) {
 		t.Error("a file refused for its length is still there")
 	}
 	notLink := write(filepath.Join(dir, "not.txt"), "https://example.com/")
-	if _, err := ReadMailLinkFile(data, notLink); kind(err) != RefusedMalformed {
+	if _, err := ReadMailLinkFile(data, notLink); kind(err) != message.RefusedMalformed {
 		t.Errorf("a file that holds no mail link: %v", err)
 	}
 
@@ -77,14 +78,14 @@ func TestReadMailLinkFile(t *testing.T) {
 	secret := write(filepath.Join(t.TempDir(), "secret"), "mailto:?body=secret")
 	ln := filepath.Join(dir, "ln.txt")
 	os.Symlink(secret, ln)
-	if _, err := ReadMailLinkFile(data, ln); kind(err) != RefusedLinkFile || !exists(secret) || !exists(ln) {
+	if _, err := ReadMailLinkFile(data, ln); kind(err) != message.RefusedLinkFile || !exists(secret) || !exists(ln) {
 		t.Errorf("a link in the folder: %v", err)
 	}
 	other := t.TempDir()
 	os.MkdirAll(filepath.Join(other, "real"), 0o700)
 	write(filepath.Join(other, "real", "a.txt"), link)
 	os.Symlink(filepath.Join(other, "real"), MailLinksDir(other))
-	if _, err := ReadMailLinkFile(other, filepath.Join(MailLinksDir(other), "a.txt")); kind(err) != RefusedLinkFile {
+	if _, err := ReadMailLinkFile(other, filepath.Join(MailLinksDir(other), "a.txt")); kind(err) != message.RefusedLinkFile {
 		t.Errorf("a folder that is a link: %v", err)
 	}
 }

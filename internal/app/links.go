@@ -16,6 +16,7 @@ import (
 
 	"carrier/auth"
 	"carrier/compose"
+	"carrier/internal/app/message"
 	"carrier/internal/delivery"
 	"carrier/internal/gapi"
 	"carrier/transfer"
@@ -30,30 +31,11 @@ import (
 // a restart resumes each job where its server says it stands; the message
 // goes once, after the last share.
 
-// Share says who may open the linked files.
-type Share int
-
-const (
-	ShareRecipients Share = iota // each recipient, by address (Gmail's default)
-	ShareAnyone                  // anyone with the link
-)
-
-// ParseShare reads --share.
-func ParseShare(s string) (Share, error) {
-	switch strings.ToLower(s) {
-	case "", "recipients":
-		return ShareRecipients, nil
-	case "anyone":
-		return ShareAnyone, nil
-	}
-	return 0, fmt.Errorf("--share is recipients or anyone, not %q", s)
-}
-
 // LinkOptions are how a message's large files are shared.
 type LinkOptions struct {
 	Policy    compose.LinkPolicy
 	Threshold int64         // a file over it goes as a link (0: compose.DefaultLinkThreshold)
-	Share     Share         // who may open them
+	Share     message.Share // who may open them
 	Expiry    time.Duration // recipients' access ends after it (0: never; Drive allows up to a year)
 	Now       func() time.Time
 	// Choose decides for the attachments it names, whatever Policy says:
@@ -227,7 +209,7 @@ func (q *Queue) SendWithLinks(ctx context.Context, d Drive, msg *compose.Message
 	if opts.Expiry < 0 || opts.Expiry > MaxLinkExpiry {
 		return nil, fmt.Errorf("a link's expiry is at most a year (Google Drive's limit), not %s", opts.Expiry)
 	}
-	if opts.Expiry > 0 && opts.Share == ShareAnyone {
+	if opts.Expiry > 0 && opts.Share == message.ShareAnyone {
 		return nil, errors.New("an expiry applies to recipients' access only: Google Drive does not let a link for anyone expire")
 	}
 	now := time.Now
@@ -260,7 +242,7 @@ func (q *Queue) SendWithLinks(ctx context.Context, d Drive, msg *compose.Message
 		// A draft (or a message put in the sender's own mailbox) reaches
 		// nobody yet: its files go up so its links are real, shared with
 		// no one until it is sent (ShareLinked).
-		who, share = nil, ShareRecipients
+		who, share = nil, message.ShareRecipients
 	}
 	// One delivery: the files' uploads and shares, then the message,
 	// which needs them and so belongs to it too.
@@ -317,7 +299,7 @@ func (q *Queue) addCall(url string, body any, label string, needs ...string) (st
 // then its shares (one for anyone, or one per address, reader, ending
 // after expiry if given); it returns the jobs it queued, the upload first,
 // even when a later one could not be queued.
-func (q *Queue) addDriveFile(d Drive, p, id string, share Share, who []string, expiry time.Duration, now func() time.Time, settings func(*transfer.Spec)) ([]string, error) {
+func (q *Queue) addDriveFile(d Drive, p, id string, share message.Share, who []string, expiry time.Duration, now func() time.Time, settings func(*transfer.Spec)) ([]string, error) {
 	name := compose.AttachmentName(p)
 	ctype := mime.TypeByExtension(strings.ToLower(filepath.Ext(p)))
 	if ctype == "" {
@@ -346,7 +328,7 @@ func (q *Queue) addDriveFile(d Drive, p, id string, share Share, who []string, e
 	}
 	jobs := []string{file}
 	var grants []map[string]string
-	if share == ShareAnyone {
+	if share == message.ShareAnyone {
 		grants = append(grants, map[string]string{"type": "anyone", "role": "reader"})
 	} else {
 		for _, addr := range who {
@@ -372,7 +354,7 @@ func (q *Queue) addDriveFile(d Drive, p, id string, share Share, who []string, e
 // share says (with the addresses in who for ShareRecipients; none: not
 // shared), after checking Drive has room. It returns the jobs, the
 // upload first.
-func (q *Queue) DriveUpload(ctx context.Context, d Drive, p string, share Share, who []string, expiry time.Duration, settings func(*transfer.Spec)) ([]string, error) {
+func (q *Queue) DriveUpload(ctx context.Context, d Drive, p string, share message.Share, who []string, expiry time.Duration, settings func(*transfer.Spec)) ([]string, error) {
 	fi, err := os.Stat(p)
 	if err != nil {
 		return nil, err

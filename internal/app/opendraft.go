@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"carrier/compose"
+	"carrier/internal/app/message"
 	"carrier/internal/platform"
 )
 
@@ -33,7 +34,7 @@ func (q *Queue) openedDir() string {
 // format=raw gives it) into the fields Compose shows, its attachments
 // written to files of their own. Saving the result updates the same draft
 // (DraftID).
-func (q *Queue) OpenDraft(id string, raw []byte) (*Composed, error) {
+func (q *Queue) OpenDraft(id string, raw []byte) (*message.Composed, error) {
 	m, err := mail.ReadMessage(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("the draft is not a readable message: %w", err)
@@ -46,7 +47,7 @@ func (q *Queue) OpenDraft(id string, raw []byte) (*Composed, error) {
 		}
 		return strings.TrimSpace(v)
 	}
-	c := &Composed{Subject: header("Subject"), Method: compose.Draft, DraftID: id}
+	c := &message.Composed{Subject: header("Subject"), Method: compose.Draft, DraftID: id}
 	for _, f := range []struct {
 		name string
 		list *[]string
@@ -61,7 +62,7 @@ func (q *Queue) OpenDraft(id string, raw []byte) (*Composed, error) {
 	// near the 35 MiB limit is not held twice in memory.
 	var dir string
 	used := map[string]bool{}
-	fail := func(err error) (*Composed, error) {
+	fail := func(err error) (*message.Composed, error) {
 		if dir != "" {
 			os.RemoveAll(dir)
 		}
@@ -89,25 +90,25 @@ func (q *Queue) OpenDraft(id string, raw []byte) (*Composed, error) {
 		c.Attachments = append(c.Attachments, p)
 		return nil
 	}
-	err = walkLeaves(m.Header.Get("Content-Type"), m.Header.Get("Content-Transfer-Encoding"), m.Body, func(p leafPart) error {
-		name := p.dparam["filename"]
+	err = message.WalkLeaves(m.Header.Get("Content-Type"), m.Header.Get("Content-Transfer-Encoding"), m.Body, func(p message.LeafPart) error {
+		name := p.DParam["filename"]
 		if name == "" {
-			name = p.params["name"]
+			name = p.Params["name"]
 		}
 		if d, err := dec.DecodeHeader(name); err == nil {
 			name = d
 		}
-		if p.disp == "attachment" || name != "" || p.typ != "text/plain" && p.typ != "text/html" {
-			return attach(name, p.body)
+		if p.Disp == "attachment" || name != "" || p.Type != "text/plain" && p.Type != "text/html" {
+			return attach(name, p.Body)
 		}
-		data, err := io.ReadAll(p.body) // a text part: no larger than raw, in memory already
+		data, err := io.ReadAll(p.Body) // a text part: no larger than raw, in memory already
 		if err != nil {
 			return fmt.Errorf("the draft's parts are unreadable: %w", err)
 		}
 		switch {
-		case p.typ == "text/plain" && c.Text == "":
+		case p.Type == "text/plain" && c.Text == "":
 			c.Text = strings.ReplaceAll(string(data), "\r\n", "\n")
-		case p.typ == "text/html" && c.HTML == "":
+		case p.Type == "text/html" && c.HTML == "":
 			c.HTML = string(data)
 		}
 		return nil

@@ -23,6 +23,7 @@ import (
 
 	"carrier/compose"
 	"carrier/internal/app"
+	"carrier/internal/app/message"
 	"carrier/internal/app/photos"
 	"carrier/internal/crashdisk"
 	"carrier/sandbox"
@@ -414,7 +415,7 @@ func TestPowerCutDuringASendWithALink(t *testing.T) {
 	}
 	drive := app.Drive{Root: c.root, Auth: transfer.StaticToken(c.token)}
 
-	ids, err := q.SendWithLinks(context.Background(), drive, msg, compose.Send, up, app.LinkOptions{Policy: compose.LinksAlways, Share: app.ShareAnyone}, nil)
+	ids, err := q.SendWithLinks(context.Background(), drive, msg, compose.Send, up, app.LinkOptions{Policy: compose.LinksAlways, Share: message.ShareAnyone}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"carrier/internal/app/message"
 	"carrier/transfer"
 )
 
@@ -44,7 +45,7 @@ const ProgramCopiesGrace = 3 * 24 * time.Hour
 // fields the queue stops keeping, go when nothing else names them, and
 // what nothing names is swept now once older than ProgramCopiesGrace. The
 // sweep runs in the background; Close waits for it.
-func (q *Queue) UseProgramCopies(dir string, unsent *UnsentStore) {
+func (q *Queue) UseProgramCopies(dir string, unsent *message.UnsentStore) {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
@@ -57,7 +58,7 @@ func (q *Queue) UseProgramCopies(dir string, unsent *UnsentStore) {
 	q.releasing.Add(1)
 	q.copiesMu.Unlock()
 	if unsent != nil {
-		unsent.setLetGo(q.releaseCopies)
+		unsent.SetLetGo(q.releaseCopies)
 	}
 	go func() {
 		defer q.releasing.Done()
@@ -138,7 +139,7 @@ func (q *Queue) copiesInUse() (map[string]bool, error) {
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return nil, err
 			}
-			var c Composed
+			var c message.Composed
 			if json.Unmarshal(data, &c) == nil {
 				for _, p := range c.Attachments {
 					used[pathKey(p)] = true
@@ -289,7 +290,7 @@ func (q *Queue) attachmentsOf(s transfer.Snapshot) []string {
 	}
 	if p := q.keptPath(s.Path); p != "" {
 		if data, err := os.ReadFile(p); err == nil {
-			var c Composed
+			var c message.Composed
 			if json.Unmarshal(data, &c) == nil {
 				names = append(names, c.Attachments...)
 			}

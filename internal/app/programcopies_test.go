@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"carrier/compose"
+	"carrier/internal/app/message"
 	"carrier/transfer"
 )
 
@@ -62,7 +63,7 @@ func TestProgramCopiesGoWhenNothingNamesThem(t *testing.T) {
 	dir := ProgramCopiesDir(t.TempDir())
 	events := make(chan transfer.Event, 256)
 	q := openTestQueue(t, state, sb.Token, events)
-	unsent := NewUnsentStore(state)
+	unsent := message.NewUnsentStore(state)
 	a := programCopy(t, dir, "20261128-101010-42-1", 1, "Q3 report.pdf")
 	b := programCopy(t, dir, "20261128-101010-42-1", 2, "scan.jpg")
 	c := programCopy(t, dir, "20261128-101111-42-2", 1, "sent.pdf")
@@ -78,8 +79,8 @@ func TestProgramCopiesGoWhenNothingNamesThem(t *testing.T) {
 	}
 
 	// Compose holds a and b, then lets go of b.
-	held := func(files ...string) *Unsent {
-		return &Unsent{Composed: Composed{Subject: "Report", Attachments: files}}
+	held := func(files ...string) *message.Unsent {
+		return &message.Unsent{Composed: message.Composed{Subject: "Report", Attachments: files}}
 	}
 	if err := unsent.Save(held(a, b, mine)); err != nil {
 		t.Fatal(err)
@@ -159,8 +160,8 @@ func TestProgramCopiesSweptAtStart(t *testing.T) {
 	if _, err := q.Add(transfer.Spec{URL: "http://127.0.0.1:1/upload", Path: oldRead, ContentType: "application/octet-stream"}); err != nil {
 		t.Fatal(err)
 	}
-	unsent := NewUnsentStore(state)
-	if err := unsent.Save(&Unsent{Composed: Composed{Attachments: []string{oldHeld}}}); err != nil {
+	unsent := message.NewUnsentStore(state)
+	if err := unsent.Save(&message.Unsent{Composed: message.Composed{Attachments: []string{oldHeld}}}); err != nil {
 		t.Fatal(err)
 	}
 	q.Close()
@@ -181,7 +182,7 @@ func TestProgramCopiesSweptAtStart(t *testing.T) {
 	os.Chtimes(oldLink, then, then)
 
 	q = openTestQueue(t, state, sb.Token, nil)
-	q.UseProgramCopies(dir, NewUnsentStore(state))
+	q.UseProgramCopies(dir, message.NewUnsentStore(state))
 	q.releasing.Wait()
 	for p, want := range map[string]bool{old: false, filepath.Dir(filepath.Dir(old)): false, oldBeside: false,
 		oldHeld: true, oldKept: true, oldRead: true, young: true, stray: true, oldLink: false, youngLink: true} {

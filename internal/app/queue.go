@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"carrier/compose"
+	"carrier/internal/app/message"
 	"carrier/internal/delivery"
 	"carrier/internal/platform"
 	"carrier/transfer"
@@ -46,7 +47,7 @@ type Queue struct {
 	copiesMu     sync.Mutex
 	copiesClosed bool // Close waits for the removals: none starts after
 	copies       string
-	unsent       *UnsentStore
+	unsent       *message.UnsentStore
 	releaseMu    sync.Mutex
 	releasing    sync.WaitGroup
 }
@@ -295,7 +296,7 @@ func (q *Queue) AddMessage(ctx context.Context, spec transfer.Spec, msg *compose
 // the delivery the message ends (nil: a message alone, a delivery of its
 // own). The fields are kept before the job is queued: once it is, it may
 // fail or be cancelled at once, and must be reopenable.
-func (q *Queue) addMessage(ctx context.Context, spec transfer.Spec, msg *compose.Message, method compose.Method, kept *Composed, dl *delivery.Delivery) (string, error) {
+func (q *Queue) addMessage(ctx context.Context, spec transfer.Spec, msg *compose.Message, method compose.Method, kept *message.Composed, dl *delivery.Delivery) (string, error) {
 	sp, err := q.spool.Build(ctx, msg, method)
 	if err != nil {
 		return "", err

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"carrier/compose"
+	"carrier/internal/app/message"
 	"carrier/internal/delivery"
 	"carrier/transfer"
 )
@@ -28,53 +29,13 @@ import (
 // beside the journal, one small private file per message named after its
 // spool file (STATE/composed): those are still read, never written.
 
-// Composed is a message as the person wrote it in Compose: what reopening
-// it puts back into the form.
-type Composed struct {
-	To, Cc, Bcc []string
-	Subject     string
-	Text        string
-	HTML        string `json:",omitempty"`
-	// Attachments are the files the person chose, those that went as
-	// Drive links included, by their paths on this computer.
-	Attachments []string
-	Method      compose.Method
-	// DraftID is the draft the message updates or sends, "" for none.
-	DraftID string `json:",omitempty"`
-	// Choose is the person's choice per file (true: a Drive link).
-	Choose map[string]bool `json:",omitempty"`
-	Share  Share           `json:",omitempty"`
-	Expiry time.Duration   `json:",omitempty"`
-	// From is the job the fields were kept for (Queue.Composed), "" for
-	// a draft opened from the Mailbox: a message sent from them replaces
-	// it (LinkOptions.Replaces).
-	From string `json:"-"`
-}
-
-// Message is the compose.Message the fields make.
-func (c *Composed) Message() *compose.Message {
-	return &compose.Message{To: c.To, Cc: c.Cc, Bcc: c.Bcc, Subject: c.Subject, Text: c.Text, HTML: c.HTML,
-		Attachments: append([]string(nil), c.Attachments...)}
-}
-
-// Missing are the attachments no longer at their paths (moved, deleted).
-func (c *Composed) Missing() []string {
-	var gone []string
-	for _, p := range c.Attachments {
-		if fi, err := os.Stat(p); err != nil || fi.IsDir() {
-			gone = append(gone, p)
-		}
-	}
-	return gone
-}
-
 // ErrNotKept says Carrier kept no copy of a message's fields to reopen.
 var ErrNotKept = errors.New("Carrier kept no copy of this message to reopen: only messages written in Carrier can be reopened, and only until they are sent or cleared")
 
 // composedOf is what a message queued without the Compose screen's
 // choices keeps: its own fields.
-func composedOf(msg *compose.Message, method compose.Method, up Upload) *Composed {
-	return &Composed{To: msg.To, Cc: msg.Cc, Bcc: msg.Bcc, Subject: msg.Subject, Text: msg.Text, HTML: msg.HTML,
+func composedOf(msg *compose.Message, method compose.Method, up Upload) *message.Composed {
+	return &message.Composed{To: msg.To, Cc: msg.Cc, Bcc: msg.Bcc, Subject: msg.Subject, Text: msg.Text, HTML: msg.HTML,
 		Attachments: append([]string(nil), msg.Attachments...), Method: method, DraftID: draftOf(up)}
 }
 
@@ -106,9 +67,9 @@ func (q *Queue) keptPath(spoolPath string) string {
 	return filepath.Join(q.kept, filepath.Base(spoolPath)+".json")
 }
 
-// toDelivery and fromDelivery carry the fields between app's Composed and
+// toDelivery and fromDelivery carry the fields between message.Composed and
 // the delivery's, which mirror each other (delivery's composed_test).
-func toDelivery(c *Composed) (*delivery.Composed, error) {
+func toDelivery(c *message.Composed) (*delivery.Composed, error) {
 	var out delivery.Composed
 	data, err := json.Marshal(c)
 	if err == nil {
@@ -117,8 +78,8 @@ func toDelivery(c *Composed) (*delivery.Composed, error) {
 	return &out, err
 }
 
-func fromDelivery(c *delivery.Composed) (*Composed, error) {
-	var out Composed
+func fromDelivery(c *delivery.Composed) (*message.Composed, error) {
+	var out message.Composed
 	data, err := json.Marshal(c)
 	if err == nil {
 		err = json.Unmarshal(data, &out)
@@ -128,7 +89,7 @@ func fromDelivery(c *delivery.Composed) (*Composed, error) {
 
 // keepIn puts kept in delivery d and stores it: before the message's job
 // is queued, since once it is it may fail or be cancelled at once.
-func (q *Queue) keepIn(d *delivery.Delivery, kept *Composed) error {
+func (q *Queue) keepIn(d *delivery.Delivery, kept *message.Composed) error {
 	c, err := toDelivery(kept)
 	if err == nil {
 		d.Composed = c
@@ -163,12 +124,12 @@ func (q *Queue) drop(s transfer.Snapshot) error {
 // Composed is the message of job id as the person wrote it, for Compose
 // to reopen: kept while the job is unfinished, failed or cancelled, in
 // this run or an earlier one.
-func (q *Queue) Composed(id string) (*Composed, error) {
+func (q *Queue) Composed(id string) (*message.Composed, error) {
 	s := snapOf(q.Queue, id)
 	if s.ID == "" || s.State == transfer.StateDone {
 		return nil, ErrNotKept
 	}
-	var c *Composed
+	var c *message.Composed
 	if d, err := q.dl.store.Get(s.Owner); s.Owner != "" && err == nil && d.Composed != nil {
 		if c, err = fromDelivery(d.Composed); err != nil {
 			return nil, fmt.Errorf("the message kept to reopen is damaged: %w", err)
@@ -185,7 +146,7 @@ func (q *Queue) Composed(id string) (*Composed, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot read the message kept to reopen: %w", err)
 		}
-		c = &Composed{}
+		c = &message.Composed{}
 		if err := json.Unmarshal(data, c); err != nil {
 			return nil, fmt.Errorf("the message kept to reopen is damaged: %w", err)
 		}
@@ -259,7 +220,7 @@ func (q *Queue) sweepKept(recs []transfer.Snapshot) {
 			continue
 		}
 		if data, err := os.ReadFile(p); err == nil {
-			var c Composed
+			var c message.Composed
 			if json.Unmarshal(data, &c) == nil {
 				for _, a := range c.Attachments {
 					named[filepath.Dir(a)] = true

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"carrier/internal/app/message"
 	"carrier/transfer"
 )
 
@@ -56,7 +57,7 @@ func TestDriveUploadNamesSHA256(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := Drive{Root: sb.URL, Auth: transfer.StaticToken(sb.Token)}
-	jobs, err := q.DriveUpload(context.Background(), d, p, ShareAnyone, nil, 0, func(s *transfer.Spec) { s.ChunkSize = 256 << 10 })
+	jobs, err := q.DriveUpload(context.Background(), d, p, message.ShareAnyone, nil, 0, func(s *transfer.Spec) { s.ChunkSize = 256 << 10 })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"carrier/internal/app/message"
 	"carrier/internal/delivery"
 	"carrier/transfer"
 )
@@ -45,7 +46,7 @@ var ErrTooLateToUndo = errors.New("the message was already sent; it can no longe
 // had already put on Drive, which are the person's to keep or delete as
 // after a Cancel.
 type Undone struct {
-	Composed *Composed
+	Composed *message.Composed
 	Files    []DriveFile
 }
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"carrier/compose"
-	"carrier/internal/app"
+	"carrier/internal/app/message"
 	"carrier/internal/delivery"
 )
 
@@ -16,9 +16,9 @@ import (
 // Carrier before deliveries wrote (STATE/composed/*.json) reads as
 // delivery's the same.
 func TestComposedMirrorsApps(t *testing.T) {
-	a, d := reflect.TypeFor[app.Composed](), reflect.TypeFor[delivery.Composed]()
+	a, d := reflect.TypeFor[message.Composed](), reflect.TypeFor[delivery.Composed]()
 	if a.NumField() != d.NumField() {
-		t.Fatalf("app.Composed has %d fields, delivery.Composed %d", a.NumField(), d.NumField())
+		t.Fatalf("message.Composed has %d fields, delivery.Composed %d", a.NumField(), d.NumField())
 	}
 	for i := range a.NumField() {
 		fa, fd := a.Field(i), d.Field(i)
@@ -26,9 +26,9 @@ func TestComposedMirrorsApps(t *testing.T) {
 			t.Errorf("field %d: app's %s %s %q, delivery's %s %s %q", i, fa.Name, fa.Type, fa.Tag, fd.Name, fd.Type, fd.Tag)
 		}
 	}
-	kept := app.Composed{To: []string{"bob@example.com"}, Bcc: []string{"eve@example.com"}, Subject: "Report", Text: "Here.", HTML: "<p>Here.</p>",
+	kept := message.Composed{To: []string{"bob@example.com"}, Bcc: []string{"eve@example.com"}, Subject: "Report", Text: "Here.", HTML: "<p>Here.</p>",
 		Attachments: []string{"/home/ann/big.mov"}, Method: compose.Draft, DraftID: "r-42", Choose: map[string]bool{"/home/ann/big.mov": true},
-		Share: app.ShareAnyone, Expiry: 48 * time.Hour}
+		Share: message.ShareAnyone, Expiry: 48 * time.Hour}
 	data, err := json.Marshal(kept)
 	if err != nil {
 		t.Fatal(err)

@@ -26,7 +26,7 @@ import (
 // little-endian); the window answers one byte, 1, once it has them.
 
 // pipeHandOverLimit bounds a hand-over: more than a mail link's limit
-// (internal/app.MaxMailtoURL) times a few.
+// (internal/app/message.MaxMailtoURL) times a few.
 const pipeHandOverLimit = 8 << 20
 
 // pipeTimeout is how long either side waits for the other mid-message.

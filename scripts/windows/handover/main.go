@@ -4,7 +4,7 @@
 // window does (platform.ClaimInstance), so that a Carrier.exe started with
 // files or a mailto: link hands them over to it and exits, as it would to
 // the window. It writes each hand-over, as the window would read it
-// (app.Opened: the Compose fields and the refusals), to OUT as a line of
+// (message.Opened: the Compose fields and the refusals), to OUT as a line of
 // JSON, and exits 0 after the first, or 1 when none came in time.
 //
 //	handover OUT [SECONDS]
@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"carrier/internal/app"
+	"carrier/internal/app/message"
 	"carrier/internal/platform"
 )
 
@@ -70,7 +71,7 @@ func main() {
 	}
 	select {
 	case items := <-got:
-		c, refused := app.Opened(items)
+		c, refused := message.Opened(items)
 		r := record{Items: items, To: c.To, Cc: c.Cc, Bcc: c.Bcc, Subject: c.Subject, Text: c.Text, Attachments: c.Attachments}
 		for _, e := range refused {
 			r.Refused = append(r.Refused, e.Error())

@@ -1,4 +1,4 @@
-package app
+package message
 
 import (
 	"encoding/base64"
@@ -15,20 +15,20 @@ import (
 // unreadable: a hostile draft must not make the app walk forever.
 const maxDraftParts = 1000
 
-// leafPart is one part of a message that is not itself multipart, its body
+// LeafPart is one part of a message that is not itself multipart, its body
 // decoded of its transfer encoding.
-type leafPart struct {
-	typ    string            // the media type; RFC 2045's text/plain when unreadable
-	params map[string]string // the type's parameters
-	disp   string            // the disposition: "attachment", "inline" or ""
-	dparam map[string]string // the disposition's parameters
-	body   io.Reader
+type LeafPart struct {
+	Type   string            // the media type; RFC 2045's text/plain when unreadable
+	Params map[string]string // the type's parameters
+	Disp   string            // the disposition: "attachment", "inline" or ""
+	DParam map[string]string // the disposition's parameters
+	Body   io.Reader
 }
 
-// walkLeaves calls visit with each leaf part of a message, in order, at
+// WalkLeaves calls visit with each leaf part of a message, in order, at
 // most maxDraftParts of them and 20 levels deep. A part visit does not
 // read is skipped.
-func walkLeaves(ctype, cte string, body io.Reader, visit func(leafPart) error) error {
+func WalkLeaves(ctype, cte string, body io.Reader, visit func(LeafPart) error) error {
 	parts := 0
 	var walk func(ctype, cte, disposition string, body io.Reader, depth int) error
 	walk = func(ctype, cte, disposition string, body io.Reader, depth int) error {
@@ -61,7 +61,22 @@ func walkLeaves(ctype, cte string, body io.Reader, visit func(leafPart) error) e
 			body = base64.NewDecoder(base64.StdEncoding, &lineless{r: body})
 		}
 		disp, dparams, _ := mime.ParseMediaType(disposition)
-		return visit(leafPart{typ: mt, params: params, disp: disp, dparam: dparams, body: body})
+		return visit(LeafPart{Type: mt, Params: params, Disp: disp, DParam: dparams, Body: body})
 	}
 	return walk(ctype, cte, "", body, 0)
+}
+
+// lineless drops the line breaks of base64 text.
+type lineless struct{ r io.Reader }
+
+func (l *lineless) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	j := 0
+	for _, c := range p[:n] {
+		if c != '\r' && c != '\n' {
+			p[j] = c
+			j++
+		}
+	}
+	return j, err
 }

@@ -1,4 +1,4 @@
-package app
+package message
 
 import (
 	"encoding/json"
@@ -42,13 +42,14 @@ type UnsentStore struct {
 
 	// last are the attachments of the copy last read or written; letGo
 	// is told, after a write, those the copy no longer names
-	// (Queue.UseProgramCopies).
+	// (app's Queue.UseProgramCopies).
 	last  []string
 	letGo func([]string)
 }
 
-// setLetGo has f told the attachments each write drops.
-func (s *UnsentStore) setLetGo(f func([]string)) {
+// SetLetGo has f told the attachments each write drops
+// (app's Queue.UseProgramCopies).
+func (s *UnsentStore) SetLetGo(f func([]string)) {
 	s.mu.Lock()
 	s.letGo = f
 	s.mu.Unlock()
@@ -78,7 +79,7 @@ func (s *UnsentStore) Attachments() ([]string, error) {
 }
 
 // NewUnsentStore keeps Compose's copy beside the journal of stateDir (a
-// private folder: the queue's, which OpenQueue makes so).
+// private folder: the queue's, which app.OpenQueue makes so).
 func NewUnsentStore(stateDir string) *UnsentStore {
 	return &UnsentStore{path: filepath.Join(stateDir, unsentFile)}
 }

@@ -1,4 +1,4 @@
-package app
+package message
 
 import (
 	"errors"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"carrier/internal/text"
 )
 
 // What another program hands Carrier to send: a mailto: URL (RFC 6068, and
@@ -75,13 +77,14 @@ func (e *OpenRefusal) Error() string {
 	return fmt.Sprintf("%s is not a mail link Carrier can read", e.What)
 }
 
-// shortened is s cut for quoting in a refusal.
-func shortened(s string) string {
+// Shortened is s cut for quoting in a refusal (OpenRefusal.What), made
+// printable.
+func Shortened(s string) string {
 	if utf8.RuneCountInString(s) <= 80 {
-		return Printable(s)
+		return text.Printable(s)
 	}
 	r := []rune(s)
-	return Printable(string(r[:77])) + "…"
+	return text.Printable(string(r[:77])) + "…"
 }
 
 // ParseMailto reads a mailto: URL into the fields of Compose. Addresses
@@ -98,7 +101,7 @@ func ParseMailto(raw string) (*Composed, error) {
 	}
 	scheme, rest, ok := strings.Cut(raw, ":")
 	if !ok || !strings.EqualFold(scheme, "mailto") {
-		return nil, bad(RefusedMalformed, shortened(raw))
+		return nil, bad(RefusedMalformed, Shortened(raw))
 	}
 	// A fragment is no part of a mailto: URL; a browser may leave one.
 	rest, _, _ = strings.Cut(rest, "#")
@@ -115,7 +118,7 @@ func ParseMailto(raw string) (*Composed, error) {
 				continue
 			}
 			if strings.ContainsFunc(a, unicode.IsControl) {
-				return bad(RefusedMalformed, shortened(a))
+				return bad(RefusedMalformed, Shortened(a))
 			}
 			*list = append(*list, a)
 		}
@@ -162,7 +165,7 @@ func ParseMailto(raw string) (*Composed, error) {
 					var p string
 					if p, err = attachmentPath(s); err == nil {
 						if hidden(p) {
-							err = bad(RefusedHidden, shortened(p))
+							err = bad(RefusedHidden, Shortened(p))
 						} else {
 							c.Attachments = append(c.Attachments, p)
 						}
@@ -189,7 +192,7 @@ func ParseMailto(raw string) (*Composed, error) {
 		// A subject is one line: a break in it would start a header.
 		s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '\r' || r == '\n' }), " ")
 		if strings.ContainsFunc(s, unicode.IsControl) {
-			return nil, bad(RefusedMalformed, shortened(s))
+			return nil, bad(RefusedMalformed, Shortened(s))
 		}
 		c.Subject = s
 	}
@@ -214,7 +217,7 @@ func ParseMailto(raw string) (*Composed, error) {
 func decodeMailto(s string) (string, error) {
 	d, err := url.PathUnescape(s)
 	if err != nil || !utf8.ValidString(d) {
-		return "", &OpenRefusal{Kind: RefusedMalformed, What: shortened(s)}
+		return "", &OpenRefusal{Kind: RefusedMalformed, What: Shortened(s)}
 	}
 	return d, nil
 }
@@ -225,14 +228,14 @@ func attachmentPath(s string) (string, error) {
 	p := s
 	if scheme, _, ok := strings.Cut(s, ":"); ok && len(scheme) > 1 && !strings.ContainsAny(scheme, `/\`) {
 		if !strings.EqualFold(scheme, "file") {
-			return "", &OpenRefusal{Kind: RefusedNotFile, What: shortened(s)}
+			return "", &OpenRefusal{Kind: RefusedNotFile, What: Shortened(s)}
 		}
 		u, err := url.Parse(s)
 		if err != nil {
-			return "", &OpenRefusal{Kind: RefusedMalformed, What: shortened(s)}
+			return "", &OpenRefusal{Kind: RefusedMalformed, What: Shortened(s)}
 		}
 		if u.Host != "" && !strings.EqualFold(u.Host, "localhost") {
-			return "", &OpenRefusal{Kind: RefusedNotFile, What: shortened(s)}
+			return "", &OpenRefusal{Kind: RefusedNotFile, What: Shortened(s)}
 		}
 		p = filepath.FromSlash(u.Path)
 		if len(p) > 2 && p[0] == '\\' && p[2] == ':' { // file:///C:/x on Windows
@@ -246,11 +249,11 @@ func attachmentPath(s string) (string, error) {
 // anywhere in it, and returns it cleaned.
 func FullPath(p string) (string, error) {
 	if p == "" || !filepath.IsAbs(p) || strings.ContainsRune(p, 0) {
-		return "", &OpenRefusal{Kind: RefusedRelative, What: shortened(p)}
+		return "", &OpenRefusal{Kind: RefusedRelative, What: Shortened(p)}
 	}
 	for _, el := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == filepath.Separator }) {
 		if el == ".." {
-			return "", &OpenRefusal{Kind: RefusedRelative, What: shortened(p)}
+			return "", &OpenRefusal{Kind: RefusedRelative, What: Shortened(p)}
 		}
 	}
 	return filepath.Clean(p), nil
@@ -276,11 +279,11 @@ func checkFiles(paths []string) error {
 		fi, err := os.Stat(p)
 		switch {
 		case err != nil:
-			return &OpenRefusal{Kind: RefusedMissing, What: shortened(p)}
+			return &OpenRefusal{Kind: RefusedMissing, What: Shortened(p)}
 		case fi.IsDir():
-			return &OpenRefusal{Kind: RefusedFolder, What: shortened(p)}
+			return &OpenRefusal{Kind: RefusedFolder, What: Shortened(p)}
 		case !fi.Mode().IsRegular():
-			return &OpenRefusal{Kind: RefusedSpecial, What: shortened(p)}
+			return &OpenRefusal{Kind: RefusedSpecial, What: Shortened(p)}
 		}
 	}
 	return nil
@@ -319,7 +322,7 @@ func Opened(items []string) (*Composed, []error) {
 		}
 		var r *OpenRefusal
 		if errors.As(err, &r) && r.Kind == RefusedMalformed {
-			err = &OpenRefusal{Kind: RefusedUnknown, What: shortened(it)}
+			err = &OpenRefusal{Kind: RefusedUnknown, What: Shortened(it)}
 		}
 		if err != nil {
 			refused = append(refused, err)
