@@ -50,7 +50,7 @@ const (
 	RefusedUnknown                          // neither a file nor a mailto: URL
 	RefusedHidden                           // a link's attachment in a hidden folder, or a hidden file
 	RefusedSpecial                          // not a plain file (a device, a pipe, a socket)
-	RefusedLinkFile                         // a long link's file (linkfile.go) not where, or not as, the DLL writes one
+	RefusedLinkFile                         // a long link's file (app's linkfile.go) not where, or not as, the DLL writes one
 )
 
 func (e *OpenRefusal) Error() string {
