@@ -292,7 +292,7 @@ func sendDraftAsIs(ctx context.Context, env *Env, t *target, id string, lopts ap
 	if err != nil {
 		return fmt.Errorf("draft %s: %w", id, err)
 	}
-	if linked, err := app.LinkedFiles(raw); err != nil {
+	if linked, err := message.LinkedFiles(raw); err != nil {
 		return err
 	} else if len(linked) > 0 {
 		if t.may != nil {

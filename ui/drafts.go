@@ -86,7 +86,7 @@ func (m *mailboxScreen) sendDraft(it mailItem, a *draftActions) {
 			// Its links are shared as it goes: Drive must be allowed.
 			if raw, rerr := d.ReadDraft(ctx, it.ID); rerr != nil {
 				err = rerr
-			} else if ids, lerr := app.LinkedFiles(raw); lerr != nil {
+			} else if ids, lerr := message.LinkedFiles(raw); lerr != nil {
 				err = lerr
 			} else {
 				var na *app.NotAllowedError

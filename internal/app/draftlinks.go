@@ -1,17 +1,12 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/mail"
 	"net/url"
-	"regexp"
-	"strings"
 	"time"
 
 	"carrier/compose"
@@ -37,72 +32,6 @@ func (u Upload) Sends() bool {
 	return u.Path == routeSend.path || u.Path == routeDraftSend.path
 }
 
-// driveViewLink finds a Drive file's id in a link of ViewLink's form.
-var driveViewLink = regexp.MustCompile(`/file/d/([A-Za-z0-9_-]+)/view`)
-
-// LinkedFiles are the ids of the Drive files the message raw (RFC 822)
-// links to, in its text or HTML, each once.
-func LinkedFiles(raw []byte) ([]string, error) {
-	m, err := mail.ReadMessage(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("the draft is not a readable message: %w", err)
-	}
-	var ids []string
-	seen := map[string]bool{}
-	err = walkText(m.Header.Get("Content-Type"), m.Header.Get("Content-Transfer-Encoding"), m.Body, func(text []byte) {
-		for _, sub := range driveViewLink.FindAllSubmatch(text, -1) {
-			if id := string(sub[1]); !seen[id] {
-				seen[id] = true
-				ids = append(ids, id)
-			}
-		}
-	})
-	return ids, err
-}
-
-// walkText calls found with each text part's decoded bytes; attachments
-// are skipped (a link in an attached file is not the message's).
-func walkText(ctype, cte string, body io.Reader, found func([]byte)) error {
-	return message.WalkLeaves(ctype, cte, body, func(p message.LeafPart) error {
-		if p.Disp == "attachment" || p.Type != "text/plain" && p.Type != "text/html" {
-			return nil
-		}
-		text, err := io.ReadAll(io.LimitReader(p.Body, 64<<20))
-		if err != nil {
-			return fmt.Errorf("the draft's text is unreadable: %w", err)
-		}
-		found(text)
-		return nil
-	})
-}
-
-// Recipients are the addresses of raw's To, Cc and Bcc, each once.
-func Recipients(raw []byte) ([]string, error) {
-	m, err := mail.ReadMessage(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("the draft is not a readable message: %w", err)
-	}
-	seen := map[string]bool{}
-	var out []string
-	for _, h := range []string{"To", "Cc", "Bcc"} {
-		v := m.Header.Get(h)
-		if strings.TrimSpace(v) == "" {
-			continue
-		}
-		list, err := mail.ParseAddressList(v)
-		if err != nil {
-			return nil, fmt.Errorf("the draft's %s is unreadable: %w", h, err)
-		}
-		for _, a := range list {
-			if k := strings.ToLower(a.Address); !seen[k] {
-				seen[k] = true
-				out = append(out, a.Address)
-			}
-		}
-	}
-	return out, nil
-}
-
 // ShareLinked shares the Drive files the message raw links to, and that
 // this app may see (the ones Carrier made; others are the sender's own
 // business and left alone), as share says: with the message's
@@ -111,13 +40,13 @@ func Recipients(raw []byte) ([]string, error) {
 // the names of the files shared. A share made again is the same share,
 // so a send tried again after a failure shares nothing twice.
 func (d Drive) ShareLinked(ctx context.Context, raw []byte, share message.Share, expiry time.Duration, now func() time.Time) ([]string, error) {
-	ids, err := LinkedFiles(raw)
+	ids, err := message.LinkedFiles(raw)
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
 	var who []string
 	if share != message.ShareAnyone {
-		if who, err = Recipients(raw); err != nil {
+		if who, err = message.Recipients(raw); err != nil {
 			return nil, err
 		}
 	}
@@ -129,16 +58,7 @@ func (d Drive) ShareLinked(ctx context.Context, raw []byte, share message.Share,
 // in the draft before, shared with nobody), shared with its recipients.
 // Links to files Carrier did not make are left alone.
 func (d Drive) ShareLinkedIn(ctx context.Context, msg *compose.Message, share message.Share, expiry time.Duration) ([]string, error) {
-	var ids []string
-	seen := map[string]bool{}
-	for _, text := range []string{msg.Text, msg.HTML} {
-		for _, sub := range driveViewLink.FindAllStringSubmatch(text, -1) {
-			if !seen[sub[1]] {
-				seen[sub[1]] = true
-				ids = append(ids, sub[1])
-			}
-		}
-	}
+	ids := message.LinkedIn(msg)
 	if len(ids) == 0 {
 		return nil, nil
 	}
