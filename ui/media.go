@@ -74,10 +74,10 @@ func newMediaRow(name, state string) *mediaRow {
 type mediaBatch struct {
 	b       *photos.PhotosBatch
 	files   []*compose.PhotosMedia // in the uploads' order
-	rows    []*mediaRow
-	ended   bool      // every job done or cancelled: the redraws stop
-	quotaAt time.Time // the daily quota's reset the batch waits for; zero: none
-	waiting bool      // the app's wait for quotaAt was asked for
+	rows    []*mediaRow            // by file; nil until the file's row comes into view
+	ended   bool                   // every job done or cancelled: the redraws stop
+	quotaAt time.Time              // the daily quota's reset the batch waits for; zero: none
+	waiting bool                   // the app's wait for quotaAt was asked for
 }
 
 // mediaFileRow is a chosen file's row before it is posted, with its
@@ -120,21 +120,21 @@ func (t *timelineScreen) snap(id string) (transfer.Snapshot, bool) {
 
 // showBatch puts a queued batch on the screen and follows it.
 func (t *timelineScreen) showBatch(b *photos.PhotosBatch, files []*compose.PhotosMedia, quotaAt time.Time) {
-	mb := &mediaBatch{b: b, files: files, quotaAt: quotaAt}
-	var objs []fyne.CanvasObject
-	for _, m := range files {
-		r := newMediaRow(app.Printable(m.Name), lang.X("state.queued", "Queued"))
-		r.bar.name = m.Name
-		r.bar.Show()
-		mb.rows = append(mb.rows, r)
-		objs = append(objs, r.object)
-	}
+	mb := &mediaBatch{b: b, files: files, quotaAt: quotaAt, rows: make([]*mediaRow, len(files))}
 	t.batch = mb
 	t.clearFiles.Enable() // takes the batch off the screen; it goes on
-	t.list.Box.Objects = objs
-	t.list.ShowFirst()
-	t.list.Box.Refresh()
-	t.drawBatch()
+	// A row is made when it comes into view (the list's built draws it),
+	// so a batch of 20,000 makes and redraws a page's rows, not 20,000.
+	t.setRows(len(files), func(i int) *mediaRow {
+		if mb.rows[i] == nil {
+			m := files[i]
+			r := newMediaRow(app.Printable(m.Name), lang.X("state.queued", "Queued"))
+			r.bar.name = m.Name
+			r.bar.Show()
+			mb.rows[i] = r
+		}
+		return mb.rows[i]
+	}, "")
 	t.u.goBackground(func(ctx context.Context) {
 		tick := time.NewTicker(mediaTick)
 		defer tick.Stop()
@@ -181,7 +181,7 @@ func (t *timelineScreen) drawBatch() {
 		s, _ := t.snap(id)
 		m := mb.files[i]
 		total += m.Size
-		r := mb.rows[i]
+		r := mb.rows[i] // nil: not yet in view
 		size := max(s.Size, m.Size)
 		done := s.State == transfer.StateDone
 		frac := func(n int64) float64 {
@@ -193,21 +193,35 @@ func (t *timelineScreen) drawBatch() {
 			}
 			return float64(n) / float64(size)
 		}
-		r.bar.Set(frac(s.Confirmed), frac(s.Sent))
+		if r != nil {
+			r.bar.Set(frac(s.Confirmed), frac(s.Sent))
+		}
 		if done {
 			sent += m.Size
 		} else {
 			sent += s.Confirmed
 		}
-		words := stateWords(jobView{snap: s}, now)
+		// Words only for rows in view: a batch of 20,000 counts every
+		// file four times a second but words a page of them.
+		var words string
 		imp := widget.MediumImportance
+		switch {
+		case r == nil:
+		case done:
+			words = t.itemWords(i)
+		case s.State == transfer.StateFailed && errors.Is(s.Cause, transfer.ErrDailyQuota):
+			words = lang.X("media.row.quota", "Waiting for the daily quota")
+		case s.State == transfer.StateFailed:
+			words = lang.X("part.failed", "Failed")
+			imp = widget.DangerImportance
+		default:
+			words = stateWords(jobView{snap: s}, now)
+		}
 		switch {
 		case done:
 			uploaded++
-			words = t.itemWords(i)
 		case s.State == transfer.StateFailed && errors.Is(s.Cause, transfer.ErrDailyQuota):
 			quota++
-			words = lang.X("media.row.quota", "Waiting for the daily quota")
 		case s.State == transfer.StateFailed:
 			// The row says it failed; why, and what to do, is the
 			// batch's line (a wrapping one): the whole sentence on a
@@ -215,14 +229,14 @@ func (t *timelineScreen) drawBatch() {
 			failed++
 			failure = s.Error
 			mended = mended && !retryCannotMend(s)
-			words = lang.X("part.failed", "Failed")
-			imp = widget.DangerImportance
 		case s.State == transfer.StatePaused:
 			paused++
 		case s.State == transfer.StateCancelled:
 			cancelled++
 		}
-		r.setState(words, imp)
+		if r != nil {
+			r.setState(words, imp)
+		}
 	}
 	creates := 0
 	for _, id := range mb.b.Creates {

@@ -173,8 +173,8 @@ func TestMedia300FilesFitTheWindow(t *testing.T) {
 		}
 	}
 	test.Tap(tl.list.later)
-	if tl.list.layout.first != shown {
-		t.Fatalf("Later shows from row %d, want %d", tl.list.layout.first, shown)
+	if tl.list.firstShown() != shown {
+		t.Fatalf("Later shows from row %d, want %d", tl.list.firstShown(), shown)
 	}
 }
 

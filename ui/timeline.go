@@ -101,6 +101,7 @@ func newTimelineScreen(u *UI) *timelineScreen {
 	t := &timelineScreen{u: u, now: time.Now, after: time.After, thumbs: map[string]image.Image{}}
 	t.dest = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	t.list = newPagedList("item")
+	t.list.built = t.drawBatch // a batch's rows made as they come into view show where they stand
 	t.batchState = newWrapLabel("")
 	t.info = newWrapLabel("")
 	t.album = newNamedEntry(lang.X("photos.album", "Album"), false)
@@ -201,7 +202,7 @@ func (t *timelineScreen) clear() {
 // empty shows no file chosen, and what the destination takes.
 func (t *timelineScreen) empty() {
 	setLabel(t.dest, t.destination())
-	t.setRows(nil, lang.X("photos.none", "No pictures or videos chosen"))
+	t.setRows(0, nil, lang.X("photos.none", "No pictures or videos chosen"))
 	if t.toMirror() {
 		setLabel(t.info, lang.X("media.mirror.limits", "The Mirror timeline takes pictures, videos and sounds up to {{.Limit}} each, one item a file. Google retired it in 2023: only the sandbox serves it.", w{"Limit": humanSize(compose.LimitTimeline)}))
 		t.post.SetText(display(lang.X("media.mirror.post", "Post to the Mirror timeline")))
@@ -240,6 +241,10 @@ func (t *timelineScreen) pickFolder() {
 	}, t.u.win))
 }
 
+// readingStep is how many files addFiles reads between two words of how
+// far it is.
+var readingStep = 500
+
 // addFiles adds what was dropped or picked: files, and folders walked
 // whole (mediaWalk). The walk and the check of each file's first bytes run
 // off the UI thread, since a folder may hold hundreds; each file Photos
@@ -257,9 +262,18 @@ func (t *timelineScreen) addFiles(paths ...string) {
 			r.refused = append(r.refused, problemText(err))
 			r.mirrorRefused = append(r.mirrorRefused, problemText(err))
 		}
-		for _, f := range files {
+		for i, f := range files {
 			if ctx.Err() != nil {
 				return
+			}
+			if i > 0 && i%readingStep == 0 {
+				// A camera roll takes seconds to read: say how far.
+				words := lang.XN("media.reading.count", "Reading what was added… {{.Done}} of {{.Count}} files", len(files), w{"Done": groupCount(i), "Count": groupCount(len(files))})
+				t.u.do(func() {
+					if t.reading > 0 {
+						t.say(words, widget.MediumImportance)
+					}
+				})
 			}
 			if mirror {
 				r.checkMirror(f)
@@ -382,18 +396,15 @@ func (t *timelineScreen) sayRefused(refused []string) {
 	t.say(app.Printable(words), widget.DangerImportance)
 }
 
-// setRows shows rows on the list, or none with the words given.
-func (t *timelineScreen) setRows(rows []*mediaRow, none string) {
-	var objs []fyne.CanvasObject
-	for _, r := range rows {
-		objs = append(objs, r.object)
+// setRows shows n rows on the list, row(i) making the i-th as it comes
+// into view, or with none the words given.
+func (t *timelineScreen) setRows(n int, row func(i int) *mediaRow, none string) {
+	if n == 0 {
+		label := newLabel(none)
+		t.list.SetRows(1, func(int) fyne.CanvasObject { return label })
+		return
 	}
-	if len(objs) == 0 {
-		objs = []fyne.CanvasObject{newLabel(none)}
-	}
-	t.list.Box.Objects = objs
-	t.list.ShowFirst()
-	t.list.Box.Refresh()
+	t.list.SetRows(n, func(i int) fyne.CanvasObject { return row(i).object })
 }
 
 // show lists the files chosen and what they add up to.
@@ -415,7 +426,6 @@ func (t *timelineScreen) show() {
 		return
 	}
 	t.empty() // the destination's fields and words
-	var rows []*mediaRow
 	var total int64
 	videos := 0
 	for _, m := range t.files {
@@ -423,12 +433,15 @@ func (t *timelineScreen) show() {
 		if m.Video {
 			videos++
 		}
-		rows = append(rows, mediaFileRow(m, t.thumbFor(m), func() { t.removeFile(m.Path) }))
 	}
-	for _, p := range toDrive {
-		rows = append(rows, newMediaRow(app.Printable(filepath.Base(p)), lang.X("media.row.drive", "to Google Drive")))
-	}
-	t.setRows(rows, "")
+	files := t.files
+	t.setRows(len(files)+len(toDrive), func(i int) *mediaRow {
+		if i < len(files) {
+			m := files[i]
+			return mediaFileRow(m, t.thumbFor(m), func() { t.removeFile(m.Path) })
+		}
+		return newMediaRow(app.Printable(filepath.Base(toDrive[i-len(files)])), lang.X("media.row.drive", "to Google Drive"))
+	}, "")
 	info := mediaSummary(len(t.files), videos, total)
 	if len(toDrive) > 0 {
 		info += " · " + lang.XN("photos.summary.drive", "{{.Count}} more to Google Drive", len(toDrive), w{"Count": len(toDrive)})
@@ -455,15 +468,17 @@ func (t *timelineScreen) showMirror() {
 		}
 		return
 	}
-	var rows []*mediaRow
 	var total int64
 	for _, m := range t.mirror {
 		total += m.Size
+	}
+	mirror := t.mirror
+	t.setRows(len(mirror), func(i int) *mediaRow {
+		m := mirror[i]
 		r := newMediaRow(app.Printable(filepath.Base(m.Path)), lang.X("media.row.chosen", "{{.Kind}} · {{.Size}}", w{"Kind": mirrorKind(m.MediaType), "Size": humanSize(m.Size)}))
 		r.removable(app.Printable(filepath.Base(m.Path)), nil, func() { t.removeFile(m.Path) })
-		rows = append(rows, r)
-	}
-	t.setRows(rows, "")
+		return r
+	}, "")
 	n := len(t.mirror)
 	setLabel(t.info, lang.XN("media.mirror.summary", "{{.Count}} files · {{.Total}} in all · each its own item on the Mirror timeline, up to {{.Limit}} a file", n, w{"Count": n, "Total": humanSize(total), "Limit": humanSize(compose.LimitTimeline)}))
 	setEnabled(t.post, t.reading == 0)
@@ -524,9 +539,9 @@ func (t *timelineScreen) postMirror() {
 func mediaSummary(count, videos int, total int64) string {
 	pictures := count - videos
 	return lang.XN("media.summary", "{{.Count}} files ({{.Pictures}}, {{.Videos}}) · {{.Total}} in all · they appear in Google Photos in this order", count, w{
-		"Count":    count,
-		"Pictures": lang.XN("media.count.pictures", "{{.Count}} pictures", pictures, w{"Count": pictures}),
-		"Videos":   lang.XN("media.count.videos", "{{.Count}} videos", videos, w{"Count": videos}),
+		"Count":    groupCount(count),
+		"Pictures": lang.XN("media.count.pictures", "{{.Count}} pictures", pictures, w{"Count": groupCount(pictures)}),
+		"Videos":   lang.XN("media.count.videos", "{{.Count}} videos", videos, w{"Count": groupCount(videos)}),
 		"Total":    humanSize(total),
 	})
 }
