@@ -41,20 +41,23 @@ type jobView struct {
 }
 
 type transfersScreen struct {
-	u       *UI
-	mu      sync.Mutex // guards views; widgets are touched on the UI thread only
-	views   map[string]*jobView
-	rows    map[string]*transferRow
-	box     *fyne.Container // the rows, newest first (paged's Box)
-	paged   *pagedList
-	empty   *widget.Label
-	content fyne.CanvasObject
-	now     func() time.Time
-	draws   int         // rows drawn, for the throttle's test
-	ticking atomic.Bool // the redraw ticker runs: only while a job moves
-	status  *wrapLabel
-	clear   *focusButton
-	network *networkSettings // nil when the queue takes no settings
+	u  *UI
+	mu sync.Mutex // guards views; widgets are touched on the UI thread only
+
+	lastBurst time.Time    // when applyBurst last drew (its goroutine only)
+	flushes   atomic.Int64 // rows drawn for events (flush), for the tests
+	views     map[string]*jobView
+	rows      map[string]*transferRow
+	box       *fyne.Container // the rows, newest first (paged's Box)
+	paged     *pagedList
+	empty     *widget.Label
+	content   fyne.CanvasObject
+	now       func() time.Time
+	draws     int         // rows drawn, for the throttle's test
+	ticking   atomic.Bool // the redraw ticker runs: only while a job moves
+	status    *wrapLabel
+	clear     *focusButton
+	network   *networkSettings // nil when the queue takes no settings
 
 	// A row is a delivery (parts.go): what the person sent, with all its
 	// jobs. These are guarded by mu.
@@ -191,6 +194,10 @@ func (s *transfersScreen) moving() bool {
 	return false
 }
 
+// burstGap is the least time between two bursts' drawings: events that
+// come closer than that are folded together (applyBurst).
+const burstGap = 200 * time.Millisecond
+
 // burstMax bounds how many waiting events one pass of applyBurst folds
 // before the rows are drawn, so a long burst still shows its progress.
 const burstMax = 512
@@ -228,10 +235,28 @@ burst:
 		}
 		select {
 		case e = <-s.u.deps.Events:
+			continue
 		default:
+		}
+		// Nothing waits: draw now, unless the last burst was drawn less
+		// than burstGap ago; then what comes meanwhile joins this one.
+		// Uploads that end one by one (a camera roll's, a few a second
+		// each) made a burst each, and each drew its whole batch again:
+		// n² in the batch's size (20,000 pictures kept the window's
+		// thread busy for minutes).
+		wait := time.Until(s.lastBurst.Add(burstGap))
+		if wait <= 0 {
+			break
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case e = <-s.u.deps.Events:
+			timer.Stop()
+		case <-timer.C:
 			break burst
 		}
 	}
+	s.lastBurst = time.Now()
 	told := map[string]bool{}
 	for _, job := range ended {
 		if d := s.deliveryOf(job); !told[d] {
@@ -337,6 +362,7 @@ func (s *transfersScreen) fold(e transfer.Event) (redraw, ended bool) {
 
 // flush draws the rows of jobs now, each delivery's once.
 func (s *transfersScreen) flush(jobs []string) {
+	s.flushes.Add(1)
 	s.u.do(func() {
 		s.syncRows()
 		drawn := map[string]bool{}
