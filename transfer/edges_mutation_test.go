@@ -4,7 +4,9 @@ import (
 	"errors"
 	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // Promises of the engine's edges found by mutation runs, each pinned by a
@@ -28,5 +30,146 @@ func TestEdgeNetErrorSaysWhetherTheServerWasReached(t *testing.T) {
 		if !strings.HasPrefix(got, c.want) || strings.Contains(got, c.not) {
 			t.Errorf("%v gave %q: want it to begin %q", c.err, got, c.want)
 		}
+	}
+}
+
+// A limit made without a clock keeps time by the system's, and a nil one
+// limits nothing: both are ready to use.
+func TestEdgeLimitWithoutAClockOrNil(t *testing.T) {
+	l := NewLimiter(5000, nil)
+	if l.Rate() != 5000 {
+		t.Errorf("a limit of 5000 B/s without a clock says %d", l.Rate())
+	}
+	var none *Limiter
+	none.SetRate(5000)
+	none.refund(10)
+	if g, waited, err := none.take(1<<20, nil, nil); g != 1<<20 || waited || err != nil || none.Rate() != 0 {
+		t.Errorf("a nil limit granted %d of 1 MiB (waited %v, %v), rate %d", g, waited, err, none.Rate())
+	}
+}
+
+// limitWait is a take of n bytes that waits in its own goroutine: it
+// returns once the take has set its timer.
+type limitWait struct {
+	stop  chan struct{}
+	ticks atomic.Int32
+	done  chan limitTaken
+}
+
+type limitTaken struct {
+	granted int
+	waited  bool
+	err     error
+}
+
+func startTake(t *testing.T, l *Limiter, clock *FakeClock, n int) *limitWait {
+	t.Helper()
+	w := &limitWait{stop: make(chan struct{}), done: make(chan limitTaken, 1)}
+	added := clock.TimerAdded()
+	go func() {
+		g, waited, err := l.take(n, w.stop, func() { w.ticks.Add(1) })
+		w.done <- limitTaken{g, waited, err}
+	}()
+	select {
+	case <-added:
+	case r := <-w.done:
+		t.Fatalf("a take of %d bytes went at once: %+v", n, r)
+	}
+	return w
+}
+
+// timerIn is when the clock's one timer falls due.
+func timerIn(t *testing.T, clock *FakeClock) time.Duration {
+	t.Helper()
+	n, next := clock.Timers()
+	if n != 1 {
+		t.Fatalf("%d timers wait, want the take's one", n)
+	}
+	return next
+}
+
+// A read waits just as long as the rate needs to release its bytes, and
+// at least a millisecond and at most limitTick; it says that it waited,
+// the stall watchdog's tick runs while it waits, and a wait ended leaves
+// no timer and no waiting read behind.
+func TestEdgeLimitWaitsWhatTheRateNeeds(t *testing.T) {
+	for _, c := range []struct {
+		rate   int64
+		stored int // taken at once first, of the piece an idle second stored
+		n      int
+		want   time.Duration
+	}{
+		{10240, 1 << 10, 512, 50 * time.Millisecond},   // 512 B at 10 KiB/s
+		{1000, 256, 256, limitTick},                    // 256 ms, cut to a tick
+		{1 << 20, 64<<10 - 100, 200, time.Millisecond}, // 95 µs, made 1 ms
+	} {
+		l, clock := limiterAt(c.rate)
+		if g, ok := takeNow(l, c.stored); !ok || g != c.stored {
+			t.Fatalf("%d B/s: the stored %d bytes did not go at once (%d)", c.rate, c.stored, g)
+		}
+		w := startTake(t, l, clock, c.n)
+		if got := timerIn(t, clock); got != c.want {
+			t.Errorf("%d B/s: %d bytes owed wait %s, want %s", c.rate, c.n, got, c.want)
+		}
+		l.mu.Lock()
+		waiting := l.waiting
+		l.mu.Unlock()
+		if waiting != 1 {
+			t.Errorf("%d B/s: %d reads said waiting, want 1", c.rate, waiting)
+		}
+		clock.Advance(time.Second)
+		r := <-w.done
+		if r.granted != c.n || !r.waited || r.err != nil || w.ticks.Load() == 0 {
+			t.Errorf("%d B/s: a take of %d bytes gave %+v after %d ticks; want them all, waited", c.rate, c.n, r, w.ticks.Load())
+		}
+		l.mu.Lock()
+		waiting = l.waiting
+		l.mu.Unlock()
+		if n, _ := clock.Timers(); n != 0 || waiting != 0 {
+			t.Errorf("%d B/s: after the take %d timers and %d waiting reads are left", c.rate, n, waiting)
+		}
+	}
+}
+
+// A read stopped while it waits gives its bytes back and leaves no timer.
+func TestEdgeLimitStoppedWaitLeavesNothing(t *testing.T) {
+	l, clock := limiterAt(10240)
+	takeNow(l, 1<<10)
+	w := startTake(t, l, clock, 512)
+	close(w.stop)
+	if r := <-w.done; r.granted != 0 || !errors.Is(r.err, errBodyClosed) {
+		t.Errorf("a stopped take gave %+v", r)
+	}
+	if n, _ := clock.Timers(); n != 0 {
+		t.Errorf("a stopped take left %d timers", n)
+	}
+}
+
+// A change of rate reaches a read that waits at once: the time before it
+// pays at the old rate, what is still owed at the new one, and no limit
+// lets the read go.
+func TestEdgeLimitChangeReachesAWaitingRead(t *testing.T) {
+	l, clock := limiterAt(10240)
+	takeNow(l, 1<<10)
+	w := startTake(t, l, clock, 512) // 50 ms at 10 KiB/s
+	clock.Advance(25 * time.Millisecond)
+	added := clock.TimerAdded()
+	l.SetRate(20480) // 256 bytes paid at 10 KiB/s; 256 owed at 20 KiB/s
+	select {
+	case <-added:
+	case r := <-w.done:
+		t.Fatalf("a raise of the rate let a read go with 256 of its bytes unpaid: %+v", r)
+	case <-time.After(10 * time.Second):
+		t.Fatal("a change of rate did not reach the waiting read")
+	}
+	if got := timerIn(t, clock); got != 12500*time.Microsecond {
+		t.Errorf("256 bytes owed at 20 KiB/s wait %s, want 12.5ms", got)
+	}
+	l.SetRate(0)
+	if r := <-w.done; r.granted != 512 || !r.waited || r.err != nil {
+		t.Errorf("a read the limit was lifted for gave %+v", r)
+	}
+	if n, _ := clock.Timers(); n != 0 {
+		t.Errorf("%d timers left after the read went", n)
 	}
 }
