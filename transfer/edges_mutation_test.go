@@ -3,6 +3,7 @@ package transfer
 import (
 	"errors"
 	"net"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -172,4 +173,135 @@ func TestEdgeLimitChangeReachesAWaitingRead(t *testing.T) {
 	if n, _ := clock.Timers(); n != 0 {
 		t.Errorf("%d timers left after the read went", n)
 	}
+}
+
+// depsQueue is a queue's bookkeeping of who needs whom, with no workers:
+// the jobs given are this queue's, the journal a new one.
+func depsQueue(t *testing.T) *Queue {
+	t.Helper()
+	j, err := OpenJournal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Queue{journal: j, jobs: map[string]*job{}, ended: map[string]*endedJob{},
+		needers: map[string][]*job{}, waiting: map[*job]struct{}{}, scheduled: map[*job]struct{}{}}
+}
+
+// A waiting job says why it cannot go on by itself, by the first need
+// that stops it, named by its label (its id when it has none): one that
+// failed, was cancelled, waits for a sign-in, lost its file, or is in no
+// journal. A need under way here, or under way in another process (in
+// the journal only), stops nothing; one done there is done.
+func TestEdgeWaitingJobNamesWhatStopsIt(t *testing.T) {
+	q := depsQueue(t)
+	path, _ := writeFile(t, 10)
+	for id, st := range map[string]State{"20300101T000000-0000000a": StateRunning, "20300101T000000-0000000b": StateDone} {
+		r := uploadRecord(t, "https://upload.example/x", path, ChunkQuantum)
+		r.Version, r.ID, r.State, r.Created, r.Updated = recordVersion, id, st, time.Now(), time.Now()
+		if st == StateDone {
+			r.Response = &Response{Status: 200}
+			r.Confirmed = r.Size
+		}
+		if err := q.journal.Save(&r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for id, st := range map[string]State{"failed": StateFailed, "signin": StateSignIn, "missing": StateMissing, "running": StateRunning, "nolabel": StateFailed} {
+		label := "the " + id
+		if id == "nolabel" {
+			label = ""
+		}
+		q.jobs[id] = newJob(&Record{ID: id, State: st, Label: label}, nil)
+	}
+	for id, st := range map[string]State{"cancelled": StateCancelled, "done": StateDone} {
+		e, ok := compactOf(&Record{Version: recordVersion, ID: id, Method: "POST", Type: Media, State: st, Label: "the " + id}, false)
+		if !ok {
+			t.Fatalf("no ended job of %s", id)
+		}
+		q.ended[id] = e
+	}
+	for _, c := range []struct {
+		needs   []string
+		met     bool
+		blocked string
+	}{
+		{[]string{"done", "20300101T000000-0000000b"}, true, ""},
+		{[]string{"done", "running"}, false, ""},
+		{[]string{"20300101T000000-0000000a"}, false, ""},
+		{[]string{"failed"}, false, `it needs "the failed", which failed`},
+		{[]string{"cancelled"}, false, `it needs "the cancelled", which was cancelled`},
+		{[]string{"signin"}, false, `it needs "the signin", which waits for a sign-in`},
+		{[]string{"missing"}, false, `it needs "the missing", whose file is no longer where it was`},
+		{[]string{"20300101T000000-0000000c"}, false, "it needs job 20300101T000000-0000000c, which is no longer in the journal"},
+		{[]string{"nolabel"}, false, `it needs "nolabel", which failed`},
+		{[]string{"running", "failed", "cancelled"}, false, `it needs "the failed", which failed`},
+		{[]string{"cancelled", "failed"}, false, `it needs "the cancelled", which was cancelled`},
+		{[]string{"signin", "failed"}, false, `it needs "the signin", which waits for a sign-in`},
+		{[]string{"missing", "failed"}, false, `it needs "the missing", whose file is no longer where it was`},
+		{[]string{"20300101T000000-0000000c", "failed"}, false, "it needs job 20300101T000000-0000000c, which is no longer in the journal"},
+	} {
+		jb := newJob(&Record{ID: "waiter", State: StateWaiting, Needs: c.needs}, nil)
+		if met, blocked := q.needsMet(jb); met != c.met || blocked != c.blocked {
+			t.Errorf("needing %v: met %v, blocked %q; want %v, %q", c.needs, met, blocked, c.met, c.blocked)
+		}
+	}
+}
+
+// The queue's index of who waits for whom follows its jobs in and out: a
+// waiting job is among the waiting, a scheduled one among the scheduled,
+// each listed under every job it needs; a job that leaves is in none, and
+// a need nobody still waits for is no longer kept.
+func TestEdgeDependencyIndexFollowsTheJobs(t *testing.T) {
+	q := depsQueue(t)
+	w1 := newJob(&Record{ID: "w1", State: StateWaiting, Needs: []string{"a", "b"}}, nil)
+	w2 := newJob(&Record{ID: "w2", State: StateWaiting, Needs: []string{"a"}}, nil)
+	s := newJob(&Record{ID: "s", State: StateScheduled}, nil)
+	r := newJob(&Record{ID: "r", State: StateQueued, Needs: []string{"b"}}, nil)
+	for _, jb := range []*job{w1, w2, s, r} {
+		q.putLocked(jb)
+	}
+	check := func(when string, jobs []*job, waiting, scheduled []*job, needers map[string][]*job) {
+		t.Helper()
+		var ids []string
+		for id := range q.jobs {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		var want []string
+		for _, jb := range jobs {
+			want = append(want, jb.id)
+		}
+		if !slices.Equal(ids, want) {
+			t.Errorf("%s: the jobs are %v, want %v", when, ids, want)
+		}
+		for name, c := range map[string]struct {
+			got  map[*job]struct{}
+			want []*job
+		}{"waiting": {q.waiting, waiting}, "scheduled": {q.scheduled, scheduled}} {
+			if len(c.got) != len(c.want) {
+				t.Errorf("%s: %d %s, want %d", when, len(c.got), name, len(c.want))
+			}
+			for _, jb := range c.want {
+				if _, ok := c.got[jb]; !ok {
+					t.Errorf("%s: %s is not among the %s", when, jb.id, name)
+				}
+			}
+		}
+		if len(q.needers) != len(needers) {
+			t.Errorf("%s: needers of %d jobs kept, want %d", when, len(q.needers), len(needers))
+		}
+		for id, want := range needers {
+			if got := q.needers[id]; !slices.Equal(got, want) {
+				t.Errorf("%s: %d jobs need %s, want %d", when, len(got), id, len(want))
+			}
+		}
+	}
+	check("all in", []*job{r, s, w1, w2}, []*job{w1, w2}, []*job{s}, map[string][]*job{"a": {w1, w2}, "b": {w1, r}})
+	q.dropLocked(w1)
+	check("w1 out", []*job{r, s, w2}, []*job{w2}, []*job{s}, map[string][]*job{"a": {w2}, "b": {r}})
+	q.dropLocked(s)
+	q.dropLocked(r)
+	check("w2 left", []*job{w2}, []*job{w2}, nil, map[string][]*job{"a": {w2}})
+	q.dropLocked(w2)
+	check("none", nil, nil, nil, nil)
 }
