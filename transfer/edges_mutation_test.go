@@ -305,3 +305,32 @@ func TestEdgeDependencyIndexFollowsTheJobs(t *testing.T) {
 	q.dropLocked(w2)
 	check("none", nil, nil, nil, nil)
 }
+
+// A Wait for a waiting job learns what stops it through the jobs it
+// waits for that wait in their turn: a need that failed two steps away
+// stops it too; needs done, or ended here, stop nothing.
+func TestEdgeWaitingJobStuckThroughOthers(t *testing.T) {
+	q := depsQueue(t)
+	e, ok := compactOf(&Record{Version: recordVersion, ID: "done", Method: "POST", Type: Media, State: StateDone}, false)
+	if !ok {
+		t.Fatal("no ended job")
+	}
+	q.ended["done"] = e
+	for _, r := range []Record{
+		{ID: "failed", State: StateFailed, Label: "Holiday.mov"},
+		{ID: "running", State: StateRunning},
+		{ID: "mid", State: StateWaiting, Needs: []string{"failed"}},
+		{ID: "free", State: StateWaiting, Needs: []string{"running"}},
+		{ID: "top", State: StateWaiting, Needs: []string{"done", "free", "mid"}},
+		{ID: "topfree", State: StateWaiting, Needs: []string{"done", "free"}},
+	} {
+		q.putLocked(newJob(&r, nil))
+	}
+	want := `it needs "Holiday.mov", which failed`
+	if got := q.stuckLocked(q.jobs["top"], map[string]bool{}); got != want {
+		t.Errorf("a job that needs one whose need failed is stuck for %q, want %q", got, want)
+	}
+	if got := q.stuckLocked(q.jobs["topfree"], map[string]bool{}); got != "" {
+		t.Errorf("a job whose needs are done or under way is stuck for %q", got)
+	}
+}
