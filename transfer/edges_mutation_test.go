@@ -334,3 +334,40 @@ func TestEdgeWaitingJobStuckThroughOthers(t *testing.T) {
 		t.Errorf("a job whose needs are done or under way is stuck for %q", got)
 	}
 }
+
+// A need's failure reaches every job that waits on it, directly or
+// through others, looking once at each however they are joined: two
+// jobs that wait on one and are both needed by a third cost one look at
+// the third, not two.
+func TestEdgeNeedsFailureLooksOnceAtEachWaiter(t *testing.T) {
+	q := depsQueue(t)
+	for _, r := range []Record{
+		{ID: "x", State: StateFailed, Label: "Holiday.mov"},
+		{ID: "a", State: StateWaiting, Needs: []string{"x"}},
+		{ID: "b1", State: StateWaiting, Needs: []string{"a"}},
+		{ID: "b2", State: StateWaiting, Needs: []string{"a"}},
+		{ID: "c", State: StateWaiting, Needs: []string{"b1", "b2"}},
+	} {
+		q.putLocked(newJob(&r, nil))
+	}
+	waits := map[string]chan struct{}{}
+	for _, id := range []string{"a", "b1", "b2", "c"} {
+		waits[id] = make(chan struct{})
+		q.jobs[id].changed = waits[id]
+	}
+	q.recheckWaiting("x")
+	if got := q.jobs["a"].blocked; got != `it needs "Holiday.mov", which failed` {
+		t.Errorf("the job that needs the failed one says %q", got)
+	}
+	for id, ch := range waits {
+		select {
+		case <-ch:
+		default:
+			t.Errorf("a Wait for %s was not woken", id)
+		}
+	}
+	// One look at a, the need's waiter; then one at each job reached.
+	if n := q.depSteps.Load(); n != 5 {
+		t.Errorf("the failure cost %d looks at 4 waiting jobs, want 5", n)
+	}
+}
