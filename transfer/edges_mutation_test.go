@@ -3,6 +3,7 @@ package transfer
 import (
 	"errors"
 	"net"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -369,5 +370,24 @@ func TestEdgeNeedsFailureLooksOnceAtEachWaiter(t *testing.T) {
 	// One look at a, the need's waiter; then one at each job reached.
 	if n := q.depSteps.Load(); n != 5 {
 		t.Errorf("the failure cost %d looks at 4 waiting jobs, want 5", n)
+	}
+}
+
+// Jobs that need each other (a journal can hold them: a record is
+// refused only when it needs itself) wait for ever, and a Wait for one
+// of them says nothing stops it, once, rather than looking round the
+// ring without end.
+func TestEdgeWaitOnJobsThatNeedEachOtherEnds(t *testing.T) {
+	defer debug.SetMaxStack(debug.SetMaxStack(64 << 20)) // a look without end fails at once
+	q := depsQueue(t)
+	for _, r := range []Record{
+		{ID: "a", State: StateWaiting, Needs: []string{"b"}},
+		{ID: "b", State: StateWaiting, Needs: []string{"c"}},
+		{ID: "c", State: StateWaiting, Needs: []string{"a"}},
+	} {
+		q.putLocked(newJob(&r, nil))
+	}
+	if got := q.stuckLocked(q.jobs["a"], map[string]bool{}); got != "" {
+		t.Errorf("a ring of waiting jobs is stuck for %q", got)
 	}
 }
