@@ -391,3 +391,67 @@ func TestEdgeWaitOnJobsThatNeedEachOtherEnds(t *testing.T) {
 		t.Errorf("a ring of waiting jobs is stuck for %q", got)
 	}
 }
+
+// The write rate reaches back over exactly its window: a sample 5 s old
+// still counts.
+func TestEdgeWriteRateWindowIsInclusive(t *testing.T) {
+	var m rateMeter
+	m.add(0, 0)
+	m.add(time.Second, 1000)
+	if got := m.add(rateWindow, 9000); got != 1800 {
+		t.Errorf("rate %v, want 1800 (9000 B over the 5 s since the first sample)", got)
+	}
+}
+
+// The server's confirmations: an offset that did not move keeps the
+// samples (no progress is not a reset), one that went back starts them
+// afresh; samples older than the window go, but the last two stay, and
+// one exactly the window old stays. The pace counts the time since the
+// last confirmation, never below 0.
+func TestEdgeConfirmationsKeptForThePace(t *testing.T) {
+	s := time.Second
+	for _, c := range []struct {
+		name string
+		adds []rateSample
+		want confirmEstimate
+	}{
+		{"unmoved", []rateSample{{0, 0}, {s, 100}, {2 * s, 100}}, confirmEstimate{bytes: 100, span: 2 * s, count: 2, at: 2 * s, left: 900}},
+		{"went back", []rateSample{{0, 0}, {s, 100}, {2 * s, 50}}, confirmEstimate{at: 2 * s, left: 950}},
+		{"window", []rateSample{{0, 0}, {10 * s, 100}, {confirmWindow, 200}}, confirmEstimate{bytes: 200, span: confirmWindow, count: 2, at: confirmWindow, left: 800}},
+		{"old", []rateSample{{0, 0}, {s, 100}, {60 * s, 1000}}, confirmEstimate{bytes: 900, span: 59 * s, count: 1, at: 60 * s}},
+	} {
+		var m confirmMeter
+		for _, a := range c.adds {
+			m.add(a.at, a.bytes)
+		}
+		if got := m.estimate(1000); got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
+	}
+	e := confirmEstimate{bytes: 100, span: s, count: 1, at: 10 * s, left: 900}
+	if p := e.pace(12 * s); p != (Pace{Bytes: 100, Span: s, Gaps: 1, Since: 2 * s, Left: 900}) {
+		t.Errorf("pace 2 s after the last confirmation: %+v", p)
+	}
+	if p := e.pace(9 * s); p.Since != 0 {
+		t.Errorf("pace read before the last confirmation's time: since %s", p.Since)
+	}
+}
+
+// A confirmation is overdue only after twice the usual gap and a second
+// more: until then the rate is the pace's, after it falls. A pace with no
+// gaps is never overdue, and one with nothing left has no ETA.
+func TestEdgePaceOverdueAfterTwiceItsGapAndASecond(t *testing.T) {
+	p := Pace{Bytes: 3000, Span: 3 * time.Second, Gaps: 3, Left: 3000} // gaps of 1 s
+	if r := p.Rate(3 * time.Second); r != 1000 {
+		t.Errorf("3 s after a confirmation (twice the gap and a second): rate %v, want 1000", r)
+	}
+	if r := p.Rate(3*time.Second + time.Millisecond); r >= 1000 {
+		t.Errorf("just over 3 s after a confirmation: rate %v, want it falling", r)
+	}
+	if r := (Pace{Bytes: 1000, Span: time.Second, Left: 5000}).Rate(time.Hour); r != 1000 {
+		t.Errorf("a pace with no gaps: rate %v an hour on, want 1000", r)
+	}
+	if e := (Pace{Bytes: 1000, Span: time.Second, Gaps: 1}).ETA(0); e != 0 {
+		t.Errorf("nothing left: ETA %s", e)
+	}
+}
