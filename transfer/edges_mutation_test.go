@@ -455,3 +455,22 @@ func TestEdgePaceOverdueAfterTwiceItsGapAndASecond(t *testing.T) {
 		t.Errorf("nothing left: ETA %s", e)
 	}
 }
+
+// The queue's periodic look at all its waiting jobs learns of a need
+// another process holds failing there: the job waiting on it says so.
+func TestEdgePeriodicLookLearnsOfANeedFailedElsewhere(t *testing.T) {
+	q := depsQueue(t)
+	path, _ := writeFile(t, 10)
+	r := uploadRecord(t, "https://upload.example/x", path, ChunkQuantum)
+	r.Version, r.ID, r.State, r.Label, r.Created, r.Updated = recordVersion, "20300101T000000-0000000f", StateFailed, "Other.mov", time.Now(), time.Now()
+	r.Error = "refused"
+	if err := q.journal.Save(&r); err != nil {
+		t.Fatal(err)
+	}
+	w := newJob(&Record{ID: "w", State: StateWaiting, Needs: []string{r.ID}}, nil)
+	q.putLocked(w)
+	q.recheckWaiting("")
+	if want := `it needs "Other.mov", which failed`; w.blocked != want {
+		t.Errorf("the waiting job says %q, want %q", w.blocked, want)
+	}
+}
