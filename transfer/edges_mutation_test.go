@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"bytes"
 	"errors"
 	"net"
 	"runtime/debug"
@@ -472,5 +473,46 @@ func TestEdgePeriodicLookLearnsOfANeedFailedElsewhere(t *testing.T) {
 	q.recheckWaiting("")
 	if want := `it needs "Other.mov", which failed`; w.blocked != want {
 		t.Errorf("the waiting job says %q, want %q", w.blocked, want)
+	}
+}
+
+// A call that quotes results takes a body of up to 4 MiB, that size
+// included; each place gets its job's result as a JSON string, or the
+// named field of it, trimmed; a result without the field, or empty, is
+// refused.
+func TestEdgeFillQuotesEachResult(t *testing.T) {
+	fill := func(tmpl []byte, quote []string, results ...string) ([]byte, error) {
+		up := &upload{rec: &Record{Size: int64(len(tmpl)), Quote: quote}}
+		for _, r := range results {
+			up.quoted = append(up.quoted, []byte(r))
+		}
+		return up.fill(bytes.NewReader(tmpl))
+	}
+	big := bytes.Repeat([]byte(" "), maxQuoteTemplate)
+	if got, err := fill(big, nil); err != nil || len(got) != maxQuoteTemplate {
+		t.Errorf("a body of 4 MiB: %d bytes, %v", len(got), err)
+	}
+	if _, err := fill(append(big, ' '), nil); err == nil {
+		t.Error("a body over 4 MiB was taken")
+	}
+	got, err := fill([]byte("{\"a\":\x00,\"b\":\x00}"), []string{"j1", "j2.id"}, " tok\n", ` {"id": "x\"1", "n": 2} `)
+	if want := `{"a":"tok","b":"x\"1"}`; err != nil || string(got) != want {
+		t.Errorf("filled %q (%v), want %q", got, err, want)
+	}
+	for _, c := range []struct {
+		quote  string
+		result string
+		says   string
+	}{
+		{"j1.id", `{"name": "x"}`, `has no string "id"`},
+		{"j1.id", `{"id": 7}`, `has no string "id"`},
+		{"j1.id", `not json`, `has no string "id"`},
+		{"j1", "  ", "has none"},
+		{"j1.id", "  ", "has none"},
+		{"j1.id", `{"id": ""}`, "has none"},
+	} {
+		if _, err := fill([]byte("[\x00]"), []string{c.quote}, c.result); err == nil || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("quoting %s of %q: %v, want it to say %q", c.quote, c.result, err, c.says)
+		}
 	}
 }
