@@ -3,7 +3,9 @@ package transfer
 import (
 	"bytes"
 	"errors"
+	"io"
 	"net"
+	"net/url"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -513,6 +515,30 @@ func TestEdgeFillQuotesEachResult(t *testing.T) {
 	} {
 		if _, err := fill([]byte("[\x00]"), []string{c.quote}, c.result); err == nil || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("quoting %s of %q: %v, want it to say %q", c.quote, c.result, err, c.says)
+		}
+	}
+}
+
+// A failed request's words never carry its URL as Go's transport gives
+// it (a session's path can hold its id): only the place the engine
+// names, a target by scheme, host and path, a session by its host.
+func TestEdgeNetErrorNamesOnlyWhereItWent(t *testing.T) {
+	session := "https://upload.example/sessions/ID-7f3a?upload_id=SECRET"
+	err := netError("send bytes 0-9", sessionWhere(session), &url.Error{Op: "Put", URL: session, Err: io.ErrUnexpectedEOF})
+	var ne *NetError
+	if !errors.As(err, &ne) || ne.Err != io.ErrUnexpectedEOF {
+		t.Fatalf("the cause kept is %#v, want the transport's own", ne)
+	}
+	if got := err.Error(); strings.Contains(got, "ID-7f3a") || strings.Contains(got, "SECRET") || !strings.Contains(got, "the upload session at upload.example") {
+		t.Errorf("the words are %q", got)
+	}
+	for _, c := range []struct{ got, want string }{
+		{targetWhere("https://upload.example/upload/drive/v3/files?uploadType=resumable&key=K"), "https://upload.example/upload/drive/v3/files"},
+		{targetWhere("https://upload.example/%zz"), "the upload URI"},
+		{sessionWhere("https://upload.example/%zz"), "the upload session"},
+	} {
+		if c.got != c.want {
+			t.Errorf("named %q, want %q", c.got, c.want)
 		}
 	}
 }
