@@ -542,3 +542,18 @@ func TestEdgeNetErrorNamesOnlyWhereItWent(t *testing.T) {
 		}
 	}
 }
+
+// Whether a job is still needed (Forget refuses one that is) is asked of
+// the jobs that need it alone, and each look is counted in the queue's
+// bookkeeping steps: one unfinished needer, one step.
+func TestEdgeNeededAsksOnlyItsNeeders(t *testing.T) {
+	q := depsQueue(t)
+	q.putLocked(newJob(&Record{ID: "w", State: StateWaiting, Needs: []string{"a"}}, nil))
+	q.putLocked(newJob(&Record{ID: "other", State: StateQueued}, nil))
+	if !q.neededLocked("a") || q.neededLocked("b") {
+		t.Error("a job a waiting one needs is not needed, or one nobody needs is")
+	}
+	if n := q.depSteps.Load(); n != 1 {
+		t.Errorf("the two questions took %d steps, want 1 (the one job that needs a)", n)
+	}
+}
