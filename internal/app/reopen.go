@@ -67,34 +67,11 @@ func (q *Queue) keptPath(spoolPath string) string {
 	return filepath.Join(q.kept, filepath.Base(spoolPath)+".json")
 }
 
-// toDelivery and fromDelivery carry the fields between message.Composed and
-// the delivery's, which mirror each other (delivery's composed_test).
-func toDelivery(c *message.Composed) (*delivery.Composed, error) {
-	var out delivery.Composed
-	data, err := json.Marshal(c)
-	if err == nil {
-		err = json.Unmarshal(data, &out)
-	}
-	return &out, err
-}
-
-func fromDelivery(c *delivery.Composed) (*message.Composed, error) {
-	var out message.Composed
-	data, err := json.Marshal(c)
-	if err == nil {
-		err = json.Unmarshal(data, &out)
-	}
-	return &out, err
-}
-
 // keepIn puts kept in delivery d and stores it: before the message's job
 // is queued, since once it is it may fail or be cancelled at once.
 func (q *Queue) keepIn(d *delivery.Delivery, kept *message.Composed) error {
-	c, err := toDelivery(kept)
-	if err == nil {
-		d.Composed = c
-		err = q.dl.store.Put(*d)
-	}
+	d.Composed = kept
+	err := q.dl.store.Put(*d)
 	if err != nil {
 		return fmt.Errorf("cannot keep the message to reopen: %w", err)
 	}
@@ -131,9 +108,7 @@ func (q *Queue) Composed(id string) (*message.Composed, error) {
 	}
 	var c *message.Composed
 	if d, err := q.dl.store.Get(s.Owner); s.Owner != "" && err == nil && d.Composed != nil {
-		if c, err = fromDelivery(d.Composed); err != nil {
-			return nil, fmt.Errorf("the message kept to reopen is damaged: %w", err)
-		}
+		c = d.Composed
 	} else {
 		p := q.keptPath(s.Path)
 		if p == "" {

@@ -9,59 +9,22 @@ package message
 
 import (
 	"fmt"
-	"os"
 	"strings"
-	"time"
 
-	"carrier/compose"
+	"carrier/internal/delivery"
 )
 
 // Composed is a message as the person wrote it in Compose: what reopening
-// it puts back into the form.
-type Composed struct {
-	To, Cc, Bcc []string
-	Subject     string
-	Text        string
-	HTML        string `json:",omitempty"`
-	// Attachments are the files the person chose, those that went as
-	// Drive links included, by their paths on this computer.
-	Attachments []string
-	Method      compose.Method
-	// DraftID is the draft the message updates or sends, "" for none.
-	DraftID string `json:",omitempty"`
-	// Choose is the person's choice per file (true: a Drive link).
-	Choose map[string]bool `json:",omitempty"`
-	Share  Share           `json:",omitempty"`
-	Expiry time.Duration   `json:",omitempty"`
-	// From is the job the fields were kept for (app's Queue.Composed), "" for
-	// a draft opened from the Mailbox: a message sent from them replaces
-	// it (app's LinkOptions.Replaces).
-	From string `json:"-"`
-}
-
-// Message is the compose.Message the fields make.
-func (c *Composed) Message() *compose.Message {
-	return &compose.Message{To: c.To, Cc: c.Cc, Bcc: c.Bcc, Subject: c.Subject, Text: c.Text, HTML: c.HTML,
-		Attachments: append([]string(nil), c.Attachments...)}
-}
-
-// Missing are the attachments no longer at their paths (moved, deleted).
-func (c *Composed) Missing() []string {
-	var gone []string
-	for _, p := range c.Attachments {
-		if fi, err := os.Stat(p); err != nil || fi.IsDir() {
-			gone = append(gone, p)
-		}
-	}
-	return gone
-}
+// it puts back into the form. It is the delivery's own record of it
+// (delivery.Composed), so what is kept and what is stored are one type.
+type Composed = delivery.Composed
 
 // Share says who may open the linked files.
-type Share int
+type Share = delivery.Share
 
 const (
-	ShareRecipients Share = iota // each recipient, by address (Gmail's default)
-	ShareAnyone                  // anyone with the link
+	ShareRecipients = delivery.ShareRecipients // each recipient, by address (Gmail's default)
+	ShareAnyone     = delivery.ShareAnyone     // anyone with the link
 )
 
 // ParseShare reads --share.
