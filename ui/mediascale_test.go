@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2/test"
+
+	"carrier/transfer"
 )
 
 // A folder of many pictures makes the rows of a page, not one per file:
@@ -77,5 +79,20 @@ func TestMediaMakesAPageOfRowsNotOnePerFile(t *testing.T) {
 	}
 	if k := made(); k > 3*rowWindow {
 		t.Errorf("%d batch rows made after paging to the end", k)
+	}
+}
+
+// A camera roll's row in Transfers groups its counts as Media does:
+// "2,000 files · to Google Photos", "Queued: 2,000 files go…" (they read
+// "20000 files" beside Media's "20,000").
+func TestBatchRowCountsGrouped(t *testing.T) {
+	fu := &fakeUploads{recs: photosBatch(2000, transfer.StateQueued)}
+	h := newHarness(t, func(o *harnessOpts) { o.uploads, o.events = fu, make(chan transfer.Event, 8) })
+	row := h.onlyRow()
+	if row == nil || row.name.Text != "2,000 files · to Google Photos" || row.state.Text != "Queued: 2,000 files go to Google Photos" {
+		t.Fatalf("the batch's row: %+v", row)
+	}
+	if got := placeWords("upload", 1, 3, 20000); got != "1–3 of 20,000 uploads" {
+		t.Errorf("the place reads %q", got)
 	}
 }

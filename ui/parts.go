@@ -318,9 +318,9 @@ func (rd *rowData) title() string {
 	if photos := rd.with(delivery.RolePhoto); rd.d.Kind == delivery.KindPhotos && !rd.lone() {
 		n := len(photos)
 		if album := cmp.Or(rd.d.Album, batchAlbum(rd.d.Label)); album != "" {
-			return lang.XN("delivery.photos.album", "{{.Count}} files into {{.Album}} · Google Photos", n, w{"Count": n, "Album": app.Printable(album)})
+			return lang.XN("delivery.photos.album", "{{.Count}} files into {{.Album}} · Google Photos", n, w{"Count": groupCount(n), "Album": app.Printable(album)})
 		}
-		return lang.XN("delivery.photos", "{{.Count}} files · to Google Photos", n, w{"Count": n})
+		return lang.XN("delivery.photos", "{{.Count}} files · to Google Photos", n, w{"Count": groupCount(n)})
 	}
 	m, snap := rd.head()
 	return jobTitle(snap, m.Role)
@@ -601,7 +601,7 @@ func (s *transfersScreen) phaseWords(rd *rowData) string {
 			return stateWords(only, now)
 		}
 		if n := len(rd.heldMetered()); n > 0 {
-			return lang.XN("group.held", "{{.Held}}: {{.Count}} large files wait. Send anyway sends them now", n, w{"Held": heldWords(transfer.HeldMetered), "Count": n})
+			return lang.XN("group.held", "{{.Held}}: {{.Count}} large files wait. Send anyway sends them now", n, w{"Held": heldWords(transfer.HeldMetered), "Count": groupCount(n)})
 		}
 		return heldWords(st.Held)
 	case delivery.PhaseSent:
@@ -622,7 +622,7 @@ func (s *transfersScreen) phaseWords(rd *rowData) string {
 		}
 		if rd.d.Kind == delivery.KindPhotos {
 			n := len(rd.with(delivery.RolePhoto))
-			return lang.XN("delivery.photos.done", "Done: all {{.Count}} files are in Google Photos", n, w{"Count": n})
+			return lang.XN("delivery.photos.done", "Done: all {{.Count}} files are in Google Photos", n, w{"Count": groupCount(n)})
 		}
 		return lang.X("state.done", "Done")
 	case delivery.PhaseQueued:
@@ -632,12 +632,12 @@ func (s *transfersScreen) phaseWords(rd *rowData) string {
 		switch rd.d.Kind {
 		case delivery.KindMessage, delivery.KindDraft:
 			if n := len(rd.with(delivery.RoleDriveFile)); n > 0 {
-				return lang.XN("group.queued.drive", "Queued: {{.Count}} files go to Google Drive first, then the message", n, w{"Count": n})
+				return lang.XN("group.queued.drive", "Queued: {{.Count}} files go to Google Drive first, then the message", n, w{"Count": groupCount(n)})
 			}
 			return lang.X("group.queued", "Queued to send")
 		case delivery.KindPhotos:
 			n := len(rd.with(delivery.RolePhoto))
-			return lang.XN("delivery.queued.photos", "Queued: {{.Count}} files go to Google Photos", n, w{"Count": n})
+			return lang.XN("delivery.queued.photos", "Queued: {{.Count}} files go to Google Photos", n, w{"Count": groupCount(n)})
 		}
 		return lang.X("state.queued", "Queued")
 	case delivery.PhaseUploading:
@@ -650,12 +650,12 @@ func (s *transfersScreen) phaseWords(rd *rowData) string {
 		case delivery.KindDriveUpload:
 			words = lang.X("group.uploading.one", "Uploading the file to Google Drive")
 			if st.Total > 1 {
-				words = lang.XN("group.uploading", "Uploading {{.N}} of {{.Count}} files to Google Drive", st.Total, w{"N": n, "Count": st.Total})
+				words = lang.XN("group.uploading", "Uploading {{.N}} of {{.Count}} files to Google Drive", st.Total, w{"N": groupCount(n), "Count": groupCount(st.Total)})
 			}
 		case delivery.KindPhotosUpload:
-			words = lang.XN("delivery.uploading.photos", "Uploading {{.N}} of {{.Count}} files to Google Photos", st.Total, w{"N": n, "Count": st.Total})
+			words = lang.XN("delivery.uploading.photos", "Uploading {{.N}} of {{.Count}} files to Google Photos", st.Total, w{"N": groupCount(n), "Count": groupCount(st.Total)})
 		default:
-			words = lang.XN("delivery.uploading", "Uploading {{.N}} of {{.Count}} files", st.Total, w{"N": n, "Count": st.Total})
+			words = lang.XN("delivery.uploading", "Uploading {{.N}} of {{.Count}} files", st.Total, w{"N": groupCount(n), "Count": groupCount(st.Total)})
 		}
 		return words + s.going(rd)
 	case delivery.PhaseSharing:
@@ -675,7 +675,7 @@ func (s *transfersScreen) phaseWords(rd *rowData) string {
 		return lang.X("group.queued", "Queued to send")
 	case delivery.PhasePosting:
 		n := len(rd.with(delivery.RolePhoto))
-		return lang.XN("delivery.posting", "Posting {{.Count}} files to Google Photos: making their items", n, w{"Count": n})
+		return lang.XN("delivery.posting", "Posting {{.Count}} files to Google Photos: making their items", n, w{"Count": groupCount(n)})
 	}
 	return ""
 }
