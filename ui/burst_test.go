@@ -31,3 +31,36 @@ func TestEventsOneByOneDrawnTogether(t *testing.T) {
 		t.Errorf("%d drawings for %d events that came one by one", k, n)
 	}
 }
+
+// After a drawing that took long (a camera roll's row), the ticks leave
+// the rows alone for three times as long: what changed stays to be drawn
+// later, and the UI thread is not kept drawing.
+func TestSlowDrawingRestsTheTicks(t *testing.T) {
+	fu := &fakeUploads{recs: map[string]transfer.Snapshot{
+		"u1": {ID: "u1", Label: "u1", URL: "http://127.0.0.1:9/upload/drive/v3/files?uploadType=resumable", State: transfer.StateRunning, Size: 10, Seq: 1},
+	}}
+	h := newHarness(t, func(o *harnessOpts) { o.uploads, o.events = fu, make(chan transfer.Event, 8) })
+	s := h.u.transfers
+	s.timed(time.Now().Add(-time.Hour)) // a drawing that took an hour, just ended
+	if r := s.rest(); r < 3*time.Hour-time.Minute {
+		t.Fatalf("rest %v after an hour's drawing", r)
+	}
+	s.mu.Lock()
+	s.views["u1"].dirty = true
+	s.mu.Unlock()
+	s.tick()
+	s.mu.Lock()
+	dirty := s.views["u1"].dirty
+	s.mu.Unlock()
+	if !dirty {
+		t.Error("a tick drew during the rest")
+	}
+	s.drawCost.Store(0)
+	s.tick()
+	s.mu.Lock()
+	dirty = s.views["u1"].dirty
+	s.mu.Unlock()
+	if dirty {
+		t.Error("a tick after the rest did not draw")
+	}
+}
