@@ -61,9 +61,13 @@ def main():
             e.shot(env, "fa-compose-filled-%s" % theme)
             e.xdo(env, "key", "ctrl+Return")
             time.sleep(2)
-        # The tabs' places in Persian: نوشتن, خط زمانی, انتقال‌ها, صندوق پست, حساب.
-        for x, screen in ((45, "compose"), (150, "timeline"), (258, "transfers"), (375, "mailbox"), (485, "account")):
-            e.xdo(env, "mousemove", x, 21)
+        # The tabs read from the right in Persian: نوشتن at the right edge,
+        # then رسانه, انتقال‌ها, صندوق پست and حساب leftwards; their places
+        # are counted from the window's right edge.
+        g = e.geometry(env, e.window(env, "^Carrier$"))
+        right = g["X"] + g["WIDTH"]
+        for back, screen in ((48, "compose"), (135, "timeline"), (228, "transfers"), (345, "mailbox"), (452, "account")):
+            e.xdo(env, "mousemove", right - back, 21)
             e.xdo(env, "click", 1)
             time.sleep(1.2)
             e.shot(env, "fa-%s-%s" % (screen, theme))
