@@ -41,6 +41,18 @@ func changedUpload(t *testing.T, h *harness, name string, data []byte, change fu
 		row = h.onlyRow()
 		return row != nil && h.stateOf(id) == transfer.StateFailed && (row.useFile.Visible() || row.locate.Visible())
 	})
+	// Locate… is offered from the failure alone; the words of the look at
+	// the file come when the look ends (in the background): wait for them
+	// on the row, or a slow machine reads the words before the look.
+	s := h.u.transfers
+	h.until("the look at the file drawn", func() bool {
+		rd := s.data(s.deliveryOf(id))
+		if rd == nil {
+			return false
+		}
+		words := s.changedFailureWords(rd, rd.view(id).snap)
+		return words != "" && strings.HasPrefix(row.state.logical, words)
+	})
 	return id, path, row
 }
 
