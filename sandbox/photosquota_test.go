@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"io"
 	"net/http"
 	"runtime"
 	"strings"
@@ -183,8 +184,12 @@ func TestPhotosLargeVideoStaysOnDisk(t *testing.T) {
 		req.Header.Set("Authorization", "Bearer "+testToken)
 		req.Header.Set("X-Goog-Upload-Protocol", "raw")
 		res, err := e.srv.Client().Do(req)
-		if err != nil || res.StatusCode != 200 {
-			t.Fatalf("raw: %v %v", res, err)
+		if err != nil {
+			t.Fatalf("raw: %v", err)
+		}
+		if res.StatusCode != 200 {
+			body, _ := io.ReadAll(res.Body)
+			t.Fatalf("raw: %s %s", res.Status, body)
 		}
 		res.Body.Close()
 	})
