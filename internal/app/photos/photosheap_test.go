@@ -2,11 +2,9 @@ package photos
 
 import (
 	"context"
-	"net/http"
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"sync"
 	"testing"
 )
 
@@ -45,20 +43,7 @@ func TestPhotosBatchHeldPerPicture(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitDone(t, q, warm.Jobs())
-	held, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	env.setHook(func(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) bool {
-		first := false
-		once.Do(func() { first = true; close(held) })
-		if first {
-			select {
-			case <-release:
-			case <-r.Context().Done():
-				return true
-			}
-		}
-		return false
-	})
+	held, release := heldFirstCall(env)
 	defer close(release)
 	var before, after runtime.MemStats
 	runtime.GC()
