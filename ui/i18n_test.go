@@ -43,11 +43,51 @@ type usedKey struct {
 // test can see them.
 func keysInCode(t *testing.T) map[string]usedKey {
 	t.Helper()
+	keys := map[string]usedKey{}
+	eachCall(t, func(fset *token.FileSet, call *ast.CallExpr) {
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok {
+			return
+		}
+		pkg, ok := sel.X.(*ast.Ident)
+		if !ok || pkg.Name != "lang" {
+			return
+		}
+		where := fset.Position(call.Pos()).String()
+		switch sel.Sel.Name {
+		case "X", "XN":
+		case "L", "N", "Localize", "LocalizePlural", "LocalizeKey", "LocalizePluralKey":
+			t.Errorf("%s: lang.%s: Carrier's strings need an explicit key and literal English (lang.X or lang.XN)", where, sel.Sel.Name)
+			return
+		default:
+			return
+		}
+		if len(call.Args) < 2 {
+			t.Errorf("%s: lang.%s without key and English", where, sel.Sel.Name)
+			return
+		}
+		key, err1 := literal(call.Args[0])
+		english, err2 := literal(call.Args[1])
+		if err1 != nil || err2 != nil {
+			t.Errorf("%s: the key and the English of lang.%s must be literal strings", where, sel.Sel.Name)
+			return
+		}
+		u := usedKey{english: english, plural: sel.Sel.Name == "XN", where: where}
+		if prev, ok := keys[key]; ok && (prev.english != u.english || prev.plural != u.plural) {
+			t.Errorf("%s: key %q used at %s with other English", where, key, prev.where)
+		}
+		keys[key] = u
+	})
+	return keys
+}
+
+// eachCall gives visit every call in the package's sources (tests aside).
+func eachCall(t *testing.T, visit func(fset *token.FileSet, call *ast.CallExpr)) {
+	t.Helper()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := map[string]usedKey{}
 	fset := token.NewFileSet()
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {
@@ -58,46 +98,12 @@ func keysInCode(t *testing.T) map[string]usedKey {
 			t.Fatal(err)
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
+			if call, ok := n.(*ast.CallExpr); ok {
+				visit(fset, call)
 			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok {
-				return true
-			}
-			pkg, ok := sel.X.(*ast.Ident)
-			if !ok || pkg.Name != "lang" {
-				return true
-			}
-			where := fset.Position(call.Pos()).String()
-			switch sel.Sel.Name {
-			case "X", "XN":
-			case "L", "N", "Localize", "LocalizePlural", "LocalizeKey", "LocalizePluralKey":
-				t.Errorf("%s: lang.%s: Carrier's strings need an explicit key and literal English (lang.X or lang.XN)", where, sel.Sel.Name)
-				return true
-			default:
-				return true
-			}
-			if len(call.Args) < 2 {
-				t.Errorf("%s: lang.%s without key and English", where, sel.Sel.Name)
-				return true
-			}
-			key, err1 := literal(call.Args[0])
-			english, err2 := literal(call.Args[1])
-			if err1 != nil || err2 != nil {
-				t.Errorf("%s: the key and the English of lang.%s must be literal strings", where, sel.Sel.Name)
-				return true
-			}
-			u := usedKey{english: english, plural: sel.Sel.Name == "XN", where: where}
-			if prev, ok := keys[key]; ok && (prev.english != u.english || prev.plural != u.plural) {
-				t.Errorf("%s: key %q used at %s with other English", where, key, prev.where)
-			}
-			keys[key] = u
 			return true
 		})
 	}
-	return keys
 }
 
 func literal(e ast.Expr) (string, error) {
@@ -391,50 +397,31 @@ func TestNoBareWordsOnScreen(t *testing.T) {
 	shown := map[string]bool{"say": true, "newLabel": true, "setLabel": true, "boldLabel": true, "italic": true,
 		"wrapped": true, "newWrapLabel": true, "showError": true, "showInformation": true, "setBatchState": true}
 	words := regexp.MustCompile(`[A-Za-z]{2,} [A-Za-z]{2,}`)
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
+	eachCall(t, func(fset *token.FileSet, call *ast.CallExpr) {
+		var fn string
+		switch e := call.Fun.(type) {
+		case *ast.Ident:
+			fn = e.Name
+		case *ast.SelectorExpr:
+			fn = e.Sel.Name
 		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
+		if !shown[fn] {
+			return
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
-			}
-			var fn string
-			switch e := call.Fun.(type) {
-			case *ast.Ident:
-				fn = e.Name
-			case *ast.SelectorExpr:
-				fn = e.Sel.Name
-			}
-			if !shown[fn] {
-				return true
-			}
-			for _, a := range call.Args {
-				ast.Inspect(a, func(n ast.Node) bool {
-					if c, ok := n.(*ast.CallExpr); ok {
-						if sel, ok := c.Fun.(*ast.SelectorExpr); ok {
-							if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "lang" {
-								return false // looked up
-							}
+		for _, a := range call.Args {
+			ast.Inspect(a, func(n ast.Node) bool {
+				if c, ok := n.(*ast.CallExpr); ok {
+					if sel, ok := c.Fun.(*ast.SelectorExpr); ok {
+						if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "lang" {
+							return false // looked up
 						}
 					}
-					if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING && words.MatchString(lit.Value) {
-						t.Errorf("%s: %s shows bare English %s", fset.Position(lit.Pos()), fn, lit.Value)
-					}
-					return true
-				})
-			}
-			return true
-		})
-	}
+				}
+				if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING && words.MatchString(lit.Value) {
+					t.Errorf("%s: %s shows bare English %s", fset.Position(lit.Pos()), fn, lit.Value)
+				}
+				return true
+			})
+		}
+	})
 }
