@@ -232,10 +232,17 @@ func (s *transfersScreen) syncRows() {
 }
 
 // rowData is a delivery as its row draws it: its members' views, and
-// where it stands.
+// where it stands. A camera roll's batch has 20,400 members and is drawn
+// again as its uploads move, so its views are copied once a drawing, in
+// one slice, and the lists by role are places in it, made once (issue
+// 29: copies of every view for each of the row's words made a drawing
+// of such a batch cost 270 MB and 313 ms).
 type rowData struct {
 	d     delivery.Delivery
-	views map[string]jobView
+	list  []jobView               // the members' views, in d.Members' order
+	seen  []bool                  // whether list[i] is a view an event gave, not an empty one
+	at    map[string]int          // a member's place in list
+	roles map[delivery.Role][]int // places of each role's members, in the order they were queued
 	st    delivery.Standing
 }
 
@@ -248,27 +255,75 @@ func (s *transfersScreen) data(id string) *rowData {
 		s.mu.Unlock()
 		return nil
 	}
-	rd := &rowData{d: *dp, views: make(map[string]jobView, len(dp.Members))}
-	rd.d.Members = slices.Clone(dp.Members)
-	snaps := make(map[string]transfer.Snapshot, len(dp.Members))
-	for _, m := range dp.Members {
-		if v := s.views[m.Job]; v != nil {
-			rd.views[m.Job] = *v
-			snaps[m.Job] = v.snap
+	d := *dp
+	d.Members = slices.Clone(dp.Members)
+	rd := newRowData(d, func(job string) *jobView { return s.views[job] })
+	s.mu.Unlock()
+	rd.stand()
+	return rd
+}
+
+// newRowData is d with a copy of each member's view (view: nil when no
+// event of it was seen); stand says where it stands.
+func newRowData(d delivery.Delivery, view func(job string) *jobView) *rowData {
+	n := len(d.Members)
+	rd := &rowData{d: d, list: make([]jobView, n), seen: make([]bool, n), at: make(map[string]int, n), roles: map[delivery.Role][]int{}}
+	for i, m := range d.Members {
+		if v := view(m.Job); v != nil {
+			rd.list[i], rd.seen[i] = *v, true
+		} else {
+			rd.list[i].snap.ID = m.Job
+		}
+		rd.at[m.Job] = i
+		rd.roles[m.Role] = append(rd.roles[m.Role], i)
+	}
+	for _, places := range rd.roles {
+		rd.inQueueOrder(places)
+	}
+	return rd
+}
+
+// stand reads where the delivery stands from its members' views.
+func (rd *rowData) stand() {
+	rd.st = delivery.StatusOf(rd.d, func(job string) *transfer.Snapshot {
+		if i, ok := rd.at[job]; ok && rd.seen[i] {
+			return &rd.list[i].snap
+		}
+		return nil
+	})
+}
+
+// inQueueOrder orders places by when their jobs were queued; members are
+// kept in that order already, so it is a look, and a sort only when not.
+func (rd *rowData) inQueueOrder(places []int) {
+	before := func(a, b int) bool { return rd.list[a].snap.Created.Before(rd.list[b].snap.Created) }
+	for k := 1; k < len(places); k++ {
+		if before(places[k], places[k-1]) {
+			sort.SliceStable(places, func(i, j int) bool { return before(places[i], places[j]) })
+			return
 		}
 	}
-	s.mu.Unlock()
-	rd.st = delivery.Status(rd.d, snaps)
-	return rd
 }
 
 // view is member job's view (an empty one named by its id when no event
 // of it was seen).
 func (rd *rowData) view(job string) jobView {
-	if v, ok := rd.views[job]; ok {
-		return v
+	if i, ok := rd.at[job]; ok {
+		return rd.list[i]
 	}
 	return jobView{snap: transfer.Snapshot{ID: job}}
+}
+
+// snaps are the members' snapshots by job, those an event gave (what
+// delivery.Status reads).
+func (rd *rowData) snaps() map[string]transfer.Snapshot {
+	out := make(map[string]transfer.Snapshot, len(rd.list))
+	for i, v := range rd.list {
+		if rd.seen[i] {
+			out[v.snap.ID] = v.snap
+		}
+	}
+	return out
 }
 
 // lone reports whether the delivery is one job: its row says what that
@@ -277,35 +332,57 @@ func (rd *rowData) lone() bool { return len(rd.d.Members) == 1 }
 
 // head is the member the row is named after: the message, or the first.
 func (rd *rowData) head() (delivery.Member, transfer.Snapshot) {
-	for _, m := range rd.d.Members {
-		if m.Role == delivery.RoleMessage {
-			return m, rd.view(m.Job).snap
-		}
+	if places := rd.roles[delivery.RoleMessage]; len(places) > 0 {
+		i := slices.Min(places) // the first in the delivery's order
+		return rd.d.Members[i], rd.list[i].snap
 	}
 	if len(rd.d.Members) == 0 {
 		return delivery.Member{}, transfer.Snapshot{}
 	}
-	m := rd.d.Members[0]
-	return m, rd.view(m.Job).snap
+	return rd.d.Members[0], rd.list[0].snap
 }
 
-// with are the members in roles, in the order they were queued.
-func (rd *rowData) with(roles ...delivery.Role) []jobView {
-	var out []jobView
-	for _, m := range rd.d.Members {
-		if slices.Contains(roles, m.Role) {
-			out = append(out, rd.view(m.Job))
+// count is how many members are in roles.
+func (rd *rowData) count(roles ...delivery.Role) int {
+	n := 0
+	for _, r := range roles {
+		n += len(rd.roles[r])
+	}
+	return n
+}
+
+// each gives fn the members in roles, in the order they were queued,
+// without copying them; fn returns false to stop.
+func (rd *rowData) each(fn func(v *jobView) bool, roles ...delivery.Role) {
+	var places []int
+	if len(roles) == 1 {
+		places = rd.roles[roles[0]]
+	} else {
+		for _, r := range roles {
+			places = append(places, rd.roles[r]...)
+		}
+		sort.Ints(places)
+		rd.inQueueOrder(places)
+	}
+	for _, i := range places {
+		if !fn(&rd.list[i]) {
+			return
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].snap.Created.Before(out[j].snap.Created) })
+}
+
+// with are the members in roles, in the order they were queued: for the
+// few (a message's Drive files, their shares); count and each for the
+// many.
+func (rd *rowData) with(roles ...delivery.Role) []jobView {
+	out := make([]jobView, 0, rd.count(roles...))
+	rd.each(func(v *jobView) bool { out = append(out, *v); return true }, roles...)
 	return out
 }
 
-// files are the members that carry a person's file (their bytes are the
-// bar's).
-func (rd *rowData) files() []jobView {
-	return rd.with(delivery.RoleMessage, delivery.RoleDriveFile, delivery.RolePhoto, delivery.RoleUpload)
-}
+// fileRoles are the roles of the members that carry a person's file
+// (their bytes are the bar's).
+var fileRoles = []delivery.Role{delivery.RoleMessage, delivery.RoleDriveFile, delivery.RolePhoto, delivery.RoleUpload}
 
 // mail reports whether the delivery is a message or a draft.
 func (rd *rowData) mail() bool {
@@ -315,8 +392,8 @@ func (rd *rowData) mail() bool {
 // title is the row's name: a batch's count of pictures and its album, or
 // its head job's name.
 func (rd *rowData) title() string {
-	if photos := rd.with(delivery.RolePhoto); rd.d.Kind == delivery.KindPhotos && !rd.lone() {
-		n := len(photos)
+	if rd.d.Kind == delivery.KindPhotos && !rd.lone() {
+		n := rd.count(delivery.RolePhoto)
 		if album := cmp.Or(rd.d.Album, batchAlbum(rd.d.Label)); album != "" {
 			return lang.XN("delivery.photos.album", "{{.Count}} files into {{.Album}} · Google Photos", n, w{"Count": groupCount(n), "Album": app.Printable(album)})
 		}
@@ -353,13 +430,14 @@ func (s *transfersScreen) draw(id string) {
 	setLabel(r.name, rd.title())
 	setLabel(r.dest, whereWords(hsnap.URL, s.u.deps.Endpoint)+accountNote(hsnap))
 	var sent int64
-	for _, f := range rd.files() {
+	rd.each(func(f *jobView) bool {
 		if f.snap.State == transfer.StateDone {
 			sent += f.snap.Size
 		} else {
 			sent += min(max(f.snap.Sent, f.snap.Confirmed), f.snap.Size)
 		}
-	}
+		return true
+	}, fileRoles...)
 	ended := st.Phase == delivery.PhaseSent || st.Phase == delivery.PhaseSaved || st.Phase == delivery.PhaseDone
 	frac := func(n int64) float64 {
 		if st.Size <= 0 {
@@ -435,11 +513,11 @@ func (s *transfersScreen) draw(id string) {
 	show(r.locate, st.Can(delivery.VerbLocate) && s.locator() != nil || look != nil && !look.same)
 	show(r.useFile, look != nil && look.same)
 	show(r.cancel, st.Can(delivery.VerbCancel))
-	show(r.sendAnyway, s.u.deps.Limits != nil && (st.Can(delivery.VerbSendAnyway) || len(rd.heldMetered()) > 0))
+	show(r.sendAnyway, s.u.deps.Limits != nil && (st.Can(delivery.VerbSendAnyway) || rd.heldMetered() > 0))
 	show(r.reopen, head.Role == delivery.RoleMessage && s.canReopen(rd, head.Job))
 	left := undoLeft(st, now)
 	show(r.undo, left > 0 && s.u.deps.Keeper != nil)
-	later := left > countFrom && s.u.deps.Keeper != nil && len(rd.with(delivery.RoleDriveFile)) == 0
+	later := left > countFrom && s.u.deps.Keeper != nil && rd.count(delivery.RoleDriveFile) == 0
 	show(r.sendNow, later)
 	show(r.retime, later)
 	// Sent later, Undo takes the message back to Compose to change it
@@ -450,15 +528,15 @@ func (s *transfersScreen) draw(id string) {
 	s.countDown(r, left)
 }
 
-// heldMetered are the members that wait only for a metered connection.
-func (rd *rowData) heldMetered() []jobView {
-	var out []jobView
-	for _, m := range rd.d.Members {
-		if v := rd.view(m.Job); heldMetered(v.snap) {
-			out = append(out, v)
+// heldMetered counts the members that wait only for a metered connection.
+func (rd *rowData) heldMetered() int {
+	n := 0
+	for i := range rd.list {
+		if heldMetered(rd.list[i].snap) {
+			n++
 		}
 	}
-	return out
+	return n
 }
 
 func newPartRow() *partRow {
@@ -600,7 +678,7 @@ func (s *transfersScreen) phaseWords(rd *rowData) string {
 		if rd.lone() {
 			return stateWords(only, now)
 		}
-		if n := len(rd.heldMetered()); n > 0 {
+		if n := rd.heldMetered(); n > 0 {
 			return lang.XN("group.held", "{{.Held}}: {{.Count}} large files wait. Send anyway sends them now", n, w{"Held": heldWords(transfer.HeldMetered), "Count": groupCount(n)})
 		}
 		return heldWords(st.Held)
@@ -621,7 +699,7 @@ func (s *transfersScreen) phaseWords(rd *rowData) string {
 			return stateWords(only, now)
 		}
 		if rd.d.Kind == delivery.KindPhotos {
-			n := len(rd.with(delivery.RolePhoto))
+			n := rd.count(delivery.RolePhoto)
 			return lang.XN("delivery.photos.done", "Done: all {{.Count}} files are in Google Photos", n, w{"Count": groupCount(n)})
 		}
 		return lang.X("state.done", "Done")
@@ -631,12 +709,12 @@ func (s *transfersScreen) phaseWords(rd *rowData) string {
 		}
 		switch rd.d.Kind {
 		case delivery.KindMessage, delivery.KindDraft:
-			if n := len(rd.with(delivery.RoleDriveFile)); n > 0 {
+			if n := rd.count(delivery.RoleDriveFile); n > 0 {
 				return lang.XN("group.queued.drive", "Queued: {{.Count}} files go to Google Drive first, then the message", n, w{"Count": groupCount(n)})
 			}
 			return lang.X("group.queued", "Queued to send")
 		case delivery.KindPhotos:
-			n := len(rd.with(delivery.RolePhoto))
+			n := rd.count(delivery.RolePhoto)
 			return lang.XN("delivery.queued.photos", "Queued: {{.Count}} files go to Google Photos", n, w{"Count": groupCount(n)})
 		}
 		return lang.X("state.queued", "Queued")
@@ -659,7 +737,7 @@ func (s *transfersScreen) phaseWords(rd *rowData) string {
 		}
 		return words + s.going(rd)
 	case delivery.PhaseSharing:
-		n := len(rd.with(delivery.RoleDriveFile))
+		n := rd.count(delivery.RoleDriveFile)
 		return lang.XN("group.sharing", "Sharing the files on Google Drive", n)
 	case delivery.PhaseSending, delivery.PhaseSaving:
 		if rd.lone() {
@@ -674,7 +752,7 @@ func (s *transfersScreen) phaseWords(rd *rowData) string {
 		}
 		return lang.X("group.queued", "Queued to send")
 	case delivery.PhasePosting:
-		n := len(rd.with(delivery.RolePhoto))
+		n := rd.count(delivery.RolePhoto)
 		return lang.XN("delivery.posting", "Posting {{.Count}} files to Google Photos: making their items", n, w{"Count": groupCount(n)})
 	}
 	return ""
@@ -684,13 +762,19 @@ func (s *transfersScreen) phaseWords(rd *rowData) string {
 // of them waits to try again, else the pace of them all.
 func (s *transfersScreen) going(rd *rowData) string {
 	var rate float64
-	for _, f := range rd.files() {
+	var retrying *jobView
+	rd.each(func(f *jobView) bool {
 		if f.snap.State == transfer.StateRetrying {
-			return " · " + stateWords(f, s.now())
+			retrying = f
+			return false
 		}
 		if f.snap.State.Active() {
 			rate += f.snap.Rate
 		}
+		return true
+	}, fileRoles...)
+	if retrying != nil {
+		return " · " + stateWords(*retrying, s.now())
 	}
 	return pace(rate, rd.st.Size-rd.st.Confirmed)
 }
@@ -736,10 +820,7 @@ func (s *transfersScreen) act(id string, verb delivery.Verb) {
 	if rd == nil || !delivery.Moves(verb) {
 		return
 	}
-	snaps := make(map[string]transfer.Snapshot, len(rd.views))
-	for j, v := range rd.views {
-		snaps[j] = v.snap
-	}
+	snaps := rd.snaps()
 	acting := app.Acting{Jobs: s.u.deps.Uploads}
 	if s.u.deps.Limits != nil {
 		acting.SendAnyway = s.u.deps.Limits.SendAnyway
@@ -785,16 +866,16 @@ func (s *transfersScreen) actEach(ctx context.Context, verb delivery.Verb, want 
 // gets the verb alone. Any goroutine; the error is the service's.
 func (s *transfersScreen) actOn(ctx context.Context, job string, verb delivery.Verb, now map[string]transfer.Snapshot) error {
 	d := delivery.Delivery{ID: job, Members: []delivery.Member{{Job: job}}}
-	var views map[string]jobView
+	var views map[string]transfer.Snapshot
 	if rd := s.data(s.deliveryOf(job)); rd != nil {
-		d, views = rd.d, rd.views
+		d, views = rd.d, rd.snaps()
 	}
 	snaps := make(map[string]transfer.Snapshot, len(d.Members))
 	for _, m := range d.Members {
 		if j, ok := now[m.Job]; ok {
 			snaps[m.Job] = j
 		} else if v, ok := views[m.Job]; ok {
-			snaps[m.Job] = v.snap
+			snaps[m.Job] = v
 		}
 	}
 	_, err := app.Acting{Jobs: s.u.deps.Uploads}.Act(ctx, d, snaps, verb)

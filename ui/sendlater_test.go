@@ -104,8 +104,8 @@ func TestHeldMessageCountsDownOnlyOnceScheduled(t *testing.T) {
 	} {
 		snap := transfer.Snapshot{ID: "m", State: c.state, SendAt: now.Add(10 * time.Second), Size: 1000, Confirmed: 200,
 			URL: "http://127.0.0.1/upload/gmail/v1/users/me/messages/send?uploadType=resumable"}
-		rd := &rowData{d: d, views: map[string]jobView{"m": {snap: snap}}}
-		rd.st = delivery.Status(d, map[string]transfer.Snapshot{"m": snap})
+		rd := newRowData(d, func(string) *jobView { return &jobView{snap: snap} })
+		rd.stand()
 		if !rd.st.Can(delivery.VerbUndo) {
 			t.Fatalf("%s: a held message may not be undone (%+v)", c.state, rd.st)
 		}
@@ -131,8 +131,8 @@ func TestLateMessageSaysWhenItWent(t *testing.T) {
 	} {
 		snap := transfer.Snapshot{ID: "m", State: transfer.StateDone, SendAt: at, Updated: c.sent, Size: 1000, Confirmed: 1000,
 			URL: "http://127.0.0.1/upload/gmail/v1/users/me/messages/send?uploadType=resumable"}
-		rd := &rowData{d: d, views: map[string]jobView{"m": {snap: snap}}}
-		rd.st = delivery.Status(d, map[string]transfer.Snapshot{"m": snap})
+		rd := newRowData(d, func(string) *jobView { return &jobView{snap: snap} })
+		rd.stand()
 		if got := h.u.transfers.phaseWords(rd); got != c.want {
 			t.Errorf("sent %s after its time: %q, want %q", c.sent.Sub(at), got, c.want)
 		}

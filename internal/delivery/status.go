@@ -112,10 +112,10 @@ type Standing struct {
 // Can reports whether v is among the verbs that apply.
 func (s Standing) Can(v Verb) bool { return slices.Contains(s.Verbs, v) }
 
-// member is a member with its job's snapshot.
+// member is a member with its job's snapshot (read, never changed).
 type member struct {
 	Member
-	snap transfer.Snapshot
+	snap *transfer.Snapshot
 }
 
 // Status is where d stands, from its jobs' snapshots alone (snaps: by job
@@ -123,13 +123,26 @@ type member struct {
 // cancelled (forgotten: nothing of it is left to stop). It is the only
 // place that knows phases.
 func Status(d Delivery, snaps map[string]transfer.Snapshot) Standing {
+	return StatusOf(d, func(job string) *transfer.Snapshot {
+		if s, ok := snaps[job]; ok {
+			return &s
+		}
+		return nil
+	})
+}
+
+// StatusOf is Status with each member's snapshot given by snap (nil: not
+// among them), read and never changed: a front end that holds a camera
+// roll's 20,000 snapshots gives them where they are, not copied into a
+// map for each look (issue 29).
+func StatusOf(d Delivery, snap func(job string) *transfer.Snapshot) Standing {
 	st := Standing{Kind: d.Kind}
 	ms := make([]member, len(d.Members))
 	unfinished, active, started := false, false, false
 	for i, m := range d.Members {
-		s, ok := snaps[m.Job]
-		if !ok {
-			s = transfer.Snapshot{ID: m.Job, State: transfer.StateCancelled}
+		s := snap(m.Job)
+		if s == nil {
+			s = &transfer.Snapshot{ID: m.Job, State: transfer.StateCancelled}
 		}
 		ms[i] = member{m, s}
 		unfinished = unfinished || s.State.Unfinished()
@@ -380,7 +393,7 @@ func mendable(f *transfer.Failure) bool {
 
 // failureOf is a failed job's failure: the engine's, or for a record from
 // before structured failures, the code its cause names.
-func failureOf(s transfer.Snapshot) *transfer.Failure {
+func failureOf(s *transfer.Snapshot) *transfer.Failure {
 	if s.Failure != nil {
 		f := *s.Failure
 		return &f
