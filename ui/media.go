@@ -334,6 +334,11 @@ func batchWords(b *photos.PhotosBatch) string {
 	return strings.Join(parts, " ")
 }
 
+// queuingWords say how far a batch's queuing is.
+func queuingWords(queued, total int) string {
+	return lang.XN("media.queuing", "Queuing for Google Photos: {{.Queued}} of {{.Count}} files. The first are on their way already.", total, w{"Queued": groupCount(queued), "Count": groupCount(total)})
+}
+
 // quotaWords say the day's quota is used up and when the batch goes on.
 func (t *timelineScreen) quotaWords(at, now time.Time) string {
 	return lang.X("media.batch.quota", "Waiting: Google Photos' quota for today is used up. It resets at {{.Time}} (in {{.Left}}); the batch goes on by itself then.", w{"Time": soonDate(at.Local()), "Left": humanDuration(at.Sub(now).Round(time.Minute))})

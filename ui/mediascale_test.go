@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,5 +95,36 @@ func TestBatchRowCountsGrouped(t *testing.T) {
 	}
 	if got := placeWords("upload", 1, 3, 20000); got != "1–3 of 20,000 uploads" {
 		t.Errorf("the place reads %q", got)
+	}
+}
+
+// While a batch is queued (a camera roll's takes minutes, each job
+// written to the disk first), Media's line says how far the queuing is,
+// with the plan: not the plan alone, as if nothing happened.
+func TestMediaSaysHowFarTheQueuingIs(t *testing.T) {
+	h := newHarness(t)
+	h.u.Select("Media")
+	tl := h.u.timeline
+	dir := t.TempDir()
+	const n = 120
+	for i := range n {
+		writeJPEG(t, filepath.Join(dir, fmt.Sprintf("p%04d.jpg", i)), 200)
+	}
+	drop(h, dir)
+	h.until("the dropped files read", func() bool { return tl.reading == 0 && len(tl.files) == n })
+	test.Tap(tl.post)
+	var said []string
+	h.until("the batch queued: "+tl.status.Text, func() bool {
+		if strings.HasPrefix(tl.status.Text, "Queuing") && (len(said) == 0 || said[len(said)-1] != tl.status.Text) {
+			said = append(said, tl.status.Text)
+		}
+		return tl.batch != nil
+	})
+	want := []string{
+		"Queuing for Google Photos: 50 of 120 files. The first are on their way already. 120 files need 123 of Google Photos' 10,000 requests a day.",
+		"Queuing for Google Photos: 100 of 120 files. The first are on their way already. 120 files need 123 of Google Photos' 10,000 requests a day.",
+	}
+	if !slices.Equal(said, want) {
+		t.Fatalf("while queuing, Media said:\n%q\nwant:\n%q", said, want)
 	}
 }

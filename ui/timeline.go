@@ -749,8 +749,21 @@ func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p photos.P
 	quotaAt, usedUp := t.quotaUsedUp(strings.TrimRight(p.Root, "/"), t.now())
 	// What is new, and what it needs of the day's quota, shows before
 	// the first byte goes.
+	var plan string
 	opts.Announce = func(b *photos.PhotosBatch) {
-		words := batchWords(b)
+		plan = batchWords(b)
+		words := plan
+		t.u.do(func() { t.say(words, widget.MediumImportance) })
+	}
+	// A camera roll takes minutes to queue (each job is written to the
+	// disk first): the line says how far it is, while the first files
+	// are already on their way (issue 29). Announce and Queuing are told
+	// on this goroutine, one after the other.
+	opts.Queuing = func(queued, total int) {
+		if queued == total {
+			return // the batch's own words follow at once
+		}
+		words := queuingWords(queued, total) + " " + plan
 		t.u.do(func() { t.say(words, widget.MediumImportance) })
 	}
 	b, err := out.PhotosUpload(ctx, p, paths, opts, bind)

@@ -64,6 +64,11 @@ type PhotosOptions struct {
 	// there, the new ones, the quota it needs) before its first byte
 	// goes, and when nothing is new.
 	Announce func(*PhotosBatch)
+	// Queuing, if set, is told how many of the batch's new files are
+	// queued, after each call's fifty (and their call) are: a camera
+	// roll's 20,000 take minutes to queue, each job written to the disk
+	// first, while the first of them are already on their way.
+	Queuing func(queued, total int)
 }
 
 // MaxPhotosBatch is how many items one batchCreate call may create.
@@ -338,6 +343,9 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 		}
 		b.Creates = append(b.Creates, id)
 		prev = id
+		if opts.Queuing != nil {
+			opts.Queuing(end, len(media))
+		}
 	}
 	queued = true
 	return b, nil

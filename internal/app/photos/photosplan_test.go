@@ -2,6 +2,7 @@ package photos
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -164,4 +165,39 @@ func TestPhotosPlanCountsTodaysRequests(t *testing.T) {
 		t.Fatalf("the second plan: %+v; want 3 requests of 95 left", b.Plan)
 	}
 	waitDone(t, q, b.Jobs())
+}
+
+// A batch says how far its queuing is, after each call's uploads and the
+// call are queued (a camera roll takes minutes to queue, each job
+// written to the disk first): the counts grow by fifty to the whole, and
+// each is said once those jobs are in the queue.
+func TestPhotosUploadSaysHowManyAreQueued(t *testing.T) {
+	env := newPhotosEnv(t)
+	files := pictures(t, 120)
+	q := env.open(t.TempDir(), nil)
+	var said []int
+	_, err := q.PhotosUpload(context.Background(), env.photos(), files, PhotosOptions{Queuing: func(queued, total int) {
+		if total != 120 {
+			t.Errorf("queuing %d of %d files; want of 120", queued, total)
+		}
+		uploads, calls := 0, 0
+		for _, s := range q.Jobs() {
+			switch {
+			case isBatchCreate(s):
+				calls++
+			case s.Protocol == transfer.ProtocolGoogUpload:
+				uploads++
+			}
+		}
+		if uploads != queued || calls != (queued+MaxPhotosBatch-1)/MaxPhotosBatch {
+			t.Errorf("said %d queued with %d uploads and %d calls in the queue", queued, uploads, calls)
+		}
+		said = append(said, queued)
+	}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(said) != "[50 100 120]" {
+		t.Fatalf("the batch said %v queued; want [50 100 120]", said)
+	}
 }
