@@ -169,7 +169,7 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	spec := up.Spec(t.base)
 	spec.Type = typ
 	queue := func(q *app.Queue, spec transfer.Spec) (string, error) {
-		_, jobs, err := q.Submit(ctx, app.Drive{Root: t.base, Auth: t.auth}, msg, method, gmail, lopts, func(s *transfer.Spec) {
+		jobs, err := q.SubmitRecipe(ctx, app.Drive{Root: t.base, Auth: t.auth}, msg, method, up, gmail, lopts, func(s *transfer.Spec) {
 			s.ChunkSize = spec.ChunkSize
 			if s.Type == "" {
 				s.Type = spec.Type

@@ -99,16 +99,24 @@ func (q *Queue) Submit(ctx context.Context, d Drive, msg *compose.Message, metho
 	if err != nil {
 		return up, nil, err
 	}
+	ids, err := q.SubmitRecipe(ctx, d, msg, method, up, gmail, opts, settings)
+	return up, ids, err
+}
+
+// SubmitRecipe is Submit for a message whose fields were checked and
+// whose recipe was made (Prepare, then Message, by method): `carrier
+// send` reads the upload's settings from the recipe before it queues,
+// and makes it once.
+func (q *Queue) SubmitRecipe(ctx context.Context, d Drive, msg *compose.Message, method compose.Method, up Upload, gmail GmailOptions, opts LinkOptions, settings func(*transfer.Spec)) ([]string, error) {
 	if _, linked := compose.PlanLinks(msg, method, opts.Policy, opts.Threshold, opts.Choose); len(linked) > 0 {
 		if err := MayDrive(ctx, len(linked), opts.May); err != nil {
-			return up, nil, &LinksNotAllowed{Linked: linked, Err: err}
+			return nil, &LinksNotAllowed{Linked: linked, Err: err}
 		}
 	}
 	if gmail.SendDraft != "" {
 		if _, err := d.ShareLinkedIn(ctx, msg, opts.Share, opts.Expiry); err != nil {
-			return up, nil, err
+			return nil, err
 		}
 	}
-	ids, err := q.SendWithLinks(ctx, d, msg, method, up, opts, settings)
-	return up, ids, err
+	return q.SendWithLinks(ctx, d, msg, method, up, opts, settings)
 }
