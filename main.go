@@ -36,6 +36,10 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	endProfiles := func() {}
+	if dir := os.Getenv("CARRIER_PROFILE"); dir != "" {
+		endProfiles = startProfiles(dir)
+	}
 	dirs := app.DefaultDirs()
 	var code int
 	args := os.Args[1:]
@@ -59,6 +63,7 @@ func main() {
 		code = launch(ctx, dirs, false, cli.OpenItems(args))
 	}
 	stop()
+	endProfiles()
 	if restarting.Load() {
 		if err := relaunch(); err != nil {
 			fmt.Fprintln(os.Stderr, "carrier: could not start again:", err)
