@@ -147,11 +147,26 @@ def drag_from_source(env, paths, x, y, wait_end=False):
     src.wait()
 
 
+scratches = []
+
+
+def scratch_dir(prefix):
+    """A scratch folder for a test's home, files and logs: removed when the
+    test passes (each holds a sandbox, a journal and their files: 100 to
+    300 MB), kept and named when it fails."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    scratches.append(d)
+    return d
+
+
 def run(main, cleanup=None):
     """Runs a test's main, then ends every process it started (and runs
-    cleanup), whether it passed or not."""
+    cleanup), whether it passed or not; its scratch folders go if it
+    passed."""
+    passed = False
     try:
         main()
+        passed = True
     finally:
         for p in reversed(procs):
             p.terminate()
@@ -162,6 +177,11 @@ def run(main, cleanup=None):
                 p.kill()
         if cleanup:
             cleanup()
+        for d in scratches:
+            if passed:
+                shutil.rmtree(d, ignore_errors=True)
+            else:
+                print("kept for a look: " + d, file=sys.stderr)
 
 
 def api(base, token, path, method="GET", data=None, content_type=None, timeout=10):
@@ -514,7 +534,7 @@ def changed_file_used(env, click, compose, base, token, shot_no, suffix=""):
 
 def main():
     binary = os.path.abspath(sys.argv[1])
-    scratch = tempfile.mkdtemp(prefix="carrier-e2e-")
+    scratch = scratch_dir("carrier-e2e-")
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": scratch,

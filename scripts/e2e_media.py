@@ -17,7 +17,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -25,7 +24,7 @@ PICTURES = 40
 VIDEO_MIB = 128
 ALBUM = "E2E folder of the trip"
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from e2e_desktop import SHOTS, api, carrier_window, drag_from_source, fail, geometry, run, shot, start, wait_for, xdo, xvfb  # noqa: E402
+from e2e_desktop import SHOTS, api, carrier_window, drag_from_source, fail, geometry, run, scratch_dir, shot, start, wait_for, xdo, xvfb  # noqa: E402
 
 
 def jpeg(size, n):
@@ -69,7 +68,7 @@ def make_folder(scratch):
 def main():
     t0 = time.time()
     binary = os.path.abspath(sys.argv[1])
-    scratch = tempfile.mkdtemp(prefix="carrier-e2e-media-")
+    scratch = scratch_dir("carrier-e2e-media-")
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": scratch,

@@ -18,7 +18,6 @@ import select
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.parse
 
@@ -31,7 +30,7 @@ APP_ID = "app.carrier.desktop"
 
 def main():
     binary = os.path.abspath(sys.argv[1])
-    scratch = tempfile.mkdtemp(prefix="carrier-open-")
+    scratch = e.scratch_dir("carrier-open-")
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": scratch,

@@ -13,7 +13,6 @@ Usage: e2e_persian.py BINARY
 """
 import os
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -22,7 +21,7 @@ import e2e_desktop as e  # noqa: E402  (its helpers: xvfb, start, carrier_window
 
 def main():
     binary = os.path.abspath(sys.argv[1])
-    scratch = tempfile.mkdtemp(prefix="carrier-e2e-fa-")
+    scratch = e.scratch_dir("carrier-e2e-fa-")
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": scratch,
