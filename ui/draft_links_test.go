@@ -51,7 +51,7 @@ func TestSavingADraftSharesNothing(t *testing.T) {
 	}
 }
 
-func decodeRaw(t *testing.T, raw string) string {
+func decodeRaw(t testing.TB, raw string) string {
 	t.Helper()
 	b, err := base64.URLEncoding.DecodeString(raw)
 	if err != nil {

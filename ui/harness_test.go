@@ -28,7 +28,7 @@ const tok = "ui-test-token"
 // its "UI thread" are queued and run by pump, so widgets are only ever
 // touched here, and -race stays quiet.
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	u      *UI
 	w      fyne.Window
 	calls  chan func()
@@ -48,7 +48,7 @@ type harnessOpts struct {
 	wrap    func(http.Handler) http.Handler // stands in front of the sandbox
 }
 
-func newHarness(t *testing.T, opts ...func(*harnessOpts)) *harness {
+func newHarness(t testing.TB, opts ...func(*harnessOpts)) *harness {
 	t.Helper()
 	test.NewTempApp(t)
 	h := &harness{t: t, calls: make(chan func(), 4096)}
@@ -157,9 +157,10 @@ var pngDot, _ = base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAA
 
 // fakeUploads is a queue whose jobs the test controls through events.
 type fakeUploads struct {
-	mu    sync.Mutex
-	recs  map[string]transfer.Snapshot
-	calls []string
+	mu     sync.Mutex
+	recs   map[string]transfer.Snapshot
+	calls  []string
+	stored []delivery.Delivery // the deliveries the app stored, read against the jobs
 }
 
 func (f *fakeUploads) Add(s transfer.Spec) (string, error) { return "", nil }
@@ -187,7 +188,7 @@ func (f *fakeUploads) History() ([]transfer.Snapshot, error) { return f.Jobs(), 
 // Deliveries groups the fake's jobs as the app groups a journal's:
 // by their owners, and jobs without one by what they need.
 func (f *fakeUploads) Deliveries() ([]delivery.Delivery, error) {
-	return delivery.Of(f.Jobs(), nil), nil
+	return delivery.Of(f.Jobs(), f.stored), nil
 }
 func (f *fakeUploads) Forget(id string) error {
 	f.mu.Lock()

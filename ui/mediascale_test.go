@@ -6,9 +6,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2/test"
 
+	"carrier/compose"
+	"carrier/internal/app/photos"
+	"carrier/internal/delivery"
 	"carrier/transfer"
 )
 
@@ -95,6 +99,37 @@ func TestBatchRowCountsGrouped(t *testing.T) {
 	}
 	if got := placeWords("upload", 1, 3, 20000); got != "1–3 of 20,000 uploads" {
 		t.Errorf("the place reads %q", got)
+	}
+	// And Media's line of the same batch, half of it uploaded.
+	b := &photos.PhotosBatch{}
+	var files []*compose.PhotosMedia
+	for i := range 2000 {
+		id := fmt.Sprintf("p%05d", i)
+		if i < 1000 {
+			h.u.transfers.fold(transfer.Event{Job: id, Kind: transfer.EventDone, Snap: transfer.Snapshot{ID: id, State: transfer.StateDone, Size: 100, Confirmed: 100, Seq: 9}})
+		}
+		b.Uploads = append(b.Uploads, id)
+		files = append(files, &compose.PhotosMedia{Name: id + ".jpg", Size: 100})
+	}
+	for c := range 40 {
+		b.Creates = append(b.Creates, fmt.Sprintf("c%03d", c))
+	}
+	h.u.timeline.showBatch(b, files, time.Time{})
+	h.u.timeline.drawBatch()
+	if got := h.u.timeline.batchState.Text; !strings.HasPrefix(got, "Uploading: 1,000 of 2,000 files") {
+		t.Errorf("Media's line of the batch reads %q", got)
+	}
+}
+
+// A batch still being queued is named, in Transfers, by the files it
+// sends, not by those queued so far ("2,000 files", not "600").
+func TestBatchRowCountsTheFilesBeingQueued(t *testing.T) {
+	fu := &fakeUploads{recs: photosBatch(600, transfer.StateQueued),
+		stored: []delivery.Delivery{{ID: "d-0a", Kind: delivery.KindPhotos, Created: time.Now(), Files: 2000}}}
+	h := newHarness(t, func(o *harnessOpts) { o.uploads, o.events = fu, make(chan transfer.Event, 8) })
+	row := h.onlyRow()
+	if row == nil || row.name.Text != "2,000 files · to Google Photos" || row.state.Text != "Queued: 2,000 files go to Google Photos" {
+		t.Fatalf("the batch's row: %q, %q", row.name.Text, row.state.Text)
 	}
 }
 

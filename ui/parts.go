@@ -351,6 +351,12 @@ func (rd *rowData) count(roles ...delivery.Role) int {
 	return n
 }
 
+// pictures is how many files a Photos batch sends: those it said, while
+// it is still being queued, else its pictures' members.
+func (rd *rowData) pictures() int {
+	return max(rd.count(delivery.RolePhoto), rd.d.Files)
+}
+
 // each gives fn the members in roles, in the order they were queued,
 // without copying them; fn returns false to stop.
 func (rd *rowData) each(fn func(v *jobView) bool, roles ...delivery.Role) {
@@ -393,7 +399,7 @@ func (rd *rowData) mail() bool {
 // its head job's name.
 func (rd *rowData) title() string {
 	if rd.d.Kind == delivery.KindPhotos && !rd.lone() {
-		n := rd.count(delivery.RolePhoto)
+		n := rd.pictures()
 		if album := cmp.Or(rd.d.Album, batchAlbum(rd.d.Label)); album != "" {
 			return lang.XN("delivery.photos.album", "{{.Count}} files into {{.Album}} · Google Photos", n, w{"Count": groupCount(n), "Album": app.Printable(album)})
 		}
@@ -714,7 +720,7 @@ func (s *transfersScreen) phaseWords(rd *rowData) string {
 			}
 			return lang.X("group.queued", "Queued to send")
 		case delivery.KindPhotos:
-			n := rd.count(delivery.RolePhoto)
+			n := rd.pictures()
 			return lang.XN("delivery.queued.photos", "Queued: {{.Count}} files go to Google Photos", n, w{"Count": groupCount(n)})
 		}
 		return lang.X("state.queued", "Queued")

@@ -125,6 +125,11 @@ type Delivery struct {
 	// delivery's jobs wait for it (they are paused until then); zero
 	// otherwise.
 	QuotaReset time.Time `json:"quotaReset,omitzero"`
+	// Files is how many files a Photos batch sends, said before its first
+	// job is queued: a camera roll's 20,000 take minutes to queue (each
+	// job written to the disk first), and while they are its members
+	// count fewer. 0: its members say.
+	Files int `json:"files,omitempty"`
 	// Composed is what the person wrote, for a message or draft written
 	// in Carrier; nil otherwise.
 	Composed *Composed `json:"composed,omitempty"`

@@ -267,8 +267,9 @@ func (st *Standing) progress(d Delivery, ms, heads []member, active, started boo
 			st.Destination = RouteOf(heads[0].snap.URL).Kind
 		}
 	case KindPhotos:
-		if done, total, _ := files(RolePhoto); done < total {
-			st.Phase, st.Done, st.Total, st.Destination = PhaseUploading, done, total, KindPhotosUpload
+		// A batch still being queued counts the files it said it sends.
+		if done, total, _ := files(RolePhoto); done < max(total, d.Files) {
+			st.Phase, st.Done, st.Total, st.Destination = PhaseUploading, done, max(total, d.Files), KindPhotosUpload
 			return
 		}
 		st.Phase, st.Destination = PhasePosting, KindPhotosItems

@@ -203,6 +203,10 @@ func statusCases() []statusCase {
 			want{phase: PhaseQueued, size: 100, verbs: []Verb{pause, cancel}}},
 		{"photos uploading", photos(false), []transfer.Snapshot{snap("p1", photoURL, D, 50, 50), snap("p2", photoURL, R, 50, 10), snap("c1", itemsURL, W, 0, 0)},
 			want{phase: PhaseUploading, done: 1, total: 2, dest: KindPhotosUpload, confirmed: 60, size: 100, verbs: []Verb{pause, cancel}}},
+		// Still being queued: it counts the files it said it sends, and
+		// its first call made is not its end.
+		{"photos queuing, its first call being made", func() Delivery { d := photos(false); d.Files = 120; return d }(), []transfer.Snapshot{snap("p1", photoURL, D, 50, 50), snap("p2", photoURL, D, 50, 50), snap("c1", itemsURL, R, 0, 0)},
+			want{phase: PhaseUploading, done: 2, total: 120, dest: KindPhotosUpload, confirmed: 100, size: 100, verbs: []Verb{pause, cancel}}},
 		{"photos posting", photos(false), []transfer.Snapshot{snap("p1", photoURL, D, 50, 50), snap("p2", photoURL, D, 50, 50), snap("c1", itemsURL, R, 0, 0)},
 			want{phase: PhasePosting, total: 1, dest: KindPhotosItems, confirmed: 100, size: 100, verbs: []Verb{pause, cancel}}},
 		{"photos done", photos(false), []transfer.Snapshot{snap("p1", photoURL, D, 50, 50), snap("p2", photoURL, D, 50, 50), snap("c1", itemsURL, D, 0, 0)},

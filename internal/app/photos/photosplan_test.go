@@ -181,13 +181,20 @@ func TestPhotosUploadSaysHowManyAreQueued(t *testing.T) {
 			t.Errorf("queuing %d of %d files; want of 120", queued, total)
 		}
 		uploads, calls := 0, 0
+		owner := ""
 		for _, s := range q.Jobs() {
 			switch {
 			case isBatchCreate(s):
 				calls++
 			case s.Protocol == transfer.ProtocolGoogUpload:
 				uploads++
+				owner = s.Owner
 			}
+		}
+		// The stored delivery says how many files it sends, before they
+		// are all its members (the window names the batch by them).
+		if d, err := q.DeliveryStore().Get(owner); err != nil || d.Files != 120 {
+			t.Errorf("the batch's delivery says it sends %d files (%v); want 120", d.Files, err)
 		}
 		if uploads != queued || calls != (queued+MaxPhotosBatch-1)/MaxPhotosBatch {
 			t.Errorf("said %d queued with %d uploads and %d calls in the queue", queued, uploads, calls)
