@@ -18,6 +18,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"carrier/internal/app"
 	"carrier/internal/app/photos"
@@ -289,6 +290,16 @@ func TestMediaDailyQuotaWaitsForTheReset(t *testing.T) {
 	if !slices.Contains(rowTexts(tl), "b.jpg · Waiting for the daily quota") && !slices.Contains(rowTexts(tl), "a.jpg · Waiting for the daily quota") {
 		t.Fatalf("no row waits for the quota: %q", rowTexts(tl))
 	}
+	// Transfers says the same of the batch: it waits, it has not failed
+	// (no Retry, not in red), though no reset was kept before its first
+	// byte (the quota ran out as it went).
+	h.until("Transfers' row waiting", func() bool {
+		r := h.onlyRow()
+		return r != nil && strings.HasPrefix(r.state.Text, "Waiting: Google Photos' quota for today is used up. It resets at ")
+	})
+	if r := h.onlyRow(); r.state.Importance == widget.DangerImportance || r.retry.Visible() {
+		t.Fatalf("Transfers' row of a batch waiting for the quota: %q, importance %v, Retry shown %v", r.state.Text, r.state.Importance, r.retry.Visible())
+	}
 	h.until("the wait for the reset", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
@@ -341,6 +352,62 @@ func TestMediaDailyQuotaWaitsForTheReset(t *testing.T) {
 			t.Fatalf("%s still failed for the quota", id)
 		}
 	}
+}
+
+// A batch the daily quota stops after Media let it go (Clear took it off
+// the screen) still goes on by itself at the reset: Transfers, whose row
+// says so, arms the window's wait.
+func TestTransfersArmsTheQuotaWaitOfABatchMediaLetGo(t *testing.T) {
+	var gate atomic.Bool
+	gate.Store(true)
+	release := make(chan struct{})
+	h := newHarness(t, func(o *harnessOpts) {
+		o.wrap = func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if gate.Load() && r.URL.Path == "/v1/uploads" {
+					select {
+					case <-release:
+					case <-r.Context().Done():
+						return
+					}
+				}
+				next.ServeHTTP(w, r)
+			})
+		}
+	})
+	h.u.Select("Media")
+	tl := h.u.timeline
+	now := photos.PhotosDailyReset(time.Now()).Add(-23 * time.Hour)
+	var mu sync.Mutex
+	var waits []time.Duration
+	tl.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	tl.after = func(d time.Duration) <-chan time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		waits = append(waits, d)
+		return make(chan time.Time)
+	}
+	dir := t.TempDir()
+	writeJPEG(t, filepath.Join(dir, "a.jpg"), 3000)
+	writeJPEG(t, filepath.Join(dir, "b.jpg"), 3000)
+	h.sb.SetPhotosQuota(sandbox.PhotosQuota{RequestsPerDay: 1})
+	dropMedia(h, dir)
+	test.Tap(tl.post)
+	h.until("the batch on Media", func() bool { return tl.batch != nil })
+	test.Tap(tl.clearFiles)
+	if tl.batch != nil {
+		t.Fatal("Clear left the batch on Media")
+	}
+	close(release) // the uploads go now, and the quota stops the second
+	h.until("Transfers' row waiting", func() bool {
+		r := h.onlyRow()
+		return r != nil && strings.HasPrefix(r.state.Text, "Waiting: Google Photos' quota for today is used up. It resets at ")
+	})
+	h.until("the wait for the reset armed", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(waits) == 1
+	})
 }
 
 // The storage words name what the files are and what they need, in the

@@ -240,7 +240,7 @@ func TestStoreReconcilesADeliveryGraceOld(t *testing.T) {
 func TestStatusCancelledMemberWithNothingGoing(t *testing.T) {
 	st := Status(photos(true), snapsOf(
 		snap("p1", photoURL, C, 50, 0), snap("p2", photoURL, D, 50, 50),
-		snap("c1", itemsURL, F, 0, 0, failure(transfer.FailQuota, 429))))
+		snap("c1", itemsURL, F, 0, 0, failure(transfer.FailDailyQuota, 429))))
 	if st.Phase != PhaseCancelled || st.Member != nil {
 		t.Errorf("phase %s, member %+v; want cancelled", st.Phase, st.Member)
 	}

@@ -161,10 +161,11 @@ func StatusOf(d Delivery, snap func(job string) *transfer.Snapshot) Standing {
 	in := func(states ...transfer.State) func(member) bool {
 		return func(m member) bool { return slices.Contains(states, m.snap.State) }
 	}
-	// A member Photos' daily quota failed waits for the reset, when the
-	// delivery knows it; any other failure is the delivery's.
+	// A member of a Photos batch that Photos' daily quota failed waits
+	// for the reset: the one the delivery keeps, else the one after its
+	// failure (midnight Pacific); any other failure is the delivery's.
 	quota := func(m member) bool {
-		return m.snap.State == transfer.StateFailed && !d.QuotaReset.IsZero() && failureOf(m.snap).Code == transfer.FailQuota
+		return m.snap.State == transfer.StateFailed && d.Kind == KindPhotos && failureOf(m.snap).Code == transfer.FailDailyQuota
 	}
 	failed := findIn(ms, func(m member) bool { return m.snap.State == transfer.StateFailed && !quota(m) })
 	cancelled := findIn(ms, in(transfer.StateCancelled))
@@ -182,6 +183,9 @@ func StatusOf(d Delivery, snap func(job string) *transfer.Snapshot) Standing {
 		st.Phase, st.Member = PhaseBlocked, &cancelled.Member
 	case anyOf(ms, quota):
 		st.Phase, st.Reset = PhaseQuotaWait, d.QuotaReset
+		if st.Reset.IsZero() {
+			st.Reset = PhotosReset(findIn(ms, quota).snap.Updated).UTC()
+		}
 	default:
 		st.progress(d, ms, heads, active, started)
 	}
@@ -403,7 +407,7 @@ func failureOf(s *transfer.Snapshot) *transfer.Failure {
 	for err, c := range map[error]transfer.FailureCode{
 		transfer.ErrSourceChanged: transfer.FailSourceChanged, transfer.ErrMaybeSent: transfer.FailMaybeSent,
 		transfer.ErrGaveUp: transfer.FailGaveUp, transfer.ErrSignIn: transfer.FailSignIn,
-		transfer.ErrNotVerified: transfer.FailNotVerified, transfer.ErrDailyQuota: transfer.FailQuota,
+		transfer.ErrNotVerified: transfer.FailNotVerified, transfer.ErrDailyQuota: transfer.FailDailyQuota,
 	} {
 		if s.Cause != nil && errors.Is(s.Cause, err) {
 			code = c
@@ -442,4 +446,15 @@ func ByJob(snaps []transfer.Snapshot) map[string]transfer.Snapshot {
 		}
 	}
 	return out
+}
+
+// PhotosReset is when Google Photos' daily quota turns over after t:
+// midnight Pacific time.
+func PhotosReset(t time.Time) time.Time {
+	loc, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		loc = time.FixedZone("PST", -8*3600)
+	}
+	p := t.In(loc)
+	return time.Date(p.Year(), p.Month(), p.Day()+1, 0, 0, 0, 0, loc)
 }

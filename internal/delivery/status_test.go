@@ -213,8 +213,13 @@ func statusCases() []statusCase {
 			want{phase: PhaseDone, confirmed: 100, size: 100, verbs: []Verb{rm}}},
 		{"photos wait for the quota, held before a byte", photos(true), []transfer.Snapshot{snap("p1", photoURL, D, 50, 50), snap("p2", photoURL, P, 50, 0), snap("c1", itemsURL, W, 0, 0)},
 			want{phase: PhaseQuotaWait, reset: reset, confirmed: 50, size: 100, verbs: []Verb{pause, resume, cancel}}},
-		{"photos wait for the quota, failed for it", photos(true), []transfer.Snapshot{snap("p1", photoURL, D, 50, 50), snap("p2", photoURL, F, 50, 0, failure(transfer.FailQuota, 429)), snap("c1", itemsURL, W, 0, 0)},
+		{"photos wait for the quota, failed for it", photos(true), []transfer.Snapshot{snap("p1", photoURL, D, 50, 50), snap("p2", photoURL, F, 50, 0, failure(transfer.FailDailyQuota, 429)), snap("c1", itemsURL, W, 0, 0)},
 			want{phase: PhaseQuotaWait, reset: reset, confirmed: 50, size: 100, verbs: []Verb{pause, cancel}}},
+		// One the daily quota stopped while it went (no reset kept: it was
+		// not held before its first byte) waits for the reset after its
+		// failure, midnight Pacific: not failed, no Retry.
+		{"photos wait for the quota, failed for it as they went", photos(false), []transfer.Snapshot{snap("p1", photoURL, D, 50, 50), snap("p2", photoURL, F, 50, 0, failure(transfer.FailDailyQuota, 429), func(s *transfer.Snapshot) { s.Updated = t0 }), snap("c1", itemsURL, W, 0, 0)},
+			want{phase: PhaseQuotaWait, reset: time.Date(2026, 11, 28, 8, 0, 0, 0, time.UTC), confirmed: 50, size: 100, verbs: []Verb{pause, cancel}}},
 		{"photos failed for a quota not waited for", photos(false), []transfer.Snapshot{snap("p1", photoURL, D, 50, 50), snap("p2", photoURL, F, 50, 0, failure(transfer.FailQuota, 403)), snap("c1", itemsURL, W, 0, 0)},
 			want{phase: PhaseFailed, member: "p2", code: transfer.FailQuota, confirmed: 50, size: 100, verbs: []Verb{retry, cancel}}},
 		{"photos paused", photos(false), []transfer.Snapshot{snap("p1", photoURL, P, 50, 0), snap("p2", photoURL, P, 50, 0), snap("c1", itemsURL, W, 0, 0)},
@@ -325,5 +330,19 @@ func TestByJobKeepsTheNewestSnapshot(t *testing.T) {
 	m := ByJob([]transfer.Snapshot{{ID: "a", Seq: 5, State: R}, {ID: "b", Seq: 1, State: Q}, {ID: "a", Seq: 7, State: D}, {ID: "a", Seq: 3, State: Q}})
 	if len(m) != 2 || m["a"].State != D || m["b"].State != Q {
 		t.Fatalf("ByJob = %v", m)
+	}
+}
+
+// Photos' daily quota is a wait for a Photos batch alone: a message a
+// daily limit refused has failed (Gmail's limits are not Photos' reset).
+func TestStatusDailyQuotaWaitIsPhotos(t *testing.T) {
+	st := Status(message(KindMessage, false), snapsOf(msgSnaps(sendURL, D, D, F, failure(transfer.FailDailyQuota, 429))...))
+	if st.Phase != PhaseFailed || st.Failure == nil || st.Failure.Code != transfer.FailDailyQuota {
+		t.Fatalf("a message refused for a daily limit: %s (%+v)", st.Phase, st.Failure)
+	}
+	// A record from before structured failures says so by its cause.
+	old := snap("p2", photoURL, F, 50, 0, func(s *transfer.Snapshot) { s.Cause = transfer.ErrDailyQuota; s.Updated = t0 })
+	if st := Status(photos(false), snapsOf(snap("p1", photoURL, D, 50, 50), old, snap("c1", itemsURL, W, 0, 0))); st.Phase != PhaseQuotaWait {
+		t.Fatalf("a batch whose old record failed for the daily quota: %s", st.Phase)
 	}
 }

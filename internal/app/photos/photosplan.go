@@ -108,14 +108,7 @@ func (q *Queue) PhotosLeftToday(root string, quota int, now time.Time) int {
 
 // PhotosDailyReset is when Google's daily quotas turn over after t:
 // midnight, Pacific time.
-func PhotosDailyReset(t time.Time) time.Time {
-	loc, err := time.LoadLocation("America/Los_Angeles")
-	if err != nil {
-		loc = time.FixedZone("PST", -8*3600)
-	}
-	p := t.In(loc)
-	return time.Date(p.Year(), p.Month(), p.Day()+1, 0, 0, 0, 0, loc)
-}
+func PhotosDailyReset(t time.Time) time.Time { return delivery.PhotosReset(t) }
 
 // PhotosQuotaWords says a daily quota is used up and when it resets, in
 // the person's local time.
