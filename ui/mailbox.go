@@ -315,7 +315,7 @@ func countText(n int) string {
 	if n == 0 {
 		return ""
 	}
-	return lang.XN("mailbox.count", "{{.Count}} items", n, w{"Count": n})
+	return lang.XN("mailbox.count", "{{.Count}} items", n, w{"Count": groupCount(n)})
 }
 
 // emptyText is what an empty list says: what will show up in it, and

@@ -407,7 +407,26 @@ func (t *timelineScreen) startQuota() {
 			t.u.do(t.quotaReset)
 		}
 		close(ready)
+		t.quotaClock = true
+		for _, at := range t.quotaAsked {
+			t.quota.Expect(at)
+		}
+		t.quotaAsked = nil
 	})
+}
+
+// expectQuota has the window's wait send on at the reset at what the
+// quota stopped (UI thread): at once, or once the wait has the screen's
+// clock (startQuota), for a row drawn before.
+func (t *timelineScreen) expectQuota(at time.Time) {
+	if t.quota == nil {
+		return
+	}
+	if !t.quotaClock {
+		t.quotaAsked = append(t.quotaAsked, at)
+		return
+	}
+	t.quota.Expect(at)
 }
 
 // quotaReset shows that the quota reset sent the waiting jobs on (UI

@@ -512,11 +512,11 @@ func (s *transfersScreen) draw(id string) {
 			}
 		}
 	}
-	if st.Phase == delivery.PhaseQuotaWait && s.u.timeline != nil && s.u.timeline.quota != nil {
+	if st.Phase == delivery.PhaseQuotaWait && s.u.timeline != nil {
 		// The row says the batch goes on by itself at the reset: the
 		// window's wait sends it on then (one waiter per reset), whether
 		// or not Media shows the batch.
-		s.u.timeline.quota.Expect(st.Reset)
+		s.u.timeline.expectQuota(st.Reset)
 	}
 	show(r.pause, st.Can(delivery.VerbPause))
 	show(r.resume, st.Can(delivery.VerbResume))

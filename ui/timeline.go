@@ -79,6 +79,11 @@ type timelineScreen struct {
 	description *namedEntry
 	post        *focusButton
 	clearFiles  *focusButton
+	// quotaClock is set once the quota's wait has the screen's clock
+	// (startQuota); quotaAsked are the resets asked for before (UI
+	// thread).
+	quotaClock  bool
+	quotaAsked  []time.Time
 	pickBtn     *focusButton // Add pictures or videos…
 	addFolder   *focusButton
 	status      *wrapLabel
@@ -387,7 +392,7 @@ func (t *timelineScreen) sayRefused(refused []string) {
 	}
 	list := strings.Join(refused[:min(len(refused), 5)], "; ")
 	if len(refused) > 5 {
-		list += "; " + lang.X("photos.more", "and {{.Count}} more", w{"Count": len(refused) - 5})
+		list += "; " + lang.X("photos.more", "and {{.Count}} more", w{"Count": groupCount(len(refused) - 5)})
 	}
 	words := lang.X("photos.refused", "Not for Google Photos: {{.Files}}", w{"Files": list})
 	if t.toMirror() {
@@ -444,7 +449,7 @@ func (t *timelineScreen) show() {
 	}, "")
 	info := mediaSummary(len(t.files), videos, total)
 	if len(toDrive) > 0 {
-		info += " · " + lang.XN("photos.summary.drive", "{{.Count}} more to Google Drive", len(toDrive), w{"Count": len(toDrive)})
+		info += " · " + lang.XN("photos.summary.drive", "{{.Count}} more to Google Drive", len(toDrive), w{"Count": groupCount(len(toDrive))})
 	}
 	setLabel(t.info, info)
 	setEnabled(t.post, t.reading == 0)
@@ -480,7 +485,7 @@ func (t *timelineScreen) showMirror() {
 		return r
 	}, "")
 	n := len(t.mirror)
-	setLabel(t.info, lang.XN("media.mirror.summary", "{{.Count}} files · {{.Total}} in all · each its own item on the Mirror timeline, up to {{.Limit}} a file", n, w{"Count": n, "Total": humanSize(total), "Limit": humanSize(compose.LimitTimeline)}))
+	setLabel(t.info, lang.XN("media.mirror.summary", "{{.Count}} files · {{.Total}} in all · each its own item on the Mirror timeline, up to {{.Limit}} a file", n, w{"Count": groupCount(n), "Total": humanSize(total), "Limit": humanSize(compose.LimitTimeline)}))
 	setEnabled(t.post, t.reading == 0)
 	t.clearFiles.Enable()
 }
@@ -528,7 +533,7 @@ func (t *timelineScreen) postMirror() {
 			for _, id := range ids {
 				t.u.transfers.ensureRow(id)
 			}
-			t.say(lang.XN("media.mirror.queued", "Posting {{.Count}} files to the Mirror timeline; Transfers shows each one.", len(ids), w{"Count": len(ids)}), widget.SuccessImportance)
+			t.say(lang.XN("media.mirror.queued", "Posting {{.Count}} files to the Mirror timeline; Transfers shows each one.", len(ids), w{"Count": groupCount(len(ids))}), widget.SuccessImportance)
 		})
 	})
 }
@@ -618,7 +623,7 @@ func (t *timelineScreen) submit() {
 		if len(paths) == 0 {
 			t.u.do(func() {
 				t.clear()
-				t.say(lang.XN("media.drive.queued", "Queued {{.Count}} files for Google Drive; Transfers shows each one.", len(toDrive), w{"Count": len(toDrive)}), widget.SuccessImportance)
+				t.say(lang.XN("media.drive.queued", "Queued {{.Count}} files for Google Drive; Transfers shows each one.", len(toDrive), w{"Count": groupCount(len(toDrive))}), widget.SuccessImportance)
 				for _, id := range driveJobs {
 					t.u.queued(id)
 				}
@@ -806,7 +811,7 @@ func (t *timelineScreen) queue(ctx context.Context, out photosOutbox, p photos.P
 		t.clear()
 		t.album.SetText("")
 		t.description.SetText("")
-		msg := lang.XN("media.queued", "Queued {{.Count}} files for Google Photos.", len(b.Uploads), w{"Count": len(b.Uploads)})
+		msg := lang.XN("media.queued", "Queued {{.Count}} files for Google Photos.", len(b.Uploads), w{"Count": groupCount(len(b.Uploads))})
 		switch {
 		case b.AlbumID != "" && b.AlbumMade:
 			msg += " " + lang.X("photos.queued.newalbum", "They go into the new album {{.Album}}.", w{"Album": app.Printable(b.AlbumTitle)})
