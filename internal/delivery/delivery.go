@@ -130,6 +130,9 @@ type Delivery struct {
 	// job written to the disk first), and while they are its members
 	// count fewer. 0: its members say.
 	Files int `json:"files,omitempty"`
+	// Bytes is what those files hold, said with Files: the batch's bar
+	// counts it all, not what is queued so far.
+	Bytes int64 `json:"bytes,omitempty"`
 	// Composed is what the person wrote, for a message or draft written
 	// in Carrier; nil otherwise.
 	Composed *Composed `json:"composed,omitempty"`

@@ -157,6 +157,9 @@ func StatusOf(d Delivery, snap func(job string) *transfer.Snapshot) Standing {
 			}
 		}
 	}
+	if d.Kind == KindPhotos && d.Bytes > st.Size {
+		st.Size = d.Bytes // still being queued: its bar counts every file it said
+	}
 	heads := headsOf(d.Kind, ms)
 	in := func(states ...transfer.State) func(member) bool {
 		return func(m member) bool { return slices.Contains(states, m.snap.State) }

@@ -205,8 +205,8 @@ func statusCases() []statusCase {
 			want{phase: PhaseUploading, done: 1, total: 2, dest: KindPhotosUpload, confirmed: 60, size: 100, verbs: []Verb{pause, cancel}}},
 		// Still being queued: it counts the files it said it sends, and
 		// its first call made is not its end.
-		{"photos queuing, its first call being made", func() Delivery { d := photos(false); d.Files = 120; return d }(), []transfer.Snapshot{snap("p1", photoURL, D, 50, 50), snap("p2", photoURL, D, 50, 50), snap("c1", itemsURL, R, 0, 0)},
-			want{phase: PhaseUploading, done: 2, total: 120, dest: KindPhotosUpload, confirmed: 100, size: 100, verbs: []Verb{pause, cancel}}},
+		{"photos queuing, its first call being made", func() Delivery { d := photos(false); d.Files, d.Bytes = 120, 6000; return d }(), []transfer.Snapshot{snap("p1", photoURL, D, 50, 50), snap("p2", photoURL, D, 50, 50), snap("c1", itemsURL, R, 0, 0)},
+			want{phase: PhaseUploading, done: 2, total: 120, dest: KindPhotosUpload, confirmed: 100, size: 6000, verbs: []Verb{pause, cancel}}},
 		{"photos posting", photos(false), []transfer.Snapshot{snap("p1", photoURL, D, 50, 50), snap("p2", photoURL, D, 50, 50), snap("c1", itemsURL, R, 0, 0)},
 			want{phase: PhasePosting, total: 1, dest: KindPhotosItems, confirmed: 100, size: 100, verbs: []Verb{pause, cancel}}},
 		{"photos done", photos(false), []transfer.Snapshot{snap("p1", photoURL, D, 50, 50), snap("p2", photoURL, D, 50, 50), snap("c1", itemsURL, D, 0, 0)},

@@ -279,7 +279,7 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 	// the album and the descriptions before any job is queued: a call
 	// that makes expired items again is made from them (photosAgain).
 	dl, err := q.BeginDelivery(delivery.KindPhotos, photosLabel(len(media), opts.Album), as.Account, func(d *delivery.Delivery) {
-		d.Album, d.AlbumID, d.Description, d.Files = b.AlbumTitle, b.AlbumID, opts.Description, len(media)
+		d.Album, d.AlbumID, d.Description, d.Files, d.Bytes = b.AlbumTitle, b.AlbumID, opts.Description, len(media), need
 		for _, m := range media {
 			if own := describe(m); own != opts.Description {
 				if d.Describe == nil {

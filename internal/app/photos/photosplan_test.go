@@ -3,6 +3,7 @@ package photos
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"testing"
 	"time"
@@ -174,6 +175,14 @@ func TestPhotosPlanCountsTodaysRequests(t *testing.T) {
 func TestPhotosUploadSaysHowManyAreQueued(t *testing.T) {
 	env := newPhotosEnv(t)
 	files := pictures(t, 120)
+	var bytes int64
+	for _, f := range files {
+		fi, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bytes += fi.Size()
+	}
 	q := env.open(t.TempDir(), nil)
 	var said []int
 	_, err := q.PhotosUpload(context.Background(), env.photos(), files, PhotosOptions{Queuing: func(queued, total int) {
@@ -193,8 +202,8 @@ func TestPhotosUploadSaysHowManyAreQueued(t *testing.T) {
 		}
 		// The stored delivery says how many files it sends, before they
 		// are all its members (the window names the batch by them).
-		if d, err := q.DeliveryStore().Get(owner); err != nil || d.Files != 120 {
-			t.Errorf("the batch's delivery says it sends %d files (%v); want 120", d.Files, err)
+		if d, err := q.DeliveryStore().Get(owner); err != nil || d.Files != 120 || d.Bytes != bytes {
+			t.Errorf("the batch's delivery says it sends %d files, %d bytes (%v); want 120, %d", d.Files, d.Bytes, err, bytes)
 		}
 		if uploads != queued || calls != (queued+MaxPhotosBatch-1)/MaxPhotosBatch {
 			t.Errorf("said %d queued with %d uploads and %d calls in the queue", queued, uploads, calls)
