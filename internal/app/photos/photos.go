@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"unicode/utf8"
 
 	"carrier/compose"
@@ -305,6 +306,9 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 		for i := len(jobs) - 1; i >= 0; i-- {
 			q.Cancel(context.WithoutCancel(ctx), jobs[i])
 		}
+		if errors.Is(err, syscall.EMFILE) {
+			err = &TooManyOpenError{Files: len(media), Queued: len(b.Uploads), Err: err}
+		}
 		return nil, err
 	}
 	root := strings.TrimRight(p.Root, "/")
@@ -350,6 +354,24 @@ func (q *Queue) PhotosUpload(ctx context.Context, p Photos, paths []string, opts
 	queued = true
 	return b, nil
 }
+
+// TooManyOpenError is a batch refused by the open-file limit of the
+// computer: each of its jobs keeps its journal lock (an open file) from
+// its queuing until it ends, so a batch larger than the limit cannot be
+// queued whole (docs/PERFORMANCE.md, the batch queued in parts). The
+// jobs queued were cancelled.
+type TooManyOpenError struct {
+	Files  int // the batch's new files
+	Queued int // the uploads queued when the limit was met
+	Err    error
+}
+
+func (e *TooManyOpenError) Error() string {
+	part := max(e.Queued/2/MaxPhotosBatch*MaxPhotosBatch, MaxPhotosBatch)
+	return fmt.Sprintf("%d files are too many to queue at once on this computer: each keeps a file of Carrier's open until it is sent, and the limit on open files was met after %d. The batch was cancelled. Post them in parts of at most %d (a folder posted again sends only what is not in the album yet), or raise the limit (ulimit -n)", e.Files, e.Queued, part)
+}
+
+func (e *TooManyOpenError) Unwrap() error { return e.Err }
 
 // photosLabel names a batch for people: "12 files to Google Photos",
 // "… into Trip".
