@@ -91,6 +91,7 @@ type pagedList struct {
 	earlier *focusButton
 	later   *focusButton
 	where   *widget.Label
+	place   string // where's words, in reading order
 	wheel   *pageWheel
 	pager   *fyne.Container
 	Object  fyne.CanvasObject
@@ -156,7 +157,7 @@ func newPagedList(noun string) *pagedList {
 	p.where = widget.NewLabel("")
 	p.layout.onPage = p.showPlace
 	p.wheel = newPageWheel(p)
-	p.pager = container.NewHBox(p.earlier, p.later, p.where)
+	p.pager = mirrorRTL(container.NewHBox(p.earlier, p.later, p.where))
 	p.Object = container.NewBorder(nil, p.pager, nil, nil, container.NewStack(container.NewPadded(p.Box), p.wheel))
 	p.showPlace()
 	return p
@@ -205,8 +206,9 @@ func (p *pagedList) showPlace() {
 	if total > shown && shown > 0 {
 		text = placeWords(p.noun, first+1, first+shown, total)
 	}
-	if p.where.Text != text {
-		p.where.SetText(text)
+	if p.place != text {
+		p.place = text
+		setLabel(p.where, text) // in display order: "1–5 از 20٬000 مورد" read from the right
 	}
 	setEnabled(p.earlier, first > 0)
 	setEnabled(p.later, first+shown < total)

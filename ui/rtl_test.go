@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -372,5 +374,35 @@ func TestGroupedNumberWholeInPersian(t *testing.T) {
 		if got := fyneShows(t, v); !strings.Contains(got, n) {
 			t.Errorf("%q is drawn %q: the number is not whole", line, got)
 		}
+	}
+}
+
+// In Persian a list's pager reads from the right: Earlier at the right,
+// then Later, then where the list stands, whose words are drawn in
+// display order ("1–5 از 30 مورد": they were drawn as stored, the range's
+// numbers and the count out of their places).
+func TestPagerMirroredInPersian(t *testing.T) {
+	inLanguage(t, "fa")
+	h := newHarness(t)
+	h.w.Resize(fyne.NewSize(1024, 700))
+	h.u.tabs.Select(h.u.timelineTab)
+	tl := h.u.timeline
+	dir := t.TempDir()
+	for i := range 30 {
+		writeJPEG(t, filepath.Join(dir, fmt.Sprintf("IMG_%04d.jpg", i+1)), 600)
+	}
+	dropMedia(h, dir)
+	h.w.Resize(fyne.NewSize(1024, 700))
+	h.until("a page of rows", func() bool { return len(tl.files) == 30 && tl.list.layout.shown >= 3 && tl.list.place != "" })
+	h.w.Resize(fyne.NewSize(1000, 700)) // laid out again, with the pager shown
+	h.w.Resize(fyne.NewSize(1024, 700))
+	shown := tl.list.layout.shown
+	want := fmt.Sprintf("1–%d از 30 مورد", shown)
+	if tl.list.place != want || tl.list.where.Text != display(want) || tl.list.where.Text == want {
+		t.Fatalf("the pager says %q (drawn %q), want %q drawn %q", tl.list.place, tl.list.where.Text, want, display(want))
+	}
+	x := func(o fyne.CanvasObject) float32 { return fyne.CurrentApp().Driver().AbsolutePositionForObject(o).X }
+	if !(x(tl.list.earlier) > x(tl.list.later) && x(tl.list.later) > x(tl.list.where)) {
+		t.Fatalf("the pager from the left: where at %v, Later at %v, Earlier at %v", x(tl.list.where), x(tl.list.later), x(tl.list.earlier))
 	}
 }
