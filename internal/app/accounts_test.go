@@ -14,6 +14,7 @@ import (
 	"github.com/zalando/go-keyring"
 
 	"carrier/auth"
+	"carrier/internal/apptest"
 	"carrier/sandbox"
 	"carrier/transfer"
 )
@@ -179,23 +180,14 @@ func TestAJobThatFollowsGoesAsItsAccount(t *testing.T) {
 	ta := openTwoAccounts(t)
 	ta.q.Hold("test")
 	first := ta.send(work, "first")
-	next, err := ta.q.Add(transfer.Spec{URL: ta.base + "/upload/gmail/v1/users/me/messages/send", ContentType: "message/rfc822", Path: mustSnap(t, ta.q, first).Path, Needs: []string{first}})
+	next, err := ta.q.Add(transfer.Spec{URL: ta.base + "/upload/gmail/v1/users/me/messages/send", ContentType: "message/rfc822", Path: apptest.Snap(t, ta.q, first).Path, Needs: []string{first}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := mustSnap(t, ta.q, next); s.Account != work {
+	if s := apptest.Snap(t, ta.q, next); s.Account != work {
 		t.Fatalf("the following job is bound to %q, want %s", s.Account, work)
 	}
 	ta.q.Release("test")
-}
-
-func mustSnap(t *testing.T, q *Queue, id string) transfer.Snapshot {
-	t.Helper()
-	s, ok := q.Job(id)
-	if !ok {
-		t.Fatalf("no job %s", id)
-	}
-	return s
 }
 
 // Signing one account out and keeping its jobs parks them; the other's
@@ -241,7 +233,7 @@ func TestSignOutCancellingJobsCancelsOnlyThatAccounts(t *testing.T) {
 	}
 	ta.q.Release("test")
 	ta.await(map[string]transfer.EventKind{b: transfer.EventDone})
-	if s := mustSnap(t, ta.q, a); s.State != transfer.StateCancelled {
+	if s := apptest.Snap(t, ta.q, a); s.State != transfer.StateCancelled {
 		t.Errorf("%s's job is %s", ta.home, s.State)
 	}
 }

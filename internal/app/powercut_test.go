@@ -25,6 +25,7 @@ import (
 	"carrier/internal/app"
 	"carrier/internal/app/message"
 	"carrier/internal/app/photos"
+	"carrier/internal/apptest"
 	"carrier/internal/crashdisk"
 	"carrier/sandbox"
 	"carrier/transfer"
@@ -420,7 +421,7 @@ func TestPowerCutDuringASendWithALink(t *testing.T) {
 		t.Fatal(err)
 	}
 	accepted := rec.Mark("accepted")
-	app.WaitDone(t, q, ids)
+	apptest.WaitDone(t, q, ids)
 	q.Close()
 	c.stop()
 	ops := rec.Ops()
@@ -579,7 +580,7 @@ func TestPowerCutDuringAPhotosBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	accepted := rec.Mark("accepted")
-	app.WaitDone(t, q, b.Jobs())
+	apptest.WaitDone(t, q, b.Jobs())
 	q.Close()
 	c.stop()
 	ops := rec.Ops()

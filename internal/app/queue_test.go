@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"encoding/base64"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -200,40 +199,4 @@ func TestBandwidthSpec(t *testing.T) {
 	if err := q.SetBandwidthSpec("off"); err != nil || q.Bandwidth() != 0 {
 		t.Fatalf("off: %d %v", q.Bandwidth(), err)
 	}
-}
-
-// waitCreates waits until the batch's calls are done, and the calls
-// queued to make expired items again.
-func waitDone(t *testing.T, q *Queue, ids []string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	for _, id := range ids {
-		s, err := q.Wait(ctx, id)
-		if errors.Is(err, transfer.ErrUnknownJob) {
-			s, err = jobOf(t, q, id), nil // done before this queue opened
-		}
-		if err != nil {
-			t.Fatalf("job %s: %v", id, err)
-		}
-		if s.State != transfer.StateDone {
-			t.Fatalf("job %s (%s) ended %s: %s", id, s.Label, s.State, s.Error)
-		}
-	}
-}
-
-// jobOf reads a job from the journal.
-func jobOf(t *testing.T, q *Queue, id string) transfer.Snapshot {
-	t.Helper()
-	h, err := q.History()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range h {
-		if s.ID == id {
-			return s
-		}
-	}
-	t.Fatalf("no job %s", id)
-	return transfer.Snapshot{}
 }

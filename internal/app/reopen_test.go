@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"carrier/compose"
+	"carrier/internal/apptest"
 	"carrier/internal/delivery"
 	"carrier/transfer"
 )
@@ -63,7 +64,7 @@ func TestKeptFieldsFollowTheJob(t *testing.T) {
 	if files := keptFiles(state); len(files) != 0 {
 		t.Fatalf("kept beside the journal: %v", files)
 	}
-	d, err := q.dl.store.Get(jobOf(t, q, failed).Owner)
+	d, err := q.dl.store.Get(apptest.JobOf(t, q, failed).Owner)
 	if err != nil || d.Composed == nil || d.Composed.Subject != "Hello" || !slices.Equal(d.Composed.Bcc, msg.Bcc) {
 		t.Fatalf("the message's delivery keeps %+v (%v)", d.Composed, err)
 	}
@@ -263,7 +264,7 @@ func TestKeptFieldsOfBeforeAreRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	q.Pause(id)
-	s := jobOf(t, q, id)
+	s := apptest.JobOf(t, q, id)
 	d, err := q.dl.store.Get(s.Owner)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"carrier/auth"
 	"carrier/compose"
+	"carrier/internal/apptest"
 	"carrier/transfer"
 )
 
@@ -34,7 +35,7 @@ func (ta *twoAccounts) linkedMessage(account string) (upload, share, message str
 		ta.t.Fatal(err)
 	}
 	for _, id := range ids {
-		switch u := mustSnap(ta.t, ta.q, id).URL; {
+		switch u := apptest.Snap(ta.t, ta.q, id).URL; {
 		case strings.Contains(u, "/upload/drive/"):
 			upload = id
 		case strings.Contains(u, "/permissions"):

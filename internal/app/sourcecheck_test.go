@@ -10,23 +10,9 @@ import (
 	"time"
 
 	"carrier/internal/app/message"
+	"carrier/internal/apptest"
 	"carrier/transfer"
 )
-
-// storedRecord reads a job's record as the journal keeps it: the sums it
-// names and the one standing for the source check are not in a Snapshot.
-func storedRecord(t *testing.T, state, id string) *transfer.Record {
-	t.Helper()
-	j, err := transfer.OpenJournal(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := j.Load(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
 
 func finished(t *testing.T, q *Queue, id string) transfer.Snapshot {
 	t.Helper()
@@ -64,7 +50,7 @@ func TestDriveUploadNamesSHA256(t *testing.T) {
 	for _, id := range jobs {
 		finished(t, q, id)
 	}
-	r := storedRecord(t, state, jobs[0])
+	r := apptest.StoredRecord(t, state, jobs[0])
 	if !slices.Equal(r.Checksums, []string{transfer.SumSHA256}) || r.SourceSum != "" {
 		t.Fatalf("the Drive job names sums %q and keeps source sum %q; want the SHA-256 named and kept as the source check", r.Checksums, r.SourceSum)
 	}
@@ -90,7 +76,7 @@ func TestRawGmailKeepsCRC32C(t *testing.T) {
 		t.Fatal(err)
 	}
 	finished(t, q, id)
-	if r := storedRecord(t, state, id); r.SourceSum != transfer.SumCRC32C || len(r.Checksums) != 0 {
+	if r := apptest.StoredRecord(t, state, id); r.SourceSum != transfer.SumCRC32C || len(r.Checksums) != 0 {
 		t.Fatalf("the raw Gmail job keeps source sum %q and names %q; want a CRC32C and nothing named", r.SourceSum, r.Checksums)
 	}
 }

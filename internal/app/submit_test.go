@@ -10,6 +10,7 @@ import (
 
 	"carrier/auth"
 	"carrier/compose"
+	"carrier/internal/apptest"
 	"carrier/transfer"
 )
 
@@ -155,5 +156,5 @@ func TestSubmitAsksDriveBeforeQueuingLinks(t *testing.T) {
 	if err != nil || len(linked) != 3 {
 		t.Fatalf("allowed: %v, jobs %v; want the file's upload, its share and the message", err, linked)
 	}
-	waitDone(t, q, append(ids, linked...))
+	apptest.WaitDone(t, q, append(ids, linked...))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"carrier/internal/apptest"
 	"carrier/transfer"
 )
 
@@ -18,7 +19,7 @@ func TestPhotosBatchBoundToItsAccount(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range b.Jobs() {
-		if s := mustSnap(t, q, id); s.Account != work {
+		if s := apptest.Snap(t, q, id); s.Account != work {
 			t.Errorf("job %s (%s) is bound to %q, want %s", id, s.Label, s.Account, work)
 		}
 	}
@@ -26,12 +27,3 @@ func TestPhotosBatchBoundToItsAccount(t *testing.T) {
 
 // work is the second account bound to a batch.
 const work = "work@example.com"
-
-func mustSnap(t *testing.T, q *Queue, id string) transfer.Snapshot {
-	t.Helper()
-	s, ok := q.Job(id)
-	if !ok {
-		t.Fatalf("no job %s", id)
-	}
-	return s
-}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"carrier/internal/app"
+	"carrier/internal/apptest"
 	"carrier/internal/delivery"
 	"carrier/transfer"
 )
@@ -92,6 +93,6 @@ func TestActPausesAndResumesAPhotosBatch(t *testing.T) {
 	if !slices.Equal(resumed.Moved, paused.Moved) {
 		t.Fatalf("resume moved %v, pause %v", resumed.Moved, paused.Moved)
 	}
-	waitDone(t, q, b.Jobs())
+	apptest.WaitDone(t, q, b.Jobs())
 	checkBatch(t, env, q, b, files)
 }

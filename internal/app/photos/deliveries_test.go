@@ -9,6 +9,7 @@ import (
 
 	"carrier/compose"
 	"carrier/internal/app"
+	"carrier/internal/apptest"
 	"carrier/internal/delivery"
 	"carrier/transfer"
 )
@@ -50,7 +51,7 @@ func TestWhatIsSentIsOneStoredDelivery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitDone(t, q, append(append(sent, b.Jobs()...), single))
+	apptest.WaitDone(t, q, append(append(sent, b.Jobs()...), single))
 
 	stored, err := delivery.Open(delivery.Dir(state))
 	if err != nil {
@@ -127,7 +128,7 @@ func TestJobsQueuedBeforeTheDeliveryWasStoredJoinIt(t *testing.T) {
 	if len(ds) != 1 || ds[0].ID != d.ID || roles(ds[0]) != "photo photo" {
 		t.Fatalf("deliveries %+v, want %s with the two pictures", ds, d.ID)
 	}
-	waitDone(t, q, ids)
+	apptest.WaitDone(t, q, ids)
 }
 
 // roles lists a delivery's members' roles in order, for a message.

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"carrier/internal/app"
+	"carrier/internal/apptest"
 	"carrier/sandbox"
 	"carrier/transfer"
 )
@@ -253,55 +254,19 @@ func pictures(t *testing.T, n int) []string {
 	return out
 }
 
-// waitCreates waits until the batch's calls are done, and the calls
-// queued to make expired items again.
-func waitDone(t *testing.T, q *Queue, ids []string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	for _, id := range ids {
-		s, err := q.Wait(ctx, id)
-		if errors.Is(err, transfer.ErrUnknownJob) {
-			s, err = jobOf(t, q, id), nil // done before this queue opened
-		}
-		if err != nil {
-			t.Fatalf("job %s: %v", id, err)
-		}
-		if s.State != transfer.StateDone {
-			t.Fatalf("job %s (%s) ended %s: %s", id, s.Label, s.State, s.Error)
-		}
-	}
-}
-
 // albumID is the album the batch went into.
 func albumID(t *testing.T, q *Queue, b *PhotosBatch) string {
 	t.Helper()
 	if b.AlbumID != "" {
 		return b.AlbumID
 	}
-	s := jobOf(t, q, b.Album)
+	s := apptest.JobOf(t, q, b.Album)
 	if s.Response == nil {
 		t.Fatalf("the album's job has no answer: %s", s.State)
 	}
 	var a struct{ ID string }
 	json.Unmarshal(s.Response.Body, &a)
 	return a.ID
-}
-
-// jobOf reads a job from the journal.
-func jobOf(t *testing.T, q *Queue, id string) transfer.Snapshot {
-	t.Helper()
-	h, err := q.History()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range h {
-		if s.ID == id {
-			return s
-		}
-	}
-	t.Fatalf("no job %s", id)
-	return transfer.Snapshot{}
 }
 
 // checkBatch checks the album holds the files once each, in their order,
@@ -356,7 +321,7 @@ func TestPhotosBatchOfSixty(t *testing.T) {
 	if len(b.Creates) != 2 || len(b.Uploads) != 60 || b.AlbumID == "" || !b.AlbumMade {
 		t.Fatalf("the graph: %d calls, %d uploads, album %q", len(b.Creates), len(b.Uploads), b.AlbumID)
 	}
-	waitDone(t, q, b.Jobs())
+	apptest.WaitDone(t, q, b.Jobs())
 	if n := env.creates.Load(); n != 2 {
 		t.Fatalf("%d batchCreate calls, want 2", n)
 	}
@@ -428,7 +393,7 @@ func TestPhotosBatchResumesBetweenSteps(t *testing.T) {
 	if _, err := q.ResumeJournal(false); err != nil {
 		t.Fatal(err)
 	}
-	waitDone(t, q, []string{b.Creates[0]})
+	apptest.WaitDone(t, q, []string{b.Creates[0]})
 	<-held
 	q.Close()
 	if !lost.Load() {
@@ -440,7 +405,7 @@ func TestPhotosBatchResumesBetweenSteps(t *testing.T) {
 	if _, err := q.ResumeJournal(false); err != nil {
 		t.Fatal(err)
 	}
-	waitDone(t, q, b.Jobs())
+	apptest.WaitDone(t, q, b.Jobs())
 	if n := env.creates.Load(); n != 3 {
 		t.Fatalf("%d calls reached the sandbox, want 3 (the first twice, its answer lost once)", n)
 	}
@@ -474,7 +439,7 @@ func TestPhotosExpiredTokensAreUploadedAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitDone(t, q, b.Jobs())
+	apptest.WaitDone(t, q, b.Jobs())
 	<-first
 	var again string
 	deadline := time.After(30 * time.Second)
@@ -490,8 +455,8 @@ func TestPhotosExpiredTokensAreUploadedAgain(t *testing.T) {
 			t.Fatal("no call was queued for the expired items")
 		}
 	}
-	s := jobOf(t, q, again)
-	waitDone(t, q, append(quotedUploads(s), again))
+	s := apptest.JobOf(t, q, again)
+	apptest.WaitDone(t, q, append(quotedUploads(s), again))
 	checkBatch(t, env, q, b, files)
 	if n := env.creates.Load(); n != 2 {
 		t.Fatalf("%d calls, want 2", n)
@@ -599,7 +564,7 @@ func TestPhotosPerMinuteQuotaIsPaced(t *testing.T) {
 	if paced == 0 {
 		t.Fatal("no upload was refused by the quota: the test did not test it")
 	}
-	waitDone(t, q, b.Jobs())
+	apptest.WaitDone(t, q, b.Jobs())
 	if n := len(env.items("")); n != 3 {
 		t.Fatalf("%d items for 3 files", n)
 	}
@@ -630,7 +595,7 @@ func TestPhotosAlbumLostAnswerMakesOneAlbum(t *testing.T) {
 	if env.albumsMade.Load() != 1 || b.AlbumID == "" {
 		t.Fatalf("%d albums.create calls, album %q", env.albumsMade.Load(), b.AlbumID)
 	}
-	waitDone(t, q, b.Jobs())
+	apptest.WaitDone(t, q, b.Jobs())
 	checkBatch(t, env, q, b, files)
 	all, err := env.photos().Albums(context.Background())
 	if err != nil || len(all) != 1 || all[0].ID != b.AlbumID || all[0].Items != 2 {
@@ -659,12 +624,12 @@ func TestPhotosAlbumOfTheTitleIsReused(t *testing.T) {
 	if b.AlbumID != trip.ID || b.AlbumMade || env.albumsMade.Load() != made {
 		t.Fatalf("album %q (made %v), want %q; %d creates", b.AlbumID, b.AlbumMade, trip.ID, env.albumsMade.Load()-made)
 	}
-	waitDone(t, q, b.Jobs())
+	apptest.WaitDone(t, q, b.Jobs())
 	b2, err := q.PhotosUpload(context.Background(), env.photos(), files[1:], PhotosOptions{Album: "Trip"}, nil)
 	if err != nil || b2.AlbumID != trip.ID {
 		t.Fatalf("the second batch: %+v %v", b2, err)
 	}
-	waitDone(t, q, b2.Jobs())
+	apptest.WaitDone(t, q, b2.Jobs())
 	if items := env.items(trip.ID); len(items) != 2 {
 		t.Fatalf("Trip holds %d items, want 2", len(items))
 	}
@@ -697,12 +662,12 @@ func diedBeforeRemake(t *testing.T, env *photosEnv, state string, files []string
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitDone(t, q, b.Jobs())
+	apptest.WaitDone(t, q, b.Jobs())
 	if meanwhile != nil {
 		meanwhile(q, b)
 	}
 	q.Close()
-	first := jobOf(t, q, b.Creates[0])
+	first := apptest.JobOf(t, q, b.Creates[0])
 	if _, err := os.Stat(first.Path); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the first call's spool file is still there (%v): the restart would not be the one tested", err)
 	}
@@ -726,9 +691,9 @@ func remade(t *testing.T, env *photosEnv, state string, b *PhotosBatch) (*Queue,
 	if err != nil || len(calls) != 2 {
 		t.Fatalf("the batch's calls after the restart: %v %v; want the first and its remake", calls, err)
 	}
-	remake := jobOf(t, q, calls[1])
-	waitDone(t, q, append(quotedUploads(remake), remake.ID))
-	return q, jobOf(t, q, remake.ID)
+	remake := apptest.JobOf(t, q, calls[1])
+	apptest.WaitDone(t, q, append(quotedUploads(remake), remake.ID))
+	return q, apptest.JobOf(t, q, remake.ID)
 }
 
 // A process that dies after a call found expired tokens but before it
@@ -904,7 +869,7 @@ func TestPhotosRemakeAfterAKillBeforeTheDeliveryListedItsJobs(t *testing.T) {
 	state := t.TempDir()
 	describe := map[string]string{files[1]: "the second, its own"}
 	b := diedBeforeRemake(t, env, state, files, PhotosOptions{Album: "Trip", Description: "for all", Describe: describe}, nil, func(q *Queue, b *PhotosBatch) {
-		d, err := q.DeliveryStore().Get(jobOf(t, q, b.Creates[0]).Owner)
+		d, err := q.DeliveryStore().Get(apptest.JobOf(t, q, b.Creates[0]).Owner)
 		if err != nil {
 			t.Fatal(err)
 		}

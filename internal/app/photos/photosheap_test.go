@@ -1,6 +1,7 @@
 package photos
 
 import (
+	"carrier/internal/apptest"
 	"context"
 	"os"
 	"runtime"
@@ -42,7 +43,7 @@ func TestPhotosBatchHeldPerPicture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitDone(t, q, warm.Jobs())
+	apptest.WaitDone(t, q, warm.Jobs())
 	held, release := heldFirstCall(env)
 	defer close(release)
 	var before, after runtime.MemStats

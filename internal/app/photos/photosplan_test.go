@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"carrier/internal/apptest"
 	"carrier/sandbox"
 	"carrier/transfer"
 )
@@ -152,7 +153,7 @@ func TestPhotosPlanCountsTodaysRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitDone(t, q, b.Jobs())
+	apptest.WaitDone(t, q, b.Jobs())
 	q.Close() // as carrier photos ends: what was posted is remembered
 	q = env.open(state, nil)
 	if b.Plan.Left != 100 || b.Plan.Requests != 4 {
@@ -165,7 +166,7 @@ func TestPhotosPlanCountsTodaysRequests(t *testing.T) {
 	if b.Plan.Left != 95 || b.Plan.Requests != 3 {
 		t.Fatalf("the second plan: %+v; want 3 requests of 95 left", b.Plan)
 	}
-	waitDone(t, q, b.Jobs())
+	apptest.WaitDone(t, q, b.Jobs())
 }
 
 // A batch says how far its queuing is, after each call's uploads and the

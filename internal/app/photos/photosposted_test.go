@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"carrier/internal/apptest"
 	"carrier/sandbox"
 	"carrier/transfer"
 )
@@ -24,7 +25,7 @@ func postOnce(t *testing.T, env *photosEnv, state string, files []string, album 
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitDone(t, q, b.Jobs())
+	apptest.WaitDone(t, q, b.Jobs())
 	if err := q.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +210,7 @@ func TestPhotosPostedWhenAnotherProcessFinishes(t *testing.T) {
 	if _, err := q.ResumeJournal(false); err != nil {
 		t.Fatal(err)
 	}
-	waitDone(t, q, b.Jobs())
+	apptest.WaitDone(t, q, b.Jobs())
 	q.Close()
 	starts := env.starts.Load()
 	b = postOnce(t, env, state, files, "Trip")
@@ -265,7 +266,7 @@ func TestPhotosRecordDoesNotReadTheDeliveryPerCall(t *testing.T) {
 	if len(b.Creates) != 3 {
 		t.Fatalf("%d calls; want 3", len(b.Creates))
 	}
-	waitDone(t, q, b.Jobs())
+	apptest.WaitDone(t, q, b.Jobs())
 	if err := q.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +324,7 @@ func TestPhotosCallsAnswersLeaveMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitDone(t, q, b.Jobs())
+	apptest.WaitDone(t, q, b.Jobs())
 	held := func() (n int) {
 		for _, id := range b.Jobs() {
 			if s, ok := q.Job(id); ok && s.Response != nil && s.Response.Body != nil {

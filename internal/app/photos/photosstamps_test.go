@@ -1,6 +1,7 @@
 package photos
 
 import (
+	"carrier/internal/apptest"
 	"context"
 	"net/http"
 	"os"
@@ -78,7 +79,7 @@ func TestPhotosStampsWaitOnDisk(t *testing.T) {
 		t.Fatalf("the batch's stamps file: %v", err)
 	}
 	close(release)
-	waitDone(t, q, b.Jobs())
+	apptest.WaitDone(t, q, b.Jobs())
 	q.Close()
 	checkRemembered(t, q, b.AlbumID, files, reads)
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
@@ -108,7 +109,7 @@ func TestPhotosStampsOutliveAKill(t *testing.T) {
 	if _, err := q.ResumeJournal(false); err != nil {
 		t.Fatal(err)
 	}
-	waitDone(t, q, b.Jobs())
+	apptest.WaitDone(t, q, b.Jobs())
 	q.Close()
 	if items := env.items(b.AlbumID); len(items) != len(files) {
 		t.Fatalf("the album holds %d items for %d files", len(items), len(files))
@@ -129,10 +130,10 @@ func TestPhotosResultsReadsAnswersInParts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitDone(t, q, b.Jobs())
+	apptest.WaitDone(t, q, b.Jobs())
 	q.Close() // the front end has seen every event, and let go of every answer
 	for _, c := range b.Creates {
-		if s := jobOf(t, q, c); !s.AnswerInJournal {
+		if s := apptest.JobOf(t, q, c); !s.AnswerInJournal {
 			t.Fatalf("call %s keeps its answer in memory: the test reads none from the journal", c)
 		}
 	}

@@ -4,23 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"carrier/internal/apptest"
 	"carrier/transfer"
 )
-
-// storedRecord reads a job's record as the journal keeps it: the sums it
-// names and the one standing for the source check are not in a Snapshot.
-func storedRecord(t *testing.T, state, id string) *transfer.Record {
-	t.Helper()
-	j, err := transfer.OpenJournal(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := j.Load(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
 
 // A Photos upload names no sum, since Photos reports none: its source
 // check is a CRC32C, a fraction of the SHA-256's cost. (A raw file to
@@ -33,9 +19,9 @@ func TestPhotosUploadKeepsCRC32C(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitDone(t, pq, b.Jobs())
+	apptest.WaitDone(t, pq, b.Jobs())
 	for _, id := range b.Uploads {
-		if r := storedRecord(t, pstate, id); r.SourceSum != transfer.SumCRC32C || len(r.Checksums) != 0 {
+		if r := apptest.StoredRecord(t, pstate, id); r.SourceSum != transfer.SumCRC32C || len(r.Checksums) != 0 {
 			t.Fatalf("the Photos upload keeps source sum %q and names %q; want a CRC32C and nothing named", r.SourceSum, r.Checksums)
 		}
 	}
