@@ -1,0 +1,272 @@
+package transfer
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Promises of jobs.go and intake.go found by a whole mutation run of the
+// two files, each pinned by a test that fails when it breaks
+// (docs/RELIABILITY.md, Mutation).
+
+// snapQueue is a queue reduced to what a snapshot reads (its clock, its
+// sequence, its metered rule), and a job of it in state st.
+func snapQueue(st State) (*Queue, *job, *FakeClock) {
+	clk := NewFakeClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
+	q := &Queue{clock: clk}
+	jb := newJob(&Record{ID: "j", State: st, Size: 10000, Confirmed: 1000}, nil)
+	return q, jb, clk
+}
+
+// A running job's snapshot carries what its upload last told: the bytes
+// written and their rate, the bytes the peer acknowledged (then what Sent
+// says), and the pace of confirmations, aged by the time since it came.
+func TestEdgeSnapshotCarriesTheLiveProgress(t *testing.T) {
+	q, jb, clk := snapQueue(StateRunning)
+	sink := jobSink{q, jb}
+	clk.Advance(5 * time.Second)
+	p := Pace{Bytes: 4000, Span: 2 * time.Second, Gaps: 2, Left: 6000}
+	sink.Paced(p)
+	clk.Advance(500 * time.Millisecond)
+	sink.Progress(3000, 1500)
+	sink.Acked(2500)
+	s := q.snapshot(jb)
+	if s.Written != 3000 || s.WriteRate != 1500 {
+		t.Errorf("written %d at %v B/s, want 3000 at 1500", s.Written, s.WriteRate)
+	}
+	if s.Acked != 2500 || s.Sent != 2500 {
+		t.Errorf("acked %d, sent %d: want both 2500 (the peer's word, under what was written)", s.Acked, s.Sent)
+	}
+	want := p
+	want.Since = 500 * time.Millisecond
+	if s.Pace != want {
+		t.Errorf("pace %+v, want %+v (half a second old)", s.Pace, want)
+	}
+	if s.ConfirmedRate != 2000 || s.Rate != 2000 || s.ETA != p.ETA(500*time.Millisecond) {
+		t.Errorf("confirmed rate %v (Rate %v), ETA %v: want 2000 B/s and %v", s.ConfirmedRate, s.Rate, s.ETA, p.ETA(500*time.Millisecond))
+	}
+}
+
+// A pace that comes at the clock's very start (elapsed 0) is kept all the
+// same; a job whose upload told no pace shows none, however late.
+func TestEdgeSnapshotPaceFromTheClocksStart(t *testing.T) {
+	q, jb, clk := snapQueue(StateRunning)
+	p := Pace{Bytes: 4000, Span: 2 * time.Second, Gaps: 2, Left: 6000}
+	jobSink{q, jb}.Paced(p)
+	if s := q.snapshot(jb); s.Pace != p || s.ConfirmedRate != 2000 {
+		t.Errorf("pace told at elapsed 0: snapshot has %+v at %v B/s, want %+v", s.Pace, s.ConfirmedRate, p)
+	}
+	q, jb, clk = snapQueue(StateRunning)
+	clk.Advance(7 * time.Second)
+	if s := q.snapshot(jb); s.Pace != (Pace{}) || s.ETA != 0 {
+		t.Errorf("no pace told: snapshot has %+v, ETA %v", s.Pace, s.ETA)
+	}
+}
+
+// Of two snapshots of a job, the later has the higher Seq.
+func TestEdgeSnapshotSeqGrows(t *testing.T) {
+	q, jb, _ := snapQueue(StateQueued)
+	a, b := q.snapshot(jb), q.snapshot(jb)
+	if a.Seq == 0 || b.Seq <= a.Seq {
+		t.Errorf("Seq %d then %d: want a growing number", a.Seq, b.Seq)
+	}
+}
+
+// A snapshot says why the system holds a job: the metered rule's hold for
+// a large job on a metered connection, else the hold its upload waits on
+// while it runs.
+func TestEdgeSnapshotSaysWhyTheJobIsHeld(t *testing.T) {
+	q, jb, _ := snapQueue(StateQueued)
+	q.meter.on, q.meter.policy = true, MeteredPolicy{Pause: true, Over: 100}
+	if s := q.snapshot(jb); s.Held != HeldMetered {
+		t.Errorf("a large queued job on a metered connection: Held %q, want %q", s.Held, HeldMetered)
+	}
+	q, jb, _ = snapQueue(StateRetrying)
+	jb.heldWhy = "Google asks every client to wait"
+	if s := q.snapshot(jb); s.Held != jb.heldWhy {
+		t.Errorf("a job its upload holds: Held %q, want %q", s.Held, jb.heldWhy)
+	}
+}
+
+// A job that failed and is retried holds its journal lock again while it
+// is sent: another process cannot take it.
+func TestEdgeRetriedJobHoldsItsLockAgain(t *testing.T) {
+	f := newFake(t)
+	g := newGates(f, "a")
+	g.mu.Lock()
+	g.fail["a"] = 1
+	g.mu.Unlock()
+	h := newHarness(t, Config{})
+	pa, _ := writeFile(t, 1000)
+	a := h.add(Spec{URL: named(f, "a"), ContentType: "application/octet-stream", Path: pa})
+	if e := h.finish(a); e.Kind != EventFailed {
+		t.Fatalf("first try: %s", e)
+	}
+	if err := h.q.Retry(ctxT(t), a); err != nil {
+		t.Fatal(err)
+	}
+	release, err := h.q.journal.Lock(a)
+	if err == nil {
+		release()
+	}
+	if !errors.Is(err, ErrBusy) {
+		t.Errorf("the retried job's lock could be taken (%v): it runs unlocked", err)
+	}
+	g.open("a")
+	h.mustDone(a)
+}
+
+// A move the lifecycle refuses leaves the job as it was, and free: the
+// next look at it goes through.
+func TestEdgeRefusedMoveLeavesTheJobFree(t *testing.T) {
+	f := newFake(t)
+	g := newGates(f, "a")
+	h := newHarness(t, Config{})
+	pa, _ := writeFile(t, 1000)
+	pc, _ := writeFile(t, 3000)
+	a := h.add(Spec{URL: named(f, "a"), ContentType: "application/octet-stream", Path: pa})
+	c := h.add(Spec{URL: named(f, "c"), ContentType: "application/octet-stream", Path: pc, Needs: []string{a}})
+	h.q.mu.Lock()
+	jb := h.q.jobs[c]
+	h.q.mu.Unlock()
+	if err := h.q.transition(jb, MoveStart, StateRunning, nil, Event{}); err == nil {
+		t.Fatal("a waiting job was started")
+	}
+	var s Snapshot
+	returnsWithin(t, "Job", func() { s, _ = h.q.Job(c) })
+	if s.State != StateWaiting {
+		t.Errorf("after a refused start the job is %s", s.State)
+	}
+	g.open("a")
+	h.mustDone(a)
+	h.mustDone(c)
+}
+
+// recordWrites counts the journal's writes of job records (not progress
+// files) whose name ends in suffix.
+func recordWrites(t *testing.T, suffix string) func() int {
+	var mu sync.Mutex
+	n := 0
+	old := renameRecord
+	swapSeam(t, &renameRecord, func(from, to string) error {
+		if strings.HasSuffix(to, suffix) {
+			mu.Lock()
+			n++
+			mu.Unlock()
+		}
+		return old(from, to)
+	})
+	return func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return n
+	}
+}
+
+// Each move stamps the record with the queue's clock.
+func TestEdgeMoveStampsTheRecord(t *testing.T) {
+	clk := NewFakeClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
+	f := newFake(t)
+	newGates(f, "a") // a is held at its start: c waits
+	h := newHarness(t, Config{Clock: clk})
+	pa, _ := writeFile(t, 1000)
+	pc, _ := writeFile(t, 3000)
+	a := h.add(Spec{URL: named(f, "a"), ContentType: "application/octet-stream", Path: pa})
+	c := h.add(Spec{URL: named(f, "c"), ContentType: "application/octet-stream", Path: pc, Needs: []string{a}})
+	clk.Advance(time.Hour)
+	if err := h.q.Pause(c); err != nil {
+		t.Fatal(err)
+	}
+	want := clk.Now()
+	if s, _ := h.q.Job(c); !s.Updated.Equal(want) {
+		t.Errorf("paused an hour after it was added: Updated %v, want %v", s.Updated, want)
+	}
+	if r, err := h.q.journal.Load(c); err != nil || !r.Updated.Equal(want) {
+		t.Errorf("the journal's record: Updated %v (%v), want %v", r.Updated, err, want)
+	}
+}
+
+// Between durable writes, a job's progress goes to its progress file
+// alone; a durable write comes once durableEvery has passed since the
+// last (a move's included), at once when asked, and not again before the
+// next durableEvery. The queue's record takes the cursor either way.
+func TestEdgeCheckpointWritesTheRecordOncePerInterval(t *testing.T) {
+	clk := NewFakeClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
+	f := newFake(t)
+	newGates(f, "a") // a is held at its start: c waits
+	h := newHarness(t, Config{Clock: clk})
+	pa, _ := writeFile(t, 1000)
+	pc, _ := writeFile(t, 3000)
+	a := h.add(Spec{URL: named(f, "a"), ContentType: "application/octet-stream", Path: pa})
+	c := h.add(Spec{URL: named(f, "c"), ContentType: "application/octet-stream", Path: pc, Needs: []string{a}})
+	writes := recordWrites(t, c+".json")
+	if err := h.q.Pause(c); err != nil { // a durable write, now
+		t.Fatal(err)
+	}
+	h.q.mu.Lock()
+	sink := jobSink{h.q, h.q.jobs[c]}
+	h.q.mu.Unlock()
+	step := func(what string, confirmed int64, durable bool, wantWrites int) {
+		t.Helper()
+		if err := sink.Checkpoint(Cursor{Session: "https://upload.example/s/1", Confirmed: confirmed}, durable); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if n := writes(); n != wantWrites {
+			t.Errorf("%s: %d writes of the record, want %d", what, n, wantWrites)
+		}
+		if s, _ := h.q.Job(c); s.Confirmed != confirmed {
+			t.Errorf("%s: the job shows %d confirmed, want %d", what, s.Confirmed, confirmed)
+		}
+	}
+	step("right after the move", 100, false, 1)
+	data, err := os.ReadFile(h.q.journal.path(c, ".progress"))
+	var p progress
+	if err != nil || json.Unmarshal(data, &p) != nil || p.Confirmed != 100 {
+		t.Errorf("the progress file holds %q (%v), want 100 confirmed", data, err)
+	}
+	clk.Advance(durableEvery - time.Nanosecond)
+	step("just before durableEvery", 200, false, 1)
+	clk.Advance(time.Nanosecond)
+	step("at durableEvery", 300, false, 2)
+	step("right after", 400, false, 2)
+	step("asked durable", 500, true, 3)
+	if r, err := h.q.journal.Load(c); err != nil || r.Confirmed != 500 {
+		t.Errorf("the journal's record: %d confirmed (%v), want 500", r.Confirmed, err)
+	}
+}
+
+// A waiting job says so when a job it needs is cancelled; paused, it says
+// nothing of why it waited; resumed, it waits again and says why.
+func TestEdgeWaitingJobSaysItsNeedWasCancelled(t *testing.T) {
+	f := newFake(t)
+	newGates(f, "a") // a is held at its start: c waits
+	h := newHarness(t, Config{})
+	pa, _ := writeFile(t, 1000)
+	pc, _ := writeFile(t, 3000)
+	a := h.add(Spec{URL: named(f, "a"), ContentType: "application/octet-stream", Path: pa, Label: "Holiday.mov"})
+	c := h.add(Spec{URL: named(f, "c"), ContentType: "application/octet-stream", Path: pc, Needs: []string{a}})
+	if err := h.q.Cancel(ctxT(t), a); err != nil {
+		t.Fatal(err)
+	}
+	const want = `it needs "Holiday.mov", which was cancelled`
+	if s, _ := h.q.Job(c); s.State != StateWaiting || s.Blocked != want {
+		t.Errorf("its need cancelled, the job is %s, blocked %q; want waiting, %q", s.State, s.Blocked, want)
+	}
+	if err := h.q.Pause(c); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := h.q.Job(c); s.State != StatePaused || s.Blocked != "" {
+		t.Errorf("paused, the job is %s, blocked %q", s.State, s.Blocked)
+	}
+	if err := h.q.Resume(ctxT(t), c); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := h.q.Job(c); s.State != StateWaiting || s.Blocked != want {
+		t.Errorf("resumed, the job is %s, blocked %q; want waiting, %q", s.State, s.Blocked, want)
+	}
+}
