@@ -1,11 +1,14 @@
 package transfer
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -194,7 +197,8 @@ func TestEdgeMoveStampsTheRecord(t *testing.T) {
 // Between durable writes, a job's progress goes to its progress file
 // alone; a durable write comes once durableEvery has passed since the
 // last (a move's included), at once when asked, and not again before the
-// next durableEvery. The queue's record takes the cursor either way.
+// next durableEvery. The queue's record takes the cursor, stamped with
+// the queue's clock, either way.
 func TestEdgeCheckpointWritesTheRecordOncePerInterval(t *testing.T) {
 	clk := NewFakeClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
 	f := newFake(t)
@@ -235,8 +239,8 @@ func TestEdgeCheckpointWritesTheRecordOncePerInterval(t *testing.T) {
 	step("at durableEvery", 300, false, 2)
 	step("right after", 400, false, 2)
 	step("asked durable", 500, true, 3)
-	if r, err := h.q.journal.Load(c); err != nil || r.Confirmed != 500 {
-		t.Errorf("the journal's record: %d confirmed (%v), want 500", r.Confirmed, err)
+	if r, err := h.q.journal.Load(c); err != nil || r.Confirmed != 500 || !r.Updated.Equal(clk.Now()) {
+		t.Errorf("the journal's record: %d confirmed at %v (%v), want 500 at %v", r.Confirmed, r.Updated, err, clk.Now())
 	}
 }
 
@@ -268,5 +272,196 @@ func TestEdgeWaitingJobSaysItsNeedWasCancelled(t *testing.T) {
 	}
 	if s, _ := h.q.Job(c); s.State != StateWaiting || s.Blocked != want {
 		t.Errorf("resumed, the job is %s, blocked %q; want waiting, %q", s.State, s.Blocked, want)
+	}
+}
+
+// gatedDeadAuth refuses every request for a dead sign-in, once gate is
+// closed (before, it waits), and lets them all through once alive.
+type gatedDeadAuth struct {
+	gate  chan struct{}
+	alive atomic.Bool
+}
+
+func (a *gatedDeadAuth) Authorize(ctx context.Context, _ *http.Request) error {
+	if a.alive.Load() {
+		return nil
+	}
+	select {
+	case <-a.gate:
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+	return &SignInError{Account: "zoe@example.com", Err: errors.New("the token endpoint answered invalid_grant")}
+}
+
+func (a *gatedDeadAuth) Refresh(context.Context) error {
+	if a.alive.Load() {
+		return nil
+	}
+	return &SignInError{Account: "zoe@example.com", Err: errors.New("the token endpoint answered invalid_grant")}
+}
+
+// A waiting job says so when a job it needs parks for a sign-in, and
+// stops saying it once the sign-in sends that job on.
+func TestEdgeWaitingJobFollowsItsNeedsSignIn(t *testing.T) {
+	f := newFake(t)
+	g := newGates(f, "a")
+	auth := &gatedDeadAuth{gate: make(chan struct{})}
+	// A fake clock: the queue's periodic look at every waiting job (a few
+	// seconds apart) never comes, so only the need's moves tell.
+	h := newHarness(t, Config{Auth: auth, Clock: NewFakeClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))})
+	pa, _ := writeFile(t, 1000)
+	pc, _ := writeFile(t, 3000)
+	a := h.add(Spec{URL: named(f, "a"), ContentType: "application/octet-stream", Path: pa, Label: "Holiday.mov"})
+	c := h.add(Spec{URL: named(f, "c"), ContentType: "application/octet-stream", Path: pc, Needs: []string{a}})
+	close(auth.gate) // a's sign-in dies only now that c waits for it
+	h.untilState(a, StateSignIn)
+	const want = `it needs "Holiday.mov", which waits for a sign-in`
+	h.await(func(e Event) bool { return e.Job == c && e.Kind == EventWaiting && e.Snap.Blocked == want })
+	auth.alive.Store(true)
+	if _, err := h.q.SignedIn(""); err != nil {
+		t.Fatal(err)
+	}
+	// a is held at its start now: c still waits, for nothing but a.
+	if s, _ := h.q.Job(c); s.State != StateWaiting || s.Blocked != "" {
+		t.Errorf("its need sent on, the job is %s, blocked %q", s.State, s.Blocked)
+	}
+	g.open("a")
+	h.mustDone(a)
+	h.mustDone(c)
+}
+
+// A waiting job says so when the file of a job it needs is gone, and
+// stops saying it once that job is sent on from where its file went.
+func TestEdgeWaitingJobFollowsItsNeedsFile(t *testing.T) {
+	f := newFake(t)
+	g := newGates(f, "z", "a")
+	// A fake clock: the queue's periodic look at every waiting job (a few
+	// seconds apart) never comes, so only the need's moves tell.
+	h := newHarness(t, Config{Workers: 1, Clock: NewFakeClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))})
+	pz, _ := writeFile(t, 500)
+	pa, _ := writeFile(t, 1000)
+	pc, _ := writeFile(t, 3000)
+	z := h.add(Spec{URL: named(f, "z"), ContentType: "application/octet-stream", Path: pz})
+	a := h.add(Spec{URL: named(f, "a"), ContentType: "application/octet-stream", Path: pa, Label: "Holiday.mov"})
+	c := h.add(Spec{URL: named(f, "c"), ContentType: "application/octet-stream", Path: pc, Needs: []string{a}})
+	moved := pa + ".moved"
+	if err := os.Rename(pa, moved); err != nil {
+		t.Fatal(err)
+	}
+	g.open("z") // the one worker takes a next, and finds its file gone
+	h.mustDone(z)
+	h.untilState(a, StateMissing)
+	const want = `it needs "Holiday.mov", whose file is no longer where it was`
+	h.await(func(e Event) bool { return e.Job == c && e.Kind == EventWaiting && e.Snap.Blocked == want })
+	if err := h.q.Locate(ctxT(t), a, moved); err != nil {
+		t.Fatal(err)
+	}
+	// a is held at its start now: c still waits, for nothing but a.
+	if s, _ := h.q.Job(c); s.State != StateWaiting || s.Blocked != "" {
+		t.Errorf("its need sent on, the job is %s, blocked %q", s.State, s.Blocked)
+	}
+	g.open("a")
+	h.mustDone(a)
+	h.mustDone(c)
+}
+
+// indexesHold checks the queue's indexes against its jobs' states: the
+// pending list holds each queued job once at most (and those only, and
+// job.pending says so), q.waiting the waiting jobs, q.scheduled the
+// scheduled ones. Only while no worker moves a job: a move changes the
+// state before the indexes.
+func indexesHold(t *testing.T, h *harness, when string) {
+	t.Helper()
+	h.q.mu.Lock()
+	defer h.q.mu.Unlock()
+	inList := map[*job]int{}
+	for _, jb := range h.q.pending {
+		inList[jb]++
+	}
+	for id, jb := range h.q.jobs {
+		st := jb.state()
+		if n := inList[jb]; n > 1 || n == 1 && st != StateQueued || jb.pending != (n == 1) {
+			t.Errorf("%s: job %s (%s) is %d times in the pending list (pending %v)", when, id, st, n, jb.pending)
+		}
+		if _, in := h.q.waiting[jb]; in != (st == StateWaiting) {
+			t.Errorf("%s: job %s (%s) among the waiting: %v", when, id, st, in)
+		}
+		if _, in := h.q.scheduled[jb]; in != (st == StateScheduled) {
+			t.Errorf("%s: job %s (%s) among the scheduled: %v", when, id, st, in)
+		}
+	}
+}
+
+// The queue's indexes follow its jobs' moves: a job paused or resumed
+// while it waits its turn, a job held back for its time and sent now, a
+// waiting job released, each is where its state says and nowhere else;
+// a job done is no longer indexed as needing others.
+func TestEdgeIndexesFollowTheMoves(t *testing.T) {
+	clk := NewFakeClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
+	f := newFake(t)
+	g := newGates(f, "z")
+	h := newHarness(t, Config{Workers: 1, Clock: clk})
+	ps, _ := writeFile(t, 700)
+	pz, _ := writeFile(t, 500)
+	pa, _ := writeFile(t, 1000)
+	pc, _ := writeFile(t, 3000)
+	s := h.add(Spec{URL: named(f, "s"), ContentType: "application/octet-stream", Path: ps, SendAt: clk.Now().Add(2 * ScheduleLead)})
+	h.untilState(s, StateScheduled)
+	z := h.add(Spec{URL: named(f, "z"), ContentType: "application/octet-stream", Path: pz})
+	h.untilState(z, StateRunning) // the one worker is held at z's start
+	a := h.add(Spec{URL: named(f, "a"), ContentType: "application/octet-stream", Path: pa})
+	c := h.add(Spec{URL: named(f, "c"), ContentType: "application/octet-stream", Path: pc, Needs: []string{a}})
+	indexesHold(t, h, "added")
+	if err := h.q.Pause(a); err != nil {
+		t.Fatal(err)
+	}
+	indexesHold(t, h, "paused in its turn")
+	if err := h.q.Resume(ctxT(t), a); err != nil {
+		t.Fatal(err)
+	}
+	indexesHold(t, h, "resumed")
+	if err := h.q.SendNow(ctxT(t), s); err != nil {
+		t.Fatal(err)
+	}
+	indexesHold(t, h, "sent now")
+	g.open("z")
+	for _, id := range []string{z, a, c, s} {
+		h.mustDone(id)
+	}
+	h.q.mu.Lock()
+	defer h.q.mu.Unlock()
+	if len(h.q.waiting) != 0 || len(h.q.scheduled) != 0 || len(h.q.needers) != 0 {
+		t.Errorf("all done, %d jobs are still among the waiting, %d among the scheduled, %d among the needed", len(h.q.waiting), len(h.q.scheduled), len(h.q.needers))
+	}
+}
+
+// A job that parks for a sign-in tells every Wait under way (the queue's
+// parked channel closes), and the word is given once: a new channel
+// stands for the next park, so later Waits block rather than spin.
+func TestEdgeParkIsToldOnce(t *testing.T) {
+	f := newFake(t)
+	auth := &gatedDeadAuth{gate: make(chan struct{})}
+	h := newHarness(t, Config{Auth: auth})
+	p, _ := writeFile(t, 1000)
+	a := h.add(Spec{URL: f.url(), ContentType: "application/octet-stream", Path: p})
+	h.untilState(a, StateRunning) // its request waits at the gate
+	h.q.mu.Lock()
+	before := h.q.parked
+	h.q.mu.Unlock()
+	close(auth.gate)
+	h.untilState(a, StateSignIn)
+	h.q.mu.Lock()
+	after := h.q.parked
+	h.q.mu.Unlock()
+	select {
+	case <-before:
+	default:
+		t.Error("a job parked and the Waits under way were not told")
+	}
+	select {
+	case <-after:
+		t.Error("the word that a job parked stands still: every later Wait would spin on it")
+	default:
 	}
 }
