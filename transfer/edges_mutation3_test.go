@@ -465,3 +465,128 @@ func TestEdgeParkIsToldOnce(t *testing.T) {
 	default:
 	}
 }
+
+// untilLetGo waits until no worker holds job id (its worker settles it
+// after its last event) and returns it.
+func untilLetGo(t *testing.T, h *harness, id string) *job {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(time.Millisecond) {
+		h.q.mu.Lock()
+		jb := h.q.jobs[id]
+		free := jb != nil && jb.run == nil
+		h.q.mu.Unlock()
+		if free {
+			return jb
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s: its worker never let go of it", id)
+		}
+	}
+}
+
+// A job done with its record written lets the queue trust the journal:
+// dropping its answer reads no record back, and the job may be kept
+// compact, as the journal holds it.
+func TestEdgeDoneRecordWrittenIsTrusted(t *testing.T) {
+	f := newFake(t)
+	// A fake clock: no tick of the queue's reads the journal meanwhile.
+	h := newHarness(t, Config{Clock: NewFakeClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))})
+	p, _ := writeFile(t, 1000)
+	a := h.add(Spec{URL: f.url(), Type: Media, ContentType: "text/plain", Path: p})
+	h.mustDone(a)
+	jb := untilLetGo(t, h, a)
+	reads := 0
+	read := h.q.journal.reader.read
+	h.q.journal.reader.read = func(p string) ([]byte, error) {
+		reads++
+		return read(p)
+	}
+	if err := h.q.DropAnswer(a); err != nil {
+		t.Fatal(err)
+	}
+	if reads != 0 {
+		t.Errorf("dropping the answer of a job done here read %d files of the journal", reads)
+	}
+	h.q.mu.Lock()
+	defer h.q.mu.Unlock()
+	h.q.compactLocked(jb)
+	if _, ok := h.q.ended[a]; !ok {
+		t.Error("a job whose end the journal holds was not kept compact")
+	}
+}
+
+// A job done while the journal refused its record keeps its answer whole:
+// the queue drops no body the journal lacks, and keeps the job whole.
+func TestEdgeDoneRecordRefusedKeepsTheAnswer(t *testing.T) {
+	f := newFake(t)
+	arrived, answer := make(chan struct{}), make(chan struct{})
+	f.hook = func(kind string, _ int, _ http.ResponseWriter, r *http.Request, _ *fakeSession) bool {
+		if kind == "media" {
+			close(arrived)
+			select {
+			case <-answer:
+			case <-r.Context().Done():
+			}
+		}
+		return false
+	}
+	h := newHarness(t, Config{})
+	on, _ := failRename(t, h.dir)
+	p, _ := writeFile(t, 1000)
+	a := h.add(Spec{URL: f.url(), Type: Media, ContentType: "text/plain", Path: p})
+	<-arrived
+	on(true) // the job's record cannot be written from here on
+	close(answer)
+	h.mustDone(a)
+	jb := untilLetGo(t, h, a)
+	if err := h.q.DropAnswer(a); err == nil {
+		t.Error("the answer's body was dropped though the journal never held it")
+	}
+	if s, _ := h.q.Job(a); s.Response == nil || len(s.Response.Body) == 0 || s.AnswerInJournal {
+		t.Errorf("the job's answer is %+v (in the journal: %v)", s.Response, s.AnswerInJournal)
+	}
+	h.q.mu.Lock()
+	defer h.q.mu.Unlock()
+	h.q.compactLocked(jb)
+	if _, ok := h.q.ended[a]; ok {
+		t.Error("a job whose end the journal lacks was kept compact, as if the journal held it")
+	}
+}
+
+// A job that waits to try again still shows how far its bytes went, and
+// the system's hold it waits on while it does; sent on, it says nothing
+// of the hold any more.
+func TestEdgeRetryKeepsTheProgressAndSaysTheHold(t *testing.T) {
+	f := newFake(t)
+	g := newGates(f, "z")
+	h := newHarness(t, Config{Workers: 1})
+	pz, _ := writeFile(t, 500)
+	pa, _ := writeFile(t, 1000)
+	z := h.add(Spec{URL: named(f, "z"), ContentType: "application/octet-stream", Path: pz})
+	h.untilState(z, StateRunning) // the one worker is held at z's start
+	a := h.add(Spec{URL: named(f, "a"), ContentType: "application/octet-stream", Path: pa})
+	h.q.mu.Lock()
+	jb := h.q.jobs[a]
+	h.q.mu.Unlock()
+	// This test is a's worker: it starts a and tells what its upload does.
+	if err := h.q.transition(jb, MoveStart, StateRunning, nil, Event{}); err != nil {
+		t.Fatal(err)
+	}
+	sink := jobSink{h.q, jb}
+	sink.Progress(700, 100)
+	const why = "Google asks every client to wait"
+	sink.Retrying(RetryNotice{Attempt: 1, Reason: why, Held: true})
+	if s, _ := h.q.Job(a); s.State != StateRetrying || s.Written != 700 || s.Held != why {
+		t.Errorf("waiting to try again: %s, %d written, held %q; want retrying, 700, %q", s.State, s.Written, s.Held, why)
+	}
+	sink.Retried()
+	if s, _ := h.q.Job(a); s.State != StateRunning || s.Written != 700 || s.Held != "" {
+		t.Errorf("sent on: %s, %d written, held %q; want running, 700, none", s.State, s.Written, s.Held)
+	}
+	if err := h.q.transition(jb, MoveStop, StateQueued, nil, Event{}); err != nil {
+		t.Fatal(err)
+	}
+	g.open("z")
+	h.mustDone(z)
+	h.mustDone(a)
+}
