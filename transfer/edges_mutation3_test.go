@@ -590,3 +590,122 @@ func TestEdgeRetryKeepsTheProgressAndSaysTheHold(t *testing.T) {
 	h.mustDone(z)
 	h.mustDone(a)
 }
+
+// A spec is recorded with the queue's defaults filled in (POST, the
+// resumable type, the queue's chunk cap), its method in capitals, its
+// needs sorted once each, its SHA-256 in lower case, its metadata a copy
+// of the caller's, empty lists as none (an ended job kept compact holds
+// no more than it must); a job with neither a SHA-256 nor checksums stated keeps
+// a CRC32C for the source check, and one with either keeps none.
+func TestEdgeSpecRecordedWithDefaults(t *testing.T) {
+	h := newHarness(t, Config{ChunkSize: 4 * ChunkQuantum})
+	p, _ := writeFile(t, 100)
+	meta := []byte(`{"name":"a"}`)
+	sum := strings.Repeat("AB", 32)
+	r, err := h.q.newRecord(Spec{URL: "http://h/u", ContentType: "a/b", Path: p, Metadata: meta, Method: "put",
+		Needs: []string{"n2", "n1", "n2"}, SHA256: sum})
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta[2] = 'X'
+	if r.Method != "PUT" || r.Type != Resumable || r.ChunkSize != 4*ChunkQuantum || string(r.Metadata) != `{"name":"a"}` ||
+		strings.Join(r.Needs, ",") != "n1,n2" || r.SHA256 != strings.ToLower(sum) || r.SourceSum != "" {
+		t.Errorf("recorded %s %s, chunks of %d, metadata %s, needs %q, SHA-256 %s, source sum %q",
+			r.Method, r.Type, r.ChunkSize, r.Metadata, r.Needs, r.SHA256, r.SourceSum)
+	}
+	r, err = h.q.newRecord(Spec{URL: "http://h/u", ContentType: "a/b", Path: p, Type: Media, Needs: []string{}, Quote: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Method != "POST" || r.Type != Media || r.SourceSum != SumCRC32C || r.Needs != nil || r.Quote != nil {
+		t.Errorf("recorded %s %s, source sum %q, needs %#v, quotes %#v; want POST media, %q, none, none", r.Method, r.Type, r.SourceSum, r.Needs, r.Quote, SumCRC32C)
+	}
+	r, err = h.q.newRecord(Spec{URL: "http://h/u", ContentType: "a/b", Path: p, Checksums: []string{SumMD5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.SourceSum != "" {
+		t.Errorf("a job stating checksums keeps the source sum %q too", r.SourceSum)
+	}
+}
+
+// A job added after a job it needs failed waits, and says why from the
+// start, in the event that tells it was added; it is in no list a worker
+// takes jobs from.
+func TestEdgeJobAddedBehindAFailedNeedSaysSo(t *testing.T) {
+	f := newFake(t)
+	g := newGates(f)
+	g.mu.Lock()
+	g.fail["a"] = 1
+	g.mu.Unlock()
+	h := newHarness(t, Config{})
+	pa, _ := writeFile(t, 1000)
+	pc, _ := writeFile(t, 3000)
+	a := h.add(Spec{URL: named(f, "a"), ContentType: "application/octet-stream", Path: pa, Label: "Holiday.mov"})
+	if e := h.finish(a); e.Kind != EventFailed {
+		t.Fatalf("need: %s", e)
+	}
+	c := h.add(Spec{URL: named(f, "c"), ContentType: "application/octet-stream", Path: pc, Needs: []string{a}})
+	const want = `it needs "Holiday.mov", which failed`
+	if s, _ := h.q.Job(c); s.State != StateWaiting || s.Blocked != want {
+		t.Errorf("added behind a failed need, the job is %s, blocked %q; want waiting, %q", s.State, s.Blocked, want)
+	}
+	if e := h.await(func(e Event) bool { return e.Job == c }); e.Kind != EventWaiting || e.Snap.Blocked != want {
+		t.Errorf("the job's first event: %s, blocked %q", e, e.Snap.Blocked)
+	}
+	indexesHold(t, h, "added behind a failed need")
+}
+
+// An Add to a closed queue fails and lets the job's lock go.
+func TestEdgeAddToAClosedQueueLetsTheLockGo(t *testing.T) {
+	f := newFake(t)
+	h := newHarness(t, Config{})
+	p, _ := writeFile(t, 100)
+	h.q.Close()
+	if id, err := h.q.Add(Spec{URL: f.url(), ContentType: "text/plain", Path: p}); err == nil {
+		t.Fatalf("a closed queue took job %s", id)
+	}
+	recs, _ := h.q.journal.listFolder()
+	if len(recs) == 0 {
+		t.Fatal("no record was written")
+	}
+	for _, r := range recs {
+		release, err := h.q.journal.Lock(r.ID)
+		if err != nil {
+			t.Errorf("job %s, which the closed queue refused, is still locked: %v", r.ID, err)
+			continue
+		}
+		release()
+	}
+}
+
+// A job this queue holds counts as known to a job added behind it, even
+// once its record left the folder (another process forgot it): the queue
+// knows where it stands.
+func TestEdgeNeedHeldByTheQueueIsKnown(t *testing.T) {
+	f := newFake(t)
+	h := newHarness(t, Config{})
+	p, _ := writeFile(t, 100)
+	a := h.add(Spec{URL: f.url(), Type: Media, ContentType: "text/plain", Path: p})
+	h.mustDone(a)
+	jb := untilLetGo(t, h, a)
+	for _, compact := range []bool{false, true} {
+		if compact {
+			h.q.mu.Lock()
+			h.q.compactLocked(jb)
+			_, ok := h.q.ended[a]
+			h.q.mu.Unlock()
+			if !ok {
+				t.Fatal("the done job was not kept compact")
+			}
+		}
+		if err := os.Remove(h.q.journal.path(a, ".json")); err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+		c, err := h.q.Add(Spec{URL: f.url(), Type: Media, ContentType: "text/plain", Path: p, Needs: []string{a}})
+		if err != nil {
+			t.Fatalf("compact %v: a job needing one the queue holds done was refused: %v", compact, err)
+		}
+		h.mustDone(c)
+	}
+}
