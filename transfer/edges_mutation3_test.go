@@ -709,3 +709,37 @@ func TestEdgeNeedHeldByTheQueueIsKnown(t *testing.T) {
 		h.mustDone(c)
 	}
 }
+
+// A job whose file was gone when it last ran, taken up again by a new
+// queue while the file is back where it was, is sent on at once; taken
+// up, it is not taken up twice.
+func TestEdgeGhostTakenUpWithItsFileBackGoesOn(t *testing.T) {
+	f := newFake(t)
+	g := newGates(f, "z", "a")
+	h := newHarness(t, Config{Workers: 1})
+	pz, _ := writeFile(t, 500)
+	pa, _ := writeFile(t, 1000)
+	z := h.add(Spec{URL: named(f, "z"), ContentType: "application/octet-stream", Path: pz})
+	a := h.add(Spec{URL: named(f, "a"), ContentType: "application/octet-stream", Path: pa})
+	if err := os.Rename(pa, pa+".away"); err != nil {
+		t.Fatal(err)
+	}
+	g.open("z") // the one worker takes a next, and finds its file gone
+	h.mustDone(z)
+	h.untilState(a, StateMissing)
+	h.q.Close()
+	if err := os.Rename(pa+".away", pa); err != nil {
+		t.Fatal(err)
+	}
+	h2 := newHarness(t, Config{StateDir: h.dir})
+	if ids, err := h2.q.ResumeJournal(false); err != nil || len(ids) != 1 || ids[0] != a {
+		t.Fatalf("taken up: %v, %v", ids, err)
+	}
+	// a is held at its start now; the queue holds it, so a second look at
+	// the journal leaves it alone.
+	if ids, err := h2.q.ResumeJournal(false); err != nil || len(ids) != 0 {
+		t.Errorf("taken up again: %v, %v", ids, err)
+	}
+	g.open("a")
+	h2.mustDone(a)
+}
