@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -742,4 +743,60 @@ func TestEdgeGhostTakenUpWithItsFileBackGoesOn(t *testing.T) {
 	}
 	g.open("a")
 	h2.mustDone(a)
+}
+
+// ResumeJournal(true) takes up what another process left: a job queued,
+// one found running, a parked job, a paused job and one that failed for a passing
+// reason go back to the queue, their failure and sign-in words cleared;
+// one that failed for good, and one done, stay where they are.
+func TestEdgeResumeAllTakesUpWhatWasLeft(t *testing.T) {
+	f := newFake(t)
+	names := []string{"queued", "running", "parked", "paused", "passing", "final", "done"}
+	newGates(f, names...) // every upload waits at its start
+	h := newHarness(t, Config{})
+	p, _ := writeFile(t, 1000)
+	ids := map[string]string{}
+	for _, name := range names {
+		r, err := h.q.newRecord(Spec{URL: named(f, name), ContentType: "application/octet-stream", Path: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch name {
+		case "running":
+			r.State = StateRunning
+		case "parked":
+			r.State, r.Error, r.SignInFor = StateSignIn, "sign in again", "zoe@example.com"
+		case "paused":
+			r.State = StatePaused
+		case "passing", "final":
+			r.State, r.Error, r.Retryable, r.Cause = StateFailed, "the network failed", name == "passing", "gave-up"
+		case "done":
+			r.State, r.Response, r.Confirmed = StateDone, &Response{Status: 200, Body: []byte("{}")}, r.Size
+		}
+		if err := h.q.journal.Save(r); err != nil {
+			t.Fatal(err)
+		}
+		ids[name] = r.ID
+	}
+	taken, err := h.q.ResumeJournal(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(taken)
+	want := []string{ids["queued"], ids["running"], ids["parked"], ids["paused"], ids["passing"]}
+	slices.Sort(want)
+	if !slices.Equal(taken, want) {
+		t.Errorf("taken up %q, want %q", taken, want)
+	}
+	for _, name := range names[:5] {
+		r, _ := h.q.record(ids[name])
+		if !r.State.Unfinished() || r.State == StatePaused || r.State == StateSignIn || r.Error != "" || r.Retryable || r.Cause != "" || r.SignInFor != "" {
+			t.Errorf("%s: %s, error %q (retryable %v, cause %q), sign-in for %q", name, r.State, r.Error, r.Retryable, r.Cause, r.SignInFor)
+		}
+	}
+	for _, name := range names[5:] {
+		if r, _ := h.q.journal.Load(ids[name]); r.State != StateFailed && r.State != StateDone {
+			t.Errorf("%s was moved: %s", name, r.State)
+		}
+	}
 }
