@@ -800,3 +800,14 @@ func TestEdgeResumeAllTakesUpWhatWasLeft(t *testing.T) {
 		}
 	}
 }
+
+// A spec's chunk size that is no multiple of 256 KiB is refused in the
+// spec's words, not a record's.
+func TestEdgeBadChunkSizeRefusedInTheSpecsWords(t *testing.T) {
+	h := newHarness(t, Config{})
+	p, _ := writeFile(t, 100)
+	_, err := h.q.Add(Spec{URL: "http://h/u", ContentType: "a/b", Path: p, ChunkSize: 1000})
+	if err == nil || !strings.Contains(err.Error(), "chunk size 1000 is not a positive multiple of 256 KiB") || strings.Contains(err.Error(), "record") {
+		t.Errorf("refused with %v", err)
+	}
+}
