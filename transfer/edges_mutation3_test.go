@@ -811,3 +811,28 @@ func TestEdgeBadChunkSizeRefusedInTheSpecsWords(t *testing.T) {
 		t.Errorf("refused with %v", err)
 	}
 }
+
+// The goog upload protocol is taken for a plain resumable POST, and
+// refused with any other type or method, metadata, checksums or an
+// existing resource.
+func TestEdgeGoogUploadSpecsTakenAndRefused(t *testing.T) {
+	h := newHarness(t, Config{})
+	p, _ := writeFile(t, 100)
+	good := Spec{URL: "http://h/u", ContentType: "a/b", Path: p, Protocol: ProtocolGoogUpload}
+	if r, err := h.q.newRecord(good); err != nil || r.Protocol != ProtocolGoogUpload {
+		t.Fatalf("a plain goog upload: %v", err)
+	}
+	for name, change := range map[string]func(*Spec){
+		"media":     func(s *Spec) { s.Type = Media },
+		"put":       func(s *Spec) { s.Method = "PUT" },
+		"metadata":  func(s *Spec) { s.Metadata = []byte(`{}`) },
+		"checksums": func(s *Spec) { s.Checksums = []string{SumMD5} },
+		"existing":  func(s *Spec) { s.Existing = "http://h/f/1" },
+	} {
+		s := good
+		change(&s)
+		if _, err := h.q.newRecord(s); err == nil || !strings.Contains(err.Error(), "protocol") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
