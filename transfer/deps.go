@@ -89,6 +89,19 @@ func (q *Queue) putLocked(jb *job) {
 	}
 }
 
+// waitLocked counts jb, held back as it came to the queue (a job resumed
+// or retried before the jobs it needs are done), among the waiting jobs,
+// and notes why it cannot go on by itself, if so: a job it needs failed
+// or was cancelled says so at once, as it does on a job added then
+// (adopt). Queue.mu must be held.
+func (q *Queue) waitLocked(jb *job) {
+	q.waiting[jb] = struct{}{}
+	_, blocked := q.needsMet(jb)
+	jb.mu.Lock()
+	jb.blocked = blocked
+	jb.mu.Unlock()
+}
+
 func (q *Queue) dropLocked(jb *job) {
 	delete(q.jobs, jb.id)
 	delete(q.waiting, jb)

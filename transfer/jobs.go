@@ -177,7 +177,7 @@ func (q *Queue) moved(jb *job, from, to State) (hold bool) {
 		q.removePendingLocked(jb)
 	}
 	if to == StateWaiting && q.jobs[jb.id] == jb { // one being adopted goes in with putLocked
-		q.waiting[jb] = struct{}{}
+		q.waitLocked(jb)
 	} else {
 		delete(q.waiting, jb)
 	}
