@@ -244,6 +244,10 @@ type rowData struct {
 	at    map[string]int          // a member's place in list
 	roles map[delivery.Role][]int // places of each role's members, in the order they were queued
 	st    delivery.Standing
+	// look is the look at a changed file a drawing took (looked), which
+	// its words and buttons share.
+	look   *changedCheck
+	looked bool
 }
 
 // data reads delivery id and its members' views (nil when the delivery
@@ -458,6 +462,10 @@ func (s *transfersScreen) draw(id string) {
 	if !rd.lone() {
 		r.bar.name = lang.X("parts.bar", "Progress of the message and its files")
 	}
+	// The look at a changed file is taken once for the whole drawing: its
+	// words and its buttons (Use this file) say the same look, even when
+	// it ends while the row is drawn.
+	rd.look, rd.looked = s.changedLook(rd), true
 	setLabel(r.state, s.phaseWords(rd))
 	r.state.Importance = widget.MediumImportance
 	switch {
@@ -521,7 +529,7 @@ func (s *transfersScreen) draw(id string) {
 	show(r.pause, st.Can(delivery.VerbPause))
 	show(r.resume, st.Can(delivery.VerbResume))
 	show(r.retry, st.Can(delivery.VerbRetry))
-	look := s.changedLook(rd)
+	look := rd.look
 	show(r.locate, st.Can(delivery.VerbLocate) && s.locator() != nil || look != nil && !look.same)
 	show(r.useFile, look != nil && look.same)
 	show(r.cancel, st.Can(delivery.VerbCancel))

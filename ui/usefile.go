@@ -153,9 +153,12 @@ func bytesWords(n int64) string {
 // snap that changed, when the row looked at it; "" when it did not.
 // The engine's detail line is left out.
 func (s *transfersScreen) changedFailureWords(rd *rowData, snap transfer.Snapshot) string {
-	s.mu.Lock()
-	c := s.checks[snap.ID]
-	s.mu.Unlock()
+	c := rd.look // the drawing's look, which its buttons show too
+	if !rd.looked {
+		s.mu.Lock()
+		c = s.checks[snap.ID]
+		s.mu.Unlock()
+	}
 	if c == nil || c.pending || c.seq != snap.Seq || !rd.st.Can(delivery.VerbUseFile) {
 		return ""
 	}
